@@ -1,0 +1,376 @@
+//! Log entries: one per line of a segment file, and the payload of every `committed` event, so a
+//! live client and a reattached one see exactly the same shape (DESIGN §4, §6).
+
+use serde::{Deserialize, Serialize};
+
+use crate::item::ModelItem;
+use crate::pod_event::PodEvent;
+use crate::segment::Segment;
+use crate::system_item::SystemItem;
+
+/// The entry format version written in every line's `v`.
+pub const ENTRY_VERSION: u32 = 1;
+
+/// One committed fact: `{"v":1,"seq":N,"ts":MS,"kind":...}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub v: u32,
+    /// Position in the segment, from 0, without gaps.
+    pub seq: u64,
+    /// Unix time in milliseconds when the pod committed it (display only; never model-visible).
+    pub ts: u64,
+    #[serde(flatten)]
+    pub kind: EntryKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EntryKind {
+    /// Always the first entry of a segment.
+    SegmentStart(SegmentStart),
+    /// A run (one user-visible turn: requests and tool calls until the model stops) begins.
+    RunStart {
+        trigger: RunTrigger,
+    },
+    /// What the person submitted; `text` is `flatten_to_text(segments)` rendered at commit time.
+    UserInput {
+        segments: Vec<Segment>,
+        text: String,
+        /// Set when this input was queued earlier; committing it also dequeues it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        queue_id: Option<u64>,
+    },
+    /// Something the model produced: text, reasoning or a tool call.
+    AssistantItem {
+        item: ModelItem,
+    },
+    ToolResult {
+        call_id: String,
+        name: String,
+        content: String,
+        is_error: bool,
+    },
+    SystemItem {
+        item: SystemItem,
+        /// Set when this item was queued earlier; committing it also dequeues it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        queue_id: Option<u64>,
+    },
+    /// One model response and its tool results are fully committed.
+    TurnEnd {
+        iteration: u32,
+        finish: FinishReason,
+    },
+    RunEnd {
+        reason: RunEndReason,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    Usage(Usage),
+    ConfigChanged {
+        model: ModelConfig,
+    },
+    /// Durable receipt of a request that will be committed later (DESIGN §5 queues).
+    Queued {
+        queue_id: u64,
+        item: QueuedItem,
+    },
+    /// A queued request dropped without being committed (e.g. a queued run cancelled).
+    Dequeued {
+        queue_id: u64,
+        reason: DequeueReason,
+    },
+    /// Written by a newer seedpod. Clients show it raw; replay refuses it.
+    #[serde(other)]
+    Unknown,
+}
+
+impl EntryKind {
+    /// The `kind` tag as written in the log.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EntryKind::SegmentStart(_) => "segment_start",
+            EntryKind::RunStart { .. } => "run_start",
+            EntryKind::UserInput { .. } => "user_input",
+            EntryKind::AssistantItem { .. } => "assistant_item",
+            EntryKind::ToolResult { .. } => "tool_result",
+            EntryKind::SystemItem { .. } => "system_item",
+            EntryKind::TurnEnd { .. } => "turn_end",
+            EntryKind::RunEnd { .. } => "run_end",
+            EntryKind::Usage(_) => "usage",
+            EntryKind::ConfigChanged { .. } => "config_changed",
+            EntryKind::Queued { .. } => "queued",
+            EntryKind::Dequeued { .. } => "dequeued",
+            EntryKind::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SegmentStart {
+    pub segment_id: String,
+    /// Rendered once when the segment starts; replay never re-renders it.
+    pub system_prompt: String,
+    pub model: ModelConfig,
+    /// The tool schemas offered to the model in this segment.
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+    /// History carried into this segment (compaction summary, fork point).
+    #[serde(default)]
+    pub seed: Vec<ModelItem>,
+    pub origin: Origin,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Origin {
+    New,
+    CompactedFrom {
+        segment_id: String,
+    },
+    ForkedFrom {
+        segment_id: String,
+    },
+    ClearedFrom {
+        segment_id: String,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// Deterministic test and demo double that plays a JSON-lines script.
+    Scripted,
+    Anthropic,
+    Openai,
+    #[serde(other)]
+    Unknown,
+}
+
+impl ProviderKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ProviderKind::Scripted => "scripted",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Openai => "openai",
+            ProviderKind::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelConfig {
+    pub provider: ProviderKind,
+    pub model: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON schema of the arguments. `serde_json` maps are sorted, so this serialises
+    /// deterministically.
+    pub parameters: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunTrigger {
+    User,
+    Notification,
+    PodEvent,
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    Stop,
+    ToolUse,
+    Length,
+    ContentFilter,
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunEndReason {
+    /// The model answered without calling more tools.
+    Completed,
+    /// The iteration cap was reached.
+    LimitReached,
+    /// `cancel` stopped it.
+    Cancelled,
+    /// A paused run was dropped because new input arrived.
+    Abandoned,
+    /// The provider failed; `message` says how.
+    Error,
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    #[serde(default)]
+    pub cache_creation_tokens: u64,
+}
+
+impl Usage {
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_creation_tokens += other.cache_creation_tokens;
+    }
+}
+
+/// A request received durably but not yet committed to history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum QueuedItem {
+    Run {
+        segments: Vec<Segment>,
+    },
+    Notify {
+        message: String,
+        wake: bool,
+    },
+    PodEvent {
+        event: PodEvent,
+        wake: bool,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DequeueReason {
+    Cancelled,
+    /// A duplicate pod event (same event id) already committed.
+    Duplicate,
+    #[serde(other)]
+    Unknown,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(kind: EntryKind) -> Entry {
+        Entry {
+            v: ENTRY_VERSION,
+            seq: 7,
+            ts: 1_700_000_000_000,
+            kind,
+        }
+    }
+
+    #[test]
+    fn golden_user_input_line() {
+        let e = entry(EntryKind::UserInput {
+            segments: vec![Segment::text("hi")],
+            text: "hi".into(),
+            queue_id: None,
+        });
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            r#"{"v":1,"seq":7,"ts":1700000000000,"kind":"user_input","segments":[{"type":"text","text":"hi"}],"text":"hi"}"#
+        );
+    }
+
+    #[test]
+    fn every_kind_round_trips() {
+        let kinds = vec![
+            EntryKind::SegmentStart(SegmentStart {
+                segment_id: "s1".into(),
+                system_prompt: "be good".into(),
+                model: ModelConfig {
+                    provider: ProviderKind::Scripted,
+                    model: "script".into(),
+                },
+                tools: vec![ToolSpec {
+                    name: "echo".into(),
+                    description: "echo".into(),
+                    parameters: serde_json::json!({"type":"object","properties":{"b":{},"a":{}}}),
+                }],
+                seed: vec![ModelItem::UserMessage { text: "x".into() }],
+                origin: Origin::CompactedFrom {
+                    segment_id: "s0".into(),
+                },
+            }),
+            EntryKind::RunStart {
+                trigger: RunTrigger::Notification,
+            },
+            EntryKind::AssistantItem {
+                item: ModelItem::Reasoning {
+                    text: "t".into(),
+                    signature: Some("sig".into()),
+                },
+            },
+            EntryKind::ToolResult {
+                call_id: "c".into(),
+                name: "echo".into(),
+                content: "out".into(),
+                is_error: true,
+            },
+            EntryKind::SystemItem {
+                item: SystemItem::Interrupt { body: "b".into() },
+                queue_id: Some(3),
+            },
+            EntryKind::TurnEnd {
+                iteration: 2,
+                finish: FinishReason::ToolUse,
+            },
+            EntryKind::RunEnd {
+                reason: RunEndReason::Error,
+                message: Some("boom".into()),
+            },
+            EntryKind::Usage(Usage {
+                input_tokens: 1,
+                output_tokens: 2,
+                cache_read_tokens: 3,
+                cache_creation_tokens: 4,
+            }),
+            EntryKind::ConfigChanged {
+                model: ModelConfig {
+                    provider: ProviderKind::Openai,
+                    model: "gpt".into(),
+                },
+            },
+            EntryKind::Queued {
+                queue_id: 4,
+                item: QueuedItem::Notify {
+                    message: "m".into(),
+                    wake: false,
+                },
+            },
+            EntryKind::Dequeued {
+                queue_id: 4,
+                reason: DequeueReason::Cancelled,
+            },
+        ];
+        for kind in kinds {
+            let e = entry(kind);
+            let json = serde_json::to_string(&e).unwrap();
+            let back: Entry = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, e, "{json}");
+            assert_eq!(serde_json::to_string(&back).unwrap(), json);
+        }
+    }
+
+    #[test]
+    fn unknown_entry_kind_decodes_to_unknown() {
+        let e: Entry =
+            serde_json::from_str(r#"{"v":1,"seq":0,"ts":0,"kind":"teleport","x":1}"#).unwrap();
+        assert_eq!(e.kind, EntryKind::Unknown);
+    }
+}

@@ -1,0 +1,34 @@
+//! seedpod's wire and log vocabulary.
+//!
+//! Owns: the client ⇄ pod messages (`Request`/`Method`, `ServerMsg`), the log entry types that
+//! are also the payload of `committed` events (`Entry`), the typed pieces inside them (`Segment`,
+//! `SystemItem`, `PodEvent`, `ModelItem`), the NDJSON codec with its frame limit, and the
+//! handshake version check.
+//!
+//! Must not own: I/O, sockets, files, or any behaviour beyond pure encode/decode/render helpers.
+//! Everything here is plain data so that every other crate, and scripts, can agree on it.
+//!
+//! Start reading at `message.rs` (what goes over the socket), then `entry.rs` (what goes to disk).
+
+pub mod codec;
+pub mod entry;
+pub mod handshake;
+pub mod item;
+pub mod message;
+pub mod pod_event;
+pub mod segment;
+pub mod system_item;
+
+pub use codec::{FrameError, MAX_FRAME_BYTES, decode_request, encode, line_codec};
+pub use entry::{
+    DequeueReason, ENTRY_VERSION, Entry, EntryKind, FinishReason, ModelConfig, Origin,
+    ProviderKind, QueuedItem, RunEndReason, RunTrigger, SegmentStart, ToolSpec, Usage,
+};
+pub use item::ModelItem;
+pub use message::{
+    AckOutcome, AlertLevel, ClientMode, ErrorCode, GoodbyeReason, InFlightToolCall, Method,
+    PROTOCOL_VERSION, PodState, PodStatus, QueueEntry, Request, ServerMsg,
+};
+pub use pod_event::PodEvent;
+pub use segment::{Segment, flatten_to_text};
+pub use system_item::SystemItem;

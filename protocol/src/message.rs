@@ -1,0 +1,350 @@
+//! Client ⇄ pod messages (DESIGN §4). Client frames are requests tagged by `method` with an
+//! optional `id`; pod frames are tagged by `type`. Broadcast events carry a `seq` that increases
+//! by one per event for the life of the pod process (`welcome.instance` names that life).
+
+use serde::{Deserialize, Serialize};
+
+use crate::entry::{Entry, QueuedItem, Usage};
+use crate::pod_event::PodEvent;
+use crate::segment::Segment;
+
+/// The protocol version this binary speaks. Bump on any incompatible change.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A client frame: `{"id":1,"method":"notify","message":"hi"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
+    #[serde(flatten)]
+    pub method: Method,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum Method {
+    /// Must be the first frame on a connection.
+    Hello {
+        protocol: u32,
+        client: String,
+        mode: ClientMode,
+    },
+    Run {
+        segments: Vec<Segment>,
+    },
+    Notify {
+        message: String,
+        #[serde(default = "default_true")]
+        wake: bool,
+    },
+    PodEvent {
+        event: PodEvent,
+        #[serde(default = "default_true")]
+        wake: bool,
+    },
+    Pause,
+    Resume,
+    Cancel,
+    Shutdown,
+    /// Start (or restart) receiving events. With `since_seq` the pod replays what it still holds
+    /// after that seq; otherwise, or when it no longer holds them, it sends a full snapshot.
+    Subscribe {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        since_seq: Option<u64>,
+    },
+    GetHistory,
+    GetContext,
+    Status,
+    #[serde(other)]
+    Unknown,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl Method {
+    /// The method name as written on the wire.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Method::Hello { .. } => "hello",
+            Method::Run { .. } => "run",
+            Method::Notify { .. } => "notify",
+            Method::PodEvent { .. } => "pod_event",
+            Method::Pause => "pause",
+            Method::Resume => "resume",
+            Method::Cancel => "cancel",
+            Method::Shutdown => "shutdown",
+            Method::Subscribe { .. } => "subscribe",
+            Method::GetHistory => "get_history",
+            Method::GetContext => "get_context",
+            Method::Status => "status",
+            Method::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientMode {
+    /// Snapshot, then live events.
+    Attach,
+    /// Requests only (notify, send, scripts, parent pods).
+    Control,
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PodState {
+    Idle,
+    Running,
+    Paused,
+    Stopping,
+    #[serde(other)]
+    Unknown,
+}
+
+impl PodState {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PodState::Idle => "idle",
+            PodState::Running => "running",
+            PodState::Paused => "paused",
+            PodState::Stopping => "stopping",
+            PodState::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Unknown method or bad parameters.
+    InvalidRequest,
+    /// Not JSON, or not an object.
+    MalformedFrame,
+    /// A frame longer than `MAX_FRAME_BYTES`; the connection is closed.
+    FrameTooLarge,
+    /// A request before `hello`.
+    HandshakeRequired,
+    /// `pause`/`cancel` while nothing runs.
+    NotRunning,
+    /// `resume` while not paused.
+    NotPaused,
+    /// The pod is shutting down.
+    Stopping,
+    /// The log could not be written; nothing was acknowledged.
+    StorageFailed,
+    Internal,
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertLevel {
+    Info,
+    Warn,
+    Error,
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GoodbyeReason {
+    /// The pod is stopping.
+    Shutdown,
+    /// The client fell too far behind the event stream.
+    Lagged,
+    /// The client broke the protocol (oversized or undecodable frame).
+    ProtocolError,
+    #[serde(other)]
+    Unknown,
+}
+
+/// What an `ack` acknowledges beyond "done".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckOutcome {
+    /// Applied (committed to the log when it changes history).
+    Done,
+    /// A run started.
+    Started,
+    /// Durably queued; it will be committed later.
+    Queued,
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueEntry {
+    pub queue_id: u64,
+    pub item: QueuedItem,
+}
+
+/// A tool call as it streams, for the in-flight part of a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct InFlightToolCall {
+    pub index: u32,
+    pub call_id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PodStatus {
+    pub name: String,
+    pub state: PodState,
+    pub pid: u32,
+    pub cwd: String,
+    pub provider: String,
+    pub model: String,
+    pub segment_id: String,
+    pub entries: u64,
+    pub queue: Vec<QueueEntry>,
+    pub usage: Usage,
+    pub clients: u32,
+    pub server_version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    Welcome {
+        protocol: u32,
+        pod: String,
+        server_version: String,
+        state: PodState,
+        /// Identifies this pod process; `seq` values are only comparable within one instance.
+        instance: String,
+    },
+    Incompatible {
+        supported: u32,
+        reason: String,
+    },
+    Ack {
+        id: u64,
+        outcome: AckOutcome,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        queue_id: Option<u64>,
+    },
+    Error {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<u64>,
+        code: ErrorCode,
+        message: String,
+    },
+    SnapshotBegin {
+        seq: u64,
+        state: PodState,
+        greeting: String,
+        segment_id: String,
+        entries: u64,
+    },
+    /// Committed entries of the active segment, in bounded batches.
+    SnapshotEntries {
+        entries: Vec<Entry>,
+    },
+    /// What is streaming right now and not yet committed.
+    InFlight {
+        text: String,
+        thinking: String,
+        tool_calls: Vec<InFlightToolCall>,
+        queue: Vec<QueueEntry>,
+    },
+    SnapshotEnd {
+        seq: u64,
+    },
+    Committed {
+        seq: u64,
+        entry: Entry,
+    },
+    TextDelta {
+        seq: u64,
+        text: String,
+    },
+    ThinkingDelta {
+        seq: u64,
+        text: String,
+    },
+    ToolCallDelta {
+        seq: u64,
+        index: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        arguments: String,
+    },
+    State {
+        seq: u64,
+        state: PodState,
+    },
+    /// The queue of inputs waiting to be committed changed; this is its whole new content.
+    Queued {
+        seq: u64,
+        queue: Vec<QueueEntry>,
+    },
+    Alert {
+        seq: u64,
+        level: AlertLevel,
+        message: String,
+    },
+    /// A transient notice (retry waits) for the status line; never committed.
+    Status {
+        seq: u64,
+        message: String,
+    },
+    Goodbye {
+        reason: GoodbyeReason,
+        message: String,
+    },
+    History {
+        id: u64,
+        segment_id: String,
+        entries: Vec<Entry>,
+    },
+    Context {
+        id: u64,
+        /// The exact JSON text of the next provider request body.
+        body: String,
+    },
+    StatusReply {
+        id: u64,
+        status: PodStatus,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+impl ServerMsg {
+    /// The broadcast `seq` if this is a live event.
+    pub fn seq(&self) -> Option<u64> {
+        match self {
+            ServerMsg::Committed { seq, .. }
+            | ServerMsg::TextDelta { seq, .. }
+            | ServerMsg::ThinkingDelta { seq, .. }
+            | ServerMsg::ToolCallDelta { seq, .. }
+            | ServerMsg::State { seq, .. }
+            | ServerMsg::Queued { seq, .. }
+            | ServerMsg::Alert { seq, .. }
+            | ServerMsg::Status { seq, .. } => Some(*seq),
+            ServerMsg::Welcome { .. }
+            | ServerMsg::Incompatible { .. }
+            | ServerMsg::Ack { .. }
+            | ServerMsg::Error { .. }
+            | ServerMsg::SnapshotBegin { .. }
+            | ServerMsg::SnapshotEntries { .. }
+            | ServerMsg::InFlight { .. }
+            | ServerMsg::SnapshotEnd { .. }
+            | ServerMsg::Goodbye { .. }
+            | ServerMsg::History { .. }
+            | ServerMsg::Context { .. }
+            | ServerMsg::StatusReply { .. }
+            | ServerMsg::Unknown => None,
+        }
+    }
+}
