@@ -1,0 +1,112 @@
+//! What can go wrong with a pod's files, phrased for the person who has to fix it.
+//!
+//! Every variant names the file involved, because the person reading the message needs to know
+//! which file to look at; `Corrupt` also says how to get the pod back, because a log that stops a
+//! restore must never be silently skipped or rewritten (DESIGN §6).
+
+use std::path::PathBuf;
+
+use crate::fold::FoldError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// An operating-system call on `path` failed (a full disk, a permission, a missing directory).
+    #[error("could not {op} {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        /// What we were doing, as a verb phrase: "append to", "fsync", "create".
+        op: &'static str,
+        source: std::io::Error,
+    },
+
+    /// A segment line that is neither a valid entry nor a torn last line. Restore stops here.
+    #[error(
+        "{}:{line}: {reason}; the log was not modified — move the segment aside or truncate it \
+         before line {line} to restore from the entries before it",
+        file.display()
+    )]
+    Corrupt {
+        file: PathBuf,
+        /// 1-based line number in `file`.
+        line: usize,
+        reason: String,
+    },
+
+    /// The entries parsed but do not fold into a history (see `FoldError`).
+    #[error("the log does not replay: {0}")]
+    Fold(#[from] FoldError),
+
+    /// The writer was closed (or its thread is gone); nothing more can be appended.
+    #[error("the segment writer is closed; nothing was written")]
+    Closed,
+
+    /// An earlier write or fsync failed, so the file may end in a partial line; appending more
+    /// would put entries on disk after a hole that memory never saw.
+    #[error(
+        "the log {} cannot be written since an earlier failure ({reason}); nothing was written — \
+         restart the pod to restore from its log",
+        path.display()
+    )]
+    Broken { path: PathBuf, reason: String },
+
+    /// The caller asked to append an entry that a restore would refuse (a kind from a newer
+    /// seedpod, a second `segment_start`); appending it would make the log unrestorable.
+    #[error("refused to append entry {seq}, nothing was written: {reason}")]
+    Refused { seq: u64, reason: String },
+
+    /// An entry could not be serialised (not expected for the protocol's types).
+    #[error("could not encode entry {seq} for the log: {source}")]
+    Encode { seq: u64, source: serde_json::Error },
+
+    /// `pod.json` exists but cannot be understood.
+    #[error(
+        "{}: {reason}; fix the file or restore it from a backup (the segment logs beside it are \
+         untouched)",
+        path.display()
+    )]
+    Meta { path: PathBuf, reason: String },
+}
+
+impl StoreError {
+    /// Shorthand for the `Io` variant.
+    pub(crate) fn io(path: impl Into<PathBuf>, op: &'static str, source: std::io::Error) -> Self {
+        StoreError::Io {
+            path: path.into(),
+            op,
+            source,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrupt_names_the_line_and_the_way_out() {
+        let err = StoreError::Corrupt {
+            file: PathBuf::from("pods/a/segments/s.jsonl"),
+            line: 17,
+            reason: "expected value at column 1".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "pods/a/segments/s.jsonl:17: expected value at column 1; the log was not modified — \
+             move the segment aside or truncate it before line 17 to restore from the entries \
+             before it"
+        );
+    }
+
+    #[test]
+    fn io_says_which_file_and_what_failed() {
+        let err = StoreError::io(
+            "/x/seg.jsonl",
+            "append to",
+            std::io::Error::other("No space left on device"),
+        );
+        assert_eq!(
+            err.to_string(),
+            "could not append to /x/seg.jsonl: No space left on device"
+        );
+    }
+}

@@ -1,0 +1,222 @@
+//! Replay as a pure fold: `SegmentState` is what a segment's entries mean.
+//!
+//! The live pod applies every entry it commits with `SegmentState::apply`, and restore folds the
+//! same entries read back from disk with `SegmentState::replay`. Because both paths run this one
+//! function, the history a restored pod sends is the history the live pod would have sent
+//! (invariant 2); there is no second, "live-only" way to change it.
+//!
+//! The fold refuses what it cannot interpret faithfully (unknown kinds from a newer seedpod, a
+//! second `segment_start`, a gap in `seq`), but tolerates queue bookkeeping that points at nothing
+//! (a dequeue of an id that is not pending): that cannot change what the model sees, and refusing
+//! it would make a pod unrestorable for no benefit.
+
+use std::collections::HashSet;
+
+use seedpod_protocol::{
+    Entry, EntryKind, ModelConfig, ModelItem, QueueEntry, RunTrigger, SegmentStart, SystemItem,
+    ToolSpec, Usage,
+};
+
+/// Why a sequence of entries does not fold. Each variant names the entry's `seq`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FoldError {
+    #[error("the segment has no entries; it must begin with segment_start")]
+    Empty,
+    #[error("entry {seq}: a segment must begin with segment_start at seq 0, found {kind}")]
+    NotAStart { seq: u64, kind: &'static str },
+    #[error("entry {seq}: expected seq {expected}; the log skips or repeats an entry")]
+    OutOfOrder { seq: u64, expected: u64 },
+    #[error("entry {seq}: segment_start may only be the first entry of a segment")]
+    SecondStart { seq: u64 },
+    #[error("entry {seq}: unknown entry kind, written by a newer seedpod; upgrade seedpod")]
+    UnknownKind { seq: u64 },
+    #[error("entry {seq}: unknown system item kind, written by a newer seedpod; upgrade seedpod")]
+    UnknownSystemItem { seq: u64 },
+}
+
+/// Everything a segment's entries determine: the model-visible history plus the bookkeeping the
+/// controller needs (the durable queue, an unfinished run, usage totals).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SegmentState {
+    pub segment_id: String,
+    /// Rendered once at segment start and sent verbatim with every request.
+    pub system_prompt: String,
+    /// The current model; `config_changed` replaces it.
+    pub model: ModelConfig,
+    pub tools: Vec<ToolSpec>,
+    /// Model-visible history: the segment's seed followed by every committed item.
+    pub history: Vec<ModelItem>,
+    /// Requests received durably (`queued`) and neither committed nor dequeued, in queue order.
+    pub pending: Vec<QueueEntry>,
+    /// The trigger of a `run_start` without its `run_end`: a restore finds the pod mid-turn.
+    pub open_run: Option<RunTrigger>,
+    /// Sum of every `usage` entry in the segment.
+    pub usage: Usage,
+    /// The `seq` the next entry must carry.
+    pub next_seq: u64,
+    /// One more than the highest `queue_id` seen; queue ids start at 1.
+    pub next_queue_id: u64,
+    /// `turn_end` entries since the open run started (the iteration cap counts these).
+    pub iterations_in_run: u32,
+}
+
+impl SegmentState {
+    /// The state right after a segment's first entry, which must be `segment_start` at seq 0.
+    pub fn start(entry: &Entry) -> Result<SegmentState, FoldError> {
+        let EntryKind::SegmentStart(start) = &entry.kind else {
+            return Err(FoldError::NotAStart {
+                seq: entry.seq,
+                kind: entry.kind.name(),
+            });
+        };
+        if entry.seq != 0 {
+            return Err(FoldError::NotAStart {
+                seq: entry.seq,
+                kind: entry.kind.name(),
+            });
+        }
+        Ok(Self::from_start(start))
+    }
+
+    fn from_start(start: &SegmentStart) -> SegmentState {
+        SegmentState {
+            segment_id: start.segment_id.clone(),
+            system_prompt: start.system_prompt.clone(),
+            model: start.model.clone(),
+            tools: start.tools.clone(),
+            history: start.seed.clone(),
+            pending: Vec::new(),
+            open_run: None,
+            usage: Usage::default(),
+            next_seq: 1,
+            next_queue_id: 1,
+            iterations_in_run: 0,
+        }
+    }
+
+    /// Fold one more entry in. On error the state is unchanged.
+    pub fn apply(&mut self, entry: &Entry) -> Result<(), FoldError> {
+        let seq = entry.seq;
+        if seq != self.next_seq {
+            return Err(FoldError::OutOfOrder {
+                seq,
+                expected: self.next_seq,
+            });
+        }
+        match &entry.kind {
+            EntryKind::SegmentStart(_) => return Err(FoldError::SecondStart { seq }),
+            EntryKind::Unknown => return Err(FoldError::UnknownKind { seq }),
+            EntryKind::RunStart { trigger } => {
+                self.open_run = Some(*trigger);
+                self.iterations_in_run = 0;
+            }
+            EntryKind::UserInput { text, queue_id, .. } => {
+                self.history
+                    .push(ModelItem::UserMessage { text: text.clone() });
+                self.remove_pending(*queue_id);
+            }
+            EntryKind::AssistantItem { item } => self.history.push(item.clone()),
+            EntryKind::ToolResult {
+                call_id,
+                content,
+                is_error,
+                ..
+            } => self.history.push(ModelItem::ToolResult {
+                call_id: call_id.clone(),
+                content: content.clone(),
+                is_error: *is_error,
+            }),
+            EntryKind::SystemItem { item, queue_id } => {
+                if let SystemItem::Unknown = item {
+                    return Err(FoldError::UnknownSystemItem { seq });
+                }
+                self.history.push(ModelItem::SystemMessage {
+                    text: item.history_text().to_owned(),
+                });
+                self.remove_pending(*queue_id);
+            }
+            EntryKind::TurnEnd { .. } => {
+                self.iterations_in_run = self.iterations_in_run.saturating_add(1);
+            }
+            EntryKind::RunEnd { .. } => self.open_run = None,
+            EntryKind::Usage(usage) => add_usage(&mut self.usage, usage),
+            EntryKind::ConfigChanged { model } => self.model = model.clone(),
+            EntryKind::Queued { queue_id, item } => {
+                self.pending.push(QueueEntry {
+                    queue_id: *queue_id,
+                    item: item.clone(),
+                });
+                self.next_queue_id = self.next_queue_id.max(queue_id.saturating_add(1));
+            }
+            EntryKind::Dequeued { queue_id, .. } => self.remove_pending(Some(*queue_id)),
+        }
+        self.next_seq += 1;
+        Ok(())
+    }
+
+    /// Fold a whole segment, first entry to last.
+    pub fn replay(entries: &[Entry]) -> Result<SegmentState, FoldError> {
+        let (first, rest) = entries.split_first().ok_or(FoldError::Empty)?;
+        let mut state = Self::start(first)?;
+        for entry in rest {
+            state.apply(entry)?;
+        }
+        Ok(state)
+    }
+
+    /// Tool calls the model made since the last user or system message that have no result in
+    /// history yet, in the order the model made them: `(call_id, name, arguments)`.
+    pub fn unanswered_tool_calls(&self) -> Vec<(String, String, String)> {
+        let since = self
+            .history
+            .iter()
+            .rposition(|item| {
+                matches!(
+                    item,
+                    ModelItem::UserMessage { .. } | ModelItem::SystemMessage { .. }
+                )
+            })
+            .map_or(0, |i| i + 1);
+        let recent = &self.history[since..];
+        let answered: HashSet<&str> = recent.iter().filter_map(tool_result_call_id).collect();
+        recent
+            .iter()
+            .filter_map(ModelItem::as_tool_call)
+            .filter(|(call_id, _, _)| !answered.contains(call_id))
+            .map(|(call_id, name, arguments)| {
+                (call_id.to_owned(), name.to_owned(), arguments.to_owned())
+            })
+            .collect()
+    }
+
+    fn remove_pending(&mut self, queue_id: Option<u64>) {
+        if let Some(id) = queue_id {
+            self.pending.retain(|entry| entry.queue_id != id);
+        }
+    }
+}
+
+/// `Usage::add` with saturation: totals come from disk, and a hostile or damaged log must not be
+/// able to overflow (and, in debug builds, panic) the fold.
+fn add_usage(total: &mut Usage, add: &Usage) {
+    total.input_tokens = total.input_tokens.saturating_add(add.input_tokens);
+    total.output_tokens = total.output_tokens.saturating_add(add.output_tokens);
+    total.cache_read_tokens = total
+        .cache_read_tokens
+        .saturating_add(add.cache_read_tokens);
+    total.cache_creation_tokens = total
+        .cache_creation_tokens
+        .saturating_add(add.cache_creation_tokens);
+}
+
+/// The call a tool result answers, if `item` is one.
+fn tool_result_call_id(item: &ModelItem) -> Option<&str> {
+    match item {
+        ModelItem::ToolResult { call_id, .. } => Some(call_id),
+        ModelItem::UserMessage { .. }
+        | ModelItem::AssistantText { .. }
+        | ModelItem::Reasoning { .. }
+        | ModelItem::ToolCall { .. }
+        | ModelItem::SystemMessage { .. } => None,
+    }
+}

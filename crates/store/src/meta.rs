@@ -1,0 +1,109 @@
+//! `pod.json`: the thin pointer from a pod's name to its log (invariant 3).
+//!
+//! It records which segment is active, the pod's lineage and its provider configuration — nothing
+//! that the log already knows. It is replaced atomically (temp file in the same directory, fsync,
+//! rename, fsync the directory), so a reader sees either the old file or the new one, never half
+//! of either. Unknown fields are ignored, so a pod.json written by a newer seedpod still loads.
+
+use std::fs::File;
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+
+use seedpod_protocol::ProviderKind;
+use serde::{Deserialize, Serialize};
+
+use crate::durable::sync_parent_dir;
+use crate::error::StoreError;
+
+/// The metadata file's name inside a pod directory.
+pub const META_FILE: &str = "pod.json";
+
+/// Where a save writes before renaming over `pod.json`. A fixed name: only the pod that owns the
+/// directory writes it, and a leftover from a crash is simply overwritten by the next save.
+const META_TEMP_FILE: &str = "pod.json.tmp";
+
+/// The directory inside a pod directory that holds its segment files.
+pub const SEGMENTS_DIR: &str = "segments";
+
+/// File extension of segment files.
+const SEGMENT_EXTENSION: &str = "jsonl";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PodMeta {
+    pub name: String,
+    /// The working directory the pod's tools run in.
+    pub cwd: PathBuf,
+    /// The segment the pod appends to and restores from.
+    pub active_segment: String,
+    /// Every segment id of this pod, oldest first (compaction and rewind add new ones).
+    pub segments: Vec<String>,
+    /// The parent pod's name, for a child pod.
+    #[serde(default)]
+    pub parent: Option<String>,
+    /// Names of child pods started by this pod.
+    #[serde(default)]
+    pub children: Vec<String>,
+    pub config: PodConfig,
+    /// Unix milliseconds when the pod was created.
+    pub created_ms: u64,
+}
+
+/// How the pod reaches its model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PodConfig {
+    pub provider: ProviderKind,
+    pub model: String,
+    /// The script a `scripted` provider plays.
+    #[serde(default)]
+    pub script: Option<PathBuf>,
+    /// Overrides the provider's API endpoint (e.g. a local mock server).
+    #[serde(default)]
+    pub base_url: Option<String>,
+}
+
+/// Read `pod_dir/pod.json`; `Ok(None)` if there is none (the pod does not exist yet).
+pub fn load_meta(pod_dir: &Path) -> Result<Option<PodMeta>, StoreError> {
+    let path = pod_dir.join(META_FILE);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(StoreError::io(&path, "read", err)),
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|err| StoreError::Meta {
+            path,
+            reason: format!("not valid pod metadata ({err})"),
+        })
+}
+
+/// Replace `pod_dir/pod.json` atomically with `meta`.
+pub fn save_meta(pod_dir: &Path, meta: &PodMeta) -> Result<(), StoreError> {
+    let path = pod_dir.join(META_FILE);
+    let temp = pod_dir.join(META_TEMP_FILE);
+    let mut json = serde_json::to_vec_pretty(meta).map_err(|err| StoreError::Meta {
+        path: path.clone(),
+        reason: format!("could not encode pod metadata ({err})"),
+    })?;
+    json.push(b'\n');
+    let mut file = File::create(&temp).map_err(|e| StoreError::io(&temp, "create", e))?;
+    file.write_all(&json)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| StoreError::io(&temp, "write", e))?;
+    drop(file);
+    std::fs::rename(&temp, &path).map_err(|e| StoreError::io(&path, "replace", e))?;
+    sync_parent_dir(&path);
+    Ok(())
+}
+
+/// `pod_dir/segments/<segment_id>.jsonl`.
+pub fn segment_path(pod_dir: &Path, segment_id: &str) -> PathBuf {
+    pod_dir
+        .join(SEGMENTS_DIR)
+        .join(format!("{segment_id}.{SEGMENT_EXTENSION}"))
+}
+
+/// A fresh segment id: a UUIDv7, so ids sort by creation time.
+pub fn new_segment_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}

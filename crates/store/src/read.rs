@@ -1,0 +1,156 @@
+//! Reading a segment file back: parse every line, validate the sequence, recover a torn tail.
+//!
+//! The rules (DESIGN §6): a crash mid-append can leave only the *last* line damaged, so a last
+//! line that is incomplete or unreadable is a torn tail — it is moved aside (`torn.rs`) and the
+//! entries before it are restored. Damage anywhere else cannot come from a crash, so it stops the
+//! restore with the file, the line and a way out, and the file is left exactly as it was. A line
+//! from a newer seedpod is never guessed at: it stops the restore and asks for an upgrade.
+//!
+//! Scanning is pure (bytes in, entries or an error out) and all checks run before the one repair,
+//! so an error never follows a modification.
+
+use std::path::{Path, PathBuf};
+
+use seedpod_protocol::Entry;
+
+use crate::error::StoreError;
+use crate::torn::set_aside_torn_tail;
+use crate::validate::{Misplaced, check_position};
+
+/// A segment's entries as read from disk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadSegment {
+    /// Every valid entry, seq 0 first, without gaps.
+    pub entries: Vec<Entry>,
+    /// Set when a torn last line was moved aside during this read; the pod turns it into an alert.
+    pub torn: Option<TornTail>,
+}
+
+/// A torn last line that `read_segment` moved out of the segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TornTail {
+    /// Where the torn bytes now are: the segment's path with `.torn` appended.
+    pub side_file: PathBuf,
+    /// How many bytes were cut from the segment.
+    pub bytes: u64,
+    /// The 1-based line number the torn bytes started on.
+    pub line: usize,
+}
+
+/// Read and validate a segment file, moving a torn last line aside if there is one.
+pub fn read_segment(path: &Path) -> Result<ReadSegment, StoreError> {
+    let data = std::fs::read(path).map_err(|e| StoreError::io(path, "read", e))?;
+    let scan = scan(&data, path)?;
+    let torn = match scan.torn_line {
+        Some(line) => Some(set_aside_torn_tail(
+            path,
+            &data[scan.valid_len..],
+            scan.valid_len,
+            line,
+        )?),
+        None => None,
+    };
+    Ok(ReadSegment {
+        entries: scan.entries,
+        torn,
+    })
+}
+
+/// What a segment's bytes contain, before any repair.
+struct Scan {
+    entries: Vec<Entry>,
+    /// Length of the prefix made of complete, valid lines.
+    valid_len: usize,
+    /// The line number of a torn last line, if the file ends in one.
+    torn_line: Option<usize>,
+}
+
+fn scan(data: &[u8], file: &Path) -> Result<Scan, StoreError> {
+    let corrupt = |line: usize, reason: String| StoreError::Corrupt {
+        file: file.to_path_buf(),
+        line,
+        reason,
+    };
+    let mut entries = Vec::new();
+    let mut offset = 0;
+    let mut line_no = 0;
+    let mut torn_line = None;
+    while offset < data.len() {
+        line_no += 1;
+        let rest = &data[offset..];
+        let Some(newline) = rest.iter().position(|&b| b == b'\n') else {
+            // No newline: the append that wrote this line never finished.
+            torn_line = Some(line_no);
+            break;
+        };
+        let is_last = offset + newline + 1 == data.len();
+        match parse_line(&rest[..newline]) {
+            Ok(entry) => {
+                check_entry(&entry, entries.len() as u64, &rest[..newline])
+                    .map_err(|reason| corrupt(line_no, reason))?;
+                entries.push(entry);
+            }
+            Err(_) if is_last => {
+                torn_line = Some(line_no);
+                break;
+            }
+            Err(reason) => return Err(corrupt(line_no, reason)),
+        }
+        offset += newline + 1;
+    }
+    if entries.is_empty() {
+        let reason = if data.is_empty() {
+            "the segment is empty; it has no segment_start entry (the pod was probably stopped \
+             while creating it)"
+        } else {
+            "the segment's first line is incomplete; it has no segment_start entry (the pod was \
+             probably stopped while creating it)"
+        };
+        return Err(corrupt(1, reason.to_owned()));
+    }
+    Ok(Scan {
+        entries,
+        valid_len: offset,
+        torn_line,
+    })
+}
+
+fn parse_line(line: &[u8]) -> Result<Entry, String> {
+    if line.is_empty() {
+        return Err("empty line".to_owned());
+    }
+    serde_json::from_slice(line).map_err(|err| {
+        // serde_json reports "… at line 1 column N"; the line is ours to report, the column is
+        // still useful.
+        let message = err.to_string();
+        let message = message
+            .rfind(" at line ")
+            .map_or(message.as_str(), |i| &message[..i]);
+        format!(
+            "not a valid log entry ({message}, at column {})",
+            err.column()
+        )
+    })
+}
+
+/// Whether a parsed entry may stand at position `expected_seq`; `raw` is its line, parsed again
+/// only to name a kind this binary does not know.
+fn check_entry(entry: &Entry, expected_seq: u64, raw: &[u8]) -> Result<(), String> {
+    check_position(entry, expected_seq).map_err(|misplaced| {
+        let tag = match misplaced {
+            Misplaced::UnknownKind => tag_at(raw, "/kind"),
+            Misplaced::UnknownSystemItem => tag_at(raw, "/item/kind"),
+            Misplaced::NewerFormat { .. }
+            | Misplaced::Seq { .. }
+            | Misplaced::NotAStart { .. }
+            | Misplaced::SecondStart => None,
+        };
+        misplaced.describe(tag.as_deref())
+    })
+}
+
+/// The string at JSON `pointer` in `raw` (error path only).
+fn tag_at(raw: &[u8], pointer: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_slice(raw).ok()?;
+    value.pointer(pointer)?.as_str().map(str::to_owned)
+}

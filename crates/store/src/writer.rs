@@ -1,0 +1,192 @@
+//! `SegmentWriter`: the one way entries reach a segment file.
+//!
+//! Each segment file has a single writer: an OS thread (file I/O must never block the tokio
+//! runtime) that owns the `File`, the next `seq`, and the knowledge of whether the file is still
+//! trustworthy. Everyone else holds a cloneable `SegmentWriter` handle that sends commands over a
+//! bounded channel and waits for the answer on a oneshot — the writer, not the caller, numbers and
+//! timestamps entries, so concurrent appenders can never produce a gap or a duplicate `seq`.
+//!
+//! An `append` is answered only after its line is in the file (and synced, when asked for), so the
+//! caller can fold the returned `Entry` into memory knowing disk already holds it (invariant 1).
+//! The thread itself lives in `writer/worker.rs`.
+
+mod worker;
+
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use seedpod_protocol::{ENTRY_VERSION, Entry, EntryKind, SegmentStart};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::durable::sync_parent_dir;
+use crate::error::StoreError;
+use worker::Worker;
+
+/// How many commands may wait for the writer thread before `append` itself waits. Large enough
+/// that bursts (a model streaming many items, many notifies) group-commit in one fsync; bounded so
+/// a stalled disk pushes back on the pod instead of growing memory without limit.
+pub const WRITER_CHANNEL_CAPACITY: usize = 1024;
+
+/// Name given to writer threads, so they are recognisable in a debugger or `top -H`.
+const WRITER_THREAD_NAME: &str = "seedpod-segment-writer";
+
+/// Whether an append must be on stable storage before it is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// In the file (the page cache), not yet fsynced: survives the pod crashing, not the machine.
+    Buffered,
+    /// Fsynced before the answer: what a pod needs before it acknowledges a request (invariant 5).
+    Sync,
+}
+
+/// A request to the writer thread.
+enum Command {
+    Append {
+        kind: EntryKind,
+        durability: Durability,
+        reply: oneshot::Sender<Result<Entry, StoreError>>,
+    },
+    Sync {
+        reply: oneshot::Sender<Result<(), StoreError>>,
+    },
+    Close {
+        reply: oneshot::Sender<Result<(), StoreError>>,
+    },
+}
+
+/// Handle to the single writer of one segment file. Clones share the same writer.
+///
+/// Dropping an `append` future after it was sent does not cancel the write; the entry may still
+/// reach the log. When every handle is dropped without `close`, the thread syncs and exits.
+#[derive(Debug, Clone)]
+pub struct SegmentWriter {
+    commands: mpsc::Sender<Command>,
+}
+
+impl SegmentWriter {
+    /// Create a new segment file (it must not exist) and write `start` as entry 0, synced.
+    pub async fn create(
+        path: PathBuf,
+        start: SegmentStart,
+    ) -> Result<(SegmentWriter, Entry), StoreError> {
+        let (writer, opened) = Self::spawn(path, 0, create_segment_file)?;
+        opened.await.map_err(|_| StoreError::Closed)??;
+        let entry = writer
+            .append(EntryKind::SegmentStart(start), Durability::Sync)
+            .await?;
+        Ok((writer, entry))
+    }
+
+    /// Open an existing segment, already read and validated, for appending. `next_seq` is the
+    /// number of entries in it. The open itself (no fsync) happens on the calling thread, so
+    /// errors such as a missing file are returned here rather than on the first append.
+    pub fn open_append(path: PathBuf, next_seq: u64) -> Result<SegmentWriter, StoreError> {
+        let file = OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|e| StoreError::io(&path, "open for appending", e))?;
+        let (writer, _opened) = Self::spawn(path, next_seq, move |_| Ok(file))?;
+        Ok(writer)
+    }
+
+    /// Append one entry; the writer assigns its `seq` and `ts`. Answered once the line is written
+    /// (and synced, for `Durability::Sync`). After any failed write or sync, every later append
+    /// fails with `StoreError::Broken`.
+    pub async fn append(
+        &self,
+        kind: EntryKind,
+        durability: Durability,
+    ) -> Result<Entry, StoreError> {
+        self.request(|reply| Command::Append {
+            kind,
+            durability,
+            reply,
+        })
+        .await
+    }
+
+    /// Fsync everything appended so far.
+    pub async fn sync(&self) -> Result<(), StoreError> {
+        self.request(|reply| Command::Sync { reply }).await
+    }
+
+    /// Fsync and stop the writer thread; every later call on any clone returns
+    /// `StoreError::Closed`.
+    pub async fn close(&self) -> Result<(), StoreError> {
+        self.request(|reply| Command::Close { reply }).await
+    }
+
+    async fn request<T>(
+        &self,
+        command: impl FnOnce(oneshot::Sender<Result<T, StoreError>>) -> Command,
+    ) -> Result<T, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.commands
+            .send(command(reply))
+            .await
+            .map_err(|_| StoreError::Closed)?;
+        answer.await.map_err(|_| StoreError::Closed)?
+    }
+
+    /// Start the writer thread. `open` runs on that thread; the receiver says whether it worked.
+    fn spawn(
+        path: PathBuf,
+        next_seq: u64,
+        open: impl FnOnce(&Path) -> Result<File, StoreError> + Send + 'static,
+    ) -> Result<(SegmentWriter, oneshot::Receiver<Result<(), StoreError>>), StoreError> {
+        let (commands, inbox) = mpsc::channel(WRITER_CHANNEL_CAPACITY);
+        let (opened_tx, opened_rx) = oneshot::channel();
+        let thread_path = path.clone();
+        std::thread::Builder::new()
+            .name(WRITER_THREAD_NAME.to_owned())
+            .spawn(move || match open(&thread_path) {
+                Ok(file) => {
+                    let _ = opened_tx.send(Ok(()));
+                    Worker::new(file, thread_path, next_seq).run(inbox);
+                }
+                Err(err) => {
+                    let _ = opened_tx.send(Err(err));
+                }
+            })
+            .map_err(|e| StoreError::io(&path, "start the writer thread for", e))?;
+        Ok((SegmentWriter { commands }, opened_rx))
+    }
+}
+
+/// Create a segment file that must not exist yet, and make its name durable.
+fn create_segment_file(path: &Path) -> Result<File, StoreError> {
+    let file = OpenOptions::new()
+        .append(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| StoreError::io(path, "create", e))?;
+    sync_parent_dir(path);
+    Ok(file)
+}
+
+/// The exact bytes an entry occupies in a segment file: its JSON and a newline.
+pub fn entry_line(entry: &Entry) -> Result<String, StoreError> {
+    let mut line = serde_json::to_string(entry).map_err(|source| StoreError::Encode {
+        seq: entry.seq,
+        source,
+    })?;
+    line.push('\n');
+    Ok(line)
+}
+
+/// Build the entry the writer is about to append.
+fn new_entry(seq: u64, kind: EntryKind) -> Entry {
+    Entry {
+        v: ENTRY_VERSION,
+        seq,
+        ts: unix_ms(),
+        kind,
+    }
+}
+
+/// Wall-clock time in Unix milliseconds (0 if the clock is before 1970; `ts` is display-only).
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}

@@ -1,0 +1,251 @@
+//! The worker's group commit and failure rules, observed through a fake file: which lines were
+//! written, where the fsyncs fell, and what each command was answered.
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use seedpod_protocol::{Entry, EntryKind, RunEndReason, RunTrigger};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{LogFile, Worker};
+use crate::error::StoreError;
+use crate::writer::{Command, Durability};
+
+#[derive(Debug, Clone, PartialEq)]
+enum Op {
+    Line(String),
+    Sync,
+}
+
+/// Records every call; fails the `fail_write`-th write (0-based) or every sync, when asked.
+#[derive(Clone, Default)]
+struct FakeFile {
+    ops: Arc<Mutex<Vec<Op>>>,
+    writes: Arc<Mutex<usize>>,
+    fail_write: Option<usize>,
+    fail_sync: bool,
+}
+
+impl FakeFile {
+    fn ops(&self) -> Vec<Op> {
+        self.ops.lock().unwrap().clone()
+    }
+}
+
+impl LogFile for FakeFile {
+    fn append_line(&mut self, line: &[u8]) -> io::Result<()> {
+        let mut writes = self.writes.lock().unwrap();
+        let index = *writes;
+        *writes += 1;
+        if Some(index) == self.fail_write {
+            return Err(io::Error::from(io::ErrorKind::StorageFull));
+        }
+        let line = String::from_utf8(line.to_vec()).unwrap();
+        self.ops.lock().unwrap().push(Op::Line(line));
+        Ok(())
+    }
+
+    fn sync_data(&mut self) -> io::Result<()> {
+        if self.fail_sync {
+            return Err(io::Error::other("injected fsync failure"));
+        }
+        self.ops.lock().unwrap().push(Op::Sync);
+        Ok(())
+    }
+}
+
+type Answer<T> = oneshot::Receiver<Result<T, StoreError>>;
+
+/// Commands queued before the worker starts, so they all arrive as one batch.
+struct Queue {
+    tx: mpsc::Sender<Command>,
+    rx: mpsc::Receiver<Command>,
+}
+
+impl Queue {
+    fn new() -> Self {
+        let (tx, rx) = mpsc::channel(64);
+        Queue { tx, rx }
+    }
+
+    fn append(&self, kind: EntryKind, durability: Durability) -> Answer<Entry> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .try_send(Command::Append {
+                kind,
+                durability,
+                reply,
+            })
+            .unwrap();
+        answer
+    }
+
+    fn sync(&self) -> Answer<()> {
+        let (reply, answer) = oneshot::channel();
+        self.tx.try_send(Command::Sync { reply }).unwrap();
+        answer
+    }
+
+    fn close(&self) -> Answer<()> {
+        let (reply, answer) = oneshot::channel();
+        self.tx.try_send(Command::Close { reply }).unwrap();
+        answer
+    }
+
+    /// Run the worker on this thread until the queue is drained and closed.
+    fn run(self, file: FakeFile, next_seq: u64) {
+        let Queue { tx, rx } = self;
+        drop(tx);
+        let mut worker = Worker::new(file, PathBuf::from("seg.jsonl"), next_seq);
+        worker.dirty = false;
+        worker.run(rx);
+    }
+}
+
+fn run_start() -> EntryKind {
+    EntryKind::RunStart {
+        trigger: RunTrigger::User,
+    }
+}
+
+fn run_end() -> EntryKind {
+    EntryKind::RunEnd {
+        reason: RunEndReason::Completed,
+        message: None,
+    }
+}
+
+fn answer<T>(mut answer: Answer<T>) -> Result<T, StoreError> {
+    answer.try_recv().unwrap()
+}
+
+#[test]
+fn one_batch_writes_every_line_then_syncs_once() {
+    let queue = Queue::new();
+    let mut answers = Vec::new();
+    for i in 0..9 {
+        let durability = if i == 4 {
+            Durability::Sync
+        } else {
+            Durability::Buffered
+        };
+        answers.push(queue.append(run_start(), durability));
+    }
+    let file = FakeFile::default();
+    queue.run(file.clone(), 5);
+
+    let ops = file.ops();
+    assert_eq!(ops.len(), 10, "{ops:?}");
+    assert!(ops[..9].iter().all(|op| matches!(op, Op::Line(_))));
+    assert_eq!(ops[9], Op::Sync);
+    for (i, a) in answers.into_iter().enumerate() {
+        let entry = answer(a).unwrap();
+        assert_eq!(entry.seq, 5 + i as u64);
+        let Op::Line(line) = &ops[i] else {
+            unreachable!()
+        };
+        assert_eq!(line, &crate::entry_line(&entry).unwrap());
+        assert!(line.ends_with('\n'));
+    }
+}
+
+#[test]
+fn buffered_appends_are_not_synced_until_the_last_handle_goes() {
+    let queue = Queue::new();
+    let a = queue.append(run_start(), Durability::Buffered);
+    let b = queue.append(run_end(), Durability::Buffered);
+    let file = FakeFile::default();
+    queue.run(file.clone(), 1);
+    assert_eq!(answer(a).unwrap().seq, 1);
+    assert_eq!(answer(b).unwrap().seq, 2);
+    let ops = file.ops();
+    // Two lines, then the single sync the worker does when every handle is gone.
+    assert_eq!(ops.len(), 3, "{ops:?}");
+    assert_eq!(ops[2], Op::Sync);
+}
+
+#[test]
+fn a_failed_write_fails_that_append_and_breaks_the_writer() {
+    let queue = Queue::new();
+    let ok = queue.append(run_start(), Durability::Buffered);
+    let failed = queue.append(run_start(), Durability::Sync);
+    let after = queue.append(run_end(), Durability::Buffered);
+    let sync = queue.sync();
+    let file = FakeFile {
+        fail_write: Some(1),
+        ..FakeFile::default()
+    };
+    queue.run(file.clone(), 1);
+
+    assert_eq!(answer(ok).unwrap().seq, 1);
+    let err = answer(failed).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::Io {
+                op: "append to",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(
+        matches!(answer(after), Err(StoreError::Broken { .. })),
+        "later appends are refused"
+    );
+    assert!(matches!(answer(sync), Err(StoreError::Broken { .. })));
+    assert_eq!(
+        file.ops().len(),
+        2,
+        "one line written, one sync for the batch"
+    );
+}
+
+#[test]
+fn a_failed_fsync_acknowledges_nothing_in_the_batch() {
+    let queue = Queue::new();
+    let buffered = queue.append(run_start(), Durability::Buffered);
+    let synced = queue.append(run_end(), Durability::Sync);
+    let file = FakeFile {
+        fail_sync: true,
+        ..FakeFile::default()
+    };
+    queue.run(file.clone(), 1);
+    for err in [answer(buffered).unwrap_err(), answer(synced).unwrap_err()] {
+        assert!(matches!(err, StoreError::Io { op: "fsync", .. }), "{err}");
+    }
+}
+
+#[test]
+fn close_syncs_answers_and_refuses_what_follows() {
+    let queue = Queue::new();
+    let before = queue.append(run_start(), Durability::Buffered);
+    let close = queue.close();
+    let after = queue.append(run_end(), Durability::Buffered);
+    let file = FakeFile::default();
+    queue.run(file.clone(), 1);
+    assert_eq!(answer(before).unwrap().seq, 1);
+    answer(close).unwrap();
+    assert!(matches!(answer(after), Err(StoreError::Closed)));
+    let ops = file.ops();
+    assert_eq!(ops.len(), 2, "{ops:?}");
+    assert_eq!(ops[1], Op::Sync);
+}
+
+#[test]
+fn entries_a_restore_would_refuse_are_not_written() {
+    let queue = Queue::new();
+    let unknown = queue.append(EntryKind::Unknown, Durability::Sync);
+    let after = queue.append(run_start(), Durability::Buffered);
+    let file = FakeFile::default();
+    queue.run(file.clone(), 1);
+    let err = answer(unknown).unwrap_err();
+    assert!(matches!(err, StoreError::Refused { seq: 1, .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "refused to append entry 1, nothing was written: its entry kind is unknown"
+    );
+    assert_eq!(answer(after).unwrap().seq, 1, "the writer stays usable");
+    assert_eq!(file.ops().len(), 2, "{:?}", file.ops());
+}

@@ -1,0 +1,327 @@
+//! The fold's rules, one behaviour per test.
+
+mod support;
+
+use seedpod_protocol::{
+    DequeueReason, Entry, EntryKind, FinishReason, ModelConfig, ModelItem, ProviderKind,
+    QueueEntry, QueuedItem, RunEndReason, RunTrigger, Segment, SystemItem, Usage,
+};
+use seedpod_store::{FoldError, SegmentState};
+use support::{entry, realistic_entries, segment_start};
+
+/// A state after a segment start, plus a helper to apply kinds with the right seq.
+struct Fold(SegmentState);
+
+impl Fold {
+    fn new() -> Self {
+        Fold(SegmentState::start(&entry(0, EntryKind::SegmentStart(segment_start("s1")))).unwrap())
+    }
+
+    fn apply(&mut self, kind: EntryKind) -> Result<(), FoldError> {
+        let e = entry(self.0.next_seq, kind);
+        self.0.apply(&e)
+    }
+
+    fn ok(&mut self, kind: EntryKind) -> &mut Self {
+        self.apply(kind).unwrap();
+        self
+    }
+}
+
+fn queued_notify(queue_id: u64) -> EntryKind {
+    EntryKind::Queued {
+        queue_id,
+        item: QueuedItem::Notify {
+            message: format!("n{queue_id}"),
+            wake: true,
+        },
+    }
+}
+
+fn tool_call(call_id: &str) -> EntryKind {
+    EntryKind::AssistantItem {
+        item: ModelItem::ToolCall {
+            call_id: call_id.into(),
+            name: "read_file".into(),
+            arguments: format!("{{\"id\":\"{call_id}\"}}"),
+        },
+    }
+}
+
+fn tool_result(call_id: &str) -> EntryKind {
+    EntryKind::ToolResult {
+        call_id: call_id.into(),
+        name: "read_file".into(),
+        content: "ok".into(),
+        is_error: false,
+    }
+}
+
+fn user(text: &str, queue_id: Option<u64>) -> EntryKind {
+    EntryKind::UserInput {
+        segments: vec![Segment::text(text)],
+        text: text.into(),
+        queue_id,
+    }
+}
+
+fn ids(pending: &[QueueEntry]) -> Vec<u64> {
+    pending.iter().map(|q| q.queue_id).collect()
+}
+
+#[test]
+fn start_takes_everything_from_segment_start() {
+    let start = segment_start("s1");
+    let state = Fold::new().0;
+    assert_eq!(state.segment_id, "s1");
+    assert_eq!(state.system_prompt, start.system_prompt);
+    assert_eq!(state.model, start.model);
+    assert_eq!(state.tools, start.tools);
+    assert_eq!(state.history, start.seed);
+    assert_eq!(state.next_seq, 1);
+    assert_eq!(state.next_queue_id, 1);
+    assert_eq!(state.open_run, None);
+    assert!(state.pending.is_empty());
+}
+
+#[test]
+fn start_refuses_anything_but_segment_start_at_seq_0() {
+    let not_start = entry(0, user("hi", None));
+    assert!(matches!(
+        SegmentState::start(&not_start),
+        Err(FoldError::NotAStart {
+            seq: 0,
+            kind: "user_input"
+        })
+    ));
+    let late = entry(3, EntryKind::SegmentStart(segment_start("s1")));
+    assert!(SegmentState::start(&late).is_err());
+    assert_eq!(SegmentState::replay(&[]), Err(FoldError::Empty));
+}
+
+#[test]
+fn queue_ids_leave_pending_when_committed_or_dequeued() {
+    let mut fold = Fold::new();
+    fold.ok(queued_notify(1))
+        .ok(EntryKind::Queued {
+            queue_id: 2,
+            item: QueuedItem::Run {
+                segments: vec![Segment::text("later")],
+            },
+        })
+        .ok(queued_notify(3))
+        .ok(queued_notify(4));
+    assert_eq!(ids(&fold.0.pending), [1, 2, 3, 4]);
+    assert_eq!(fold.0.next_queue_id, 5);
+
+    fold.ok(user("later", Some(2)));
+    assert_eq!(ids(&fold.0.pending), [1, 3, 4]);
+    fold.ok(EntryKind::SystemItem {
+        item: SystemItem::Notification {
+            message: "n3".into(),
+            body: "[notification] n3".into(),
+        },
+        queue_id: Some(3),
+    });
+    assert_eq!(ids(&fold.0.pending), [1, 4]);
+    fold.ok(EntryKind::Dequeued {
+        queue_id: 1,
+        reason: DequeueReason::Cancelled,
+    });
+    assert_eq!(ids(&fold.0.pending), [4]);
+    // A dequeue of something not pending changes nothing and is not an error.
+    fold.ok(EntryKind::Dequeued {
+        queue_id: 99,
+        reason: DequeueReason::Duplicate,
+    });
+    assert_eq!(ids(&fold.0.pending), [4]);
+    assert_eq!(fold.0.next_queue_id, 5, "ids are never reused");
+
+    let tail = &fold.0.history[fold.0.history.len() - 2..];
+    assert_eq!(
+        tail,
+        [
+            ModelItem::UserMessage {
+                text: "later".into()
+            },
+            ModelItem::SystemMessage {
+                text: "[notification] n3".into()
+            },
+        ]
+    );
+}
+
+#[test]
+fn next_queue_id_follows_the_highest_id_seen() {
+    let mut fold = Fold::new();
+    fold.ok(queued_notify(7)).ok(queued_notify(3));
+    assert_eq!(fold.0.next_queue_id, 8);
+}
+
+#[test]
+fn runs_open_count_turns_and_close() {
+    let mut fold = Fold::new();
+    fold.ok(EntryKind::RunStart {
+        trigger: RunTrigger::Notification,
+    });
+    assert_eq!(fold.0.open_run, Some(RunTrigger::Notification));
+    for iteration in 1..=3 {
+        fold.ok(EntryKind::TurnEnd {
+            iteration,
+            finish: FinishReason::ToolUse,
+        });
+    }
+    assert_eq!(fold.0.iterations_in_run, 3);
+    fold.ok(EntryKind::RunEnd {
+        reason: RunEndReason::LimitReached,
+        message: None,
+    });
+    assert_eq!(fold.0.open_run, None);
+    fold.ok(EntryKind::RunStart {
+        trigger: RunTrigger::User,
+    });
+    assert_eq!(fold.0.iterations_in_run, 0, "a new run counts from zero");
+    assert_eq!(fold.0.open_run, Some(RunTrigger::User));
+}
+
+#[test]
+fn unanswered_tool_calls_are_those_since_the_last_message_without_results() {
+    let mut fold = Fold::new();
+    fold.ok(user("go", None))
+        .ok(tool_call("old"))
+        .ok(user("again", None));
+    assert!(
+        fold.0.unanswered_tool_calls().is_empty(),
+        "calls before the last user message do not count"
+    );
+    fold.ok(tool_call("a"))
+        .ok(tool_call("b"))
+        .ok(tool_call("c"))
+        .ok(tool_result("b"));
+    assert_eq!(
+        fold.0.unanswered_tool_calls(),
+        vec![
+            ("a".into(), "read_file".into(), "{\"id\":\"a\"}".into()),
+            ("c".into(), "read_file".into(), "{\"id\":\"c\"}".into()),
+        ]
+    );
+    fold.ok(tool_result("a")).ok(tool_result("c"));
+    assert!(fold.0.unanswered_tool_calls().is_empty());
+
+    fold.ok(tool_call("d")).ok(EntryKind::SystemItem {
+        item: SystemItem::Interrupt {
+            body: "interrupted".into(),
+        },
+        queue_id: None,
+    });
+    assert!(
+        fold.0.unanswered_tool_calls().is_empty(),
+        "a system message also starts a new window"
+    );
+}
+
+#[test]
+fn items_reach_history_in_model_form() {
+    let mut fold = Fold::new();
+    let before = fold.0.history.len();
+    fold.ok(EntryKind::ToolResult {
+        call_id: "c".into(),
+        name: "n".into(),
+        content: "bad".into(),
+        is_error: true,
+    })
+    .ok(EntryKind::AssistantItem {
+        item: ModelItem::AssistantText { text: "t".into() },
+    });
+    assert_eq!(
+        fold.0.history[before..],
+        [
+            ModelItem::ToolResult {
+                call_id: "c".into(),
+                content: "bad".into(),
+                is_error: true
+            },
+            ModelItem::AssistantText { text: "t".into() },
+        ]
+    );
+}
+
+#[test]
+fn usage_adds_up_and_config_changes_replace_the_model() {
+    let mut fold = Fold::new();
+    let usage = Usage {
+        input_tokens: 10,
+        output_tokens: 2,
+        cache_read_tokens: 1,
+        cache_creation_tokens: 0,
+    };
+    fold.ok(EntryKind::Usage(usage)).ok(EntryKind::Usage(usage));
+    assert_eq!(fold.0.usage.input_tokens, 20);
+    assert_eq!(fold.0.usage.cache_read_tokens, 2);
+    fold.ok(EntryKind::Usage(Usage {
+        input_tokens: u64::MAX,
+        ..usage
+    }));
+    assert_eq!(fold.0.usage.input_tokens, u64::MAX, "saturates");
+
+    let model = ModelConfig {
+        provider: ProviderKind::Anthropic,
+        model: "claude".into(),
+    };
+    fold.ok(EntryKind::ConfigChanged {
+        model: model.clone(),
+    });
+    assert_eq!(fold.0.model, model);
+}
+
+#[test]
+fn refusals_name_the_seq_and_leave_the_state_unchanged() {
+    let mut fold = Fold::new();
+    fold.ok(user("hi", None));
+    let before = fold.0.clone();
+
+    let cases: Vec<(Entry, FoldError)> = vec![
+        (
+            entry(5, user("skip", None)),
+            FoldError::OutOfOrder {
+                seq: 5,
+                expected: 2,
+            },
+        ),
+        (
+            entry(2, EntryKind::SegmentStart(segment_start("again"))),
+            FoldError::SecondStart { seq: 2 },
+        ),
+        (
+            entry(2, EntryKind::Unknown),
+            FoldError::UnknownKind { seq: 2 },
+        ),
+        (
+            entry(
+                2,
+                EntryKind::SystemItem {
+                    item: SystemItem::Unknown,
+                    queue_id: None,
+                },
+            ),
+            FoldError::UnknownSystemItem { seq: 2 },
+        ),
+    ];
+    for (bad, expected) in cases {
+        assert_eq!(fold.0.apply(&bad), Err(expected.clone()));
+        assert!(expected.to_string().starts_with("entry "), "{expected}");
+        assert_eq!(fold.0, before);
+    }
+}
+
+#[test]
+fn replay_of_a_realistic_run() {
+    let state = SegmentState::replay(&realistic_entries()).unwrap();
+    assert!(state.pending.is_empty());
+    assert_eq!(state.open_run, None);
+    assert_eq!(state.next_queue_id, 4);
+    assert_eq!(state.iterations_in_run, 2);
+    assert_eq!(state.model.model, "gpt-x");
+    assert_eq!(state.usage.input_tokens, 120);
+    assert!(state.unanswered_tool_calls().is_empty());
+}

@@ -1,0 +1,75 @@
+//! Many tasks appending at once: the single writer numbers every entry exactly once, and the file
+//! holds them in `seq` order.
+
+mod support;
+
+use std::collections::HashMap;
+
+use seedpod_protocol::{EntryKind, ModelItem};
+use seedpod_store::{Durability, SegmentWriter, read_segment};
+use support::{seg_path, segment_start};
+
+const TASKS: usize = 8;
+const APPENDS_PER_TASK: usize = 200;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_appends_get_consecutive_seqs_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = seg_path(dir.path());
+    let (writer, _) = SegmentWriter::create(path.clone(), segment_start("s1"))
+        .await
+        .unwrap();
+
+    let mut tasks = Vec::new();
+    for task in 0..TASKS {
+        let writer = writer.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut seqs = Vec::new();
+            for i in 0..APPENDS_PER_TASK {
+                let durability = if i % 50 == 0 {
+                    Durability::Sync
+                } else {
+                    Durability::Buffered
+                };
+                let kind = EntryKind::AssistantItem {
+                    item: ModelItem::AssistantText {
+                        text: format!("{task}:{i}"),
+                    },
+                };
+                seqs.push(writer.append(kind, durability).await.unwrap().seq);
+            }
+            seqs
+        }));
+    }
+    let mut seq_of = HashMap::new();
+    for (task, handle) in tasks.into_iter().enumerate() {
+        let seqs = handle.await.unwrap();
+        assert!(
+            seqs.windows(2).all(|w| w[0] < w[1]),
+            "a task's own appends keep their order"
+        );
+        for (i, seq) in seqs.into_iter().enumerate() {
+            seq_of.insert(format!("{task}:{i}"), seq);
+        }
+    }
+    writer.close().await.unwrap();
+
+    let read = read_segment(&path).unwrap();
+    let total = 1 + TASKS * APPENDS_PER_TASK;
+    assert_eq!(read.entries.len(), total);
+    for (line, entry) in read.entries.iter().enumerate() {
+        assert_eq!(
+            entry.seq,
+            line as u64,
+            "line {} holds seq {}",
+            line + 1,
+            entry.seq
+        );
+        if let EntryKind::AssistantItem {
+            item: ModelItem::AssistantText { text },
+        } = &entry.kind
+        {
+            assert_eq!(seq_of[text], entry.seq, "the answer matches the file");
+        }
+    }
+}
