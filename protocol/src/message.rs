@@ -220,6 +220,9 @@ pub enum ServerMsg {
         state: PodState,
         /// Identifies this pod process; `seq` values are only comparable within one instance.
         instance: String,
+        /// The seq of the last event published before this welcome: a control client can
+        /// `subscribe {since_seq: seq}` to follow from here without a snapshot.
+        seq: u64,
     },
     Incompatible {
         supported: u32,
@@ -228,8 +231,13 @@ pub enum ServerMsg {
     Ack {
         id: u64,
         outcome: AckOutcome,
+        /// For `queued`: the id the item will carry when it is committed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         queue_id: Option<u64>,
+        /// The log seq of the entry this request committed (a run's `user_input`, an idle
+        /// pod's notification), so the client can find its own entries in the event stream.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        entry_seq: Option<u64>,
     },
     Error {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -346,5 +354,197 @@ impl ServerMsg {
             | ServerMsg::StatusReply { .. }
             | ServerMsg::Unknown => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::{Entry, EntryKind, RunTrigger};
+
+    fn round_trip<T>(value: &T)
+    where
+        T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
+    {
+        let json = serde_json::to_string(value).unwrap();
+        let back: T = serde_json::from_str(&json).unwrap();
+        assert_eq!(&back, value, "{json}");
+    }
+
+    #[test]
+    fn every_method_round_trips() {
+        let methods = vec![
+            Method::Hello {
+                protocol: 1,
+                client: "c".into(),
+                mode: ClientMode::Attach,
+            },
+            Method::Run {
+                segments: vec![Segment::text("x")],
+            },
+            Method::Notify {
+                message: "m".into(),
+                wake: false,
+            },
+            Method::PodEvent {
+                event: PodEvent::ShutDown {
+                    pod: "c".into(),
+                    event_id: "e".into(),
+                },
+                wake: true,
+            },
+            Method::Pause,
+            Method::Resume,
+            Method::Cancel,
+            Method::Shutdown,
+            Method::Subscribe { since_seq: Some(3) },
+            Method::Subscribe { since_seq: None },
+            Method::GetHistory,
+            Method::GetContext,
+            Method::Status,
+        ];
+        for method in methods {
+            assert_ne!(method.name(), "unknown");
+            round_trip(&Request {
+                id: Some(9),
+                method,
+            });
+        }
+    }
+
+    #[test]
+    fn every_server_message_round_trips() {
+        let entry = Entry {
+            v: 1,
+            seq: 0,
+            ts: 1,
+            kind: EntryKind::RunStart {
+                trigger: RunTrigger::User,
+            },
+        };
+        let queue = vec![QueueEntry {
+            queue_id: 1,
+            item: QueuedItem::Notify {
+                message: "n".into(),
+                wake: true,
+            },
+        }];
+        let msgs = vec![
+            ServerMsg::Welcome {
+                protocol: 1,
+                pod: "p".into(),
+                server_version: "0.1.0".into(),
+                state: PodState::Idle,
+                instance: "i".into(),
+                seq: 4,
+            },
+            ServerMsg::Incompatible {
+                supported: 1,
+                reason: "r".into(),
+            },
+            ServerMsg::Ack {
+                id: 1,
+                outcome: AckOutcome::Queued,
+                queue_id: Some(2),
+                entry_seq: Some(3),
+            },
+            ServerMsg::Error {
+                id: None,
+                code: ErrorCode::FrameTooLarge,
+                message: "m".into(),
+            },
+            ServerMsg::SnapshotBegin {
+                seq: 1,
+                state: PodState::Paused,
+                greeting: "g".into(),
+                segment_id: "s".into(),
+                entries: 1,
+            },
+            ServerMsg::SnapshotEntries {
+                entries: vec![entry.clone()],
+            },
+            ServerMsg::InFlight {
+                text: "t".into(),
+                thinking: "h".into(),
+                tool_calls: vec![InFlightToolCall {
+                    index: 0,
+                    call_id: "c".into(),
+                    name: "n".into(),
+                    arguments: "{".into(),
+                }],
+                queue: queue.clone(),
+            },
+            ServerMsg::SnapshotEnd { seq: 1 },
+            ServerMsg::Committed { seq: 2, entry },
+            ServerMsg::TextDelta {
+                seq: 3,
+                text: "a".into(),
+            },
+            ServerMsg::ThinkingDelta {
+                seq: 4,
+                text: "b".into(),
+            },
+            ServerMsg::ToolCallDelta {
+                seq: 5,
+                index: 0,
+                call_id: None,
+                name: None,
+                arguments: "x".into(),
+            },
+            ServerMsg::State {
+                seq: 6,
+                state: PodState::Running,
+            },
+            ServerMsg::Queued { seq: 7, queue },
+            ServerMsg::Alert {
+                seq: 8,
+                level: AlertLevel::Error,
+                message: "m".into(),
+            },
+            ServerMsg::Status {
+                seq: 9,
+                message: "retrying".into(),
+            },
+            ServerMsg::Goodbye {
+                reason: GoodbyeReason::Lagged,
+                message: "m".into(),
+            },
+            ServerMsg::History {
+                id: 1,
+                segment_id: "s".into(),
+                entries: vec![],
+            },
+            ServerMsg::Context {
+                id: 1,
+                body: "{}".into(),
+            },
+            ServerMsg::StatusReply {
+                id: 1,
+                status: PodStatus {
+                    name: "p".into(),
+                    state: PodState::Idle,
+                    pid: 1,
+                    cwd: "/".into(),
+                    provider: "scripted".into(),
+                    model: "m".into(),
+                    segment_id: "s".into(),
+                    entries: 1,
+                    queue: vec![],
+                    usage: Usage::default(),
+                    clients: 0,
+                    server_version: "0.1.0".into(),
+                },
+            },
+        ];
+        for msg in msgs {
+            round_trip(&msg);
+        }
+    }
+
+    #[test]
+    fn unknown_server_type_decodes_to_unknown() {
+        let msg: ServerMsg = serde_json::from_str(r#"{"type":"hologram","seq":1}"#).unwrap();
+        assert_eq!(msg, ServerMsg::Unknown);
+        assert_eq!(msg.seq(), None);
     }
 }

@@ -1,0 +1,241 @@
+//! One client connection to a pod: connect, handshake, send requests, receive frames.
+
+use std::path::Path;
+
+use futures::{SinkExt, StreamExt};
+use interprocess::local_socket::tokio::Stream;
+use interprocess::local_socket::tokio::prelude::*;
+use interprocess::local_socket::{GenericFilePath, ToFsName};
+use seedpod_protocol::{
+    ClientMode, Method, PROTOCOL_VERSION, PodState, Request, ServerMsg, encode, line_codec,
+};
+use tokio::io::{ReadHalf, WriteHalf};
+use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec, LinesCodecError};
+
+use crate::error::ClientError;
+use crate::paths::Home;
+
+/// What the pod said when it accepted us.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Welcome {
+    pub pod: String,
+    pub server_version: String,
+    pub state: PodState,
+    pub instance: String,
+    /// Last event seq before the welcome; `subscribe {since_seq}` from here misses nothing.
+    pub seq: u64,
+}
+
+pub struct Connection {
+    name: String,
+    reader: FramedRead<ReadHalf<Stream>, LinesCodec>,
+    writer: FramedWrite<WriteHalf<Stream>, LinesCodec>,
+    next_id: u64,
+    pub welcome: Welcome,
+}
+
+impl Connection {
+    /// Connect to pod `name` under `home` and complete the handshake.
+    pub async fn connect(
+        home: &Home,
+        name: &str,
+        client: &str,
+        mode: ClientMode,
+    ) -> Result<Connection, ClientError> {
+        Connection::connect_path(&home.socket_path(name), name, client, mode).await
+    }
+
+    /// Connect to a socket path directly (parents and tests).
+    pub async fn connect_path(
+        socket: &Path,
+        name: &str,
+        client: &str,
+        mode: ClientMode,
+    ) -> Result<Connection, ClientError> {
+        let stream = open(socket, name).await?;
+        let (read, write) = tokio::io::split(stream);
+        let mut conn = Connection {
+            name: name.to_string(),
+            reader: FramedRead::new(read, line_codec()),
+            writer: FramedWrite::new(write, line_codec()),
+            next_id: 1,
+            welcome: Welcome {
+                pod: name.to_string(),
+                server_version: String::new(),
+                state: PodState::Unknown,
+                instance: String::new(),
+                seq: 0,
+            },
+        };
+        conn.send(Method::Hello {
+            protocol: PROTOCOL_VERSION,
+            client: client.to_string(),
+            mode,
+        })
+        .await?;
+        match conn.recv().await? {
+            Some(ServerMsg::Welcome {
+                pod,
+                server_version,
+                state,
+                instance,
+                seq,
+                ..
+            }) => {
+                conn.welcome = Welcome {
+                    pod,
+                    server_version,
+                    state,
+                    instance,
+                    seq,
+                };
+                Ok(conn)
+            }
+            Some(ServerMsg::Incompatible { reason, .. }) => Err(ClientError::Incompatible {
+                reason: reason.replace("NAME", name),
+            }),
+            Some(ServerMsg::Error { message, code, .. }) => {
+                Err(ClientError::Refused { code, message })
+            }
+            Some(other) => Err(ClientError::Protocol(format!(
+                "expected welcome, got {}",
+                encode(&other)
+            ))),
+            None => Err(ClientError::Closed {
+                name: name.to_string(),
+                reason: Some("during the handshake".into()),
+            }),
+        }
+    }
+
+    /// Send a request; returns the id it was given.
+    pub async fn send(&mut self, method: Method) -> Result<u64, ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let line = encode(&Request {
+            id: Some(id),
+            method,
+        });
+        self.send_line(line).await?;
+        Ok(id)
+    }
+
+    /// Send a raw line as is (scripts' view of the protocol; tests of bad input).
+    pub async fn send_line(&mut self, line: String) -> Result<(), ClientError> {
+        self.writer.send(line).await.map_err(|err| match err {
+            LinesCodecError::Io(io) => ClientError::Transport(io),
+            LinesCodecError::MaxLineLengthExceeded => {
+                ClientError::Protocol("frame too large to send".into())
+            }
+        })
+    }
+
+    /// The next frame, or `None` when the pod closed the connection.
+    pub async fn recv(&mut self) -> Result<Option<ServerMsg>, ClientError> {
+        match self.reader.next().await {
+            None => Ok(None),
+            Some(Ok(line)) => serde_json::from_str(&line)
+                .map(Some)
+                .map_err(|e| ClientError::Protocol(format!("undecodable frame from pod: {e}"))),
+            Some(Err(LinesCodecError::Io(io))) => Err(ClientError::Transport(io)),
+            Some(Err(LinesCodecError::MaxLineLengthExceeded)) => Err(ClientError::Protocol(
+                "the pod sent a frame over the size limit".into(),
+            )),
+        }
+    }
+
+    /// The next raw line (for `--json` output that must pass frames through untouched).
+    pub async fn recv_line(&mut self) -> Result<Option<String>, ClientError> {
+        match self.reader.next().await {
+            None => Ok(None),
+            Some(Ok(line)) => Ok(Some(line)),
+            Some(Err(LinesCodecError::Io(io))) => Err(ClientError::Transport(io)),
+            Some(Err(LinesCodecError::MaxLineLengthExceeded)) => Err(ClientError::Protocol(
+                "the pod sent a frame over the size limit".into(),
+            )),
+        }
+    }
+
+    /// Send a request and wait for its reply (`ack`, a result, or `error`, matched by id). Live
+    /// events that arrive meanwhile are skipped, so use it on control connections.
+    pub async fn call(&mut self, method: Method) -> Result<ServerMsg, ClientError> {
+        let id = self.send(method).await?;
+        loop {
+            let Some(msg) = self.recv().await? else {
+                return Err(ClientError::Closed {
+                    name: self.name.clone(),
+                    reason: Some("before it answered".into()),
+                });
+            };
+            match reply_id(&msg) {
+                Some(reply) if reply == id => {
+                    return match msg {
+                        ServerMsg::Error { code, message, .. } => {
+                            Err(ClientError::Refused { code, message })
+                        }
+                        other => Ok(other),
+                    };
+                }
+                _ => {
+                    if let ServerMsg::Goodbye { message, .. } = msg {
+                        return Err(ClientError::Closed {
+                            name: self.name.clone(),
+                            reason: Some(message),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// The request id a frame answers, if it is a reply.
+pub fn reply_id(msg: &ServerMsg) -> Option<u64> {
+    match msg {
+        ServerMsg::Ack { id, .. }
+        | ServerMsg::History { id, .. }
+        | ServerMsg::Context { id, .. }
+        | ServerMsg::StatusReply { id, .. } => Some(*id),
+        ServerMsg::Error { id, .. } => *id,
+        ServerMsg::Welcome { .. }
+        | ServerMsg::Incompatible { .. }
+        | ServerMsg::SnapshotBegin { .. }
+        | ServerMsg::SnapshotEntries { .. }
+        | ServerMsg::InFlight { .. }
+        | ServerMsg::SnapshotEnd { .. }
+        | ServerMsg::Committed { .. }
+        | ServerMsg::TextDelta { .. }
+        | ServerMsg::ThinkingDelta { .. }
+        | ServerMsg::ToolCallDelta { .. }
+        | ServerMsg::State { .. }
+        | ServerMsg::Queued { .. }
+        | ServerMsg::Alert { .. }
+        | ServerMsg::Status { .. }
+        | ServerMsg::Goodbye { .. }
+        | ServerMsg::Unknown => None,
+    }
+}
+
+async fn open(socket: &Path, name: &str) -> Result<Stream, ClientError> {
+    let fs_name = socket
+        .to_fs_name::<GenericFilePath>()
+        .map_err(|e| ClientError::io(socket, "name the socket", e))?;
+    match Stream::connect(fs_name).await {
+        Ok(stream) => Ok(stream),
+        Err(err)
+            if matches!(
+                err.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused
+            ) =>
+        {
+            Err(ClientError::NotRunning {
+                name: name.to_string(),
+            })
+        }
+        Err(err) => Err(ClientError::io(socket, "connect to", err)),
+    }
+}

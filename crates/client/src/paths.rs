@@ -1,0 +1,200 @@
+//! Where seedpod keeps things (DESIGN §3). `SEEDPOD_HOME=DIR` relocates everything under one
+//! directory (tests and demos); otherwise the platform's conventional directories.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::ClientError;
+
+/// Environment variable that relocates config, data, state and runtime under one directory.
+pub const HOME_ENV: &str = "SEEDPOD_HOME";
+
+/// Longest socket path we hand to `bind`/`connect`. `sun_path` holds 108 bytes on Linux
+/// (104 on macOS) including the terminating NUL; stay below both.
+pub const MAX_SOCKET_PATH_BYTES: usize = 100;
+
+/// All of seedpod's directories.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Home {
+    pub config: PathBuf,
+    pub data: PathBuf,
+    pub state: PathBuf,
+    pub run: PathBuf,
+}
+
+impl Home {
+    /// Resolve from `SEEDPOD_HOME`, else the platform directories.
+    pub fn from_env() -> Result<Home, ClientError> {
+        if let Some(dir) = std::env::var_os(HOME_ENV).filter(|v| !v.is_empty()) {
+            return Ok(Home::under(Path::new(&dir)));
+        }
+        let dirs = directories::ProjectDirs::from("", "", "seedpod").ok_or_else(|| {
+            ClientError::Setup(format!(
+                "cannot find a home directory for seedpod's files; set {HOME_ENV}=DIR"
+            ))
+        })?;
+        let state = dirs
+            .state_dir()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| dirs.data_local_dir().join("state"));
+        let run = dirs
+            .runtime_dir()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| std::env::temp_dir().join(format!("seedpod-{}", current_uid())));
+        Ok(Home {
+            config: dirs.config_dir().to_path_buf(),
+            data: dirs.data_dir().to_path_buf(),
+            state,
+            run,
+        })
+    }
+
+    /// Everything under one directory, as `SEEDPOD_HOME` lays it out.
+    pub fn under(dir: &Path) -> Home {
+        Home {
+            config: dir.join("config"),
+            data: dir.join("data"),
+            state: dir.join("state"),
+            run: dir.join("run"),
+        }
+    }
+
+    pub fn pods_dir(&self) -> PathBuf {
+        self.data.join("pods")
+    }
+
+    pub fn pod_dir(&self, name: &str) -> PathBuf {
+        self.pods_dir().join(name)
+    }
+
+    pub fn logs_dir(&self) -> PathBuf {
+        self.state.join("logs")
+    }
+
+    pub fn log_path(&self, name: &str) -> PathBuf {
+        self.logs_dir().join(format!("{name}.log"))
+    }
+
+    /// The pod's socket. Long names are hashed so the path fits `sun_path`; the hash is FNV-1a,
+    /// fixed here forever because a new binary must find a pod started by an old one.
+    pub fn socket_path(&self, name: &str) -> PathBuf {
+        let plain = self.run.join(format!("{name}.sock"));
+        if plain.as_os_str().len() <= MAX_SOCKET_PATH_BYTES {
+            return plain;
+        }
+        let hashed = self.run.join(format!("{:016x}.sock", fnv1a64(name.as_bytes())));
+        if hashed.as_os_str().len() <= MAX_SOCKET_PATH_BYTES {
+            return hashed;
+        }
+        // The runtime dir itself is too deep; fall back to a short per-user dir in /tmp.
+        std::env::temp_dir()
+            .join(format!("seedpod-{}", current_uid()))
+            .join(format!("{:016x}.sock", fnv1a64(self.run.join(name).as_os_str().as_encoded_bytes())))
+    }
+
+    /// Held (flock) by the one process serving this pod.
+    pub fn lock_path(&self, name: &str) -> PathBuf {
+        self.pod_dir(name).join("pod.lock")
+    }
+
+    /// Create the runtime directory `0700`, or refuse one that is not ours or is reachable by
+    /// others: anyone who can reach a pod's socket can drive it.
+    pub fn ensure_runtime_dir(&self) -> Result<(), ClientError> {
+        ensure_private_dir(&self.run)?;
+        if let Some(parent) = self.socket_path("x").parent()
+            && parent != self.run
+        {
+            ensure_private_dir(parent)?;
+        }
+        Ok(())
+    }
+}
+
+fn ensure_private_dir(dir: &Path) -> Result<(), ClientError> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| ClientError::io(dir, "create the runtime directory", e))?;
+        // `recursive` applies the mode only to the leaf; set it explicitly in case of a umask.
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| ClientError::io(dir, "restrict the runtime directory", e))?;
+    }
+    let meta = std::fs::metadata(dir)
+        .map_err(|e| ClientError::io(dir, "inspect the runtime directory", e))?;
+    if meta.uid() != current_uid() {
+        return Err(ClientError::Setup(format!(
+            "runtime directory {} belongs to uid {}, not to you (uid {}); remove it or set {HOME_ENV}",
+            dir.display(),
+            meta.uid(),
+            current_uid()
+        )));
+    }
+    if meta.mode() & 0o077 != 0 {
+        return Err(ClientError::Setup(format!(
+            "runtime directory {} is accessible to other users (mode {:o}); run `chmod 700 {}`",
+            dir.display(),
+            meta.mode() & 0o777,
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The effective user id of this process.
+pub fn current_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions, cannot fail and touches no memory of ours.
+    unsafe { libc::geteuid() }
+}
+
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    bytes
+        .iter()
+        .fold(OFFSET, |hash, b| (hash ^ u64::from(*b)).wrapping_mul(PRIME))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn home_under_one_dir() {
+        let home = Home::under(Path::new("/x"));
+        assert_eq!(home.log_path("a"), PathBuf::from("/x/state/logs/a.log"));
+        assert_eq!(home.pod_dir("a"), PathBuf::from("/x/data/pods/a"));
+        assert_eq!(home.socket_path("a"), PathBuf::from("/x/run/a.sock"));
+    }
+
+    #[test]
+    fn long_names_are_hashed_to_fit_sun_path() {
+        let home = Home::under(Path::new("/tmp/some/dir"));
+        let name = "n".repeat(120);
+        let path = home.socket_path(&name);
+        assert!(path.as_os_str().len() <= MAX_SOCKET_PATH_BYTES, "{path:?}");
+        assert_eq!(path, home.socket_path(&name), "stable");
+        assert_ne!(path, home.socket_path(&"m".repeat(120)));
+    }
+
+    #[test]
+    fn fnv_is_the_reference_function() {
+        // Published FNV-1a 64 test vectors; if these change, old pods become unreachable.
+        assert_eq!(fnv1a64(b""), 0xcbf29ce484222325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63dc4c8601ec8c);
+    }
+
+    #[test]
+    fn runtime_dir_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let home = Home::under(tmp.path());
+        home.ensure_runtime_dir().unwrap();
+        let mode = std::fs::metadata(&home.run).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        std::fs::set_permissions(&home.run, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let err = home.ensure_runtime_dir().unwrap_err().to_string();
+        assert!(err.contains("chmod 700"), "{err}");
+    }
+}
