@@ -1,1 +1,27 @@
-//! placeholder
+//! The seedpod pod daemon: one process per pod that owns its history and log and serves the
+//! protocol on a local socket (DESIGN §2, §5).
+//!
+//! Owns: the controller state machine (`controller/`), the broadcast bus with bounded per-client
+//! queues (`bus.rs`), the IPC server and per-connection handling (`server.rs`,
+//! `connection.rs`), opening/restoring a pod (`restore.rs`), the one-process-per-pod lock
+//! (`lock.rs`), and the rendered text of injected items (`render.rs`).
+//!
+//! Must not own: the log file format (seedpod-store), provider wire formats and the turn loop
+//! (seedpod-engine), message types (seedpod-protocol), argument parsing and logging setup (the
+//! CLI). Start reading at `server.rs::serve`, then `controller/mod.rs`.
+
+pub mod bus;
+pub mod connection;
+pub mod controller;
+pub mod error;
+pub mod lock;
+pub mod offline;
+pub mod providers;
+pub mod render;
+pub mod restore;
+pub mod server;
+
+pub use error::PodError;
+pub use offline::{OfflinePod, offline_context, open_offline};
+pub use providers::SCRIPTED_RECORD_FILE;
+pub use server::{ServeOptions, serve};

@@ -8,7 +8,13 @@ fn blocks(tag: &str) -> Vec<String> {
     let fence = format!("```json {tag}\n");
     doc.split(&fence)
         .skip(1)
-        .map(|rest| rest.split("```").next().unwrap_or_default().trim().to_string())
+        .map(|rest| {
+            rest.split("```")
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
         .collect()
 }
 
@@ -17,8 +23,8 @@ fn client_examples_are_valid_requests() {
     let examples = blocks("client");
     assert!(examples.len() >= 6, "found {}", examples.len());
     for example in examples {
-        let request: Request = decode_request(&example)
-            .unwrap_or_else(|e| panic!("{example}: {e}"));
+        let request: Request =
+            decode_request(&example).unwrap_or_else(|e| panic!("{example}: {e}"));
         let again: serde_json::Value = serde_json::to_value(&request).unwrap();
         let original: serde_json::Value = serde_json::from_str(&example).unwrap();
         assert_eq!(again, original, "{example}");

@@ -1,1 +1,272 @@
-//! placeholder
+//! Shared support for seedpod's end-to-end tests: a sandboxed `SEEDPOD_HOME`, the real
+//! `seedpod` binary, scripted-provider scripts, and helpers that wait for events (never sleep).
+//!
+//! Every test gets its own temp home; pods started in it are killed when the `Sandbox` drops,
+//! so a failing test never leaves daemons behind.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use seedpod_client::{Connection, Home};
+use seedpod_protocol::{ClientMode, Entry, Method, ServerMsg};
+use serde_json::Value;
+
+/// Upper bound for waiting on an event; only reached when a test is failing.
+pub const EVENT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Path of the `seedpod` binary under test: `SEEDPOD_BIN`, or the one cargo built next to this
+/// test executable (`target/<profile>/seedpod`).
+pub fn seedpod_bin() -> PathBuf {
+    if let Some(bin) = std::env::var_os("SEEDPOD_BIN") {
+        return PathBuf::from(bin);
+    }
+    let exe = std::env::current_exe().expect("test executable path");
+    // Tests live in target/<profile>/deps/, bench binaries in target/<profile>/.
+    let candidates = [exe.parent(), exe.parent().and_then(Path::parent)];
+    candidates
+        .into_iter()
+        .flatten()
+        .map(|dir| dir.join("seedpod"))
+        .find(|bin| bin.exists())
+        .unwrap_or_else(|| {
+            panic!(
+                "no seedpod binary next to {}; run `cargo test --workspace` (or set SEEDPOD_BIN)",
+                exe.display()
+            )
+        })
+}
+
+pub struct Sandbox {
+    pub dir: tempfile::TempDir,
+    pub home: Home,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Sandbox::new()
+    }
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        // Short prefix: socket paths must fit sun_path.
+        let dir = tempfile::Builder::new()
+            .prefix("sp")
+            .tempdir_in("/tmp")
+            .expect("temp dir");
+        let home = Home::under(dir.path());
+        Sandbox { dir, home }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A `seedpod` command with this sandbox's `SEEDPOD_HOME`.
+    pub fn cmd(&self) -> Command {
+        let mut cmd = Command::new(seedpod_bin());
+        cmd.env("SEEDPOD_HOME", self.dir.path());
+        cmd.env_remove("SEEDPOD_LOG");
+        cmd.current_dir(self.dir.path());
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().expect("run seedpod")
+    }
+
+    /// Run and require exit 0; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "seedpod {args:?} failed ({}):\nstdout: {}\nstderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Write a scripted-provider script (one JSON response per line).
+    pub fn script(&self, file: &str, steps: &[Value]) -> PathBuf {
+        let path = self.dir.path().join(file);
+        let text: Vec<String> = steps.iter().map(Value::to_string).collect();
+        std::fs::write(&path, text.join("\n") + "\n").expect("write script");
+        path
+    }
+
+    /// Start a pod on the scripted provider and wait until it is ready.
+    pub fn start_scripted(&self, name: &str, script: &Path) {
+        let out = self.ok(&[
+            "start",
+            name,
+            "--provider",
+            "scripted",
+            "--script",
+            script.to_str().expect("utf-8 path"),
+        ]);
+        assert_eq!(out.trim(), name);
+    }
+
+    /// The request bodies the scripted provider received, in order.
+    pub fn requests(&self, name: &str) -> Vec<String> {
+        let path = self.home.pod_dir(name).join("scripted-requests.jsonl");
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// A gate file for scripted `gate` steps; `open_gate` releases the held response.
+    pub fn gate(&self, file: &str) -> PathBuf {
+        self.dir.path().join(file)
+    }
+
+    pub fn open_gate(&self, file: &str) {
+        std::fs::write(self.gate(file), b"open").expect("open gate");
+    }
+
+    pub fn segment_files(&self, name: &str) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(self.home.pod_dir(name).join("segments"))
+            .map(|dir| dir.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.retain(|p| p.extension().is_some_and(|e| e == "jsonl"));
+        files.sort();
+        files
+    }
+
+    pub async fn connect(&self, name: &str, mode: ClientMode) -> Connection {
+        Connection::connect(&self.home, name, "seedpod-e2e", mode)
+            .await
+            .expect("connect to pod")
+    }
+
+    pub async fn pid(&self, name: &str) -> u32 {
+        let mut conn = self.connect(name, ClientMode::Control).await;
+        match conn.call(Method::Status).await.expect("status") {
+            ServerMsg::StatusReply { status, .. } => status.pid,
+            other => panic!("unexpected status reply {other:?}"),
+        }
+    }
+
+    /// `kill -9` the pod process and wait until it is gone (its lock released).
+    pub async fn kill9(&self, name: &str) {
+        let pid = self.pid(name).await;
+        kill(pid, libc::SIGKILL);
+        wait_exit(pid).await;
+    }
+
+    pub async fn context(&self, name: &str) -> String {
+        let mut conn = self.connect(name, ClientMode::Control).await;
+        match conn.call(Method::GetContext).await.expect("context") {
+            ServerMsg::Context { body, .. } => body,
+            other => panic!("unexpected context reply {other:?}"),
+        }
+    }
+
+    pub async fn history(&self, name: &str) -> Vec<Entry> {
+        let mut conn = self.connect(name, ClientMode::Control).await;
+        match conn.call(Method::GetHistory).await.expect("history") {
+            ServerMsg::History { entries, .. } => entries,
+            other => panic!("unexpected history reply {other:?}"),
+        }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        // Kill every pod this sandbox started (their pids are in the lock files).
+        let Ok(pods) = std::fs::read_dir(self.home.pods_dir()) else {
+            return;
+        };
+        for pod in pods.filter_map(|e| e.ok()) {
+            let lock = pod.path().join("pod.lock");
+            if let Ok(text) = std::fs::read_to_string(&lock)
+                && let Ok(pid) = text.trim().parse::<u32>()
+            {
+                kill(pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+pub fn kill(pid: u32, signal: i32) {
+    // SAFETY: kill has no memory-safety preconditions; a stale pid at worst hits nothing.
+    unsafe {
+        libc::kill(pid as i32, signal);
+    }
+}
+
+/// Wait until process `pid` has exited: a pidfd becomes readable when it does (an event, not a
+/// poll; the pod is not our child, so it cannot be waited on).
+pub async fn wait_exit(pid: u32) {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    if fd < 0 {
+        return; // already gone
+    }
+    // SAFETY: the syscall returned a fresh fd that nothing else owns.
+    let owned = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    // SAFETY: `owned` is a fresh fd that this AsyncFd owns exclusively until it drops.
+    let async_fd = unsafe { tokio::io::unix::AsyncFd::register(owned) }
+        .unwrap_or_else(|e| panic!("register pidfd: {e}"));
+    tokio::time::timeout(EVENT_TIMEOUT, async_fd.readable())
+        .await
+        .expect("pod process did not exit")
+        .expect("wait on pidfd")
+        .retain_ready();
+}
+
+/// Read frames until `pick` returns `Some`, collecting every frame seen (including the match).
+pub async fn wait_for<T>(
+    conn: &mut Connection,
+    seen: &mut Vec<ServerMsg>,
+    mut pick: impl FnMut(&ServerMsg) -> Option<T>,
+) -> T {
+    let result = tokio::time::timeout(EVENT_TIMEOUT, async {
+        loop {
+            let msg = conn
+                .recv()
+                .await
+                .expect("receive frame")
+                .expect("pod closed the connection while a test waited for an event");
+            let found = pick(&msg);
+            seen.push(msg);
+            if let Some(found) = found {
+                return found;
+            }
+        }
+    })
+    .await;
+    match result {
+        Ok(found) => found,
+        Err(_) => panic!(
+            "timed out waiting for an event; last frames: {:?}",
+            seen.iter().rev().take(5).collect::<Vec<_>>()
+        ),
+    }
+}
+
+/// Matches a committed `run_end`.
+pub fn is_run_end(msg: &ServerMsg) -> Option<()> {
+    match msg {
+        ServerMsg::Committed { entry, .. }
+            if matches!(entry.kind, seedpod_protocol::EntryKind::RunEnd { .. }) =>
+        {
+            Some(())
+        }
+        _ => None,
+    }
+}
+
+/// Matches a `state` event with the given state.
+pub fn is_state(state: seedpod_protocol::PodState) -> impl FnMut(&ServerMsg) -> Option<()> {
+    move |msg| match msg {
+        ServerMsg::State { state: s, .. } if *s == state => Some(()),
+        _ => None,
+    }
+}

@@ -1,1 +1,94 @@
-fn main() {}
+//! The `seedpod` command: parses flags, wires the crates, nothing else (DESIGN §2).
+
+mod args;
+mod control;
+mod exit;
+mod format;
+mod pods;
+mod send;
+mod serve;
+mod show;
+mod start;
+
+use anyhow::Result;
+use clap::Parser;
+use seedpod_client::Home;
+use seedpod_protocol::Method;
+
+use crate::args::{Cli, Command, PodCommand};
+
+fn main() {
+    let cli = Cli::parse();
+    let result = run(cli);
+    if let Err(err) = result {
+        eprintln!("seedpod: {err:#}");
+        std::process::exit(exit::code_of(&err));
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let home = Home::from_env()?;
+    if let Command::Pod {
+        command: PodCommand::Serve(args),
+    } = cli.command
+    {
+        // The pod builds its own multi-threaded runtime after logging is set up.
+        return serve::run(home, args);
+    }
+    restore_sigpipe();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(dispatch(home, cli.command))
+}
+
+/// Client commands end quietly when their output pipe closes (`seedpod events p | head`), like
+/// other Unix tools, instead of panicking in `println!`. Not for the pod process, which must
+/// survive the reader of its `ready` line going away.
+fn restore_sigpipe() {
+    // SAFETY: resetting a signal disposition to its default touches no memory of ours; this
+    // runs before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+async fn dispatch(home: Home, command: Command) -> Result<()> {
+    let existing = |name: Option<String>| pods::resolve_existing(&home, name.as_deref());
+    match command {
+        Command::Start(args) => start::start(&home, args).await,
+        Command::Ls { json } => show::ls(&home, json).await,
+        Command::Send {
+            name,
+            text,
+            json,
+            no_wait,
+        } => {
+            let name = existing(name)?;
+            let text = pods::text_or_stdin(text)?;
+            send::send(&home, &name, text, json, no_wait).await
+        }
+        Command::Notify {
+            name,
+            text,
+            no_wake,
+        } => {
+            let name = existing(name)?;
+            let text = pods::text_or_stdin(text)?;
+            control::notify(&home, &name, text, !no_wake).await
+        }
+        Command::Events { name, json, since } => {
+            show::events(&home, &existing(name)?, json, since).await
+        }
+        Command::History { name, json } => show::history(&home, &existing(name)?, json).await,
+        Command::Context { name } => show::context(&home, &existing(name)?).await,
+        Command::Pause { name } => control::simple(&home, &existing(name)?, Method::Pause).await,
+        Command::Resume { name } => control::simple(&home, &existing(name)?, Method::Resume).await,
+        Command::Cancel { name } => control::simple(&home, &existing(name)?, Method::Cancel).await,
+        Command::Stop { name } => control::stop(&home, &existing(name)?).await,
+        Command::Restart { name } => control::restart(&home, &existing(name)?).await,
+        Command::Pod {
+            command: PodCommand::Serve(_),
+        } => Ok(()),
+    }
+}

@@ -14,7 +14,10 @@ pub enum ClientError {
     Incompatible { reason: String },
     /// The pod closed the connection.
     #[error("pod \"{name}\" closed the connection{}", reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())]
-    Closed { name: String, reason: Option<String> },
+    Closed {
+        name: String,
+        reason: Option<String>,
+    },
     /// The pod answered a request with an error.
     #[error("pod refused: {message}")]
     Refused { code: ErrorCode, message: String },

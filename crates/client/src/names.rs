@@ -16,9 +16,7 @@ pub fn validate_name(name: &str) -> Result<(), String> {
         ));
     }
     if name.starts_with('.') || name.starts_with('-') {
-        return Err(format!(
-            "pod name \"{name}\" cannot start with '.' or '-'"
-        ));
+        return Err(format!("pod name \"{name}\" cannot start with '.' or '-'"));
     }
     if let Some(bad) = name
         .chars()
@@ -61,7 +59,10 @@ mod tests {
 
     #[test]
     fn sanitises_basenames() {
-        assert_eq!(sanitise_dir_name(Path::new("/home/a/my project")), "my-project");
+        assert_eq!(
+            sanitise_dir_name(Path::new("/home/a/my project")),
+            "my-project"
+        );
         assert_eq!(sanitise_dir_name(Path::new("/home/a/.hidden")), "hidden");
         assert_eq!(sanitise_dir_name(Path::new("/")), "pod");
         assert!(validate_name(&sanitise_dir_name(Path::new("/x/日本"))).is_ok());

@@ -81,14 +81,19 @@ impl Home {
         if plain.as_os_str().len() <= MAX_SOCKET_PATH_BYTES {
             return plain;
         }
-        let hashed = self.run.join(format!("{:016x}.sock", fnv1a64(name.as_bytes())));
+        let hashed = self
+            .run
+            .join(format!("{:016x}.sock", fnv1a64(name.as_bytes())));
         if hashed.as_os_str().len() <= MAX_SOCKET_PATH_BYTES {
             return hashed;
         }
         // The runtime dir itself is too deep; fall back to a short per-user dir in /tmp.
         std::env::temp_dir()
             .join(format!("seedpod-{}", current_uid()))
-            .join(format!("{:016x}.sock", fnv1a64(self.run.join(name).as_os_str().as_encoded_bytes())))
+            .join(format!(
+                "{:016x}.sock",
+                fnv1a64(self.run.join(name).as_os_str().as_encoded_bytes())
+            ))
     }
 
     /// Held (flock) by the one process serving this pod.

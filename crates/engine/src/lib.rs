@@ -1,1 +1,40 @@
-//! placeholder
+//! seedpod's model side: everything between committed history and a model's answer.
+//!
+//! Owns:
+//! - the provider contract (`provider`): a deterministic request body built from a context, and a
+//!   stream of events for sending it; and the providers themselves (today `scripted`, the test and
+//!   demo double);
+//! - the turn loop (`turn`): request, stream, commit, run tools, repeat — driving a `RunHost`
+//!   (`host`) that owns the state and the log;
+//! - the tool contract and registry (`tool`), and finding tool calls left unanswered in history
+//!   (`pending`).
+//!
+//! The model items themselves (`ModelItem`) live in `seedpod-protocol`, because the log stores
+//! them verbatim; they are re-exported here for convenience.
+//!
+//! Must not own: the log, sockets and clients, or the controller's state. The loop never holds
+//! history; it asks the host for each request and hands every fact back through `commit`, so that
+//! history is committed before it is context (DESIGN §1).
+//!
+//! Start reading at `turn.rs`, then `host.rs` and `provider.rs`.
+
+pub mod host;
+pub mod pending;
+pub mod provider;
+mod response;
+pub mod scripted;
+pub mod tool;
+pub mod turn;
+
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
+pub use host::{HostError, PreparedRequest, RunHost};
+pub use pending::{PendingCall, unanswered_tool_calls};
+pub use provider::{Context, EventStream, Provider, ProviderError, ProviderEvent};
+pub use scripted::{
+    ScriptError, ScriptStep, ScriptToolCall, ScriptedErrorKind, ScriptedFailure, ScriptedProvider,
+};
+pub use seedpod_protocol::ModelItem;
+pub use tool::{Tool, ToolOutput, ToolRegistry};
+pub use turn::{DEFAULT_MAX_ITERATIONS, RunLimits, RunOutcome, drive_run};

@@ -1,0 +1,131 @@
+//! The command line, exactly as the README documents it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "seedpod",
+    version,
+    about = "Long-lived LLM agent pods you attach to, detach from and notify, like tmux for agents.",
+    after_help = "Set SEEDPOD_HOME=DIR to keep every file under DIR (config, data, state, run)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start a pod (or restore a stopped one from its log), detached; prints NAME when ready.
+    Start(StartArgs),
+    /// List pods: name, state, pid, cwd, provider/model.
+    Ls {
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Submit input and print the reply as it streams; exit 0 when the run finishes, 1 on error.
+    Send {
+        name: Option<String>,
+        /// The text to send; `-` or nothing reads standard input.
+        text: Option<String>,
+        /// Print every event of the run as NDJSON instead of the reply text.
+        #[arg(long)]
+        json: bool,
+        /// Exit as soon as the pod acknowledged the input.
+        #[arg(long)]
+        no_wait: bool,
+    },
+    /// Tell a running pod something; exits 0 only after the pod durably acknowledged it.
+    Notify {
+        name: Option<String>,
+        /// The message; `-` or nothing reads standard input.
+        text: Option<String>,
+        /// Record the notification without starting a turn.
+        #[arg(long)]
+        no_wake: bool,
+    },
+    /// Follow a pod's event stream (Ctrl-C to stop).
+    Events {
+        name: Option<String>,
+        /// Raw NDJSON frames.
+        #[arg(long)]
+        json: bool,
+        /// Continue after this event seq (of the same pod process) instead of a snapshot.
+        #[arg(long)]
+        since: Option<u64>,
+    },
+    /// Committed entries of the pod's active segment.
+    History {
+        name: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The exact JSON body of the pod's next provider request.
+    Context { name: Option<String> },
+    /// Pause the running turn, keeping what it committed.
+    Pause { name: Option<String> },
+    /// Resume a paused turn.
+    Resume { name: Option<String> },
+    /// Cancel the running or paused turn.
+    Cancel { name: Option<String> },
+    /// Stop a pod gracefully; `seedpod start NAME` restores it.
+    Stop { name: Option<String> },
+    /// Stop and start a pod (it restores exactly from its log).
+    Restart { name: Option<String> },
+    /// Pod process commands.
+    Pod {
+        #[command(subcommand)]
+        command: PodCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PodCommand {
+    /// Run a pod in the foreground (what `seedpod start` spawns).
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProviderArg {
+    /// Deterministic test and demo double that plays a JSON-lines script (--script FILE).
+    Scripted,
+    Anthropic,
+    Openai,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PodConfigArgs {
+    /// Working directory of a new pod (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Script for the scripted provider (JSON lines, one response per line).
+    #[arg(long)]
+    pub script: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    pub name: Option<String>,
+    #[command(flatten)]
+    pub config: PodConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    pub name: String,
+    #[command(flatten)]
+    pub config: PodConfigArgs,
+    /// Model requests allowed per run before it ends with `limit_reached`.
+    #[arg(long, default_value_t = seedpod_engine::DEFAULT_MAX_ITERATIONS)]
+    pub max_iterations: u32,
+    /// Print `ready` on standard output once the socket accepts connections.
+    #[arg(long)]
+    pub ready_line: bool,
+}

@@ -1,0 +1,69 @@
+//! Commands that change a pod: `notify`, `pause`, `resume`, `cancel`, `stop`, `restart`.
+
+use anyhow::Result;
+use seedpod_client::Home;
+use seedpod_protocol::{AckOutcome, ClientMode, Method, ServerMsg};
+
+use crate::args::PodConfigArgs;
+use crate::exit::Exit;
+use crate::pods;
+use crate::start;
+
+pub async fn notify(home: &Home, name: &str, message: String, wake: bool) -> Result<()> {
+    let mut conn = pods::connect(home, name, ClientMode::Control).await?;
+    match conn.call(Method::Notify { message, wake }).await? {
+        ServerMsg::Ack { outcome, .. } => {
+            let what = match outcome {
+                AckOutcome::Queued => {
+                    "queued (durable); it reaches the model before the next request"
+                }
+                AckOutcome::Started | AckOutcome::Done | AckOutcome::Unknown => "delivered",
+            };
+            eprintln!("notified {name}: {what}");
+            Ok(())
+        }
+        other => Err(Exit::failure(format!(
+            "unexpected answer: {}",
+            seedpod_protocol::encode(&other)
+        ))),
+    }
+}
+
+pub async fn simple(home: &Home, name: &str, method: Method) -> Result<()> {
+    let verb = method.name();
+    let mut conn = pods::connect(home, name, ClientMode::Control).await?;
+    match conn.call(method).await {
+        Ok(_) => {
+            eprintln!("{verb}: ok");
+            Ok(())
+        }
+        Err(seedpod_client::ClientError::Refused { message, .. }) => {
+            Err(Exit::failure(format!("{verb} refused: {message}")))
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
+pub async fn stop(home: &Home, name: &str) -> Result<()> {
+    if start::stop(home, name).await? {
+        println!("stopped {name}; `seedpod start {name}` restores it");
+    } else {
+        println!("{name} was not running");
+    }
+    Ok(())
+}
+
+pub async fn restart(home: &Home, name: &str) -> Result<()> {
+    start::stop(home, name).await?;
+    let meta = seedpod_store::load_meta(&home.pod_dir(name))?
+        .ok_or_else(|| Exit::usage(format!("pod \"{name}\" has no pod.json")))?;
+    let config = PodConfigArgs {
+        cwd: Some(meta.cwd.clone()),
+        provider: None,
+        model: None,
+        script: None,
+    };
+    start::start_named(home, name, &meta.cwd, &config).await?;
+    println!("{name}");
+    Ok(())
+}

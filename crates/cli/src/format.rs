@@ -1,0 +1,127 @@
+//! One-line human summaries of entries and events for `history`, `events` and `send`.
+
+use seedpod_protocol::{Entry, EntryKind, ModelItem, QueuedItem, ServerMsg, SystemItem};
+
+/// Longest tool output shown on one line before it is cut.
+const PREVIEW_CHARS: usize = 200;
+
+fn preview(text: &str) -> String {
+    let flat: String = text.replace('\n', "⏎");
+    if flat.chars().count() <= PREVIEW_CHARS {
+        return flat;
+    }
+    let cut: String = flat.chars().take(PREVIEW_CHARS).collect();
+    format!("{cut}… ({} chars)", text.chars().count())
+}
+
+pub fn entry_line(entry: &Entry) -> String {
+    format!("#{:<5} {}", entry.seq, entry_summary(&entry.kind))
+}
+
+pub fn entry_summary(kind: &EntryKind) -> String {
+    match kind {
+        EntryKind::SegmentStart(start) => format!(
+            "segment {} started ({}/{}, {} tools)",
+            start.segment_id,
+            start.model.provider.as_str(),
+            start.model.model,
+            start.tools.len()
+        ),
+        EntryKind::RunStart { trigger } => format!("run started ({trigger:?})").to_lowercase(),
+        EntryKind::UserInput { text, .. } => format!("user: {}", preview(text)),
+        EntryKind::AssistantItem { item } => match item {
+            ModelItem::AssistantText { text } => format!("assistant: {}", preview(text)),
+            ModelItem::Reasoning { text, .. } => format!("thinking: {}", preview(text)),
+            ModelItem::ToolCall {
+                name, arguments, ..
+            } => format!("tool call {name}({})", preview(arguments)),
+            ModelItem::UserMessage { text } => format!("user: {}", preview(text)),
+            ModelItem::ToolResult { content, .. } => format!("tool result: {}", preview(content)),
+            ModelItem::SystemMessage { text } => format!("system: {}", preview(text)),
+        },
+        EntryKind::ToolResult {
+            name,
+            content,
+            is_error,
+            ..
+        } => format!(
+            "tool result {name}{}: {}",
+            if *is_error { " [error]" } else { "" },
+            preview(content)
+        ),
+        EntryKind::SystemItem { item, .. } => match item {
+            SystemItem::Notification { message, .. } => {
+                format!("notification: {}", preview(message))
+            }
+            SystemItem::Unknown => "system item of an unknown kind".into(),
+            other => format!("{}: {}", other.kind_name(), preview(other.history_text())),
+        },
+        EntryKind::TurnEnd { iteration, finish } => {
+            format!("turn {iteration} ended ({finish:?})").to_lowercase()
+        }
+        EntryKind::RunEnd { reason, message } => format!(
+            "run ended: {}{}",
+            format!("{reason:?}").to_lowercase(),
+            message
+                .as_ref()
+                .map(|m| format!(" — {m}"))
+                .unwrap_or_default()
+        ),
+        EntryKind::Usage(usage) => format!(
+            "usage: {} in, {} out",
+            usage.input_tokens, usage.output_tokens
+        ),
+        EntryKind::ConfigChanged { model } => {
+            format!("model set to {}/{}", model.provider.as_str(), model.model)
+        }
+        EntryKind::Queued { queue_id, item } => format!("queued #{queue_id}: {}", queued(item)),
+        EntryKind::Dequeued { queue_id, reason } => {
+            format!("dequeued #{queue_id} ({reason:?})").to_lowercase()
+        }
+        EntryKind::Unknown => "entry of an unknown kind (written by a newer seedpod)".into(),
+    }
+}
+
+fn queued(item: &QueuedItem) -> String {
+    match item {
+        QueuedItem::Run { segments } => {
+            format!(
+                "input {}",
+                preview(&seedpod_protocol::flatten_to_text(segments))
+            )
+        }
+        QueuedItem::Notify { message, .. } => format!("notification {}", preview(message)),
+        QueuedItem::PodEvent { event, .. } => {
+            format!("pod event from {}", event.pod().unwrap_or("?"))
+        }
+        QueuedItem::Unknown => "an item of an unknown kind".into(),
+    }
+}
+
+/// A human line for an event frame, or `None` for frames `events` does not print (deltas).
+pub fn event_line(msg: &ServerMsg) -> Option<String> {
+    match msg {
+        ServerMsg::Committed { entry, .. } => Some(entry_line(entry)),
+        ServerMsg::State { state, .. } => Some(format!("-- state: {}", state.as_str())),
+        ServerMsg::Alert { level, message, .. } => Some(format!(
+            "!! {}: {message}",
+            format!("{level:?}").to_lowercase()
+        )),
+        ServerMsg::Status { message, .. } => Some(format!("-- {message}")),
+        ServerMsg::Queued { queue, .. } => Some(format!("-- queue: {} waiting", queue.len())),
+        ServerMsg::SnapshotBegin { greeting, .. } => Some(format!("== {greeting}")),
+        ServerMsg::SnapshotEntries { entries } => Some(
+            entries
+                .iter()
+                .map(entry_line)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        ServerMsg::InFlight { text, .. } if !text.is_empty() => {
+            Some(format!("-- streaming: {}", preview(text)))
+        }
+        ServerMsg::SnapshotEnd { .. } => Some("== live".into()),
+        ServerMsg::Goodbye { message, .. } => Some(format!("== goodbye: {message}")),
+        _ => None,
+    }
+}

@@ -1,0 +1,126 @@
+//! Which pod a command means: named pods must exist; no name means the current directory's pod.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use seedpod_client::{ClientError, Connection, Home, sanitise_dir_name, validate_name};
+use seedpod_protocol::ClientMode;
+use seedpod_store::{PodMeta, load_meta};
+
+use crate::exit::Exit;
+
+/// Client name sent in `hello`.
+pub const CLIENT_NAME: &str = concat!("seedpod-cli/", env!("CARGO_PKG_VERSION"));
+
+/// Every pod with a readable `pod.json`, sorted by name.
+pub fn known_pods(home: &Home) -> Vec<(String, PodMeta)> {
+    let Ok(dir) = std::fs::read_dir(home.pods_dir()) else {
+        return Vec::new();
+    };
+    let mut pods: Vec<(String, PodMeta)> = dir
+        .filter_map(|entry| entry.ok())
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let meta = load_meta(&entry.path()).ok().flatten()?;
+            Some((name, meta))
+        })
+        .collect();
+    pods.sort_by(|a, b| a.0.cmp(&b.0));
+    pods
+}
+
+fn known_list(home: &Home) -> String {
+    let names: Vec<String> = known_pods(home).into_iter().map(|(n, _)| n).collect();
+    if names.is_empty() {
+        "none yet; create one with `seedpod start NAME --provider ...`".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+pub fn canonical_cwd(dir: Option<&Path>) -> Result<PathBuf> {
+    let dir = match dir {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir()
+            .map_err(|e| Exit::failure(format!("cannot read the current directory: {e}")))?,
+    };
+    dir.canonicalize()
+        .map_err(|e| Exit::failure(format!("directory {} is not usable: {e}", dir.display())))
+}
+
+/// The pod an existing-pod command refers to.
+pub fn resolve_existing(home: &Home, name: Option<&str>) -> Result<String> {
+    match name {
+        Some(name) => {
+            if home.pod_dir(name).join("pod.json").exists() {
+                Ok(name.to_string())
+            } else {
+                Err(Exit::usage(format!(
+                    "no pod named \"{name}\" (known: {})",
+                    known_list(home)
+                )))
+            }
+        }
+        None => {
+            let cwd = canonical_cwd(None)?;
+            known_pods(home)
+                .into_iter()
+                .find(|(_, meta)| meta.cwd == cwd)
+                .map(|(name, _)| name)
+                .ok_or_else(|| {
+                    Exit::usage(format!(
+                        "no pod for {} (known: {}); name one, or start one here with `seedpod start`",
+                        cwd.display(),
+                        known_list(home)
+                    ))
+                })
+        }
+    }
+}
+
+/// The name `start` uses: the given one, the pod already serving this directory, or the
+/// directory's basename made unique.
+pub fn name_for_start(home: &Home, name: Option<&str>, cwd: &Path) -> Result<String> {
+    if let Some(name) = name {
+        validate_name(name).map_err(Exit::usage)?;
+        return Ok(name.to_string());
+    }
+    let pods = known_pods(home);
+    if let Some((name, _)) = pods.iter().find(|(_, meta)| meta.cwd == cwd) {
+        return Ok(name.clone());
+    }
+    let base = sanitise_dir_name(cwd);
+    let taken = |candidate: &str| pods.iter().any(|(n, _)| n == candidate);
+    if !taken(&base) {
+        return Ok(base);
+    }
+    let name = (2..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|candidate| !taken(candidate))
+        .unwrap_or(base);
+    Ok(name)
+}
+
+/// Connect for requests; a stopped pod is exit 2 with the way to start it.
+pub async fn connect(home: &Home, name: &str, mode: ClientMode) -> Result<Connection> {
+    match Connection::connect(home, name, CLIENT_NAME, mode).await {
+        Ok(conn) => Ok(conn),
+        Err(ClientError::NotRunning { name }) => Err(Exit::usage(format!(
+            "pod \"{name}\" is stopped; start it with `seedpod start {name}` (it restores from its log)"
+        ))),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// Read the text argument, or standard input for `-` or nothing.
+pub fn text_or_stdin(text: Option<String>) -> Result<String> {
+    match text.as_deref() {
+        Some("-") | None => {
+            let mut buf = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut buf)
+                .map_err(|e| Exit::failure(format!("cannot read standard input: {e}")))?;
+            Ok(buf.trim_end_matches('\n').to_string())
+        }
+        Some(text) => Ok(text.to_string()),
+    }
+}

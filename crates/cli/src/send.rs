@@ -1,0 +1,197 @@
+//! `seedpod send`: submit input, then follow the event stream until that input's run ends.
+
+use std::io::Write;
+
+use anyhow::Result;
+use seedpod_client::Home;
+use seedpod_protocol::{
+    AckOutcome, ClientMode, EntryKind, Method, ModelItem, RunEndReason, Segment, ServerMsg,
+};
+
+use crate::exit::Exit;
+use crate::pods;
+
+/// How this client recognises its own input in the stream.
+enum Marker {
+    /// Committed right away at this log seq.
+    Seq(u64),
+    /// Queued; committed later carrying this queue id.
+    Queue(u64),
+}
+
+pub async fn send(home: &Home, name: &str, text: String, json: bool, no_wait: bool) -> Result<()> {
+    let mut conn = pods::connect(home, name, ClientMode::Control).await?;
+    if !no_wait {
+        let since = conn.welcome.seq;
+        conn.send(Method::Subscribe {
+            since_seq: Some(since),
+        })
+        .await?;
+    }
+    let run_id = conn
+        .send(Method::Run {
+            segments: vec![Segment::text(text)],
+        })
+        .await?;
+    let mut follow = Follow {
+        marker: None,
+        started: false,
+        json,
+        streamed: false,
+        buffered: Vec::new(),
+    };
+    loop {
+        let Some(line) = conn.recv_line().await? else {
+            return Err(Exit::failure(format!(
+                "pod \"{name}\" closed the connection before the run finished; `seedpod history {name}` shows what was committed"
+            )));
+        };
+        let msg: ServerMsg = serde_json::from_str(&line)
+            .map_err(|e| Exit::failure(format!("undecodable frame from the pod: {e}")))?;
+        match &msg {
+            ServerMsg::Ack {
+                id,
+                outcome,
+                queue_id,
+                entry_seq,
+            } if *id == run_id => {
+                follow.marker = match (outcome, queue_id, entry_seq) {
+                    (AckOutcome::Queued, Some(q), _) => Some(Marker::Queue(*q)),
+                    (_, _, Some(seq)) => Some(Marker::Seq(*seq)),
+                    _ => {
+                        return Err(Exit::failure(
+                            "the pod acknowledged without saying where the input went",
+                        ));
+                    }
+                };
+                if no_wait {
+                    println!(
+                        "{}",
+                        if matches!(outcome, AckOutcome::Queued) {
+                            "queued"
+                        } else {
+                            "started"
+                        }
+                    );
+                    return Ok(());
+                }
+                for (line, msg) in std::mem::take(&mut follow.buffered) {
+                    if let Some(done) = follow.handle(&line, &msg)? {
+                        return done;
+                    }
+                }
+            }
+            ServerMsg::Error {
+                id: Some(id),
+                message,
+                ..
+            } if *id == run_id => {
+                return Err(Exit::failure(format!(
+                    "pod \"{name}\" refused the input: {message}"
+                )));
+            }
+            ServerMsg::Goodbye { message, .. } => {
+                return Err(Exit::failure(format!(
+                    "pod \"{name}\" said goodbye before the run finished: {message}"
+                )));
+            }
+            _ if follow.marker.is_none() => follow.buffered.push((line, msg)),
+            _ => {
+                if let Some(done) = follow.handle(&line, &msg)? {
+                    return done;
+                }
+            }
+        }
+    }
+}
+
+struct Follow {
+    marker: Option<Marker>,
+    started: bool,
+    json: bool,
+    /// Whether text was streamed since the last committed assistant text.
+    streamed: bool,
+    buffered: Vec<(String, ServerMsg)>,
+}
+
+impl Follow {
+    /// Handle one frame; `Some` when the run is over.
+    fn handle(&mut self, line: &str, msg: &ServerMsg) -> Result<Option<Result<()>>> {
+        if !self.started {
+            if let ServerMsg::Committed { entry, .. } = msg
+                && let EntryKind::UserInput { queue_id, .. } = &entry.kind
+            {
+                self.started = match self.marker {
+                    Some(Marker::Seq(seq)) => entry.seq == seq,
+                    Some(Marker::Queue(q)) => *queue_id == Some(q),
+                    None => false,
+                };
+                if self.started && self.json {
+                    println!("{line}");
+                }
+            }
+            return Ok(None);
+        }
+        if self.json {
+            println!("{line}");
+        }
+        let mut out = std::io::stdout();
+        match msg {
+            ServerMsg::TextDelta { text, .. } if !self.json => {
+                self.streamed = true;
+                let _ = write!(out, "{text}");
+                let _ = out.flush();
+            }
+            ServerMsg::Committed { entry, .. } => match &entry.kind {
+                EntryKind::AssistantItem {
+                    item: ModelItem::AssistantText { text },
+                } => {
+                    if !self.json && !self.streamed {
+                        let _ = write!(out, "{text}");
+                    }
+                    self.streamed = false;
+                }
+                EntryKind::AssistantItem {
+                    item:
+                        ModelItem::ToolCall {
+                            name, arguments, ..
+                        },
+                } if !self.json => {
+                    let _ = writeln!(out);
+                    eprintln!("[tool call] {name} {arguments}");
+                }
+                EntryKind::RunEnd { reason, message } => {
+                    if !self.json {
+                        let _ = writeln!(out);
+                    }
+                    let detail = message.clone().unwrap_or_default();
+                    let done = match reason {
+                        RunEndReason::Completed => Ok(()),
+                        RunEndReason::Error => {
+                            Err(Exit::failure(format!("the run failed: {detail}")))
+                        }
+                        RunEndReason::LimitReached => Err(Exit::failure(format!(
+                            "the run hit its iteration limit: {detail}"
+                        ))),
+                        RunEndReason::Cancelled | RunEndReason::Abandoned => {
+                            Err(Exit::failure("the run was cancelled before it finished"))
+                        }
+                        RunEndReason::Unknown => Err(Exit::failure(
+                            "the run ended for a reason this seedpod does not know",
+                        )),
+                    };
+                    return Ok(Some(done));
+                }
+                _ => {}
+            },
+            ServerMsg::State { state, .. }
+                if !self.json && *state == seedpod_protocol::PodState::Paused =>
+            {
+                eprintln!("\n[paused] `seedpod resume` continues this run; Ctrl-C stops waiting");
+            }
+            ServerMsg::Alert { message, .. } if !self.json => eprintln!("\n[alert] {message}"),
+            _ => {}
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,142 @@
+//! Read-only commands: `ls`, `history`, `context`, `events`.
+
+use anyhow::Result;
+use seedpod_client::{ClientError, Connection, Home};
+use seedpod_protocol::{ClientMode, Method, ServerMsg};
+
+use crate::exit::Exit;
+use crate::format;
+use crate::pods::{self, CLIENT_NAME};
+
+pub async fn ls(home: &Home, json: bool) -> Result<()> {
+    let pods = pods::known_pods(home);
+    if !json {
+        println!(
+            "{:<20} {:<9} {:>8}  {:<24} CWD",
+            "NAME", "STATE", "PID", "PROVIDER/MODEL"
+        );
+    }
+    for (name, meta) in pods {
+        let status = match Connection::connect(home, &name, CLIENT_NAME, ClientMode::Control).await
+        {
+            Ok(mut conn) => match conn.call(Method::Status).await {
+                Ok(ServerMsg::StatusReply { status, .. }) => Some(status),
+                _ => None,
+            },
+            Err(_) => None,
+        };
+        let (state, pid, model, usage) = match &status {
+            Some(s) => (
+                s.state.as_str().to_string(),
+                Some(s.pid),
+                format!("{}/{}", s.provider, s.model),
+                Some(s.usage),
+            ),
+            None => (
+                "stopped".to_string(),
+                None,
+                format!("{}/{}", meta.config.provider.as_str(), meta.config.model),
+                None,
+            ),
+        };
+        if json {
+            let line = serde_json::json!({
+                "name": name,
+                "state": state,
+                "pid": pid,
+                "cwd": meta.cwd,
+                "provider": status.as_ref().map(|s| s.provider.clone()).unwrap_or_else(|| meta.config.provider.as_str().to_string()),
+                "model": status.as_ref().map(|s| s.model.clone()).unwrap_or_else(|| meta.config.model.clone()),
+                "queued": status.as_ref().map(|s| s.queue.len()).unwrap_or(0),
+                "usage": usage,
+            });
+            println!("{line}");
+        } else {
+            println!(
+                "{:<20} {:<9} {:>8}  {:<24} {}",
+                name,
+                state,
+                pid.map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
+                model,
+                meta.cwd.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// History of a running pod, or of a stopped one read straight from its log.
+pub async fn history(home: &Home, name: &str, json: bool) -> Result<()> {
+    let entries = match Connection::connect(home, name, CLIENT_NAME, ClientMode::Control).await {
+        Ok(mut conn) => {
+            let ServerMsg::History { entries, .. } = conn.call(Method::GetHistory).await? else {
+                return Err(Exit::failure(
+                    "the pod answered get_history with something else",
+                ));
+            };
+            entries
+        }
+        Err(ClientError::NotRunning { .. }) => seedpod_pod::open_offline(home, name)?.entries,
+        Err(err) => return Err(err.into()),
+    };
+    for entry in &entries {
+        if json {
+            println!("{}", seedpod_protocol::encode(entry));
+        } else {
+            println!("{}", format::entry_line(entry));
+        }
+    }
+    Ok(())
+}
+
+/// The next request body of a running pod, or of a stopped one computed from its log by the
+/// same restore path.
+pub async fn context(home: &Home, name: &str) -> Result<()> {
+    let body = match Connection::connect(home, name, CLIENT_NAME, ClientMode::Control).await {
+        Ok(mut conn) => {
+            let ServerMsg::Context { body, .. } = conn.call(Method::GetContext).await? else {
+                return Err(Exit::failure(
+                    "the pod answered get_context with something else",
+                ));
+            };
+            body
+        }
+        Err(ClientError::NotRunning { .. }) => seedpod_pod::offline_context(home, name)?,
+        Err(err) => return Err(err.into()),
+    };
+    println!("{body}");
+    Ok(())
+}
+
+pub async fn events(home: &Home, name: &str, json: bool, since: Option<u64>) -> Result<()> {
+    let mut conn = match since {
+        None => pods::connect(home, name, ClientMode::Attach).await?,
+        Some(since) => {
+            let mut conn = pods::connect(home, name, ClientMode::Control).await?;
+            conn.send(Method::Subscribe {
+                since_seq: Some(since),
+            })
+            .await?;
+            conn
+        }
+    };
+    loop {
+        let line = match conn.recv_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => return Ok(()),
+            Err(ClientError::Transport(_)) => return Ok(()),
+            Err(err) => return Err(err.into()),
+        };
+        if json {
+            println!("{line}");
+            continue;
+        }
+        let Ok(msg) = serde_json::from_str::<ServerMsg>(&line) else {
+            println!("?? {line}");
+            continue;
+        };
+        if let Some(text) = format::event_line(&msg) {
+            println!("{text}");
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! `start`, `stop`, `restart`: spawning the detached pod process and waiting for it to be ready
+//! (an event — its `ready` line — not a poll), and the graceful stop.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use seedpod_client::{ClientError, Connection, Home};
+use seedpod_protocol::{ClientMode, Method, ProviderKind};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use crate::args::{PodConfigArgs, ProviderArg, StartArgs};
+use crate::exit::Exit;
+use crate::pods::{self, CLIENT_NAME, canonical_cwd};
+
+/// How long `start` waits for a new pod to accept connections.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Log lines shown when a pod fails to start.
+const LOG_TAIL_LINES: usize = 20;
+
+pub async fn start(home: &Home, args: StartArgs) -> Result<()> {
+    let cwd = canonical_cwd(args.config.cwd.as_deref())?;
+    let name = pods::name_for_start(home, args.name.as_deref(), &cwd)?;
+    start_named(home, &name, &cwd, &args.config).await?;
+    println!("{name}");
+    Ok(())
+}
+
+/// Start `name` unless it already runs.
+pub async fn start_named(
+    home: &Home,
+    name: &str,
+    cwd: &Path,
+    config: &PodConfigArgs,
+) -> Result<()> {
+    if is_running(home, name).await {
+        return Ok(());
+    }
+    if config.provider.is_none() && !home.pod_dir(name).join("pod.json").exists() {
+        return Err(Exit::failure(format!(
+            "pod \"{name}\" does not exist yet and no provider was given; create it with \
+             `seedpod start {name} --provider scripted --script FILE`"
+        )));
+    }
+    let exe = std::env::current_exe().context("cannot find the seedpod binary to spawn")?;
+    let mut cmd = tokio::process::Command::new(exe);
+    cmd.arg("pod").arg("serve").arg(name).arg("--ready-line");
+    cmd.arg("--cwd").arg(cwd);
+    if let Some(provider) = config.provider {
+        cmd.arg("--provider").arg(provider_name(provider));
+    }
+    if let Some(model) = &config.model {
+        cmd.arg("--model").arg(model);
+    }
+    if let Some(script) = &config.script {
+        let script = script.canonicalize().map_err(|e| {
+            Exit::failure(format!("script {} is not readable: {e}", script.display()))
+        })?;
+        cmd.arg("--script").arg(script);
+    }
+    std::fs::create_dir_all(home.logs_dir())
+        .with_context(|| format!("cannot create {}", home.logs_dir().display()))?;
+    let stderr_path = home.logs_dir().join(format!("{name}.stderr"));
+    let stderr = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&stderr_path)
+        .with_context(|| format!("cannot open {}", stderr_path.display()))?;
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(stderr))
+        .current_dir(cwd);
+    detach(&mut cmd);
+    let mut child = cmd.spawn().context("cannot spawn the pod process")?;
+    let Some(stdout) = child.stdout.take() else {
+        return Err(Exit::failure("the pod process has no output pipe"));
+    };
+    let mut lines = BufReader::new(stdout).lines();
+    let ready = tokio::time::timeout(READY_TIMEOUT, lines.next_line()).await;
+    match ready {
+        Ok(Ok(Some(line))) if line.trim() == "ready" => Ok(()),
+        Ok(_) => {
+            let status = child.wait().await.ok();
+            Err(Exit::failure(format!(
+                "pod \"{name}\" exited before it was ready{}\n{}",
+                status.map(|s| format!(" ({s})")).unwrap_or_default(),
+                log_tail(home, name)
+            )))
+        }
+        Err(_) => Err(Exit::failure(format!(
+            "pod \"{name}\" did not become ready within {}s\n{}",
+            READY_TIMEOUT.as_secs(),
+            log_tail(home, name)
+        ))),
+    }
+}
+
+/// Put the pod in its own session so closing the terminal (SIGHUP to the session) or Ctrl-C in
+/// the shell that started it never reaches it.
+fn detach(cmd: &mut tokio::process::Command) {
+    // SAFETY: setsid is async-signal-safe and touches no memory of the parent; it runs in the
+    // forked child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+fn provider_name(provider: ProviderArg) -> &'static str {
+    match provider {
+        ProviderArg::Scripted => "scripted",
+        ProviderArg::Anthropic => "anthropic",
+        ProviderArg::Openai => "openai",
+    }
+}
+
+pub fn provider_kind(provider: ProviderArg) -> ProviderKind {
+    match provider {
+        ProviderArg::Scripted => ProviderKind::Scripted,
+        ProviderArg::Anthropic => ProviderKind::Anthropic,
+        ProviderArg::Openai => ProviderKind::Openai,
+    }
+}
+
+async fn is_running(home: &Home, name: &str) -> bool {
+    Connection::connect(home, name, CLIENT_NAME, ClientMode::Control)
+        .await
+        .is_ok()
+}
+
+fn log_tail(home: &Home, name: &str) -> String {
+    let mut out = String::new();
+    for path in [
+        home.log_path(name),
+        home.logs_dir().join(format!("{name}.stderr")),
+    ] {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        if lines.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("--- last lines of {} ---\n", path.display()));
+        for line in &lines[lines.len().saturating_sub(LOG_TAIL_LINES)..] {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    if out.is_empty() {
+        out.push_str("(the pod wrote no log)");
+    }
+    out
+}
+
+/// Ask the pod to shut down and wait until it closed the connection (log flushed).
+pub async fn stop(home: &Home, name: &str) -> Result<bool> {
+    let mut conn = match Connection::connect(home, name, CLIENT_NAME, ClientMode::Control).await {
+        Ok(conn) => conn,
+        Err(ClientError::NotRunning { .. }) => return Ok(false),
+        Err(err) => return Err(err.into()),
+    };
+    conn.call(Method::Shutdown).await?;
+    // The pod closes every connection only after its log is closed.
+    while let Ok(Some(_)) = conn.recv().await {}
+    // The lock is released when the process exits; wait for that so a following start works.
+    wait_unlocked(home, name).await;
+    Ok(true)
+}
+
+/// Wait until no process holds the pod's lock (the pod process has exited).
+async fn wait_unlocked(home: &Home, name: &str) {
+    let path = home.lock_path(name);
+    let _ = tokio::time::timeout(READY_TIMEOUT, async {
+        tokio::task::spawn_blocking(move || {
+            if let Ok(file) = std::fs::File::open(&path) {
+                // Blocks until the exiting pod's lock is released by the kernel.
+                let _ = file.lock_shared();
+            }
+        })
+        .await
+    })
+    .await;
+}

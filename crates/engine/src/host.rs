@@ -1,0 +1,41 @@
+//! What the turn loop needs from whoever owns the pod's state.
+//!
+//! The loop never owns history. It asks the host for a request built from *committed* history and
+//! hands every model-visible fact back through `commit`, which returns only once the fact is in the
+//! log and then in history (DESIGN §1, invariant 1). The pod's controller implements this by
+//! sending commands to itself; tests use the in-memory host in `testing.rs`.
+
+use seedpod_protocol::EntryKind;
+
+use crate::pending::PendingCall;
+use crate::provider::ProviderEvent;
+
+/// The next request, built by the host from committed history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedRequest {
+    /// The exact request body (`Provider::request_body` of the committed context).
+    pub body: String,
+    /// tool calls at the tail of history that have no result yet (resume after pause/crash)
+    pub unanswered: Vec<PendingCall>,
+    /// `turn_end` entries committed so far in this run; the iteration cap counts these.
+    pub iteration: u32,
+}
+
+/// The log failed (or the host stopped this run); the run must stop without committing more.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct HostError(pub String);
+
+pub trait RunHost: Send {
+    /// Commit anything queued that must precede the next request (the host commits notifications
+    /// here), then build the request body from committed history.
+    fn prepare_request(
+        &mut self,
+    ) -> impl Future<Output = Result<PreparedRequest, HostError>> + Send;
+
+    /// A provisional event to broadcast (deltas, status). Never committed.
+    fn provisional(&mut self, event: ProviderEvent) -> impl Future<Output = ()> + Send;
+
+    /// Append one entry to the log and then to history; returns once durable-in-order.
+    fn commit(&mut self, kind: EntryKind) -> impl Future<Output = Result<(), HostError>> + Send;
+}

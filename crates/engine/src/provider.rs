@@ -1,0 +1,93 @@
+//! The provider contract: how the engine turns committed history into a request body and a
+//! request body into a stream of events.
+//!
+//! Building the body and sending it are two separate calls on purpose. The body is a pure function
+//! of the context, so `seedpod context` can print it and replay can prove it byte-identical
+//! (DESIGN §1, invariant 2) without any network involved; sending is the only impure part.
+
+use futures::stream::BoxStream;
+use seedpod_protocol::{FinishReason, ModelConfig, ModelItem, ProviderKind, ToolSpec, Usage};
+
+/// Everything a request is built from. Borrowed from the controller's state, which owns it.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    pub model: &'a ModelConfig,
+    /// Rendered once per segment and stored in the log; never re-rendered here.
+    pub system_prompt: &'a str,
+    pub tools: &'a [ToolSpec],
+    /// Committed history, oldest first.
+    pub items: &'a [ModelItem],
+}
+
+/// One thing a provider reports while a response streams in.
+///
+/// Deltas are provisional: the turn loop broadcasts them as they arrive and commits the assembled
+/// items only once the whole response has arrived.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProviderEvent {
+    TextDelta(String),
+    ThinkingDelta(String),
+    /// A piece of the opaque reasoning signature; pieces concatenate in order.
+    ThinkingSignature(String),
+    /// A tool call begins. `index` identifies it for the deltas that follow and orders the calls.
+    ToolCallStart {
+        index: u32,
+        call_id: String,
+        name: String,
+    },
+    /// A fragment of a call's arguments, exactly as the model streamed it.
+    ToolCallDelta {
+        index: u32,
+        arguments: String,
+    },
+    /// Token counts for the response so far. Providers report running totals, so the last one
+    /// received is the response's usage.
+    Usage(Usage),
+    Finish(FinishReason),
+    /// transient notice for the status line, e.g. retry waits
+    Status(String),
+}
+
+/// Why a request failed. The split tells a retry policy whether trying again can help.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    /// Overload, rate limit, a dropped connection: the same request may succeed later.
+    #[error("{message}")]
+    Transient { message: String },
+    /// A bad request, bad credentials, an exhausted script: retrying cannot help.
+    #[error("{message}")]
+    Permanent { message: String },
+}
+
+impl ProviderError {
+    /// The human-readable explanation, without the kind.
+    pub fn message(&self) -> &str {
+        match self {
+            ProviderError::Transient { message } | ProviderError::Permanent { message } => message,
+        }
+    }
+
+    /// Whether the same request could succeed if sent again later.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ProviderError::Transient { .. } => true,
+            ProviderError::Permanent { .. } => false,
+        }
+    }
+}
+
+/// A response as it streams in. Ends after `Finish`, or with the first error.
+pub type EventStream = BoxStream<'static, Result<ProviderEvent, ProviderError>>;
+
+pub trait Provider: Send + Sync {
+    fn kind(&self) -> ProviderKind;
+
+    /// The exact JSON text of the request body for this context. MUST be deterministic: same
+    /// context → same bytes (this is what `seedpod context` prints and what replay must reproduce
+    /// byte for byte).
+    fn request_body(&self, ctx: &Context<'_>) -> String;
+
+    /// Send `body` and stream the response. Connection happens lazily inside the stream, so
+    /// dropping the stream before polling it sends nothing.
+    fn stream(&self, body: String) -> EventStream;
+}

@@ -1,0 +1,247 @@
+//! Receiving one streamed model response: forward each event as provisional, assemble the items
+//! that will be committed once the stream has finished.
+//!
+//! Nothing here commits. A response that fails halfway leaves no trace in the log; clients drop
+//! the in-flight block they painted from the provisional events.
+
+use std::collections::BTreeMap;
+
+use futures::StreamExt;
+use seedpod_protocol::{EntryKind, FinishReason, ModelItem, Usage};
+
+use crate::host::RunHost;
+use crate::pending::PendingCall;
+use crate::provider::{EventStream, ProviderError, ProviderEvent};
+
+/// A fully received response, ready to commit.
+#[derive(Debug, Default)]
+pub struct Response {
+    thinking: String,
+    signature: String,
+    text: String,
+    /// Keyed by the provider's call index, which orders the calls.
+    calls: BTreeMap<u32, PendingCall>,
+    usage: Option<Usage>,
+    finish: Option<FinishReason>,
+}
+
+impl Response {
+    fn apply(&mut self, event: ProviderEvent) -> Result<(), ProviderError> {
+        match event {
+            ProviderEvent::TextDelta(delta) => self.text.push_str(&delta),
+            ProviderEvent::ThinkingDelta(delta) => self.thinking.push_str(&delta),
+            ProviderEvent::ThinkingSignature(part) => self.signature.push_str(&part),
+            ProviderEvent::ToolCallStart {
+                index,
+                call_id,
+                name,
+            } => {
+                let call = PendingCall {
+                    call_id,
+                    name,
+                    arguments: String::new(),
+                };
+                if self.calls.insert(index, call).is_some() {
+                    return Err(malformed(format!("tool call #{index} was started twice")));
+                }
+            }
+            ProviderEvent::ToolCallDelta { index, arguments } => match self.calls.get_mut(&index) {
+                Some(call) => call.arguments.push_str(&arguments),
+                None => {
+                    return Err(malformed(format!(
+                        "arguments arrived for tool call #{index} before it started"
+                    )));
+                }
+            },
+            ProviderEvent::Usage(usage) => self.usage = Some(usage),
+            ProviderEvent::Finish(reason) => self.finish = Some(reason),
+            ProviderEvent::Status(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The tool calls the model made, in call order.
+    pub fn tool_calls(&self) -> Vec<PendingCall> {
+        self.calls.values().cloned().collect()
+    }
+
+    /// Why the model stopped. A stream that ended without saying is treated as a normal stop.
+    pub fn finish(&self) -> FinishReason {
+        self.finish.unwrap_or(FinishReason::Stop)
+    }
+
+    /// The entries to commit, in order: usage, reasoning, text, then each tool call.
+    pub fn entries(&self) -> Vec<EntryKind> {
+        let mut entries = Vec::new();
+        if let Some(usage) = self.usage {
+            entries.push(EntryKind::Usage(usage));
+        }
+        if !self.thinking.is_empty() || !self.signature.is_empty() {
+            let signature = (!self.signature.is_empty()).then(|| self.signature.clone());
+            entries.push(assistant(ModelItem::Reasoning {
+                text: self.thinking.clone(),
+                signature,
+            }));
+        }
+        if !self.text.is_empty() {
+            entries.push(assistant(ModelItem::AssistantText {
+                text: self.text.clone(),
+            }));
+        }
+        for call in self.calls.values() {
+            entries.push(assistant(ModelItem::ToolCall {
+                call_id: call.call_id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            }));
+        }
+        entries
+    }
+}
+
+fn assistant(item: ModelItem) -> EntryKind {
+    EntryKind::AssistantItem { item }
+}
+
+/// A provider broke the event contract; no retry will make the same response well formed.
+fn malformed(what: String) -> ProviderError {
+    ProviderError::Permanent {
+        message: format!("the provider sent a malformed response: {what}"),
+    }
+}
+
+/// Drain `stream`, forwarding every event to the host as provisional, until it ends or fails.
+pub async fn receive<H: RunHost>(
+    host: &mut H,
+    mut stream: EventStream,
+) -> Result<Response, ProviderError> {
+    let mut response = Response::default();
+    while let Some(event) = stream.next().await {
+        let event = event?;
+        host.provisional(event.clone()).await;
+        response.apply(event)?;
+    }
+    if response.finish.is_none() {
+        tracing::warn!(
+            "the provider's stream ended without a finish reason; treating it as a stop"
+        );
+    }
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(events: Vec<ProviderEvent>) -> Result<Response, ProviderError> {
+        let mut response = Response::default();
+        for event in events {
+            response.apply(event)?;
+        }
+        Ok(response)
+    }
+
+    #[test]
+    fn assembles_items_in_commit_order() {
+        let r = response(vec![
+            ProviderEvent::ThinkingDelta("let me ".into()),
+            ProviderEvent::ThinkingDelta("see".into()),
+            ProviderEvent::ThinkingSignature("si".into()),
+            ProviderEvent::ThinkingSignature("g".into()),
+            ProviderEvent::TextDelta("on it".into()),
+            ProviderEvent::ToolCallStart {
+                index: 1,
+                call_id: "b".into(),
+                name: "read".into(),
+            },
+            ProviderEvent::ToolCallStart {
+                index: 0,
+                call_id: "a".into(),
+                name: "echo".into(),
+            },
+            ProviderEvent::ToolCallDelta {
+                index: 1,
+                arguments: "{ \"p\"".into(),
+            },
+            ProviderEvent::ToolCallDelta {
+                index: 1,
+                arguments: ":1 }".into(),
+            },
+            ProviderEvent::Usage(Usage {
+                input_tokens: 1,
+                ..Usage::default()
+            }),
+            ProviderEvent::Usage(Usage {
+                input_tokens: 1,
+                output_tokens: 9,
+                ..Usage::default()
+            }),
+            ProviderEvent::Status("slow".into()),
+            ProviderEvent::Finish(FinishReason::ToolUse),
+        ])
+        .unwrap();
+        let call = |id: &str, name: &str, arguments: &str| {
+            assistant(ModelItem::ToolCall {
+                call_id: id.into(),
+                name: name.into(),
+                arguments: arguments.into(),
+            })
+        };
+        assert_eq!(
+            r.entries(),
+            vec![
+                EntryKind::Usage(Usage {
+                    input_tokens: 1,
+                    output_tokens: 9,
+                    ..Usage::default()
+                }),
+                assistant(ModelItem::Reasoning {
+                    text: "let me see".into(),
+                    signature: Some("sig".into()),
+                }),
+                assistant(ModelItem::AssistantText {
+                    text: "on it".into()
+                }),
+                call("a", "echo", ""),
+                call("b", "read", "{ \"p\":1 }"),
+            ]
+        );
+        assert_eq!(r.finish(), FinishReason::ToolUse);
+    }
+
+    #[test]
+    fn empty_response_commits_nothing_and_stops() {
+        let r = response(vec![]).unwrap();
+        assert!(r.entries().is_empty());
+        assert_eq!(r.finish(), FinishReason::Stop);
+    }
+
+    #[test]
+    fn signature_alone_still_makes_a_reasoning_item() {
+        let r = response(vec![ProviderEvent::ThinkingSignature("opaque".into())]).unwrap();
+        assert_eq!(
+            r.entries(),
+            vec![assistant(ModelItem::Reasoning {
+                text: String::new(),
+                signature: Some("opaque".into()),
+            })]
+        );
+    }
+
+    #[test]
+    fn delta_before_start_and_double_start_are_malformed() {
+        let err = response(vec![ProviderEvent::ToolCallDelta {
+            index: 0,
+            arguments: "{}".into(),
+        }])
+        .unwrap_err();
+        assert!(err.message().contains("before it started"), "{err}");
+        let start = ProviderEvent::ToolCallStart {
+            index: 0,
+            call_id: "a".into(),
+            name: "echo".into(),
+        };
+        let err = response(vec![start.clone(), start]).unwrap_err();
+        assert!(err.message().contains("started twice"), "{err}");
+    }
+}

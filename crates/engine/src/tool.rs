@@ -1,0 +1,209 @@
+//! The tool contract and the registry the turn loop calls tools through.
+//!
+//! Every way a tool call can go wrong (a tool the model invented, arguments that are not JSON, a
+//! tool that panics) becomes an error *result* the model reads and can correct, never a failed
+//! run: the model's mistakes are part of the conversation, not faults of the pod.
+
+use std::fmt;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use seedpod_protocol::ToolSpec;
+
+/// What a tool call produced, as the model will read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub content: String,
+    /// The call failed; providers mark the result as an error to the model.
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    pub fn ok(content: impl Into<String>) -> Self {
+        ToolOutput {
+            content: content.into(),
+            is_error: false,
+        }
+    }
+
+    pub fn error(content: impl Into<String>) -> Self {
+        ToolOutput {
+            content: content.into(),
+            is_error: true,
+        }
+    }
+}
+
+pub trait Tool: Send + Sync {
+    /// The name, description and argument schema offered to the model.
+    fn spec(&self) -> ToolSpec;
+
+    /// Run the tool. `arguments` is the model's raw argument text, already checked to be JSON.
+    /// The future is `'static` so calls can run concurrently and be dropped on cancel.
+    fn call(&self, arguments: String) -> BoxFuture<'static, ToolOutput>;
+}
+
+/// The tools a pod offers, in registration order (which is the order the model sees them).
+#[derive(Clone, Default)]
+pub struct ToolRegistry {
+    tools: Vec<Registered>,
+}
+
+#[derive(Clone)]
+struct Registered {
+    /// Taken from the spec once, so lookups do not rebuild specs.
+    name: String,
+    tool: Arc<dyn Tool>,
+}
+
+impl ToolRegistry {
+    pub fn new() -> Self {
+        ToolRegistry::default()
+    }
+
+    /// Add `tool`. A tool with the same name is replaced in place, keeping its position, so the
+    /// model never sees two tools with one name.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) {
+        let name = tool.spec().name;
+        match self.tools.iter_mut().find(|r| r.name == name) {
+            Some(existing) => {
+                tracing::warn!(tool = %name, "a tool with this name was already registered; replacing it");
+                existing.tool = tool;
+            }
+            None => self.tools.push(Registered { name, tool }),
+        }
+    }
+
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.iter().map(|r| r.tool.spec()).collect()
+    }
+
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| r.tool.clone())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Call tool `name` with the model's raw `arguments`. Never fails: problems come back as an
+    /// error result addressed to the model.
+    pub async fn call(&self, name: &str, arguments: &str) -> ToolOutput {
+        let Some(tool) = self.get(name) else {
+            return ToolOutput::error(self.unknown_tool(name));
+        };
+        if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(arguments) {
+            return ToolOutput::error(format!(
+                "the arguments for tool \"{name}\" are not valid JSON ({err}); the tool was not \
+                 called. Send the arguments as one JSON object matching its schema."
+            ));
+        }
+        // A panicking tool must not take the run (or the pod) down with it.
+        match AssertUnwindSafe(tool.call(arguments.to_owned()))
+            .catch_unwind()
+            .await
+        {
+            Ok(output) => output,
+            Err(_) => {
+                tracing::error!(tool = %name, "tool panicked");
+                ToolOutput::error(format!("tool \"{name}\" failed unexpectedly (it panicked)"))
+            }
+        }
+    }
+
+    fn unknown_tool(&self, name: &str) -> String {
+        if self.tools.is_empty() {
+            return format!("unknown tool \"{name}\"; no tools are enabled");
+        }
+        let names: Vec<&str> = self.tools.iter().map(|r| r.name.as_str()).collect();
+        format!("unknown tool \"{name}\"; available: {}", names.join(", "))
+    }
+}
+
+impl fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.tools.iter().map(|r| &r.name))
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{EchoTool, tool_spec};
+
+    struct PanicTool;
+
+    impl Tool for PanicTool {
+        fn spec(&self) -> ToolSpec {
+            tool_spec("panic")
+        }
+
+        fn call(&self, _arguments: String) -> BoxFuture<'static, ToolOutput> {
+            async { panic!("boom") }.boxed()
+        }
+    }
+
+    fn registry() -> ToolRegistry {
+        let mut registry = ToolRegistry::new();
+        registry.register(Arc::new(EchoTool::named("echo")));
+        registry.register(Arc::new(EchoTool::named("read")));
+        registry
+    }
+
+    #[tokio::test]
+    async fn calls_a_registered_tool_with_raw_arguments() {
+        let raw = r#"{ "b": 1,  "a": 2 }"#;
+        assert_eq!(registry().call("read", raw).await, ToolOutput::ok(raw));
+    }
+
+    #[tokio::test]
+    async fn unknown_tool_lists_what_is_available() {
+        assert_eq!(
+            registry().call("write", "{}").await,
+            ToolOutput::error("unknown tool \"write\"; available: echo, read")
+        );
+        assert_eq!(
+            ToolRegistry::new().call("write", "{}").await,
+            ToolOutput::error("unknown tool \"write\"; no tools are enabled")
+        );
+    }
+
+    #[tokio::test]
+    async fn invalid_json_is_an_error_and_the_tool_is_not_called() {
+        let output = registry().call("echo", "{\"path\": ").await;
+        assert!(output.is_error);
+        assert!(
+            output.content.contains("not valid JSON"),
+            "{}",
+            output.content
+        );
+        assert!(output.content.contains("not called"), "{}", output.content);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_tool_becomes_an_error_result() {
+        let mut registry = registry();
+        registry.register(Arc::new(PanicTool));
+        let output = registry.call("panic", "{}").await;
+        assert!(output.is_error);
+        assert!(output.content.contains("panicked"), "{}", output.content);
+    }
+
+    #[test]
+    fn same_name_replaces_in_place() {
+        let mut registry = registry();
+        registry.register(Arc::new(EchoTool::named("echo")));
+        let names: Vec<String> = registry.specs().into_iter().map(|s| s.name).collect();
+        assert_eq!(names, ["echo", "read"]);
+        assert_eq!(format!("{registry:?}"), r#"["echo", "read"]"#);
+        assert!(registry.get("read").is_some());
+        assert!(registry.get("nope").is_none());
+    }
+}

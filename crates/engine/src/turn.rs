@@ -1,0 +1,154 @@
+//! The turn loop: request, stream, commit, run tools, repeat, until the model stops calling tools
+//! or the iteration cap is reached.
+//!
+//! The loop holds no state of its own between steps: everything it knows comes back from the host
+//! in `PreparedRequest`, built from committed history. That is what makes it cancel-safe (the host
+//! cancels a run by dropping this future at any await, and nothing is lost that was not already in
+//! the log) and what makes resuming after a pause or a crash the same code path as a normal step:
+//! unanswered tool calls found in history are simply answered first.
+//!
+//! The host commits `run_start` and the user input before calling `drive_run`; the loop commits
+//! everything after, ending with exactly one `run_end` unless the host's log fails.
+
+use futures::future::join_all;
+use seedpod_protocol::{EntryKind, FinishReason, RunEndReason};
+
+use crate::host::{HostError, RunHost};
+use crate::pending::PendingCall;
+use crate::provider::{Provider, ProviderError};
+use crate::response::{self, Response};
+use crate::tool::ToolRegistry;
+
+/// Model requests allowed in one run unless configured otherwise: enough for real multi-step tool
+/// work, small enough that a model stuck in a tool loop stops before burning much.
+pub const DEFAULT_MAX_ITERATIONS: u32 = 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunLimits {
+    /// Model responses (`turn_end` entries) allowed in one run.
+    pub max_iterations: u32,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits {
+            max_iterations: DEFAULT_MAX_ITERATIONS,
+        }
+    }
+}
+
+/// How a run ended; the matching `run_end` entry is already committed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunOutcome {
+    Completed,
+    LimitReached,
+    /// The provider failed; `message` says how (and is the `run_end` message).
+    Failed {
+        message: String,
+    },
+}
+
+/// Drive one run to its end. `Err` only when the host could not commit: the log is failing, so
+/// the run stops at once without trying to commit anything more (not even a `run_end`).
+pub async fn drive_run<H: RunHost>(
+    host: &mut H,
+    provider: &dyn Provider,
+    tools: &ToolRegistry,
+    limits: &RunLimits,
+) -> Result<RunOutcome, HostError> {
+    loop {
+        let prepared = host.prepare_request().await?;
+        let iteration = prepared.iteration;
+        if !prepared.unanswered.is_empty() {
+            tracing::info!(
+                calls = prepared.unanswered.len(),
+                "answering tool calls left unanswered in history"
+            );
+            answer(host, tools, &prepared.unanswered).await?;
+            end_turn(host, iteration, FinishReason::ToolUse).await?;
+            continue;
+        }
+        if iteration >= limits.max_iterations {
+            let message = format!("stopped after {iteration} model requests (limit)");
+            end_run(host, RunEndReason::LimitReached, Some(message)).await?;
+            return Ok(RunOutcome::LimitReached);
+        }
+        let response = match request(host, provider, prepared.body).await {
+            Ok(response) => response,
+            Err(err) => {
+                let message = err.to_string();
+                tracing::warn!(error = %message, transient = err.is_transient(), "provider request failed");
+                end_run(host, RunEndReason::Error, Some(message.clone())).await?;
+                return Ok(RunOutcome::Failed { message });
+            }
+        };
+        for entry in response.entries() {
+            host.commit(entry).await?;
+        }
+        let calls = response.tool_calls();
+        if calls.is_empty() {
+            end_turn(host, iteration, response.finish()).await?;
+            end_run(host, RunEndReason::Completed, None).await?;
+            return Ok(RunOutcome::Completed);
+        }
+        answer(host, tools, &calls).await?;
+        end_turn(host, iteration, FinishReason::ToolUse).await?;
+    }
+}
+
+/// One model request, streamed to the end.
+///
+/// This is the seam for retries: a provider-agnostic policy can wrap this call, re-sending the
+/// same body on `ProviderError::Transient` and reporting waits as `ProviderEvent::Status`. Each
+/// attempt assembles a fresh `Response`, so nothing from a failed attempt can leak into the log.
+async fn request<H: RunHost>(
+    host: &mut H,
+    provider: &dyn Provider,
+    body: String,
+) -> Result<Response, ProviderError> {
+    response::receive(host, provider.stream(body)).await
+}
+
+/// Run `calls` concurrently, then commit their results in call order, whatever order they
+/// finished in, so the log (and replay) never depends on timing.
+async fn answer<H: RunHost>(
+    host: &mut H,
+    tools: &ToolRegistry,
+    calls: &[PendingCall],
+) -> Result<(), HostError> {
+    let outputs = join_all(
+        calls
+            .iter()
+            .map(|call| tools.call(&call.name, &call.arguments)),
+    )
+    .await;
+    for (call, output) in calls.iter().zip(outputs) {
+        host.commit(EntryKind::ToolResult {
+            call_id: call.call_id.clone(),
+            name: call.name.clone(),
+            content: output.content,
+            is_error: output.is_error,
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+async fn end_turn<H: RunHost>(
+    host: &mut H,
+    iteration: u32,
+    finish: FinishReason,
+) -> Result<(), HostError> {
+    host.commit(EntryKind::TurnEnd { iteration, finish }).await
+}
+
+async fn end_run<H: RunHost>(
+    host: &mut H,
+    reason: RunEndReason,
+    message: Option<String>,
+) -> Result<(), HostError> {
+    host.commit(EntryKind::RunEnd { reason, message }).await
+}
+
+#[cfg(test)]
+mod tests;

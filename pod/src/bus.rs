@@ -1,0 +1,171 @@
+//! The broadcast bus: numbers live events, keeps a short replay ring, and fans frames out to
+//! subscribers through bounded queues (invariant 4: a pod never waits for a client).
+//!
+//! Owned by the controller task; never shared. Each event is serialised once and handed to every
+//! subscriber as the same `Arc<str>`.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use seedpod_protocol::{ServerMsg, encode};
+use tokio::sync::mpsc;
+
+/// Frames a client may fall behind before it is resynced. Large enough to absorb a burst of
+/// token deltas while a terminal redraws; small enough to bound memory per client.
+pub const CLIENT_QUEUE_CAPACITY: usize = 4096;
+
+/// Recent events kept for `subscribe {since_seq}` catch-up without a full snapshot.
+pub const REPLAY_RING_CAPACITY: usize = 2048;
+
+/// What a connection receives when it subscribes.
+pub struct Subscription {
+    pub rx: mpsc::Receiver<Arc<str>>,
+    /// Set by the bus when it dropped this subscriber because its queue was full.
+    pub lagged: Arc<AtomicBool>,
+}
+
+struct Subscriber {
+    tx: mpsc::Sender<Arc<str>>,
+    lagged: Arc<AtomicBool>,
+}
+
+pub struct Bus {
+    seq: u64,
+    ring: VecDeque<(u64, Arc<str>)>,
+    subscribers: Vec<Subscriber>,
+}
+
+impl Default for Bus {
+    fn default() -> Self {
+        Bus::new()
+    }
+}
+
+impl Bus {
+    pub fn new() -> Bus {
+        Bus {
+            seq: 0,
+            ring: VecDeque::with_capacity(REPLAY_RING_CAPACITY),
+            subscribers: Vec::new(),
+        }
+    }
+
+    /// The seq of the last event published (0 before any).
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    pub fn subscriber_count(&self) -> usize {
+        self.subscribers.len()
+    }
+
+    /// Publish one event built with the next seq.
+    pub fn publish(&mut self, build: impl FnOnce(u64) -> ServerMsg) -> u64 {
+        self.seq += 1;
+        let seq = self.seq;
+        let line: Arc<str> = Arc::from(encode(&build(seq)));
+        if self.ring.len() == REPLAY_RING_CAPACITY {
+            self.ring.pop_front();
+        }
+        self.ring.push_back((seq, line.clone()));
+        self.subscribers
+            .retain(|sub| match sub.tx.try_send(line.clone()) {
+                Ok(()) => true,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    sub.lagged.store(true, Ordering::Release);
+                    false
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => false,
+            });
+        seq
+    }
+
+    /// Register a subscriber that receives every event published from now on.
+    pub fn subscribe(&mut self) -> Subscription {
+        let (tx, rx) = mpsc::channel(CLIENT_QUEUE_CAPACITY);
+        let lagged = Arc::new(AtomicBool::new(false));
+        self.subscribers.push(Subscriber {
+            tx,
+            lagged: lagged.clone(),
+        });
+        Subscription { rx, lagged }
+    }
+
+    /// The frames after `since`, if the ring still holds all of them.
+    pub fn replay_since(&self, since: u64) -> Option<Vec<Arc<str>>> {
+        if since > self.seq {
+            return None;
+        }
+        let oldest = self
+            .ring
+            .front()
+            .map(|(seq, _)| *seq)
+            .unwrap_or(self.seq + 1);
+        if since + 1 < oldest {
+            return None;
+        }
+        Some(
+            self.ring
+                .iter()
+                .filter(|(seq, _)| *seq > since)
+                .map(|(_, line)| line.clone())
+                .collect(),
+        )
+    }
+
+    /// Drop every subscriber (shutdown): their connections see the end of the stream.
+    pub fn close_all(&mut self) {
+        self.subscribers.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use seedpod_protocol::PodState;
+
+    fn state(seq: u64) -> ServerMsg {
+        ServerMsg::State {
+            seq,
+            state: PodState::Idle,
+        }
+    }
+
+    #[tokio::test]
+    async fn subscribers_get_events_in_order() {
+        let mut bus = Bus::new();
+        let mut sub = bus.subscribe();
+        bus.publish(state);
+        bus.publish(state);
+        let first = sub.rx.recv().await.unwrap();
+        let second = sub.rx.recv().await.unwrap();
+        assert!(first.contains("\"seq\":1"), "{first}");
+        assert!(second.contains("\"seq\":2"), "{second}");
+    }
+
+    #[test]
+    fn a_full_subscriber_is_dropped_and_marked_lagged() {
+        let mut bus = Bus::new();
+        let sub = bus.subscribe();
+        let _other = bus.subscribe();
+        for _ in 0..=CLIENT_QUEUE_CAPACITY {
+            bus.publish(state);
+        }
+        assert!(sub.lagged.load(Ordering::Acquire));
+        assert_eq!(bus.subscriber_count(), 0, "both filled up");
+    }
+
+    #[test]
+    fn replay_ring_answers_recent_and_refuses_old() {
+        let mut bus = Bus::new();
+        for _ in 0..(REPLAY_RING_CAPACITY + 10) {
+            bus.publish(state);
+        }
+        assert!(bus.replay_since(5).is_none());
+        let recent = bus.replay_since(bus.seq() - 3).unwrap();
+        assert_eq!(recent.len(), 3);
+        assert_eq!(bus.replay_since(bus.seq()).unwrap().len(), 0);
+        assert!(bus.replay_since(bus.seq() + 1).is_none());
+    }
+}

@@ -1,0 +1,453 @@
+//! One client connection: handshake, then requests in, replies and events out.
+//!
+//! Two halves run concurrently: the reader decodes frames and forwards them to the controller
+//! one at a time (so replies keep request order); the writer drains replies and, once
+//! subscribed, the client's bounded event queue. A client that stops reading only ever fills
+//! its own queue; the bus then drops it and the writer resyncs it with a fresh snapshot, and a
+//! client that stays stuck is disconnected (invariant 4).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use seedpod_protocol::{
+    ClientMode, ErrorCode, GoodbyeReason, Method, PROTOCOL_VERSION, PodState, Request, ServerMsg,
+    decode_request, encode, handshake, line_codec,
+};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::codec::{FramedRead, FramedWrite, LinesCodecError};
+use tokio_util::sync::CancellationToken;
+
+use crate::bus::Subscription;
+use crate::controller::{CatchUp, Command, ControllerHandle, SnapshotData, SubscribeReply};
+
+/// Entries per `snapshot_entries` frame: keeps each frame far below the frame limit for
+/// ordinary entries while amortising per-frame overhead.
+pub const SNAPSHOT_BATCH: usize = 256;
+
+/// Replies waiting to be written to one client.
+pub const OUTBOX_CAPACITY: usize = 64;
+
+/// A client whose socket does not accept a frame for this long is disconnected.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Resyncs allowed within `RESYNC_WINDOW` before a client is told goodbye. A client that falls
+/// behind in a burst (a fast stream, a slow terminal) is resynced as often as it needs, like a
+/// multiplexer redrawing a screen; one that cannot even keep up with snapshots is let go.
+pub const MAX_RESYNCS_PER_WINDOW: usize = 20;
+
+/// The window over which resyncs are counted.
+pub const RESYNC_WINDOW: Duration = Duration::from_secs(10);
+
+enum Out {
+    Line(String),
+    Subscribed(Box<SubscribeReply>),
+    /// Write this frame, then close.
+    Close(String),
+}
+
+pub struct ConnectionInfo {
+    pub pod: String,
+    pub instance: String,
+}
+
+/// Serve one connection until the client leaves, breaks the protocol, or the pod stops.
+pub async fn serve_connection<S>(
+    stream: S,
+    controller: ControllerHandle,
+    info: Arc<ConnectionInfo>,
+    shutdown: CancellationToken,
+) where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    let (read, write) = tokio::io::split(stream);
+    let reader = FramedRead::new(read, line_codec());
+    let writer = FramedWrite::new(write, line_codec());
+    let (out_tx, out_rx) = mpsc::channel(OUTBOX_CAPACITY);
+    let _ = controller.tx.send(Command::ClientConnected).await;
+    // When the writer ends (client gone, goodbye sent, write timeout) the reader must end too,
+    // or the socket would stay half open.
+    let writer_done = CancellationToken::new();
+    let write_task = tokio::spawn({
+        let done = writer_done.clone();
+        let controller = controller.clone();
+        async move {
+            write_loop(writer, out_rx, controller).await;
+            done.cancel();
+        }
+    });
+    tokio::select! {
+        () = read_loop(reader, out_tx, &controller, &info, &shutdown) => {}
+        () = writer_done.cancelled() => {}
+    }
+    let _ = write_task.await;
+    let _ = controller.tx.send(Command::ClientDisconnected).await;
+}
+
+async fn read_loop<R>(
+    mut reader: FramedRead<R, tokio_util::codec::LinesCodec>,
+    out: mpsc::Sender<Out>,
+    controller: &ControllerHandle,
+    info: &ConnectionInfo,
+    shutdown: &CancellationToken,
+) where
+    R: AsyncRead + Unpin,
+{
+    let mut greeted = false;
+    loop {
+        let frame = tokio::select! {
+            () = shutdown.cancelled() => {
+                let bye = ServerMsg::Goodbye { reason: GoodbyeReason::Shutdown, message: "the pod is stopping".into() };
+                let _ = out.send(Out::Close(encode(&bye))).await;
+                return;
+            }
+            frame = reader.next() => frame,
+        };
+        let line = match frame {
+            None => return,
+            Some(Ok(line)) => line,
+            Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
+                close_with_error(
+                    &out,
+                    ErrorCode::FrameTooLarge,
+                    format!(
+                        "frame exceeds {} bytes; the connection is closed",
+                        seedpod_protocol::MAX_FRAME_BYTES
+                    ),
+                )
+                .await;
+                return;
+            }
+            Some(Err(LinesCodecError::Io(err))) => {
+                if err.kind() == std::io::ErrorKind::InvalidData {
+                    close_with_error(
+                        &out,
+                        ErrorCode::MalformedFrame,
+                        "frame is not UTF-8; the connection is closed".into(),
+                    )
+                    .await;
+                }
+                return;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let request = match decode_request(&line) {
+            Ok(request) => request,
+            Err(err) => {
+                let reply = ServerMsg::Error {
+                    id: err.id,
+                    code: err.code,
+                    message: err.message,
+                };
+                if out.send(Out::Line(encode(&reply))).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+        };
+        if !greeted {
+            let greeting = greet(controller).await;
+            let Some((state, seq)) = greeting else { return };
+            match hello(&request, info, state, seq) {
+                Hello::Accepted { welcome, attach } => {
+                    greeted = true;
+                    if out.send(Out::Line(welcome)).await.is_err() {
+                        return;
+                    }
+                    if attach && !subscribe(controller, &out, None).await {
+                        return;
+                    }
+                }
+                Hello::Close(frame) => {
+                    let _ = out.send(Out::Close(frame)).await;
+                    return;
+                }
+                Hello::Retry(frame) => {
+                    if out.send(Out::Line(frame)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+            continue;
+        }
+        if !dispatch(request, controller, &out).await {
+            return;
+        }
+    }
+}
+
+/// What to do with a connection's first frames.
+enum Hello {
+    Accepted { welcome: String, attach: bool },
+    /// Send this frame and close (incompatible version, unknown mode).
+    Close(String),
+    /// Not a hello: send this error and wait for one.
+    Retry(String),
+}
+
+fn hello(request: &Request, info: &ConnectionInfo, state: PodState, seq: u64) -> Hello {
+    let Method::Hello { protocol, mode, .. } = &request.method else {
+        return Hello::Retry(encode(&ServerMsg::Error {
+            id: request.id,
+            code: ErrorCode::HandshakeRequired,
+            message: format!(
+                "send hello first: {{\"method\":\"hello\",\"protocol\":{PROTOCOL_VERSION},\"client\":\"NAME\",\"mode\":\"control\"}}"
+            ),
+        }));
+    };
+    if let Some(incompatible) = handshake::check_version(*protocol) {
+        return Hello::Close(encode(&incompatible));
+    }
+    let attach = match mode {
+        ClientMode::Attach => true,
+        ClientMode::Control => false,
+        ClientMode::Unknown => {
+            return Hello::Close(encode(&ServerMsg::Error {
+                id: request.id,
+                code: ErrorCode::InvalidRequest,
+                message: "unknown mode; use \"attach\" or \"control\"".into(),
+            }));
+        }
+    };
+    Hello::Accepted {
+        welcome: encode(&ServerMsg::Welcome {
+            protocol: PROTOCOL_VERSION,
+            pod: info.pod.clone(),
+            server_version: env!("CARGO_PKG_VERSION").to_string(),
+            state,
+            instance: info.instance.clone(),
+            seq,
+        }),
+        attach,
+    }
+}
+
+/// Forward one request; false when the connection should end.
+async fn dispatch(
+    request: Request,
+    controller: &ControllerHandle,
+    out: &mpsc::Sender<Out>,
+) -> bool {
+    let id = request.id.unwrap_or(0);
+    match request.method {
+        Method::Subscribe { since_seq } => subscribe(controller, out, since_seq).await,
+        method => {
+            let (reply, rx) = oneshot::channel();
+            if controller
+                .tx
+                .send(Command::Request { id, method, reply })
+                .await
+                .is_err()
+            {
+                return false;
+            }
+            match rx.await {
+                Ok(answer) => out.send(Out::Line(encode(&answer))).await.is_ok(),
+                Err(_) => {
+                    let bye = ServerMsg::Goodbye {
+                        reason: GoodbyeReason::Shutdown,
+                        message: "the pod is stopping".into(),
+                    };
+                    let _ = out.send(Out::Close(encode(&bye))).await;
+                    false
+                }
+            }
+        }
+    }
+}
+
+async fn subscribe(
+    controller: &ControllerHandle,
+    out: &mpsc::Sender<Out>,
+    since: Option<u64>,
+) -> bool {
+    let (reply, rx) = oneshot::channel();
+    if controller
+        .tx
+        .send(Command::Subscribe { since, reply })
+        .await
+        .is_err()
+    {
+        return false;
+    }
+    match rx.await {
+        Ok(sub) => out.send(Out::Subscribed(Box::new(sub))).await.is_ok(),
+        Err(_) => false,
+    }
+}
+
+async fn greet(controller: &ControllerHandle) -> Option<(PodState, u64)> {
+    let (reply, rx) = oneshot::channel();
+    controller.tx.send(Command::Greet { reply }).await.ok()?;
+    rx.await.ok()
+}
+
+async fn close_with_error(out: &mpsc::Sender<Out>, code: ErrorCode, message: String) {
+    let err = encode(&ServerMsg::Error {
+        id: None,
+        code,
+        message: message.clone(),
+    });
+    let _ = out.send(Out::Line(err)).await;
+    let bye = encode(&ServerMsg::Goodbye {
+        reason: GoodbyeReason::ProtocolError,
+        message,
+    });
+    let _ = out.send(Out::Close(bye)).await;
+}
+
+type Sink<W> = FramedWrite<W, tokio_util::codec::LinesCodec>;
+
+async fn write_loop<W>(
+    mut writer: Sink<W>,
+    mut out: mpsc::Receiver<Out>,
+    controller: ControllerHandle,
+) where
+    W: AsyncWrite + Unpin,
+{
+    let mut live: Option<Subscription> = None;
+    let mut resyncs: std::collections::VecDeque<tokio::time::Instant> = Default::default();
+    loop {
+        let next = tokio::select! {
+            item = out.recv() => match item {
+                Some(item) => Next::Out(item),
+                None => Next::Done,
+            },
+            event = next_event(&mut live) => Next::Event(event),
+        };
+        let ok = match next {
+            Next::Done => break,
+            Next::Out(Out::Line(line)) => send(&mut writer, line).await,
+            Next::Out(Out::Close(line)) => {
+                let _ = send(&mut writer, line).await;
+                break;
+            }
+            Next::Out(Out::Subscribed(reply)) => {
+                let ok = write_catch_up(&mut writer, reply.catch_up).await;
+                live = Some(reply.subscription);
+                ok
+            }
+            Next::Event(Some(line)) => send(&mut writer, line.to_string()).await,
+            Next::Event(None) => {
+                let lagged = live
+                    .as_ref()
+                    .is_some_and(|s| s.lagged.load(Ordering::Acquire));
+                live = None;
+                if !lagged {
+                    // The bus closed because the pod is stopping; the reader says goodbye.
+                    continue;
+                }
+                let now = tokio::time::Instant::now();
+                resyncs.retain(|at| now.duration_since(*at) < RESYNC_WINDOW);
+                resyncs.push_back(now);
+                if resyncs.len() > MAX_RESYNCS_PER_WINDOW {
+                    let bye = ServerMsg::Goodbye {
+                        reason: GoodbyeReason::Lagged,
+                        message: format!(
+                            "the client fell behind the event stream {MAX_RESYNCS_PER_WINDOW} times in {}s; reconnect to resync",
+                            RESYNC_WINDOW.as_secs()
+                        ),
+                    };
+                    let _ = send(&mut writer, encode(&bye)).await;
+                    break;
+                }
+                tracing::warn!(event = "client_lagged", resyncs = resyncs.len());
+                let (reply, rx) = oneshot::channel();
+                if controller
+                    .tx
+                    .send(Command::Subscribe { since: None, reply })
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+                match rx.await {
+                    Ok(reply) => {
+                        let ok = write_catch_up(&mut writer, reply.catch_up).await;
+                        live = Some(reply.subscription);
+                        ok
+                    }
+                    Err(_) => false,
+                }
+            }
+        };
+        if !ok {
+            break;
+        }
+    }
+    let _ = SinkExt::<String>::close(&mut writer).await;
+}
+
+enum Next {
+    Out(Out),
+    Event(Option<Arc<str>>),
+    Done,
+}
+
+async fn next_event(live: &mut Option<Subscription>) -> Option<Arc<str>> {
+    match live {
+        Some(sub) => sub.rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn send<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, line: String) -> bool {
+    matches!(
+        tokio::time::timeout(WRITE_TIMEOUT, writer.send(line)).await,
+        Ok(Ok(()))
+    )
+}
+
+async fn write_catch_up<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, catch_up: CatchUp) -> bool {
+    match catch_up {
+        CatchUp::Replay(lines) => {
+            for line in lines {
+                if !send(writer, line.to_string()).await {
+                    return false;
+                }
+            }
+            true
+        }
+        CatchUp::Snapshot(snapshot) => write_snapshot(writer, *snapshot).await,
+    }
+}
+
+async fn write_snapshot<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, snap: SnapshotData) -> bool {
+    let begin = ServerMsg::SnapshotBegin {
+        seq: snap.seq,
+        state: snap.state,
+        greeting: snap.greeting,
+        segment_id: snap.segment_id,
+        entries: snap.entries.len() as u64,
+    };
+    if !send(writer, encode(&begin)).await {
+        return false;
+    }
+    for batch in snap.entries.chunks(SNAPSHOT_BATCH) {
+        let frame = ServerMsg::SnapshotEntries {
+            entries: batch.iter().map(|e| (**e).clone()).collect(),
+        };
+        if !send(writer, encode(&frame)).await {
+            return false;
+        }
+    }
+    if !send(writer, encode(&snap.in_flight)).await {
+        return false;
+    }
+    // Restore findings are part of the snapshot (repeated to every client), not live events.
+    for message in snap.alerts {
+        let alert = ServerMsg::Alert {
+            seq: snap.seq,
+            level: seedpod_protocol::AlertLevel::Warn,
+            message,
+        };
+        if !send(writer, encode(&alert)).await {
+            return false;
+        }
+    }
+    send(writer, encode(&ServerMsg::SnapshotEnd { seq: snap.seq })).await
+}

@@ -1,0 +1,105 @@
+//! The one commit path: log first, then the fold into memory, then the broadcast.
+
+use std::sync::Arc;
+
+use seedpod_protocol::{AlertLevel, EntryKind, ErrorCode, ModelItem, ServerMsg};
+use seedpod_store::{Durability, StoreError};
+
+use super::Controller;
+
+/// Why a commit did not happen; mapped to `storage_failed` for clients.
+#[derive(Debug, thiserror::Error)]
+pub enum CommitError {
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error(
+        "the log cannot be written since an earlier failure ({0}); restart the pod with `seedpod restart`"
+    )]
+    Broken(String),
+    #[error("internal error: committed entry does not fold: {0}")]
+    Fold(String),
+}
+
+impl CommitError {
+    pub fn to_reply(&self, id: u64) -> ServerMsg {
+        ServerMsg::Error {
+            id: Some(id),
+            code: ErrorCode::StorageFailed,
+            message: format!("nothing was acknowledged: {self}"),
+        }
+    }
+}
+
+impl Controller {
+    /// Append `kind` to the log, fold it into state, and broadcast it as `committed`.
+    pub(super) async fn commit(
+        &mut self,
+        kind: EntryKind,
+        durability: Durability,
+    ) -> Result<(), CommitError> {
+        if let Some(reason) = &self.storage_broken {
+            return Err(CommitError::Broken(reason.clone()));
+        }
+        let entry = match self.writer.append(kind, durability).await {
+            Ok(entry) => entry,
+            Err(err) => {
+                tracing::error!(event = "store_write_failed", error = %err);
+                self.storage_broken = Some(err.to_string());
+                let message = format!("the log could not be written: {err}");
+                self.publish_alert(AlertLevel::Error, message);
+                return Err(CommitError::Store(err));
+            }
+        };
+        if let Err(err) = self.state.apply(&entry) {
+            // The writer and the fold disagree about seq: memory would drift from disk.
+            self.storage_broken = Some(err.to_string());
+            return Err(CommitError::Fold(err.to_string()));
+        }
+        self.clear_in_flight_for(&entry.kind);
+        let entry = Arc::new(entry);
+        self.entries.push(entry.clone());
+        self.bus.publish(|seq| ServerMsg::Committed {
+            seq,
+            entry: (*entry).clone(),
+        });
+        Ok(())
+    }
+
+    /// Once an assistant item commits, the provisional text it replaces is no longer in flight.
+    fn clear_in_flight_for(&mut self, kind: &EntryKind) {
+        if let EntryKind::AssistantItem { item } = kind {
+            match item {
+                ModelItem::AssistantText { .. } => self.in_flight.text.clear(),
+                ModelItem::Reasoning { .. } => self.in_flight.thinking.clear(),
+                ModelItem::ToolCall { .. } => {
+                    if !self.in_flight.tool_calls.is_empty() {
+                        self.in_flight.tool_calls.remove(0);
+                    }
+                }
+                ModelItem::UserMessage { .. }
+                | ModelItem::ToolResult { .. }
+                | ModelItem::SystemMessage { .. } => {}
+            }
+        }
+    }
+
+    pub(super) fn publish_alert(&mut self, level: AlertLevel, message: String) {
+        tracing::warn!(event = "alert", level = ?level, message = %message);
+        self.bus.publish(|seq| ServerMsg::Alert {
+            seq,
+            level,
+            message,
+        });
+    }
+
+    pub(super) fn publish_state(&mut self) {
+        let state = self.pod_state();
+        tracing::info!(event = "state", state = state.as_str());
+        self.bus.publish(|seq| ServerMsg::State { seq, state });
+    }
+
+    pub(super) fn publish_queue(&mut self) {
+        let queue = self.state.pending.clone();
+        self.bus.publish(|seq| ServerMsg::Queued { seq, queue });
+    }
+}

@@ -1,0 +1,187 @@
+//! The run task's side: `RunLink` implements the engine's `RunHost` by sending commands to the
+//! controller, and the controller's handlers for those commands.
+
+use seedpod_engine::{
+    Context, HostError, PendingCall, PreparedRequest, ProviderEvent, RunHost, unanswered_tool_calls,
+};
+use seedpod_protocol::{EntryKind, InFlightToolCall, ServerMsg};
+use seedpod_store::Durability;
+use tokio::sync::{mpsc, oneshot};
+
+use super::{Activity, Command, Controller};
+
+/// Handed to `drive_run`; every call is a command to the controller tagged with the run's
+/// generation, so a stopped run cannot commit anything.
+pub struct RunLink {
+    pub generation: u64,
+    pub tx: mpsc::Sender<Command>,
+}
+
+fn gone() -> HostError {
+    HostError("the pod stopped this run".into())
+}
+
+impl RunHost for RunLink {
+    async fn prepare_request(&mut self) -> Result<PreparedRequest, HostError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Command::Prepare {
+                generation: self.generation,
+                reply,
+            })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+
+    async fn provisional(&mut self, event: ProviderEvent) {
+        let _ = self
+            .tx
+            .send(Command::Provisional {
+                generation: self.generation,
+                event,
+            })
+            .await;
+    }
+
+    async fn commit(&mut self, kind: EntryKind) -> Result<(), HostError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Command::Commit {
+                generation: self.generation,
+                kind,
+                reply,
+            })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+}
+
+/// Entries the turn loop commits that must be on disk before anything depends on them.
+fn durability_for(kind: &EntryKind) -> Durability {
+    match kind {
+        EntryKind::TurnEnd { .. } | EntryKind::RunEnd { .. } => Durability::Sync,
+        EntryKind::SegmentStart(_)
+        | EntryKind::RunStart { .. }
+        | EntryKind::UserInput { .. }
+        | EntryKind::AssistantItem { .. }
+        | EntryKind::ToolResult { .. }
+        | EntryKind::SystemItem { .. }
+        | EntryKind::Usage(_)
+        | EntryKind::ConfigChanged { .. }
+        | EntryKind::Queued { .. }
+        | EntryKind::Dequeued { .. }
+        | EntryKind::Unknown => Durability::Buffered,
+    }
+}
+
+impl Controller {
+    pub(super) fn is_current(&self, generation: u64) -> bool {
+        matches!(self.activity, Activity::Running { generation: g, .. } if g == generation)
+    }
+
+    /// Commit what is queued for the model, then build the request from committed history.
+    pub(super) async fn prepare(&mut self, generation: u64) -> Result<PreparedRequest, HostError> {
+        if !self.is_current(generation) {
+            return Err(gone());
+        }
+        // Tool calls left unanswered (a resumed run) are answered before anything else joins
+        // history: a system message between a call and its result would orphan the call.
+        let mut unanswered: Vec<PendingCall> = unanswered_tool_calls(&self.state.history);
+        if unanswered.is_empty() {
+            self.commit_pending_system_items()
+                .await
+                .map_err(|e| HostError(e.to_string()))?;
+            unanswered = unanswered_tool_calls(&self.state.history);
+        }
+        self.in_flight = Default::default();
+        let body = self.request_body();
+        Ok(PreparedRequest {
+            body,
+            unanswered,
+            iteration: self.state.iterations_in_run,
+        })
+    }
+
+    /// The exact body the next provider request carries, from committed history only.
+    pub(super) fn request_body(&self) -> String {
+        self.provider.request_body(&Context {
+            model: &self.state.model,
+            system_prompt: &self.state.system_prompt,
+            tools: &self.state.tools,
+            items: &self.state.history,
+        })
+    }
+
+    pub(super) async fn commit_from_run(
+        &mut self,
+        generation: u64,
+        kind: EntryKind,
+    ) -> Result<(), HostError> {
+        if !self.is_current(generation) {
+            return Err(gone());
+        }
+        let durability = durability_for(&kind);
+        self.commit(kind, durability)
+            .await
+            .map_err(|e| HostError(e.to_string()))
+    }
+
+    /// Track and broadcast a streamed delta. Never committed.
+    pub(super) fn provisional(&mut self, event: ProviderEvent) {
+        match event {
+            ProviderEvent::TextDelta(text) => {
+                self.in_flight.text.push_str(&text);
+                self.bus.publish(|seq| ServerMsg::TextDelta { seq, text });
+            }
+            ProviderEvent::ThinkingDelta(text) => {
+                self.in_flight.thinking.push_str(&text);
+                self.bus
+                    .publish(|seq| ServerMsg::ThinkingDelta { seq, text });
+            }
+            ProviderEvent::ToolCallStart {
+                index,
+                call_id,
+                name,
+            } => {
+                self.in_flight.tool_calls.push(InFlightToolCall {
+                    index,
+                    call_id: call_id.clone(),
+                    name: name.clone(),
+                    arguments: String::new(),
+                });
+                self.bus.publish(|seq| ServerMsg::ToolCallDelta {
+                    seq,
+                    index,
+                    call_id: Some(call_id),
+                    name: Some(name),
+                    arguments: String::new(),
+                });
+            }
+            ProviderEvent::ToolCallDelta { index, arguments } => {
+                if let Some(call) = self
+                    .in_flight
+                    .tool_calls
+                    .iter_mut()
+                    .find(|c| c.index == index)
+                {
+                    call.arguments.push_str(&arguments);
+                }
+                self.bus.publish(|seq| ServerMsg::ToolCallDelta {
+                    seq,
+                    index,
+                    call_id: None,
+                    name: None,
+                    arguments,
+                });
+            }
+            ProviderEvent::Status(message) => {
+                self.bus.publish(|seq| ServerMsg::Status { seq, message });
+            }
+            ProviderEvent::ThinkingSignature(_)
+            | ProviderEvent::Usage(_)
+            | ProviderEvent::Finish(_) => {}
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! The controller: the single owner of a pod's state (history, log writer, queues, run, bus).
+//!
+//! Connections and the run task never touch state; they send `Command`s over one bounded
+//! channel and get answers on oneshots. Every model-visible fact goes through `commit`, which
+//! appends to the log first and folds into memory second (invariant 1), using the same fold as
+//! restore (invariant 2).
+//!
+//! Files: `requests.rs` answers client methods, `runs.rs` owns the run lifecycle (start, pause,
+//! resume, cancel, drain queues), `link.rs` is the run task's side of the channel,
+//! `commit.rs` the one commit path, `snapshot.rs` attach/subscribe.
+
+mod commit;
+mod link;
+mod requests;
+mod runs;
+mod snapshot;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use seedpod_engine::{
+    HostError, PreparedRequest, Provider, ProviderEvent, RunOutcome, ToolRegistry,
+};
+use seedpod_protocol::{Entry, EntryKind, InFlightToolCall, Method, PodState, ServerMsg};
+use seedpod_store::{PodMeta, SegmentState, SegmentWriter};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use snapshot::{CatchUp, SnapshotData, SubscribeReply};
+
+use crate::bus::Bus;
+
+/// Commands queued to the controller. Bounded so a flood of requests slows its senders, never
+/// the controller's memory.
+pub const COMMAND_QUEUE_CAPACITY: usize = 256;
+
+/// Everything the controller can be asked to do.
+pub enum Command {
+    /// A client request (anything but `hello`/`subscribe`), answered with one frame.
+    Request {
+        id: u64,
+        method: Method,
+        reply: oneshot::Sender<ServerMsg>,
+    },
+    /// Start receiving events: a snapshot (or ring catch-up) plus a live queue.
+    Subscribe {
+        since: Option<u64>,
+        reply: oneshot::Sender<SubscribeReply>,
+    },
+    /// A client said hello: the state and last seq for its `welcome`.
+    Greet {
+        reply: oneshot::Sender<(PodState, u64)>,
+    },
+    ClientConnected,
+    ClientDisconnected,
+    /// From the run task: commit queued items and build the next request.
+    Prepare {
+        generation: u64,
+        reply: oneshot::Sender<Result<PreparedRequest, HostError>>,
+    },
+    /// From the run task: a streamed delta to show.
+    Provisional {
+        generation: u64,
+        event: ProviderEvent,
+    },
+    /// From the run task: append one entry.
+    Commit {
+        generation: u64,
+        kind: EntryKind,
+        reply: oneshot::Sender<Result<(), HostError>>,
+    },
+    /// From the run task: the run's loop returned.
+    RunFinished {
+        generation: u64,
+        result: Result<RunOutcome, HostError>,
+    },
+}
+
+/// A cheap handle for sending commands.
+#[derive(Clone)]
+pub struct ControllerHandle {
+    pub tx: mpsc::Sender<Command>,
+}
+
+enum Activity {
+    Idle,
+    Running {
+        generation: u64,
+        task: JoinHandle<()>,
+        started: Instant,
+    },
+    Paused,
+    Stopping,
+}
+
+/// What is streaming right now, for snapshots of reattaching clients.
+#[derive(Default, Clone)]
+struct InFlight {
+    text: String,
+    thinking: String,
+    tool_calls: Vec<InFlightToolCall>,
+}
+
+/// The pieces the controller is built from (see `crate::restore`).
+pub struct ControllerParts {
+    pub name: String,
+    pub pod_dir: PathBuf,
+    pub meta: PodMeta,
+    pub writer: SegmentWriter,
+    pub state: SegmentState,
+    pub entries: Vec<Entry>,
+    pub provider: Arc<dyn Provider>,
+    pub tools: ToolRegistry,
+    pub max_iterations: u32,
+    /// Alerts found while restoring (torn tail, interrupted run), published once clients come.
+    pub alerts: Vec<String>,
+}
+
+pub struct Controller {
+    name: String,
+    instance: String,
+    meta: PodMeta,
+    writer: SegmentWriter,
+    state: SegmentState,
+    /// Committed entries of the active segment, shared cheaply with snapshot builders.
+    entries: Vec<Arc<Entry>>,
+    activity: Activity,
+    bus: Bus,
+    in_flight: InFlight,
+    provider: Arc<dyn Provider>,
+    tools: ToolRegistry,
+    max_iterations: u32,
+    /// Bumped whenever a run task is started or abandoned; commands from older runs are refused.
+    generation: u64,
+    tx: mpsc::Sender<Command>,
+    clients: u32,
+    /// Pod event ids already committed or queued, so a retried report is taken once.
+    seen_events: HashSet<String>,
+    shutdown: CancellationToken,
+    /// Alerts to repeat to every client that attaches (restore findings).
+    standing_alerts: Vec<String>,
+    /// Set after a log write failed; the file may end in a partial line, so no more writes.
+    storage_broken: Option<String>,
+}
+
+impl Controller {
+    /// Build the controller and its command channel.
+    pub fn new(
+        parts: ControllerParts,
+        shutdown: CancellationToken,
+    ) -> (Controller, ControllerHandle, mpsc::Receiver<Command>) {
+        let (tx, rx) = mpsc::channel(COMMAND_QUEUE_CAPACITY);
+        let seen_events = snapshot::event_ids(&parts.entries);
+        let paused = parts.state.open_run.is_some();
+        let controller = Controller {
+            name: parts.name,
+            instance: uuid::Uuid::now_v7().to_string(),
+            meta: parts.meta,
+            writer: parts.writer,
+            state: parts.state,
+            entries: parts.entries.into_iter().map(Arc::new).collect(),
+            activity: if paused {
+                Activity::Paused
+            } else {
+                Activity::Idle
+            },
+            bus: Bus::new(),
+            in_flight: InFlight::default(),
+            provider: parts.provider,
+            tools: parts.tools,
+            max_iterations: parts.max_iterations,
+            generation: 0,
+            tx: tx.clone(),
+            clients: 0,
+            seen_events,
+            shutdown,
+            standing_alerts: parts.alerts,
+            storage_broken: None,
+        };
+        (controller, ControllerHandle { tx }, rx)
+    }
+
+    pub fn pod_state(&self) -> PodState {
+        match self.activity {
+            Activity::Idle => PodState::Idle,
+            Activity::Running { .. } => PodState::Running,
+            Activity::Paused => PodState::Paused,
+            Activity::Stopping => PodState::Stopping,
+        }
+    }
+
+    pub fn instance(&self) -> &str {
+        &self.instance
+    }
+
+    /// Run until shutdown. Returns after the log is flushed and closed.
+    pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        // Anything queued durably before a restart is drained now (an idle pod with pending
+        // notifications must not strand them).
+        if matches!(self.activity, Activity::Idle) {
+            self.after_run().await;
+        }
+        loop {
+            tokio::select! {
+                biased;
+                () = self.shutdown.cancelled() => break,
+                cmd = rx.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+            }
+        }
+        self.stop().await;
+    }
+
+    async fn handle(&mut self, cmd: Command) {
+        match cmd {
+            Command::Request { id, method, reply } => {
+                let answer = self.handle_request(id, method).await;
+                let _ = reply.send(answer);
+            }
+            Command::Subscribe { since, reply } => {
+                let answer = self.subscribe(since);
+                let _ = reply.send(answer);
+            }
+            Command::Greet { reply } => {
+                let _ = reply.send((self.pod_state(), self.bus.seq()));
+            }
+            Command::ClientConnected => {
+                self.clients += 1;
+                tracing::info!(event = "client_connect", clients = self.clients);
+            }
+            Command::ClientDisconnected => {
+                self.clients = self.clients.saturating_sub(1);
+                tracing::info!(event = "client_disconnect", clients = self.clients);
+            }
+            Command::Prepare { generation, reply } => {
+                let answer = self.prepare(generation).await;
+                let _ = reply.send(answer);
+            }
+            Command::Provisional { generation, event } => {
+                if self.is_current(generation) {
+                    self.provisional(event);
+                }
+            }
+            Command::Commit {
+                generation,
+                kind,
+                reply,
+            } => {
+                let answer = self.commit_from_run(generation, kind).await;
+                let _ = reply.send(answer);
+            }
+            Command::RunFinished { generation, result } => {
+                self.run_finished(generation, result).await;
+            }
+        }
+    }
+
+    /// Stop the run (left open in the log so a restore comes back paused), flush, close.
+    async fn stop(&mut self) {
+        tracing::info!(event = "server_stop", pod = %self.name);
+        if let Activity::Running { task, .. } =
+            std::mem::replace(&mut self.activity, Activity::Stopping)
+        {
+            task.abort();
+        }
+        self.generation += 1;
+        self.publish_state();
+        if let Err(err) = self.writer.close().await {
+            tracing::error!(event = "store_close_failed", error = %err);
+        }
+        self.bus.close_all();
+    }
+}

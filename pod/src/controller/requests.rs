@@ -1,0 +1,245 @@
+//! Client methods (DESIGN §5 table): each returns exactly one reply frame for the requester.
+
+use seedpod_protocol::{
+    AckOutcome, EntryKind, ErrorCode, Method, PodStatus, QueuedItem, RunEndReason, RunTrigger,
+    Segment, ServerMsg, SystemItem,
+};
+use seedpod_store::Durability;
+
+use super::{Activity, Controller};
+use crate::render;
+
+fn ack(id: u64, outcome: AckOutcome) -> ServerMsg {
+    ServerMsg::Ack {
+        id,
+        outcome,
+        queue_id: None,
+        entry_seq: None,
+    }
+}
+
+fn ack_entry(id: u64, outcome: AckOutcome, entry_seq: Option<u64>) -> ServerMsg {
+    ServerMsg::Ack {
+        id,
+        outcome,
+        queue_id: None,
+        entry_seq,
+    }
+}
+
+fn error(id: u64, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
+    ServerMsg::Error {
+        id: Some(id),
+        code,
+        message: message.into(),
+    }
+}
+
+impl Controller {
+    pub(super) async fn handle_request(&mut self, id: u64, method: Method) -> ServerMsg {
+        if matches!(self.activity, Activity::Stopping) {
+            return error(id, ErrorCode::Stopping, "the pod is shutting down");
+        }
+        match method {
+            Method::Run { segments } => self.run_request(id, segments).await,
+            Method::Notify { message, wake } => {
+                tracing::info!(event = "notify_received", wake, chars = message.len());
+                self.inject(id, QueuedItem::Notify { message, wake }).await
+            }
+            Method::PodEvent { event, wake } => {
+                if let Some(event_id) = event.event_id() {
+                    if self.seen_events.contains(event_id) {
+                        // A retried report already taken: acknowledge, commit nothing.
+                        return ack(id, AckOutcome::Done);
+                    }
+                    self.seen_events.insert(event_id.to_string());
+                }
+                self.inject(id, QueuedItem::PodEvent { event, wake }).await
+            }
+            Method::Pause => {
+                // Pausing a paused pod is a no-op (DESIGN §5), acknowledged like a pause.
+                if self.pause() || matches!(self.activity, Activity::Paused) {
+                    ack(id, AckOutcome::Done)
+                } else {
+                    error(
+                        id,
+                        ErrorCode::NotRunning,
+                        "nothing is running; there is nothing to pause",
+                    )
+                }
+            }
+            Method::Resume => match self.activity {
+                Activity::Paused => {
+                    self.spawn_run();
+                    ack(id, AckOutcome::Started)
+                }
+                Activity::Idle | Activity::Running { .. } | Activity::Stopping => error(
+                    id,
+                    ErrorCode::NotPaused,
+                    format!("the pod is {}, not paused", self.pod_state().as_str()),
+                ),
+            },
+            Method::Cancel => match self.activity {
+                Activity::Running { .. } | Activity::Paused => {
+                    let closed = self
+                        .close_run(RunEndReason::Cancelled, render::cancelled_body())
+                        .await;
+                    match closed {
+                        Ok(()) => {
+                            self.after_run().await;
+                            ack(id, AckOutcome::Done)
+                        }
+                        Err(err) => err.to_reply(id),
+                    }
+                }
+                Activity::Idle | Activity::Stopping => error(
+                    id,
+                    ErrorCode::NotRunning,
+                    "nothing is running; there is nothing to cancel",
+                ),
+            },
+            Method::Shutdown => {
+                self.shutdown.cancel();
+                ack(id, AckOutcome::Done)
+            }
+            Method::GetHistory => ServerMsg::History {
+                id,
+                segment_id: self.state.segment_id.clone(),
+                entries: self.entries.iter().map(|e| (**e).clone()).collect(),
+            },
+            Method::GetContext => ServerMsg::Context {
+                id,
+                body: self.request_body(),
+            },
+            Method::Status => ServerMsg::StatusReply {
+                id,
+                status: self.status(),
+            },
+            Method::Hello { .. } => error(
+                id,
+                ErrorCode::InvalidRequest,
+                "hello was already accepted on this connection",
+            ),
+            Method::Subscribe { .. } | Method::Unknown => error(
+                id,
+                ErrorCode::InvalidRequest,
+                "this method is not handled by the controller",
+            ),
+        }
+    }
+
+    async fn run_request(&mut self, id: u64, segments: Vec<Segment>) -> ServerMsg {
+        match self.activity {
+            Activity::Idle => self.start_user_run(id, segments).await,
+            Activity::Paused => {
+                let abandoned = self
+                    .close_run(RunEndReason::Abandoned, render::abandoned_body())
+                    .await;
+                match abandoned {
+                    Ok(()) => self.start_user_run(id, segments).await,
+                    Err(err) => err.to_reply(id),
+                }
+            }
+            Activity::Running { .. } => self.enqueue(id, QueuedItem::Run { segments }).await,
+            Activity::Stopping => error(id, ErrorCode::Stopping, "the pod is shutting down"),
+        }
+    }
+
+    async fn start_user_run(&mut self, id: u64, segments: Vec<Segment>) -> ServerMsg {
+        let text = seedpod_protocol::flatten_to_text(&segments);
+        let input = EntryKind::UserInput {
+            segments,
+            text,
+            queue_id: None,
+        };
+        match self.start_run(RunTrigger::User, Some(input)).await {
+            // The input is the last entry: the run task cannot commit before this returns.
+            Ok(()) => ack_entry(id, AckOutcome::Started, self.last_entry_seq()),
+            Err(err) => err.to_reply(id),
+        }
+    }
+
+    /// A notification or pod event: committed now when idle, durably queued otherwise.
+    async fn inject(&mut self, id: u64, item: QueuedItem) -> ServerMsg {
+        if !matches!(self.activity, Activity::Idle) {
+            return self.enqueue(id, item).await;
+        }
+        let (system_item, wake, trigger) = match item {
+            QueuedItem::Notify { message, wake } => (
+                SystemItem::Notification {
+                    body: render::notification_body(&message),
+                    message,
+                },
+                wake,
+                RunTrigger::Notification,
+            ),
+            QueuedItem::PodEvent { event, wake } => (
+                SystemItem::PodEvent {
+                    body: render::pod_event_body(&event),
+                    event,
+                },
+                wake,
+                RunTrigger::PodEvent,
+            ),
+            QueuedItem::Run { .. } | QueuedItem::Unknown => {
+                return error(id, ErrorCode::Internal, "not an injectable item");
+            }
+        };
+        let committed = self
+            .commit(
+                EntryKind::SystemItem {
+                    item: system_item,
+                    queue_id: None,
+                },
+                Durability::Sync,
+            )
+            .await;
+        if let Err(err) = committed {
+            return err.to_reply(id);
+        }
+        let entry_seq = self.last_entry_seq();
+        if wake && let Err(err) = self.start_run(trigger, None).await {
+            tracing::error!(event = "wake_failed", error = %err);
+        }
+        ack_entry(id, AckOutcome::Done, entry_seq)
+    }
+
+    /// Durable receipt: the `queued` entry is fsynced before the ack (invariant 5).
+    async fn enqueue(&mut self, id: u64, item: QueuedItem) -> ServerMsg {
+        let queue_id = self.state.next_queue_id;
+        let committed = self
+            .commit(EntryKind::Queued { queue_id, item }, Durability::Sync)
+            .await;
+        if let Err(err) = committed {
+            return err.to_reply(id);
+        }
+        self.publish_queue();
+        ServerMsg::Ack {
+            id,
+            outcome: AckOutcome::Queued,
+            queue_id: Some(queue_id),
+            entry_seq: self.last_entry_seq(),
+        }
+    }
+
+    fn last_entry_seq(&self) -> Option<u64> {
+        self.entries.last().map(|e| e.seq)
+    }
+
+    fn status(&self) -> PodStatus {
+        PodStatus {
+            name: self.name.clone(),
+            state: self.pod_state(),
+            pid: std::process::id(),
+            cwd: self.meta.cwd.display().to_string(),
+            provider: self.state.model.provider.as_str().to_string(),
+            model: self.state.model.model.clone(),
+            segment_id: self.state.segment_id.clone(),
+            entries: self.entries.len() as u64,
+            queue: self.state.pending.clone(),
+            usage: self.state.usage,
+            clients: self.clients,
+            server_version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! The run lifecycle (DESIGN §5): start, finish, pause, resume, cancel, abandon, and draining
+//! the durable queue after every run so nothing acknowledged is ever stranded.
+
+use std::time::Instant;
+
+use seedpod_engine::{HostError, RunLimits, RunOutcome, drive_run, unanswered_tool_calls};
+use seedpod_protocol::{
+    AlertLevel, DequeueReason, EntryKind, QueuedItem, RunEndReason, RunTrigger, SystemItem,
+};
+use seedpod_store::Durability;
+
+use super::commit::CommitError;
+use super::link::RunLink;
+use super::{Activity, Command, Controller};
+use crate::render;
+
+impl Controller {
+    /// Commit the start of a run (and its input, durably), then start the run task.
+    pub(super) async fn start_run(
+        &mut self,
+        trigger: RunTrigger,
+        input: Option<EntryKind>,
+    ) -> Result<(), CommitError> {
+        self.commit(EntryKind::RunStart { trigger }, Durability::Buffered)
+            .await?;
+        if let Some(input) = input {
+            self.commit(input, Durability::Sync).await?;
+        }
+        tracing::info!(
+            event = "turn_start",
+            model = %self.state.model.model,
+            message_count = self.state.history.len(),
+            trigger = ?trigger,
+        );
+        self.spawn_run();
+        Ok(())
+    }
+
+    /// Start (or continue, after a pause) the turn loop on a task of its own.
+    pub(super) fn spawn_run(&mut self) {
+        self.generation += 1;
+        let generation = self.generation;
+        let mut link = RunLink {
+            generation,
+            tx: self.tx.clone(),
+        };
+        let provider = self.provider.clone();
+        let tools = self.tools.clone();
+        let limits = RunLimits {
+            max_iterations: self.max_iterations,
+        };
+        let tx = self.tx.clone();
+        let task = tokio::spawn(async move {
+            let result = drive_run(&mut link, provider.as_ref(), &tools, &limits).await;
+            let _ = tx.send(Command::RunFinished { generation, result }).await;
+        });
+        self.activity = Activity::Running {
+            generation,
+            task,
+            started: Instant::now(),
+        };
+        self.publish_state();
+    }
+
+    pub(super) async fn run_finished(
+        &mut self,
+        generation: u64,
+        result: Result<RunOutcome, HostError>,
+    ) {
+        if !self.is_current(generation) {
+            return;
+        }
+        let duration_ms = match &self.activity {
+            Activity::Running { started, .. } => started.elapsed().as_millis() as u64,
+            Activity::Idle | Activity::Paused | Activity::Stopping => 0,
+        };
+        match result {
+            Ok(outcome) => {
+                tracing::info!(event = "turn_end", outcome = ?outcome, duration_ms);
+                if let RunOutcome::Failed { message } = outcome {
+                    self.publish_alert(AlertLevel::Error, format!("the run failed: {message}"));
+                }
+            }
+            Err(err) => {
+                // The loop could not commit: the log is failing. Nothing more is written.
+                tracing::error!(event = "turn_failed", error = %err, duration_ms);
+                self.publish_alert(AlertLevel::Error, format!("the run stopped: {err}"));
+            }
+        }
+        self.activity = Activity::Idle;
+        self.in_flight = Default::default();
+        self.publish_state();
+        self.after_run().await;
+    }
+
+    /// After every run (and on start): commit queued notifications, then start the next queued
+    /// input, or a run woken by a notification.
+    pub(super) async fn after_run(&mut self) {
+        if !matches!(self.activity, Activity::Idle) {
+            return;
+        }
+        let woken = match self.commit_pending_system_items().await {
+            Ok(woken) => woken,
+            Err(err) => {
+                tracing::error!(event = "drain_failed", error = %err);
+                return;
+            }
+        };
+        let next_run = self.state.pending.iter().find_map(|q| match &q.item {
+            QueuedItem::Run { segments } => Some((q.queue_id, segments.clone())),
+            QueuedItem::Notify { .. } | QueuedItem::PodEvent { .. } | QueuedItem::Unknown => None,
+        });
+        let started = match (next_run, woken) {
+            (Some((queue_id, segments)), _) => {
+                let text = seedpod_protocol::flatten_to_text(&segments);
+                let input = EntryKind::UserInput {
+                    segments,
+                    text,
+                    queue_id: Some(queue_id),
+                };
+                let started = self.start_run(RunTrigger::User, Some(input)).await;
+                self.publish_queue();
+                started
+            }
+            (None, Some(trigger)) => self.start_run(trigger, None).await,
+            (None, None) => Ok(()),
+        };
+        if let Err(err) = started {
+            tracing::error!(event = "drain_failed", error = %err);
+        }
+    }
+
+    /// Commit every queued notification and pod event, in queue order. Returns the trigger for
+    /// a run if any of them asked to wake the pod.
+    pub(super) async fn commit_pending_system_items(
+        &mut self,
+    ) -> Result<Option<RunTrigger>, CommitError> {
+        let queued: Vec<_> = self
+            .state
+            .pending
+            .iter()
+            .filter(|q| !matches!(q.item, QueuedItem::Run { .. }))
+            .cloned()
+            .collect();
+        if queued.is_empty() {
+            return Ok(None);
+        }
+        let mut woken = None;
+        for entry in queued {
+            let kind = match entry.item {
+                QueuedItem::Notify { message, wake } => {
+                    if wake {
+                        woken.get_or_insert(RunTrigger::Notification);
+                    }
+                    EntryKind::SystemItem {
+                        item: SystemItem::Notification {
+                            body: render::notification_body(&message),
+                            message,
+                        },
+                        queue_id: Some(entry.queue_id),
+                    }
+                }
+                QueuedItem::PodEvent { event, wake } => {
+                    if wake {
+                        woken.get_or_insert(RunTrigger::PodEvent);
+                    }
+                    EntryKind::SystemItem {
+                        item: SystemItem::PodEvent {
+                            body: render::pod_event_body(&event),
+                            event,
+                        },
+                        queue_id: Some(entry.queue_id),
+                    }
+                }
+                QueuedItem::Unknown => EntryKind::Dequeued {
+                    queue_id: entry.queue_id,
+                    reason: DequeueReason::Unknown,
+                },
+                QueuedItem::Run { .. } => continue,
+            };
+            self.commit(kind, Durability::Buffered).await?;
+        }
+        self.publish_queue();
+        Ok(woken)
+    }
+
+    /// Stop the running turn, keep what it committed; the run stays open in the log.
+    pub(super) fn pause(&mut self) -> bool {
+        if !matches!(self.activity, Activity::Running { .. }) {
+            return false;
+        }
+        if let Activity::Running { task, .. } =
+            std::mem::replace(&mut self.activity, Activity::Paused)
+        {
+            task.abort();
+        }
+        self.generation += 1;
+        self.in_flight = Default::default();
+        tracing::info!(event = "paused");
+        self.publish_state();
+        true
+    }
+
+    /// Close an open run: orphan tool calls get a "not run" result, an interrupt item records
+    /// why, and `run_end` closes it. Used by cancel and by new input while paused.
+    pub(super) async fn close_run(
+        &mut self,
+        reason: RunEndReason,
+        body: String,
+    ) -> Result<(), CommitError> {
+        if let Activity::Running { task, .. } =
+            std::mem::replace(&mut self.activity, Activity::Idle)
+        {
+            task.abort();
+        }
+        self.activity = Activity::Idle;
+        self.generation += 1;
+        self.in_flight = Default::default();
+        if self.state.open_run.is_none() {
+            // The run had already committed its end; nothing is left to close.
+            self.publish_state();
+            return Ok(());
+        }
+        for call in unanswered_tool_calls(&self.state.history) {
+            self.commit(
+                EntryKind::ToolResult {
+                    call_id: call.call_id,
+                    name: call.name,
+                    content: render::orphan_result(),
+                    is_error: true,
+                },
+                Durability::Buffered,
+            )
+            .await?;
+        }
+        self.commit(
+            EntryKind::SystemItem {
+                item: SystemItem::Interrupt { body },
+                queue_id: None,
+            },
+            Durability::Buffered,
+        )
+        .await?;
+        self.commit(
+            EntryKind::RunEnd {
+                reason,
+                message: None,
+            },
+            Durability::Sync,
+        )
+        .await?;
+        self.publish_state();
+        Ok(())
+    }
+}

@@ -1,0 +1,94 @@
+//! Attach and subscribe: a consistent snapshot taken inside the controller (so the next live
+//! event has exactly the next seq: no gap, no duplicate), serialised by the connection.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use seedpod_protocol::{Entry, EntryKind, PodState, QueuedItem, ServerMsg, SystemItem};
+
+use super::Controller;
+use crate::bus::Subscription;
+
+/// The state a connection turns into `snapshot_begin` … `snapshot_end`.
+pub struct SnapshotData {
+    pub seq: u64,
+    pub state: PodState,
+    pub greeting: String,
+    pub segment_id: String,
+    pub entries: Vec<Arc<Entry>>,
+    /// The `in_flight` frame.
+    pub in_flight: ServerMsg,
+    /// Alerts the pod raised at restore, repeated to each new client after the snapshot.
+    pub alerts: Vec<String>,
+}
+
+pub enum CatchUp {
+    /// Everything after `since` was still in the ring.
+    Replay(Vec<Arc<str>>),
+    Snapshot(Box<SnapshotData>),
+}
+
+pub struct SubscribeReply {
+    pub catch_up: CatchUp,
+    pub subscription: Subscription,
+}
+
+impl Controller {
+    pub(super) fn subscribe(&mut self, since: Option<u64>) -> SubscribeReply {
+        let replay = since.and_then(|since| self.bus.replay_since(since));
+        let catch_up = match replay {
+            Some(lines) => CatchUp::Replay(lines),
+            None => CatchUp::Snapshot(Box::new(self.snapshot())),
+        };
+        SubscribeReply {
+            catch_up,
+            subscription: self.bus.subscribe(),
+        }
+    }
+
+    fn snapshot(&self) -> SnapshotData {
+        SnapshotData {
+            seq: self.bus.seq(),
+            state: self.pod_state(),
+            greeting: format!(
+                "pod {} · {}/{} · {} entries in segment {}",
+                self.name,
+                self.state.model.provider.as_str(),
+                self.state.model.model,
+                self.entries.len(),
+                self.state.segment_id
+            ),
+            segment_id: self.state.segment_id.clone(),
+            entries: self.entries.clone(),
+            in_flight: ServerMsg::InFlight {
+                text: self.in_flight.text.clone(),
+                thinking: self.in_flight.thinking.clone(),
+                tool_calls: self.in_flight.tool_calls.clone(),
+                queue: self.state.pending.clone(),
+            },
+            alerts: self.standing_alerts.clone(),
+        }
+    }
+}
+
+/// Pod event ids already in the log (committed or queued), for dedupe after a restart.
+pub fn event_ids(entries: &[Entry]) -> HashSet<String> {
+    let mut ids = HashSet::new();
+    for entry in entries {
+        let event = match &entry.kind {
+            EntryKind::SystemItem {
+                item: SystemItem::PodEvent { event, .. },
+                ..
+            } => event,
+            EntryKind::Queued {
+                item: QueuedItem::PodEvent { event, .. },
+                ..
+            } => event,
+            _ => continue,
+        };
+        if let Some(id) = event.event_id() {
+            ids.insert(id.to_string());
+        }
+    }
+    ids
+}

@@ -1,0 +1,33 @@
+//! Errors that stop a pod from starting or serving, worded for the person reading them.
+
+use std::path::{Path, PathBuf};
+
+use seedpod_store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PodError {
+    #[error("pod \"{name}\" is already running{}", pid.map(|p| format!(" (pid {p})")).unwrap_or_default())]
+    AlreadyRunning { name: String, pid: Option<u32> },
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Config(String),
+    #[error("{0}")]
+    Client(#[from] seedpod_client::ClientError),
+    #[error("could not {op} {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        op: &'static str,
+        source: std::io::Error,
+    },
+}
+
+impl PodError {
+    pub fn io(path: &Path, op: &'static str, source: std::io::Error) -> PodError {
+        PodError::Io {
+            path: path.to_path_buf(),
+            op,
+            source,
+        }
+    }
+}

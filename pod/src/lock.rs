@@ -1,0 +1,60 @@
+//! One process per pod name: an exclusive `flock` on `pod.lock`, held for the process's life.
+//! The kernel drops it when the process dies, however it dies, so a crash never leaves a pod
+//! locked out (unlike a pid file, which is only a hint).
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, Write};
+use std::path::Path;
+
+use crate::error::PodError;
+
+/// Held while the pod runs; dropping it releases the lock.
+#[derive(Debug)]
+pub struct PodLock {
+    _file: File,
+}
+
+pub fn acquire(path: &Path, name: &str) -> Result<PodLock, PodError> {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| PodError::io(path, "open the pod lock", e))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            return Err(PodError::AlreadyRunning {
+                name: name.to_string(),
+                pid: holder.trim().parse().ok(),
+            });
+        }
+        Err(TryLockError::Error(e)) => return Err(PodError::io(path, "lock", e)),
+    }
+    // Record who holds it, for the error message of the next process that tries.
+    let _ = file.set_len(0);
+    let _ = file.rewind();
+    let _ = write!(file, "{}", std::process::id());
+    Ok(PodLock { _file: file })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_holder_is_refused_until_the_first_drops() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pod.lock");
+        let first = acquire(&path, "p").unwrap();
+        match acquire(&path, "p") {
+            Err(PodError::AlreadyRunning { pid, .. }) => assert_eq!(pid, Some(std::process::id())),
+            other => panic!("expected AlreadyRunning, got {other:?}"),
+        }
+        drop(first);
+        acquire(&path, "p").unwrap();
+    }
+}

@@ -1,0 +1,172 @@
+//! Opening a pod: create a new one (first segment, pod.json) or restore an existing one from its
+//! log. Restore is read → fold → reopen for append; nothing model-visible is re-rendered.
+
+use std::path::PathBuf;
+
+use seedpod_engine::ToolRegistry;
+use seedpod_protocol::{Origin, SegmentStart};
+use seedpod_store::{
+    PodConfig, PodMeta, SegmentState, SegmentWriter, load_meta, new_segment_id, read_segment,
+    save_meta, segment_path,
+};
+
+use crate::controller::ControllerParts;
+use crate::error::PodError;
+use crate::providers::build_provider;
+use crate::render;
+
+/// What `serve` needs to open a pod.
+pub struct OpenOptions {
+    pub name: String,
+    pub pod_dir: PathBuf,
+    /// Working directory for a new pod (ignored on restore: the pod keeps its own).
+    pub cwd: PathBuf,
+    /// Configuration for a new pod; on restore only a new script path is taken from it.
+    pub config: Option<PodConfig>,
+    pub tools: ToolRegistry,
+    pub max_iterations: u32,
+}
+
+pub async fn open_pod(opts: OpenOptions) -> Result<ControllerParts, PodError> {
+    std::fs::create_dir_all(opts.pod_dir.join("segments"))
+        .map_err(|e| PodError::io(&opts.pod_dir, "create the pod directory", e))?;
+    match load_meta(&opts.pod_dir)? {
+        Some(meta) => restore(opts, meta).await,
+        None => create(opts).await,
+    }
+}
+
+async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
+    let Some(config) = opts.config.clone() else {
+        return Err(PodError::Config(format!(
+            "pod \"{}\" does not exist and no provider was given; start it with --provider scripted --script FILE",
+            opts.name
+        )));
+    };
+    let provider = build_provider(&config, &opts.pod_dir)?;
+    let segment_id = new_segment_id();
+    let cwd = opts.cwd.display().to_string();
+    let start = SegmentStart {
+        segment_id: segment_id.clone(),
+        system_prompt: render::system_prompt(&opts.name, &cwd, &today()),
+        model: seedpod_protocol::ModelConfig {
+            provider: config.provider,
+            model: config.model.clone(),
+        },
+        tools: opts.tools.specs(),
+        seed: Vec::new(),
+        origin: Origin::New,
+    };
+    let (writer, first) =
+        SegmentWriter::create(segment_path(&opts.pod_dir, &segment_id), start).await?;
+    let meta = PodMeta {
+        name: opts.name.clone(),
+        cwd: opts.cwd.clone(),
+        active_segment: segment_id.clone(),
+        segments: vec![segment_id],
+        parent: None,
+        children: Vec::new(),
+        config,
+        created_ms: first.ts,
+    };
+    save_meta(&opts.pod_dir, &meta)?;
+    let state = SegmentState::start(&first).map_err(seedpod_store::StoreError::from)?;
+    tracing::info!(event = "session_created", pod = %opts.name, segment = %meta.active_segment);
+    Ok(ControllerParts {
+        name: opts.name,
+        pod_dir: opts.pod_dir,
+        meta,
+        writer,
+        state,
+        entries: vec![first],
+        provider,
+        tools: opts.tools,
+        max_iterations: opts.max_iterations,
+        alerts: Vec::new(),
+    })
+}
+
+async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts, PodError> {
+    if let Some(script) = opts.config.as_ref().and_then(|c| c.script.clone())
+        && meta.config.script.as_ref() != Some(&script)
+    {
+        meta.config.script = Some(script);
+        save_meta(&opts.pod_dir, &meta)?;
+    }
+    let provider = build_provider(&meta.config, &opts.pod_dir)?;
+    let path = segment_path(&opts.pod_dir, &meta.active_segment);
+    let read = read_segment(&path)?;
+    let mut alerts = Vec::new();
+    if let Some(torn) = &read.torn {
+        alerts.push(format!(
+            "the log ended in a torn entry (line {}, {} bytes, from a crash mid-write); it was moved to {} and the pod restored from the entries before it",
+            torn.line,
+            torn.bytes,
+            torn.side_file.display()
+        ));
+    }
+    let state = SegmentState::replay(&read.entries).map_err(seedpod_store::StoreError::from)?;
+    if state.open_run.is_some() {
+        alerts.push(
+            "the pod stopped in the middle of a turn; it is paused — resume to continue, or send new input to abandon that turn".into(),
+        );
+    }
+    let writer = SegmentWriter::open_append(path, state.next_seq)?;
+    tracing::info!(
+        event = "session_restored",
+        pod = %opts.name,
+        segment = %meta.active_segment,
+        entries = read.entries.len(),
+        torn = read.torn.is_some(),
+    );
+    for alert in &alerts {
+        tracing::warn!(event = "restore_alert", message = %alert);
+    }
+    Ok(ControllerParts {
+        name: opts.name,
+        pod_dir: opts.pod_dir,
+        meta,
+        writer,
+        state,
+        entries: read.entries,
+        provider,
+        tools: opts.tools,
+        max_iterations: opts.max_iterations,
+        alerts,
+    })
+}
+
+/// Today's UTC date as `YYYY-MM-DD` (civil-from-days; no calendar crate needed for this).
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    civil_date(secs / 86_400)
+}
+
+fn civil_date(days_since_epoch: u64) -> String {
+    // Howard Hinnant's days→civil algorithm, for days on or after 1970-01-01.
+    let z = days_since_epoch as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil_date;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(19_723), "2024-01-01");
+        assert_eq!(civil_date(11_016), "2000-02-29");
+    }
+}

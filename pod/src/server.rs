@@ -1,0 +1,161 @@
+//! `serve`: the whole life of a pod process — lock, open or restore, listen, accept, and a
+//! designed shutdown (on `shutdown`, SIGINT or SIGTERM: stop accepting, stop the run, flush and
+//! close the log, say goodbye to clients, remove the socket).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use interprocess::local_socket::tokio::prelude::*;
+use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
+use seedpod_client::Home;
+use seedpod_engine::ToolRegistry;
+use seedpod_store::PodConfig;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::connection::{ConnectionInfo, serve_connection};
+use crate::controller::Controller;
+use crate::error::PodError;
+use crate::lock;
+use crate::restore::{OpenOptions, open_pod};
+
+/// How long connections get to flush their goodbye after the controller stopped.
+pub const CONNECTION_DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
+
+pub struct ServeOptions {
+    pub name: String,
+    pub home: Home,
+    /// Working directory for a new pod.
+    pub cwd: PathBuf,
+    /// Provider configuration for a new pod (see `restore::OpenOptions::config`).
+    pub config: Option<PodConfig>,
+    pub tools: ToolRegistry,
+    pub max_iterations: u32,
+}
+
+/// Serve the pod until it is told to stop. `ready` is called once the socket accepts
+/// connections (the CLI uses it to tell `seedpod start` the pod is up).
+pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), PodError> {
+    let home = opts.home.clone();
+    home.ensure_runtime_dir()?;
+    let pod_dir = home.pod_dir(&opts.name);
+    std::fs::create_dir_all(&pod_dir)
+        .map_err(|e| PodError::io(&pod_dir, "create the pod directory", e))?;
+    let _lock = lock::acquire(&home.lock_path(&opts.name), &opts.name)?;
+
+    let parts = open_pod(OpenOptions {
+        name: opts.name.clone(),
+        pod_dir,
+        cwd: opts.cwd.clone(),
+        config: opts.config.clone(),
+        tools: opts.tools.clone(),
+        max_iterations: opts.max_iterations,
+    })
+    .await?;
+
+    let socket = home.socket_path(&opts.name);
+    let listener = listen(&socket)?;
+    let shutdown = CancellationToken::new();
+    spawn_signal_handlers(shutdown.clone());
+
+    let (controller, handle, rx) = Controller::new(parts, shutdown.clone());
+    let info = Arc::new(ConnectionInfo {
+        pod: opts.name.clone(),
+        instance: controller.instance().to_string(),
+    });
+    tracing::info!(
+        event = "server_start",
+        pod = %opts.name,
+        pid = std::process::id(),
+        socket = %socket.display(),
+        version = env!("CARGO_PKG_VERSION"),
+    );
+    let controller_task = tokio::spawn(controller.run(rx));
+    ready(&socket);
+
+    let tracker = TaskTracker::new();
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok(stream) => {
+                    tracker.spawn(serve_connection(
+                        stream,
+                        handle.clone(),
+                        info.clone(),
+                        shutdown.clone(),
+                    ));
+                }
+                Err(err) => tracing::warn!(event = "accept_failed", error = %err),
+            },
+        }
+    }
+    drop(listener);
+    let _ = std::fs::remove_file(&socket);
+    tracker.close();
+    if let Err(err) = controller_task.await {
+        tracing::error!(event = "controller_panicked", error = %err);
+    }
+    drop(handle);
+    if tokio::time::timeout(CONNECTION_DRAIN_TIMEOUT, tracker.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!(event = "connections_not_drained");
+    }
+    tracing::info!(event = "server_exit", pod = %opts.name);
+    Ok(())
+}
+
+/// Bind the socket. We hold the pod lock, so any socket file already there is stale (a crashed
+/// pod's) and is removed first.
+fn listen(socket: &Path) -> Result<interprocess::local_socket::tokio::Listener, PodError> {
+    if socket.exists() {
+        tracing::info!(event = "stale_socket_removed", socket = %socket.display());
+        std::fs::remove_file(socket)
+            .map_err(|e| PodError::io(socket, "remove the stale socket", e))?;
+    }
+    let name = socket
+        .to_fs_name::<GenericFilePath>()
+        .map_err(|e| PodError::io(socket, "name the socket", e))?;
+    let listener = ListenerOptions::new()
+        .name(name)
+        .create_tokio()
+        .map_err(|e| PodError::io(socket, "listen on", e))?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| PodError::io(socket, "restrict", e))?;
+    }
+    Ok(listener)
+}
+
+/// SIGINT and SIGTERM take the designed shutdown path; SIGHUP (terminal closed) is ignored,
+/// because a pod outlives every terminal.
+fn spawn_signal_handlers(shutdown: CancellationToken) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let kinds = [
+        SignalKind::interrupt(),
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+    ];
+    for kind in kinds {
+        let Ok(mut stream) = signal(kind) else {
+            tracing::warn!(event = "signal_handler_failed", signal = ?kind);
+            continue;
+        };
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            while stream.recv().await.is_some() {
+                if kind == SignalKind::hangup() {
+                    tracing::info!(event = "sighup_ignored");
+                    continue;
+                }
+                tracing::info!(event = "signal_shutdown", signal = ?kind);
+                shutdown.cancel();
+                break;
+            }
+        });
+    }
+}

@@ -1,0 +1,147 @@
+//! Must-show 2: notify while idle wakes a turn; while running it is committed before the *next*
+//! provider request of that turn; a notify during the last request of a turn starts the next
+//! turn — never stranded. Checked in the request bodies the scripted provider recorded.
+
+use seedpod_e2e::{Sandbox, is_run_end, wait_for};
+use seedpod_protocol::{AckOutcome, ClientMode, EntryKind, Method, RunTrigger, Segment, ServerMsg};
+use serde_json::json;
+
+fn first_text_delta(m: &ServerMsg) -> Option<()> {
+    matches!(m, ServerMsg::TextDelta { .. }).then_some(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notifications_reach_the_model_at_the_right_request() {
+    let sb = Sandbox::new();
+    let (g1, g2) = (sb.gate("g1"), sb.gate("g2"));
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            json!({"text": "working on it", "chunk_chars": 4, "gate": g1.to_str().unwrap(),
+                   "tool_calls": [{"name": "probe", "arguments": "{\"x\": 1}"}]}),
+            json!({"text": "all done", "chunk_chars": 4, "gate": g2.to_str().unwrap()}),
+            json!({"text": "noted the second notification"}),
+            json!({"text": "noted the idle notification"}),
+        ],
+    );
+    sb.start_scripted("p", &script);
+    let mut events = sb.connect("p", ClientMode::Attach).await;
+    let mut seen = Vec::new();
+    let mut control = sb.connect("p", ClientMode::Control).await;
+
+    control
+        .call(Method::Run {
+            segments: vec![Segment::text("start")],
+        })
+        .await
+        .unwrap();
+    wait_for(&mut events, &mut seen, first_text_delta).await;
+
+    // Request 1 is streaming: this notify is queued durably.
+    let ack = control
+        .call(Method::Notify {
+            message: "first-note".into(),
+            wake: true,
+        })
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            ack,
+            ServerMsg::Ack {
+                outcome: AckOutcome::Queued,
+                ..
+            }
+        ),
+        "{ack:?}"
+    );
+    sb.open_gate("g1");
+
+    // Request 2 (after the tool result) is the last of the turn; notify during it.
+    wait_for(&mut events, &mut seen, |m| match m {
+        ServerMsg::Committed { entry, .. } => {
+            matches!(entry.kind, EntryKind::TurnEnd { .. }).then_some(())
+        }
+        _ => None,
+    })
+    .await;
+    wait_for(&mut events, &mut seen, first_text_delta).await;
+    control
+        .call(Method::Notify {
+            message: "second-note".into(),
+            wake: true,
+        })
+        .await
+        .unwrap();
+    sb.open_gate("g2");
+
+    // The turn ends, and the queued notification starts the next turn on its own.
+    wait_for(&mut events, &mut seen, is_run_end).await;
+    let trigger = wait_for(&mut events, &mut seen, |m| match m {
+        ServerMsg::Committed { entry, .. } => match &entry.kind {
+            EntryKind::RunStart { trigger } => Some(*trigger),
+            _ => None,
+        },
+        _ => None,
+    })
+    .await;
+    assert_eq!(trigger, RunTrigger::Notification);
+    wait_for(&mut events, &mut seen, is_run_end).await;
+
+    // Idle: a notify wakes a turn.
+    let ack = control
+        .call(Method::Notify {
+            message: "idle-note".into(),
+            wake: true,
+        })
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            ack,
+            ServerMsg::Ack {
+                outcome: AckOutcome::Done,
+                ..
+            }
+        ),
+        "{ack:?}"
+    );
+    wait_for(&mut events, &mut seen, is_run_end).await;
+
+    let requests = sb.requests("p");
+    assert_eq!(requests.len(), 4, "{requests:#?}");
+    let has = |i: usize, s: &str| requests[i].contains(&format!("[notification] {s}"));
+    assert!(
+        !has(0, "first-note"),
+        "not in the request that was streaming"
+    );
+    assert!(
+        has(1, "first-note"),
+        "committed before the next request of the same turn"
+    );
+    assert!(!has(1, "second-note"));
+    assert!(has(2, "second-note"), "started the next turn, not stranded");
+    assert!(!has(2, "idle-note"));
+    assert!(has(3, "idle-note"), "idle notify woke a turn");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_wake_notify_is_recorded_without_a_turn() {
+    let sb = Sandbox::new();
+    let script = sb.script("s.jsonl", &[json!({"text": "hello"})]);
+    sb.start_scripted("p", &script);
+    sb.ok(&["notify", "p", "quiet note", "--no-wake"]);
+    let history = sb.history("p").await;
+    assert!(history.iter().any(|e| matches!(&e.kind,
+        EntryKind::SystemItem { item: seedpod_protocol::SystemItem::Notification { message, .. }, .. } if message == "quiet note")));
+    assert!(
+        !history
+            .iter()
+            .any(|e| matches!(e.kind, EntryKind::RunStart { .. }))
+    );
+    assert!(sb.requests("p").is_empty(), "no provider request was made");
+    // The next turn carries it.
+    let out = sb.ok(&["send", "p", "hi"]);
+    assert_eq!(out.trim(), "hello");
+    assert!(sb.requests("p")[0].contains("[notification] quiet note"));
+}
