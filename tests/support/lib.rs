@@ -4,6 +4,8 @@
 //! Every test gets its own temp home; pods started in it are killed when the `Sandbox` drops,
 //! so a failing test never leaves daemons behind.
 
+pub mod events;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;

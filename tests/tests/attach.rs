@@ -1,8 +1,9 @@
-//! Must-show 1: attached clients see the same committed entries in the same order with strictly
-//! increasing seq; a client attaching mid-turn gets snapshot + in-flight state and then exactly
-//! the remaining events.
+//! Must-show 1: attached clients (`seedpod events --json`) see the same committed entries in the
+//! same order with strictly increasing seq; a client attaching mid-turn gets snapshot + in-flight
+//! state and then exactly the remaining events.
 
-use seedpod_e2e::{Sandbox, wait_for};
+use seedpod_e2e::Sandbox;
+use seedpod_e2e::events::EventsProcess;
 use seedpod_protocol::{ClientMode, Entry, Method, Segment, ServerMsg};
 use serde_json::json;
 
@@ -38,14 +39,15 @@ async fn attached_clients_agree_and_a_late_client_catches_up_exactly() {
     );
     sb.start_scripted("p", &script);
 
-    let mut a = sb.connect("p", ClientMode::Attach).await;
-    let mut b = sb.connect("p", ClientMode::Attach).await;
+    let mut a = EventsProcess::spawn(&sb, "p", &[]);
+    let mut b = EventsProcess::spawn(&sb, "p", &[]);
     let (mut seen_a, mut seen_b) = (Vec::new(), Vec::new());
-    for (conn, seen) in [(&mut a, &mut seen_a), (&mut b, &mut seen_b)] {
-        wait_for(conn, seen, |m| {
-            matches!(m, ServerMsg::SnapshotEnd { .. }).then_some(())
-        })
-        .await;
+    for (events, seen) in [(&mut a, &mut seen_a), (&mut b, &mut seen_b)] {
+        events
+            .wait_for(seen, |m| {
+                matches!(m, ServerMsg::SnapshotEnd { .. }).then_some(())
+            })
+            .await;
     }
 
     let mut control = sb.connect("p", ClientMode::Control).await;
@@ -58,18 +60,19 @@ async fn attached_clients_agree_and_a_late_client_catches_up_exactly() {
     assert!(matches!(reply, ServerMsg::Ack { .. }), "{reply:?}");
 
     // The response is held at the gate after its first chunk: the turn is mid-flight.
-    wait_for(&mut a, &mut seen_a, |m| {
+    a.wait_for(&mut seen_a, |m| {
         matches!(m, ServerMsg::TextDelta { .. }).then_some(())
     })
     .await;
 
-    let mut c = sb.connect("p", ClientMode::Attach).await;
+    let mut c = EventsProcess::spawn(&sb, "p", &[]);
     let mut seen_c = Vec::new();
-    let snapshot_seq = wait_for(&mut c, &mut seen_c, |m| match m {
-        ServerMsg::SnapshotEnd { seq } => Some(*seq),
-        _ => None,
-    })
-    .await;
+    let snapshot_seq = c
+        .wait_for(&mut seen_c, |m| match m {
+            ServerMsg::SnapshotEnd { seq } => Some(*seq),
+            _ => None,
+        })
+        .await;
     let in_flight_text = seen_c
         .iter()
         .find_map(|m| match m {
@@ -83,12 +86,12 @@ async fn attached_clients_agree_and_a_late_client_catches_up_exactly() {
     );
 
     sb.open_gate("gate-1");
-    for (conn, seen) in [
+    for (events, seen) in [
         (&mut a, &mut seen_a),
         (&mut b, &mut seen_b),
         (&mut c, &mut seen_c),
     ] {
-        wait_for(conn, seen, seedpod_e2e::is_run_end).await;
+        events.wait_for(seen, seedpod_e2e::is_run_end).await;
     }
 
     // A and B: identical committed entries, identical seqs, strictly increasing.
