@@ -182,7 +182,10 @@ async fn read_loop<R>(
 
 /// What to do with a connection's first frames.
 enum Hello {
-    Accepted { welcome: String, attach: bool },
+    Accepted {
+        welcome: String,
+        attach: bool,
+    },
     /// Send this frame and close (incompatible version, unknown mode).
     Close(String),
     /// Not a hello: send this error and wait for one.

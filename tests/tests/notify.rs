@@ -87,6 +87,13 @@ async fn notifications_reach_the_model_at_the_right_request() {
     .await;
     assert_eq!(trigger, RunTrigger::Notification);
     wait_for(&mut events, &mut seen, is_run_end).await;
+    // The run's end is committed a moment before the controller is idle again.
+    wait_for(
+        &mut events,
+        &mut seen,
+        seedpod_e2e::is_state(seedpod_protocol::PodState::Idle),
+    )
+    .await;
 
     // Idle: a notify wakes a turn.
     let ack = control

@@ -14,6 +14,8 @@ mod link;
 mod requests;
 mod runs;
 mod snapshot;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashSet;
 use std::path::PathBuf;

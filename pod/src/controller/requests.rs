@@ -47,14 +47,20 @@ impl Controller {
                 self.inject(id, QueuedItem::Notify { message, wake }).await
             }
             Method::PodEvent { event, wake } => {
-                if let Some(event_id) = event.event_id() {
-                    if self.seen_events.contains(event_id) {
-                        // A retried report already taken: acknowledge, commit nothing.
-                        return ack(id, AckOutcome::Done);
-                    }
-                    self.seen_events.insert(event_id.to_string());
+                let event_id = event.event_id().map(str::to_string);
+                if let Some(event_id) = &event_id
+                    && self.seen_events.contains(event_id)
+                {
+                    // A retried report already in the log: acknowledge, commit nothing.
+                    return ack(id, AckOutcome::Done);
                 }
-                self.inject(id, QueuedItem::PodEvent { event, wake }).await
+                let reply = self.inject(id, QueuedItem::PodEvent { event, wake }).await;
+                // Remembered only once the log holds it, so a report the log refused is
+                // taken again when the child retries (invariant 5).
+                if let (Some(event_id), ServerMsg::Ack { .. }) = (event_id, &reply) {
+                    self.seen_events.insert(event_id);
+                }
+                reply
             }
             Method::Pause => {
                 // Pausing a paused pod is a no-op (DESIGN §5), acknowledged like a pause.
@@ -135,9 +141,16 @@ impl Controller {
                 let abandoned = self
                     .close_run(RunEndReason::Abandoned, render::abandoned_body())
                     .await;
-                match abandoned {
-                    Ok(()) => self.start_user_run(id, segments).await,
-                    Err(err) => err.to_reply(id),
+                if let Err(err) = abandoned {
+                    return err.to_reply(id);
+                }
+                if self.has_queued_run() {
+                    // Inputs queued before this one go first (FIFO): queue it behind them.
+                    let reply = self.enqueue(id, QueuedItem::Run { segments }).await;
+                    self.after_run().await;
+                    reply
+                } else {
+                    self.start_user_run(id, segments).await
                 }
             }
             Activity::Running { .. } => self.enqueue(id, QueuedItem::Run { segments }).await,
@@ -220,6 +233,13 @@ impl Controller {
             queue_id: Some(queue_id),
             entry_seq: self.last_entry_seq(),
         }
+    }
+
+    fn has_queued_run(&self) -> bool {
+        self.state
+            .pending
+            .iter()
+            .any(|q| matches!(q.item, QueuedItem::Run { .. }))
     }
 
     fn last_entry_seq(&self) -> Option<u64> {

@@ -186,7 +186,9 @@ impl Controller {
 
     /// Stop the running turn, keep what it committed; the run stays open in the log.
     pub(super) fn pause(&mut self) -> bool {
-        if !matches!(self.activity, Activity::Running { .. }) {
+        // A run whose `run_end` is already committed has finished, even if its task has not
+        // reported yet: pausing it would leave the pod paused with no open run in the log.
+        if !matches!(self.activity, Activity::Running { .. }) || self.state.open_run.is_none() {
             return false;
         }
         if let Activity::Running { task, .. } =
