@@ -1048,13 +1048,6 @@ impl Manual {
         answer.await.expect("the controller answered")
     }
 
-    /// Handle whatever the run task has already sent, without waiting for more.
-    async fn drain(&mut self) {
-        while let Ok(cmd) = self.rx.try_recv() {
-            self.controller.handle(cmd).await;
-        }
-    }
-
     /// Handle the run task's commands until `stop` matches one (which is handled too).
     async fn pump_until(&mut self, stop: impl Fn(&Command) -> bool) {
         loop {
