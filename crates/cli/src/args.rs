@@ -105,6 +105,9 @@ pub struct PodConfigArgs {
     pub provider: Option<ProviderArg>,
     #[arg(long)]
     pub model: Option<String>,
+    /// Provider endpoint, e.g. http://127.0.0.1:11434/v1 for a local OpenAI-compatible server.
+    #[arg(long)]
+    pub base_url: Option<String>,
     /// Script for the scripted provider (JSON lines, one response per line).
     #[arg(long)]
     pub script: Option<PathBuf>,

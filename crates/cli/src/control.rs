@@ -61,6 +61,7 @@ pub async fn restart(home: &Home, name: &str) -> Result<()> {
         cwd: Some(meta.cwd.clone()),
         provider: None,
         model: None,
+        base_url: None,
         script: None,
     };
     start::start_named(home, name, &meta.cwd, &config).await?;

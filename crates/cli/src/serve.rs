@@ -29,7 +29,7 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
             .clone()
             .unwrap_or_else(|| default_model(provider_kind(provider)).to_string()),
         script: args.config.script.clone(),
-        base_url: None,
+        base_url: args.config.base_url.clone(),
     });
     let opts = ServeOptions {
         name: args.name.clone(),

@@ -54,6 +54,9 @@ pub async fn start_named(
     if let Some(model) = &config.model {
         cmd.arg("--model").arg(model);
     }
+    if let Some(base_url) = &config.base_url {
+        cmd.arg("--base-url").arg(base_url);
+    }
     if let Some(script) = &config.script {
         let script = script.canonicalize().map_err(|e| {
             Exit::failure(format!("script {} is not readable: {e}", script.display()))
