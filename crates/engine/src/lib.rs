@@ -2,10 +2,13 @@
 //!
 //! Owns:
 //! - the provider contract (`provider`): a deterministic request body built from a context, and a
-//!   stream of events for sending it; and the providers themselves (today `scripted`, the test and
-//!   demo double);
+//!   stream of events for sending it; and the providers themselves: `anthropic` (Messages API),
+//!   `openai` (Chat Completions, also for local OpenAI-compatible servers) and `scripted` (the
+//!   test and demo double). The real ones share `http` (client, failure classification, the
+//!   streamed body as events) and `sse` (event-stream parsing);
 //! - the turn loop (`turn`): request, stream, commit, run tools, repeat — driving a `RunHost`
-//!   (`host`) that owns the state and the log;
+//!   (`host`) that owns the state and the log; transient provider failures are retried there
+//!   (`retry`), never after part of an answer has streamed;
 //! - the tool contract and registry (`tool`), and finding tool calls left unanswered in history
 //!   (`pending`).
 //!
@@ -16,25 +19,35 @@
 //! history; it asks the host for each request and hands every fact back through `commit`, so that
 //! history is committed before it is context (DESIGN §1).
 //!
-//! Start reading at `turn.rs`, then `host.rs` and `provider.rs`.
+//! Start reading at `turn.rs`, then `host.rs` and `provider.rs`; for a real provider,
+//! `openai.rs`, then `http.rs`.
 
+pub mod anthropic;
 pub mod host;
+mod http;
+pub mod openai;
 pub mod pending;
 pub mod provider;
 mod response;
+pub mod retry;
 pub mod scripted;
+pub mod sse;
 pub mod tool;
 pub mod turn;
 
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
+pub use anthropic::{AnthropicConfig, AnthropicProvider};
 pub use host::{HostError, PreparedRequest, RunHost};
+pub use http::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_READ_TIMEOUT, ProviderSetupError};
+pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use pending::{PendingCall, unanswered_tool_calls};
 pub use provider::{Context, EventStream, Provider, ProviderError, ProviderEvent};
+pub use retry::RetryPolicy;
 pub use scripted::{
     ScriptError, ScriptStep, ScriptToolCall, ScriptedErrorKind, ScriptedFailure, ScriptedProvider,
 };
 pub use seedpod_protocol::ModelItem;
 pub use tool::{Tool, ToolOutput, ToolRegistry};
-pub use turn::{DEFAULT_MAX_ITERATIONS, RunLimits, RunOutcome, drive_run};
+pub use turn::{DEFAULT_MAX_ITERATIONS, RunLimits, RunOutcome, drive_run, drive_run_with_retry};

@@ -5,6 +5,8 @@
 //! of the context, so `seedpod context` can print it and replay can prove it byte-identical
 //! (DESIGN §1, invariant 2) without any network involved; sending is the only impure part.
 
+use std::time::Duration;
+
 use futures::stream::BoxStream;
 use seedpod_protocol::{FinishReason, ModelConfig, ModelItem, ProviderKind, ToolSpec, Usage};
 
@@ -48,22 +50,69 @@ pub enum ProviderEvent {
     Status(String),
 }
 
+impl ProviderEvent {
+    /// Whether this event is part of the answer itself (text, reasoning, tool calls), as opposed
+    /// to bookkeeping (usage, finish, status). Once any output has been forwarded to clients, a
+    /// failed request is not retried: the retry would stream a second copy of the answer.
+    pub fn is_output(&self) -> bool {
+        match self {
+            ProviderEvent::TextDelta(_)
+            | ProviderEvent::ThinkingDelta(_)
+            | ProviderEvent::ThinkingSignature(_)
+            | ProviderEvent::ToolCallStart { .. }
+            | ProviderEvent::ToolCallDelta { .. } => true,
+            ProviderEvent::Usage(_) | ProviderEvent::Finish(_) | ProviderEvent::Status(_) => false,
+        }
+    }
+}
+
 /// Why a request failed. The split tells a retry policy whether trying again can help.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProviderError {
-    /// Overload, rate limit, a dropped connection: the same request may succeed later.
+    /// Overload, rate limit, a dropped connection, a timeout: the same request may succeed later.
     #[error("{message}")]
-    Transient { message: String },
+    Transient {
+        message: String,
+        /// The HTTP status the provider answered with, when it answered with one (for the status
+        /// line and the `provider_error` log event).
+        status: Option<u16>,
+        /// How long the provider asked us to wait (`retry-after`), when it said.
+        retry_after: Option<Duration>,
+    },
     /// A bad request, bad credentials, an exhausted script: retrying cannot help.
     #[error("{message}")]
-    Permanent { message: String },
+    Permanent {
+        message: String,
+        /// The HTTP status the provider answered with, when it answered with one.
+        status: Option<u16>,
+    },
 }
 
 impl ProviderError {
+    /// A transient failure that did not come with an HTTP status (connect error, timeout, a
+    /// dropped stream, a scripted failure).
+    pub fn transient(message: impl Into<String>) -> Self {
+        ProviderError::Transient {
+            message: message.into(),
+            status: None,
+            retry_after: None,
+        }
+    }
+
+    /// A permanent failure that did not come with an HTTP status.
+    pub fn permanent(message: impl Into<String>) -> Self {
+        ProviderError::Permanent {
+            message: message.into(),
+            status: None,
+        }
+    }
+
     /// The human-readable explanation, without the kind.
     pub fn message(&self) -> &str {
         match self {
-            ProviderError::Transient { message } | ProviderError::Permanent { message } => message,
+            ProviderError::Transient { message, .. } | ProviderError::Permanent { message, .. } => {
+                message
+            }
         }
     }
 
@@ -72,6 +121,23 @@ impl ProviderError {
         match self {
             ProviderError::Transient { .. } => true,
             ProviderError::Permanent { .. } => false,
+        }
+    }
+
+    /// The HTTP status behind this error, if the provider answered with one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ProviderError::Transient { status, .. } | ProviderError::Permanent { status, .. } => {
+                *status
+            }
+        }
+    }
+
+    /// How long the provider asked us to wait before trying again, if it said.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ProviderError::Transient { retry_after, .. } => *retry_after,
+            ProviderError::Permanent { .. } => None,
         }
     }
 }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use futures::StreamExt;
 use seedpod_protocol::{EntryKind, FinishReason, ModelItem, Usage};
+use tokio::time::Instant;
 
 use crate::host::RunHost;
 use crate::pending::PendingCall;
@@ -105,19 +106,30 @@ fn assistant(item: ModelItem) -> EntryKind {
 
 /// A provider broke the event contract; no retry will make the same response well formed.
 fn malformed(what: String) -> ProviderError {
-    ProviderError::Permanent {
-        message: format!("the provider sent a malformed response: {what}"),
-    }
+    ProviderError::permanent(format!("the provider sent a malformed response: {what}"))
+}
+
+/// How far one attempt got, whether it ended well or not (for the retry policy and the log).
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// When the first event arrived (time to first byte, give or take parsing).
+    pub first_event: Option<Instant>,
+    /// Part of the answer itself (not just usage or status) has been sent to clients.
+    pub output_forwarded: bool,
 }
 
 /// Drain `stream`, forwarding every event to the host as provisional, until it ends or fails.
+/// `progress` is kept up to date as events pass, so it is accurate when this fails.
 pub async fn receive<H: RunHost>(
     host: &mut H,
     mut stream: EventStream,
+    progress: &mut Progress,
 ) -> Result<Response, ProviderError> {
     let mut response = Response::default();
     while let Some(event) = stream.next().await {
         let event = event?;
+        progress.first_event.get_or_insert_with(Instant::now);
+        progress.output_forwarded |= event.is_output();
         host.provisional(event.clone()).await;
         response.apply(event)?;
     }

@@ -192,13 +192,11 @@ impl Player {
         let index = claim(self.playback.cursor.clone(), body).await?;
         let steps = &self.playback.steps;
         let Some(step) = steps.get(index) else {
-            return Err(ProviderError::Permanent {
-                message: format!(
-                    "scripted provider: script exhausted after {} responses (add lines to {})",
-                    steps.len(),
-                    self.playback.source
-                ),
-            });
+            return Err(ProviderError::permanent(format!(
+                "scripted provider: script exhausted after {} responses (add lines to {})",
+                steps.len(),
+                self.playback.source
+            )));
         };
         Ok(plan::plan(PlanInput {
             step,
@@ -217,9 +215,9 @@ async fn claim(cursor: Arc<Cursor>, body: String) -> Result<usize, ProviderError
     tokio::task::spawn_blocking(move || cursor.claim(&body))
         .await
         .unwrap_or_else(|err| {
-            Err(ProviderError::Permanent {
-                message: format!("scripted provider: recording the request failed: {err}"),
-            })
+            Err(ProviderError::permanent(format!(
+                "scripted provider: recording the request failed: {err}"
+            )))
         })
 }
 

@@ -16,7 +16,8 @@ use seedpod_protocol::{EntryKind, FinishReason, RunEndReason};
 use crate::host::{HostError, RunHost};
 use crate::pending::PendingCall;
 use crate::provider::{Provider, ProviderError};
-use crate::response::{self, Response};
+use crate::response::Response;
+use crate::retry::{Jitter, RetryPolicy, request_with_retries};
 use crate::tool::ToolRegistry;
 
 /// Model requests allowed in one run unless configured otherwise: enough for real multi-step tool
@@ -48,14 +49,27 @@ pub enum RunOutcome {
     },
 }
 
-/// Drive one run to its end. `Err` only when the host could not commit: the log is failing, so
-/// the run stops at once without trying to commit anything more (not even a `run_end`).
+/// Drive one run to its end, retrying transient provider failures with the default
+/// `RetryPolicy`. `Err` only when the host could not commit: the log is failing, so the run stops
+/// at once without trying to commit anything more (not even a `run_end`).
 pub async fn drive_run<H: RunHost>(
     host: &mut H,
     provider: &dyn Provider,
     tools: &ToolRegistry,
     limits: &RunLimits,
 ) -> Result<RunOutcome, HostError> {
+    drive_run_with_retry(host, provider, tools, limits, &RetryPolicy::default()).await
+}
+
+/// `drive_run` with a configured retry policy.
+pub async fn drive_run_with_retry<H: RunHost>(
+    host: &mut H,
+    provider: &dyn Provider,
+    tools: &ToolRegistry,
+    limits: &RunLimits,
+    retry: &RetryPolicy,
+) -> Result<RunOutcome, HostError> {
+    let mut jitter = Jitter::from_entropy();
     loop {
         let prepared = host.prepare_request().await?;
         let iteration = prepared.iteration;
@@ -73,7 +87,7 @@ pub async fn drive_run<H: RunHost>(
             end_run(host, RunEndReason::LimitReached, Some(message)).await?;
             return Ok(RunOutcome::LimitReached);
         }
-        let response = match request(host, provider, prepared.body).await {
+        let response = match request(host, provider, &prepared.body, retry, &mut jitter).await {
             Ok(response) => response,
             Err(err) => {
                 let message = err.to_string();
@@ -96,17 +110,17 @@ pub async fn drive_run<H: RunHost>(
     }
 }
 
-/// One model request, streamed to the end.
-///
-/// This is the seam for retries: a provider-agnostic policy can wrap this call, re-sending the
-/// same body on `ProviderError::Transient` and reporting waits as `ProviderEvent::Status`. Each
-/// attempt assembles a fresh `Response`, so nothing from a failed attempt can leak into the log.
+/// One model request, streamed to the end, with transient failures retried as `retry.rs`
+/// describes (re-sending the same body, reporting waits as `ProviderEvent::Status`). Each attempt
+/// assembles a fresh `Response`, so nothing from a failed attempt can leak into the log.
 async fn request<H: RunHost>(
     host: &mut H,
     provider: &dyn Provider,
-    body: String,
+    body: &str,
+    policy: &RetryPolicy,
+    jitter: &mut Jitter,
 ) -> Result<Response, ProviderError> {
-    response::receive(host, provider.stream(body)).await
+    request_with_retries(host, provider, body, policy, jitter).await
 }
 
 /// Run `calls` concurrently, then commit their results in call order, whatever order they

@@ -48,12 +48,10 @@ impl Cursor {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(path) = &self.record {
             append_line(path, body, state.needs_newline).map_err(|err| {
-                ProviderError::Permanent {
-                    message: format!(
-                        "scripted provider: cannot record the request in {}: {err}",
-                        path.display()
-                    ),
-                }
+                ProviderError::permanent(format!(
+                    "scripted provider: cannot record the request in {}: {err}",
+                    path.display()
+                ))
             })?;
             state.needs_newline = false;
         }

@@ -108,8 +108,8 @@ impl ScriptedFailure {
     pub fn to_error(&self) -> ProviderError {
         let message = self.message.clone();
         match self.kind {
-            ScriptedErrorKind::Transient => ProviderError::Transient { message },
-            ScriptedErrorKind::Permanent => ProviderError::Permanent { message },
+            ScriptedErrorKind::Transient => ProviderError::transient(message),
+            ScriptedErrorKind::Permanent => ProviderError::permanent(message),
         }
     }
 }
@@ -234,9 +234,7 @@ mod tests {
         assert_eq!(step.chunk_size(), 8);
         assert_eq!(
             step.error.as_ref().map(ScriptedFailure::to_error),
-            Some(ProviderError::Transient {
-                message: "m".into()
-            })
+            Some(ProviderError::transient("m"))
         );
     }
 }

@@ -152,10 +152,7 @@ async fn exhausted_script_is_a_permanent_error_naming_the_file() {
         "scripted provider: script exhausted after 1 responses (add lines to {})",
         path.display()
     );
-    assert_eq!(
-        events,
-        [Err(ProviderError::Permanent { message: expected })]
-    );
+    assert_eq!(events, [Err(ProviderError::permanent(expected))]);
 }
 
 #[tokio::test]
@@ -167,18 +164,14 @@ async fn scripted_errors_end_the_stream() {
     let provider = ScriptedProvider::from_file(&path, None).unwrap();
     assert_eq!(
         play(&provider, "{}").await,
-        [Err(ProviderError::Transient {
-            message: "overloaded".into()
-        })]
+        [Err(ProviderError::transient("overloaded"))]
     );
     assert_eq!(
         play(&provider, "{}").await,
         [
             Ok(ProviderEvent::TextDelta("ab".into())),
             Ok(ProviderEvent::TextDelta("c".into())),
-            Err(ProviderError::Permanent {
-                message: "cut".into()
-            }),
+            Err(ProviderError::permanent("cut")),
         ]
     );
 }

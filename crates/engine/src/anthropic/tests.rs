@@ -1,0 +1,380 @@
+//! The Anthropic provider against the loopback server replaying recorded streams.
+
+use std::sync::Arc;
+
+use seedpod_protocol::{EntryKind, FinishReason, ModelItem, ProviderKind, Usage};
+
+use super::*;
+use crate::provider::{ProviderError, ProviderEvent};
+use crate::testing::{
+    EchoTool, MemoryHost, MockServer, Reply, cut_after, drain, model_config, tool_spec, with_cr,
+    with_crlf, with_keep_alives,
+};
+use crate::tool::ToolRegistry;
+use crate::turn::{RunLimits, RunOutcome, drive_run};
+
+const TEXT: &[u8] = include_bytes!("../../tests/fixtures/anthropic_text.sse");
+const TOOL_USE: &[u8] = include_bytes!("../../tests/fixtures/anthropic_tool_use.sse");
+const THINKING_TOOL_USE: &[u8] =
+    include_bytes!("../../tests/fixtures/anthropic_thinking_tool_use.sse");
+
+/// The arguments `TOOL_USE` streams, exactly as its fragments concatenate.
+const STREAMED_ARGUMENTS: &str = r#"{"say": "hi there", "n": 1.50}"#;
+
+fn provider(base_url: &str) -> AnthropicProvider {
+    AnthropicProvider::new(AnthropicConfig {
+        base_url: base_url.to_owned(),
+        api_key: Some("sk-ant-test-key".into()),
+        ..AnthropicConfig::default()
+    })
+    .unwrap()
+}
+
+fn body_for(provider: &AnthropicProvider, items: &[ModelItem]) -> String {
+    let model = model_config(ProviderKind::Anthropic, "claude-test");
+    provider.request_body(&Context {
+        model: &model,
+        system_prompt: "You are a test pod.",
+        tools: &[],
+        items,
+    })
+}
+
+fn texts(events: &[Result<ProviderEvent, ProviderError>]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Ok(ProviderEvent::TextDelta(t)) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A pod-like host answering through `provider`, with the `echo` tool, after the user said "hi".
+fn host_with(provider: AnthropicProvider) -> (MemoryHost, ToolRegistry) {
+    let mut tools = ToolRegistry::new();
+    tools.register(Arc::new(EchoTool::named("echo")));
+    let mut host = MemoryHost::new(Arc::new(provider), &tools);
+    host.model = model_config(ProviderKind::Anthropic, "claude-test");
+    host.start_run("hi");
+    (host, tools)
+}
+
+async fn run(host: &mut MemoryHost, tools: &ToolRegistry) -> RunOutcome {
+    let provider = host.provider.clone();
+    drive_run(host, provider.as_ref(), tools, &RunLimits::default())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn plain_answer_streams_text_usage_and_finish_with_the_right_headers() {
+    let server = MockServer::start(vec![Reply::sse_in_pieces(TEXT, &[1, 3, 7, 64])]).await;
+    let provider = provider(&server.base_url());
+    let body = body_for(&provider, &[ModelItem::UserMessage { text: "hi".into() }]);
+    let events = drain(provider.stream(body.clone())).await;
+
+    assert_eq!(texts(&events), "Hello, żółć 🎉 world.");
+    let usage = Usage {
+        input_tokens: 25,
+        output_tokens: 12,
+        ..Usage::default()
+    };
+    assert_eq!(
+        events[events.len() - 2..],
+        [
+            Ok(ProviderEvent::Usage(usage)),
+            Ok(ProviderEvent::Finish(FinishReason::Stop))
+        ]
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    let request = &requests[0];
+    assert_eq!(
+        (request.method.as_str(), request.path.as_str()),
+        ("POST", "/v1/messages")
+    );
+    assert_eq!(request.header("x-api-key"), Some("sk-ant-test-key"));
+    assert_eq!(request.header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(request.header("content-type"), Some("application/json"));
+    assert_eq!(request.body, body, "the body is sent byte for byte");
+}
+
+#[tokio::test]
+async fn tool_call_round_trip_sends_the_streamed_arguments_and_the_result_back() {
+    let server = MockServer::start(vec![Reply::sse(TOOL_USE), Reply::sse(TEXT)]).await;
+    let (mut host, tools) = host_with(provider(&server.base_url()));
+    assert_eq!(run(&mut host, &tools).await, RunOutcome::Completed);
+
+    assert!(host.log.contains(&EntryKind::AssistantItem {
+        item: ModelItem::ToolCall {
+            call_id: "toolu_01Echo".into(),
+            name: "echo".into(),
+            arguments: STREAMED_ARGUMENTS.into(),
+        }
+    }));
+    assert!(host.log.contains(&EntryKind::Usage(Usage {
+        input_tokens: 310,
+        output_tokens: 40,
+        cache_read_tokens: 1024,
+        cache_creation_tokens: 0,
+    })));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[1].body, host.bodies[1]);
+    let expected_turn = format!(
+        concat!(
+            r#"{{"role":"assistant","content":[{{"type":"text","text":"I'll echo that."}},"#,
+            r#"{{"type":"tool_use","id":"toolu_01Echo","name":"echo","input":{args}}}]}},"#,
+            r#"{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"toolu_01Echo","content":{result}}}]}}]"#
+        ),
+        args = STREAMED_ARGUMENTS,
+        result = serde_json::to_string(STREAMED_ARGUMENTS).unwrap(),
+    );
+    assert!(
+        requests[1].body.contains(&expected_turn),
+        "{}",
+        requests[1].body
+    );
+}
+
+#[tokio::test]
+async fn thinking_is_sent_back_verbatim_with_its_signature() {
+    let server = MockServer::start(vec![
+        Reply::sse_in_pieces(THINKING_TOOL_USE, &[5]),
+        Reply::sse(TEXT),
+    ])
+    .await;
+    let (mut host, tools) = host_with(provider(&server.base_url()));
+    assert_eq!(run(&mut host, &tools).await, RunOutcome::Completed);
+
+    let signature = "ErUBCkYIBxgCIkB0ZXN0LXNpZ25hdHVyZS1ieXRlcy8rPQ==";
+    assert!(host.log.contains(&EntryKind::AssistantItem {
+        item: ModelItem::Reasoning {
+            text: "The user wants an echo; call the tool.\n".into(),
+            signature: Some(signature.into()),
+        }
+    }));
+    assert!(host.log.contains(&EntryKind::Usage(Usage {
+        input_tokens: 402,
+        output_tokens: 87,
+        cache_read_tokens: 0,
+        cache_creation_tokens: 188,
+    })));
+    let sent = &server.requests()[1].body;
+    let expected = format!(
+        concat!(
+            r#"{{"role":"assistant","content":[{{"type":"thinking","thinking":"The user wants an echo; call the tool.\n","signature":"{}"}},"#,
+            r#"{{"type":"tool_use","id":"toolu_02Think","name":"echo","input":{{"say":"ok"}}}}]}}"#
+        ),
+        signature
+    );
+    assert!(sent.contains(&expected), "{sent}");
+    assert!(
+        !sent.contains("redacted"),
+        "redacted thinking is not kept: {sent}"
+    );
+}
+
+#[tokio::test]
+async fn ugly_but_valid_streams_decode_the_same_as_the_clean_one() {
+    let variants = [
+        Reply::sse_in_pieces(TEXT, &[1]),
+        Reply::sse_in_pieces(with_crlf(TEXT), &[2, 9, 4]),
+        Reply::sse_in_pieces(with_cr(TEXT), &[13]),
+        Reply::sse_in_pieces(with_keep_alives(TEXT), &[6, 1]),
+        // Some servers end the stream without the blank line after the last event.
+        Reply::sse(&TEXT[..TEXT.len() - 1]),
+    ];
+    let count = variants.len();
+    let mut replies = vec![Reply::sse(TEXT)];
+    replies.extend(variants);
+    let server = MockServer::start(replies).await;
+    let provider = provider(&server.base_url());
+    let clean = drain(provider.stream("{}".into())).await;
+    assert!(matches!(
+        clean.last(),
+        Some(Ok(ProviderEvent::Finish(FinishReason::Stop)))
+    ));
+    for variant in 0..count {
+        let events = drain(provider.stream("{}".into())).await;
+        assert_eq!(events, clean, "variant {variant}");
+    }
+}
+
+#[tokio::test]
+async fn a_stream_cut_before_message_stop_is_a_transient_error() {
+    let cut = cut_after(TEXT, "\"stop_reason\":\"end_turn\"");
+    let server = MockServer::start(vec![Reply::sse(cut)]).await;
+    let events = drain(provider(&server.base_url()).stream("{}".into())).await;
+    let Some(Err(err)) = events.last() else {
+        panic!("expected an error, got {events:?}");
+    };
+    assert!(err.is_transient(), "{err:?}");
+    assert!(err.message().contains("message_stop"), "{err}");
+    assert!(
+        !events.contains(&Ok(ProviderEvent::Finish(FinishReason::Stop))),
+        "no finish for an incomplete response"
+    );
+}
+
+#[tokio::test]
+async fn error_events_are_classified_like_their_statuses() {
+    let overloaded = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3}}}\n\n\
+        event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
+    let invalid = "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long\"}}\n\n";
+    let server = MockServer::start(vec![Reply::sse(overloaded), Reply::sse(invalid)]).await;
+    let provider = provider(&server.base_url());
+
+    let events = drain(provider.stream("{}".into())).await;
+    assert_eq!(
+        events.last(),
+        Some(&Err(ProviderError::Transient {
+            message: "anthropic: the stream reported overloaded_error: Overloaded".into(),
+            status: Some(529),
+            retry_after: None,
+        }))
+    );
+    let events = drain(provider.stream("{}".into())).await;
+    assert_eq!(
+        events,
+        [Err(ProviderError::Permanent {
+            message: "anthropic: the stream reported invalid_request_error: prompt is too long"
+                .into(),
+            status: Some(400),
+        })]
+    );
+}
+
+#[tokio::test]
+async fn an_http_error_carries_the_providers_message() {
+    let body =
+        r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
+    let server = MockServer::start(vec![Reply::status(401, body)]).await;
+    let events = drain(provider(&server.base_url()).stream("{}".into())).await;
+    assert_eq!(
+        events,
+        [Err(ProviderError::Permanent {
+            message: "anthropic: HTTP 401 Unauthorized: invalid x-api-key (check the API key)"
+                .into(),
+            status: Some(401),
+        })]
+    );
+}
+
+#[test]
+fn request_body_maps_every_item_kind() {
+    let provider = AnthropicProvider::new(AnthropicConfig {
+        max_tokens: 1000,
+        temperature: Some(0.25),
+        thinking_budget_tokens: Some(512),
+        ..AnthropicConfig::default()
+    })
+    .unwrap();
+    let items = vec![
+        ModelItem::UserMessage { text: "hi".into() },
+        ModelItem::SystemMessage {
+            text: "[notification] build passed".into(),
+        },
+        ModelItem::Reasoning {
+            text: "from another provider".into(),
+            signature: None,
+        },
+        ModelItem::Reasoning {
+            text: "think".into(),
+            signature: Some("sig==".into()),
+        },
+        ModelItem::AssistantText {
+            text: "calling".into(),
+        },
+        ModelItem::ToolCall {
+            call_id: "t1".into(),
+            name: "echo".into(),
+            arguments: "{\"a\": [1, 2.0]}".into(),
+        },
+        ModelItem::ToolCall {
+            call_id: "t2".into(),
+            name: "echo".into(),
+            arguments: "{\"a\": ".into(),
+        },
+        ModelItem::ToolCall {
+            call_id: "t3".into(),
+            name: "echo".into(),
+            arguments: String::new(),
+        },
+        ModelItem::ToolResult {
+            call_id: "t1".into(),
+            content: "ok".into(),
+            is_error: false,
+        },
+        ModelItem::SystemMessage {
+            text: "[interrupt] paused".into(),
+        },
+        ModelItem::ToolResult {
+            call_id: "t2".into(),
+            content: "bad json".into(),
+            is_error: true,
+        },
+        ModelItem::ToolResult {
+            call_id: "t3".into(),
+            content: String::new(),
+            is_error: false,
+        },
+    ];
+    let model = model_config(ProviderKind::Anthropic, "claude-test");
+    let tools = [tool_spec("echo")];
+    let body = provider.request_body(&Context {
+        model: &model,
+        system_prompt: "Be brief.",
+        tools: &tools,
+        items: &items,
+    });
+    let expected = concat!(
+        r#"{"model":"claude-test","max_tokens":1000,"system":"Be brief.","messages":["#,
+        r#"{"role":"user","content":[{"type":"text","text":"hi"},{"type":"text","text":"[notification] build passed"}]},"#,
+        r#"{"role":"assistant","content":[{"type":"thinking","thinking":"think","signature":"sig=="},"#,
+        r#"{"type":"text","text":"calling"},"#,
+        r#"{"type":"tool_use","id":"t1","name":"echo","input":{"a": [1, 2.0]}},"#,
+        r#"{"type":"tool_use","id":"t2","name":"echo","input":{}},"#,
+        r#"{"type":"tool_use","id":"t3","name":"echo","input":{}}]},"#,
+        r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"},"#,
+        r#"{"type":"tool_result","tool_use_id":"t2","content":"bad json","is_error":true},"#,
+        r#"{"type":"tool_result","tool_use_id":"t3","content":""},"#,
+        r#"{"type":"text","text":"[interrupt] paused"}]}],"#,
+        r#""tools":[{"name":"echo","description":"test tool echo","input_schema":{"type":"object"}}],"#,
+        r#""temperature":0.25,"thinking":{"type":"enabled","budget_tokens":512},"stream":true}"#
+    );
+    assert_eq!(body, expected);
+}
+
+#[test]
+fn request_body_is_deterministic_and_leaves_out_unset_options() {
+    let items = [ModelItem::UserMessage { text: "hi".into() }];
+    let a = provider("http://127.0.0.1:1");
+    let b = provider("https://api.anthropic.com/");
+    assert_eq!(body_for(&a, &items), body_for(&a, &items));
+    assert_eq!(body_for(&a, &items), body_for(&b, &items));
+    assert_eq!(
+        body_for(&a, &items),
+        r#"{"model":"claude-test","max_tokens":8192,"system":"You are a test pod.","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"stream":true}"#
+    );
+}
+
+#[test]
+fn configuration_is_checked_and_never_prints_the_key() {
+    let config = AnthropicConfig {
+        api_key: Some("sk-ant-secret".into()),
+        ..AnthropicConfig::default()
+    };
+    assert!(!format!("{config:?}").contains("sk-ant-secret"));
+    let bad_url = AnthropicProvider::new(AnthropicConfig {
+        base_url: "ftp://example.com".into(),
+        ..AnthropicConfig::default()
+    });
+    assert!(matches!(bad_url, Err(ProviderSetupError::BaseUrl { .. })));
+    let bad_key = AnthropicProvider::new(AnthropicConfig {
+        api_key: Some("line\nbreak".into()),
+        ..AnthropicConfig::default()
+    });
+    assert!(matches!(bad_key, Err(ProviderSetupError::ApiKey)));
+}

@@ -1,0 +1,315 @@
+//! The HTTP half shared by the real providers: building the client, sending a request body, and
+//! classifying every way that can fail into `ProviderError::Transient` or `Permanent`.
+//!
+//! Turning the streamed body into events is `http/stream.rs`; what the events mean is each
+//! provider's `Decoder`.
+
+mod stream;
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use reqwest::{StatusCode, Url};
+use serde_json::Value;
+
+use crate::provider::ProviderError;
+
+pub(crate) use self::stream::{Decoded, Decoder, stream_events};
+
+/// How long to wait for a TCP (and TLS) connection unless configured otherwise. Generous for a
+/// slow network, short enough that a dead address is reported quickly.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a response may go without a single byte unless configured otherwise. Hosted APIs
+/// send keep-alives far more often than this; a local server reading a long prompt on a CPU may
+/// be silent for minutes before its first token, so this errs long. A hung stream still ends.
+pub const DEFAULT_IDLE_READ_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The most of an error response's body that is read to find the provider's message.
+const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// The most characters of a provider's error message quoted in ours.
+const MAX_QUOTED_CHARS: usize = 500;
+
+/// A configuration the provider cannot be built from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderSetupError {
+    #[error("invalid base URL {url:?}: {reason}")]
+    BaseUrl { url: String, reason: String },
+    /// The key itself is never quoted: it is a secret.
+    #[error("the API key contains characters that cannot be sent in an HTTP header")]
+    ApiKey,
+    #[error("cannot start the HTTP client: {0}")]
+    Client(String),
+}
+
+/// Where and how one provider sends its requests; cheap to clone into each stream.
+#[derive(Clone)]
+pub(crate) struct Endpoint {
+    /// `anthropic` / `openai`, the prefix of every error message.
+    pub provider: &'static str,
+    pub client: reqwest::Client,
+    pub url: Url,
+    /// `url` without any user name or password, for messages.
+    pub shown_url: String,
+    /// Sent with every request; secrets among them are marked sensitive so they never print.
+    pub headers: HeaderMap,
+    pub connect_timeout: Duration,
+    pub idle_read_timeout: Duration,
+}
+
+impl Endpoint {
+    /// An endpoint at `base_url` + `path` (`path` starts with `/`).
+    pub fn new(
+        provider: &'static str,
+        base_url: &str,
+        path: &str,
+        headers: HeaderMap,
+        connect_timeout: Duration,
+        idle_read_timeout: Duration,
+    ) -> Result<Self, ProviderSetupError> {
+        let url = endpoint_url(base_url, path)?;
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(connect_timeout)
+            .user_agent(concat!("seedpod/", env!("CARGO_PKG_VERSION")))
+            // A POST that redirects is a misconfigured base URL; say so rather than follow it.
+            .redirect(reqwest::redirect::Policy::none());
+        if is_loopback(&url) {
+            // A model server on this machine is never behind the proxy the environment names.
+            builder = builder.no_proxy();
+        }
+        let client = builder
+            .build()
+            .map_err(|err| ProviderSetupError::Client(error_chain(&err)))?;
+        let mut shown = url.clone();
+        // Both fail only for URLs that cannot have credentials, which leaves nothing to hide.
+        let _ = shown.set_password(None);
+        let _ = shown.set_username("");
+        Ok(Endpoint {
+            provider,
+            client,
+            url,
+            shown_url: shown.to_string(),
+            headers,
+            connect_timeout,
+            idle_read_timeout,
+        })
+    }
+
+    /// Send `body` and wait for the response head. Non-success statuses become errors here.
+    pub async fn send(&self, body: String) -> Result<reqwest::Response, ProviderError> {
+        let request = self
+            .client
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .body(body);
+        // Connecting is bounded by the client's connect timeout; after that, waiting for the
+        // response head is waiting for bytes like any other read.
+        let limit = self.connect_timeout + self.idle_read_timeout;
+        let response = match tokio::time::timeout(limit, request.send()).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(err)) => return Err(self.transport_error(err)),
+            Err(_) => return Err(self.timeout(limit, "for the response to start")),
+        };
+        if response.status().is_success() {
+            return Ok(response);
+        }
+        Err(self.status_error(response).await)
+    }
+
+    /// The error for a read that saw no bytes for `waited`.
+    pub fn timeout(&self, waited: Duration, what: &str) -> ProviderError {
+        ProviderError::transient(format!(
+            "{}: timed out after {}s waiting {what} from {}",
+            self.provider,
+            waited.as_secs(),
+            self.shown_url
+        ))
+    }
+
+    /// A failure below HTTP: connecting, TLS, a dropped connection.
+    pub fn transport_error(&self, err: reqwest::Error) -> ProviderError {
+        // Our messages name the URL themselves, without any credentials a base URL might hold.
+        let err = err.without_url();
+        let chain = error_chain(&err);
+        if err.is_builder() {
+            return ProviderError::permanent(format!(
+                "{}: cannot build the request: {chain}",
+                self.provider
+            ));
+        }
+        if err.is_connect() {
+            return ProviderError::transient(format!(
+                "{}: cannot connect to {}: {chain}",
+                self.provider, self.shown_url
+            ));
+        }
+        if err.is_timeout() {
+            return ProviderError::transient(format!("{}: timed out: {chain}", self.provider));
+        }
+        ProviderError::transient(format!("{}: the connection failed: {chain}", self.provider))
+    }
+
+    /// Turn a non-success response into an error carrying the provider's own explanation.
+    async fn status_error(&self, mut response: reqwest::Response) -> ProviderError {
+        let status = response.status();
+        let retry_after = retry_after(response.headers());
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let mut body = Vec::new();
+        while body.len() < MAX_ERROR_BODY_BYTES {
+            match tokio::time::timeout(self.idle_read_timeout, response.chunk()).await {
+                Ok(Ok(Some(chunk))) => body.extend_from_slice(&chunk),
+                Ok(Ok(None)) | Ok(Err(_)) | Err(_) => break,
+            }
+        }
+        let detail = provider_message(&String::from_utf8_lossy(&body));
+        let hint = match (status.as_u16(), location) {
+            (300..=399, Some(location)) => {
+                format!(" (the server redirects to {location}; use that as the base URL)")
+            }
+            (401 | 403, _) => " (check the API key)".to_owned(),
+            (404, _) => " (check the model name and the base URL)".to_owned(),
+            _ => String::new(),
+        };
+        let message = format!(
+            "{}: HTTP {}: {detail}{hint}",
+            self.provider,
+            status_text(status)
+        );
+        let code = Some(status.as_u16());
+        if is_transient_status(status.as_u16()) {
+            ProviderError::Transient {
+                message,
+                status: code,
+                retry_after,
+            }
+        } else {
+            ProviderError::Permanent {
+                message,
+                status: code,
+            }
+        }
+    }
+}
+
+/// Statuses where the same request can succeed later: timeouts, rate limits, overload and server
+/// faults (529 is Anthropic's "overloaded"). 501 and 505 are server faults no wait will fix.
+pub(crate) fn is_transient_status(code: u16) -> bool {
+    matches!(code, 408 | 429) || (code >= 500 && code != 501 && code != 505)
+}
+
+/// A header value for a secret: never shown by `Debug`.
+pub(crate) fn secret_header(value: &str) -> Result<HeaderValue, ProviderSetupError> {
+    let mut value = HeaderValue::from_str(value).map_err(|_| ProviderSetupError::ApiKey)?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
+/// Headers every provider sends.
+pub(crate) fn json_headers() -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        reqwest::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        reqwest::header::ACCEPT,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers
+}
+
+fn endpoint_url(base_url: &str, path: &str) -> Result<Url, ProviderSetupError> {
+    let invalid = |reason: String| ProviderSetupError::BaseUrl {
+        url: base_url.to_owned(),
+        reason,
+    };
+    let joined = format!("{}{path}", base_url.trim_end_matches('/'));
+    let url = Url::parse(&joined).map_err(|err| invalid(err.to_string()))?;
+    match url.scheme() {
+        "http" | "https" => Ok(url),
+        other => Err(invalid(format!(
+            "the scheme must be http or https, not {other}"
+        ))),
+    }
+}
+
+fn is_loopback(url: &Url) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+fn status_text(status: StatusCode) -> String {
+    match status.canonical_reason() {
+        Some(reason) => format!("{} {reason}", status.as_u16()),
+        None => status.as_u16().to_string(),
+    }
+}
+
+/// How long the server asked us to wait: `retry-after-ms` (OpenAI), else `retry-after` in
+/// seconds. The HTTP-date form of `retry-after` is not understood and falls back to backoff.
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let number = |name: &str| -> Option<f64> {
+        let value = headers.get(HeaderName::from_bytes(name.as_bytes()).ok()?)?;
+        value.to_str().ok()?.trim().parse::<f64>().ok()
+    };
+    let seconds = match number("retry-after-ms") {
+        Some(ms) => ms / 1000.0,
+        None => number(RETRY_AFTER.as_str())?,
+    };
+    Duration::try_from_secs_f64(seconds).ok()
+}
+
+/// The explanation inside an error body: `error.message` (Anthropic, OpenAI and most compatible
+/// servers), `error` as a string (Ollama), `message` or `detail`; else the body itself.
+pub(crate) fn provider_message(body: &str) -> String {
+    let from_json = serde_json::from_str::<Value>(body).ok().and_then(|v| {
+        let text = |v: &Value| v.as_str().map(str::to_owned);
+        v.pointer("/error/message")
+            .and_then(text)
+            .or_else(|| v.get("error").and_then(text))
+            .or_else(|| v.get("message").and_then(text))
+            .or_else(|| v.get("detail").and_then(text))
+    });
+    let message = from_json.unwrap_or_else(|| body.trim().to_owned());
+    if message.is_empty() {
+        return "(the response gave no details)".to_owned();
+    }
+    truncate(&message, MAX_QUOTED_CHARS)
+}
+
+pub(crate) fn truncate(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// An error and its sources, because `reqwest`'s own message hides the useful part ("connection
+/// refused") in the source chain.
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests;

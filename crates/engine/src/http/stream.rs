@@ -1,0 +1,147 @@
+//! A streamed SSE response as an `EventStream`: send lazily on the first poll, read with an idle
+//! timeout, parse events, and let the provider's `Decoder` say what each one means.
+//!
+//! Completeness is decided here, once for both providers: a response is whole only when the
+//! decoder has seen its terminator. A body that ends any other way is a cut stream, reported as
+//! a transient error (whether a retry is safe is the retry policy's call, not ours).
+
+use std::collections::VecDeque;
+
+use futures::StreamExt;
+
+use super::Endpoint;
+use crate::provider::{EventStream, ProviderError, ProviderEvent};
+use crate::sse::{SseEnd, SseEvent, SseParser};
+
+/// What one event meant for the response as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Decoded {
+    More,
+    /// The terminator: the response is complete and nothing after it is read.
+    Complete,
+}
+
+/// A provider's reading of its own event stream.
+pub(crate) trait Decoder: Send + 'static {
+    /// The event that ends a complete response, named in the error when it never comes.
+    const TERMINATOR: &'static str;
+
+    /// Handle one event, queueing the provider events it stands for.
+    fn decode(
+        &mut self,
+        event: SseEvent,
+        out: &mut VecDeque<ProviderEvent>,
+    ) -> Result<Decoded, ProviderError>;
+}
+
+/// Send `body` to `endpoint` when first polled and decode the streamed answer.
+pub(crate) fn stream_events<D: Decoder>(
+    endpoint: Endpoint,
+    body: String,
+    decoder: D,
+) -> EventStream {
+    let reader = Reader {
+        endpoint,
+        state: State::Unsent(body),
+        parser: SseParser::new(),
+        parsed: Vec::new(),
+        decoder,
+        queue: VecDeque::new(),
+    };
+    futures::stream::unfold(reader, |mut reader| async move {
+        let item = reader.next().await?;
+        Some((item, reader))
+    })
+    .boxed()
+}
+
+enum State {
+    Unsent(String),
+    Reading(Box<reqwest::Response>),
+    /// Reported after the events queued before it.
+    Failed(ProviderError),
+    Ended,
+}
+
+struct Reader<D> {
+    endpoint: Endpoint,
+    state: State,
+    parser: SseParser,
+    /// Events parsed from the last read, not yet decoded.
+    parsed: Vec<SseEvent>,
+    decoder: D,
+    /// Decoded events not yet yielded.
+    queue: VecDeque<ProviderEvent>,
+}
+
+impl<D: Decoder> Reader<D> {
+    async fn next(&mut self) -> Option<Result<ProviderEvent, ProviderError>> {
+        loop {
+            if let Some(event) = self.queue.pop_front() {
+                return Some(Ok(event));
+            }
+            self.state = match std::mem::replace(&mut self.state, State::Ended) {
+                State::Unsent(body) => match self.endpoint.send(body).await {
+                    Ok(response) => State::Reading(Box::new(response)),
+                    Err(err) => State::Failed(err),
+                },
+                State::Reading(mut response) => match self.read(&mut response).await {
+                    Ok(Decoded::More) => State::Reading(response),
+                    Ok(Decoded::Complete) => State::Ended,
+                    Err(err) => State::Failed(err),
+                },
+                State::Failed(err) => return Some(Err(err)),
+                State::Ended => return None,
+            };
+        }
+    }
+
+    /// Read and decode one piece of the body.
+    async fn read(&mut self, response: &mut reqwest::Response) -> Result<Decoded, ProviderError> {
+        let idle = self.endpoint.idle_read_timeout;
+        let chunk = match tokio::time::timeout(idle, response.chunk()).await {
+            Ok(Ok(chunk)) => chunk,
+            Ok(Err(err)) => return Err(self.endpoint.transport_error(err)),
+            Err(_) => return Err(self.endpoint.timeout(idle, "for more of the response")),
+        };
+        let Some(bytes) = chunk else {
+            return self.end_of_body();
+        };
+        if let Err(err) = self.parser.feed(&bytes, &mut self.parsed) {
+            return Err(ProviderError::permanent(format!(
+                "{}: {err}",
+                self.endpoint.provider
+            )));
+        }
+        self.decode_parsed()
+    }
+
+    fn decode_parsed(&mut self) -> Result<Decoded, ProviderError> {
+        for event in self.parsed.drain(..) {
+            if self.decoder.decode(event, &mut self.queue)? == Decoded::Complete {
+                return Ok(Decoded::Complete);
+            }
+        }
+        Ok(Decoded::More)
+    }
+
+    /// The server closed the body. Whole only if the terminator was in its last bytes.
+    fn end_of_body(&mut self) -> Result<Decoded, ProviderError> {
+        // An event whose lines all arrived but whose closing blank line did not is still whole;
+        // some servers end the stream that way.
+        if let SseEnd::MidEvent {
+            unterminated: Some(event),
+        } = self.parser.finish()
+        {
+            self.parsed.push(event);
+        }
+        if self.decode_parsed()? == Decoded::Complete {
+            return Ok(Decoded::Complete);
+        }
+        Err(ProviderError::transient(format!(
+            "{}: the response stream ended before its end marker ({}); the connection was cut",
+            self.endpoint.provider,
+            D::TERMINATOR
+        )))
+    }
+}

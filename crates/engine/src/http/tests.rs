@@ -1,0 +1,161 @@
+use super::*;
+
+fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+    let mut map = HeaderMap::new();
+    for (name, value) in pairs {
+        map.insert(*name, HeaderValue::from_static(value));
+    }
+    map
+}
+
+#[test]
+fn retry_after_in_seconds_milliseconds_or_not_understood() {
+    assert_eq!(
+        retry_after(&headers(&[("retry-after", "3")])),
+        Some(Duration::from_secs(3))
+    );
+    assert_eq!(
+        retry_after(&headers(&[("retry-after", " 1.5 ")])),
+        Some(Duration::from_millis(1500))
+    );
+    // OpenAI's finer header wins over the coarse one.
+    assert_eq!(
+        retry_after(&headers(&[("retry-after", "1"), ("retry-after-ms", "250")])),
+        Some(Duration::from_millis(250))
+    );
+    assert_eq!(
+        retry_after(&headers(&[(
+            "retry-after",
+            "Wed, 21 Oct 2015 07:28:00 GMT"
+        )])),
+        None
+    );
+    assert_eq!(retry_after(&headers(&[("retry-after", "-1")])), None);
+    assert_eq!(retry_after(&headers(&[])), None);
+}
+
+#[test]
+fn the_providers_message_is_found_in_every_usual_shape() {
+    let cases = [
+        (
+            r#"{"type":"error","error":{"type":"not_found_error","message":"model: nope"}}"#,
+            "model: nope",
+        ),
+        (
+            r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}"#,
+            "Incorrect API key provided",
+        ),
+        (r#"{"error":"model 'x' not found"}"#, "model 'x' not found"),
+        (r#"{"detail":"Not Found"}"#, "Not Found"),
+        (r#"{"message":"bad"}"#, "bad"),
+        ("  upstream timed out  ", "upstream timed out"),
+        ("", "(the response gave no details)"),
+    ];
+    for (body, expected) in cases {
+        assert_eq!(provider_message(body), expected, "{body}");
+    }
+    let long = "x".repeat(MAX_QUOTED_CHARS + 10);
+    assert_eq!(
+        provider_message(&long).chars().count(),
+        MAX_QUOTED_CHARS + 1
+    );
+}
+
+#[test]
+fn statuses_are_classified_as_the_spec_says() {
+    for code in [408, 429, 500, 502, 503, 504, 529] {
+        assert!(is_transient_status(code), "{code}");
+    }
+    for code in [400, 401, 403, 404, 413, 422, 501, 505] {
+        assert!(!is_transient_status(code), "{code}");
+    }
+}
+
+#[test]
+fn endpoints_join_the_base_url_and_path() {
+    let url = |base: &str, path: &str| endpoint_url(base, path).map(|u| u.to_string());
+    assert_eq!(
+        url("http://127.0.0.1:11434/v1/", "/chat/completions"),
+        Ok("http://127.0.0.1:11434/v1/chat/completions".into())
+    );
+    assert_eq!(
+        url("https://api.anthropic.com", "/v1/messages"),
+        Ok("https://api.anthropic.com/v1/messages".into())
+    );
+    assert!(matches!(
+        url("localhost:8080", "/x"),
+        Err(ProviderSetupError::BaseUrl { .. })
+    ));
+    assert!(matches!(
+        url("not a url", "/x"),
+        Err(ProviderSetupError::BaseUrl { .. })
+    ));
+}
+
+#[test]
+fn loopback_hosts_are_recognised() {
+    let loopback = |url: &str| is_loopback(&Url::parse(url).unwrap());
+    assert!(loopback("http://127.0.0.1:8080/v1"));
+    assert!(loopback("http://localhost:1234"));
+    assert!(loopback("http://[::1]:11434"));
+    assert!(!loopback("https://api.openai.com/v1"));
+    assert!(!loopback("http://10.0.0.2:8000"));
+}
+
+#[test]
+fn secret_headers_do_not_print() {
+    let value = secret_header("sk-secret").unwrap();
+    assert!(value.is_sensitive());
+    assert!(!format!("{value:?}").contains("sk-secret"));
+}
+
+#[test]
+fn messages_never_show_credentials_from_the_base_url() {
+    let endpoint = Endpoint::new(
+        "openai",
+        "http://user:hunter2@127.0.0.1:9/v1",
+        "/chat/completions",
+        HeaderMap::new(),
+        DEFAULT_CONNECT_TIMEOUT,
+        DEFAULT_IDLE_READ_TIMEOUT,
+    )
+    .unwrap();
+    let message = endpoint
+        .timeout(Duration::from_secs(5), "for a test")
+        .to_string();
+    assert_eq!(
+        message,
+        "openai: timed out after 5s waiting for a test from http://127.0.0.1:9/v1/chat/completions"
+    );
+}
+
+#[tokio::test]
+async fn a_redirect_is_reported_not_followed() {
+    use crate::testing::{MockServer, Reply};
+
+    let moved = Reply::status(301, "").with_header("location", "https://example.test/v1/messages");
+    let server = MockServer::start(vec![moved]).await;
+    let endpoint = Endpoint::new(
+        "anthropic",
+        &server.base_url(),
+        "/v1/messages",
+        HeaderMap::new(),
+        DEFAULT_CONNECT_TIMEOUT,
+        DEFAULT_IDLE_READ_TIMEOUT,
+    )
+    .unwrap();
+    let Err(err) = endpoint.send("{}".into()).await else {
+        panic!("a redirect must not count as success");
+    };
+    assert_eq!(
+        err,
+        ProviderError::Permanent {
+            message: "anthropic: HTTP 301 Moved Permanently: (the response gave no details) (the \
+                      server redirects to https://example.test/v1/messages; use that as the base \
+                      URL)"
+                .into(),
+            status: Some(301),
+        }
+    );
+    assert_eq!(server.requests().len(), 1);
+}
