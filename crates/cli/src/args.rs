@@ -101,9 +101,9 @@ pub struct PodConfigArgs {
     /// Working directory of a new pod (default: the current directory).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, env = "SEEDPOD_PROVIDER")]
     pub provider: Option<ProviderArg>,
-    #[arg(long)]
+    #[arg(long, env = "SEEDPOD_MODEL")]
     pub model: Option<String>,
     /// Provider endpoint, e.g. http://127.0.0.1:11434/v1 for a local OpenAI-compatible server.
     #[arg(long)]

@@ -5,6 +5,7 @@ mod control;
 mod exit;
 mod format;
 mod pods;
+mod redact;
 mod send;
 mod serve;
 mod show;

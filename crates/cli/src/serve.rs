@@ -12,6 +12,7 @@ use tracing_subscriber::EnvFilter;
 use crate::args::ServeArgs;
 use crate::exit::Exit;
 use crate::pods::canonical_cwd;
+use crate::redact::RedactingWriter;
 use crate::start::provider_kind;
 
 /// Environment variable for the pod log's level filter (`info` by default).
@@ -72,7 +73,7 @@ fn init_logging(home: &Home, name: &str) -> Result<tracing_appender::non_blockin
     std::fs::create_dir_all(&dir)
         .map_err(|e| Exit::failure(format!("cannot create {}: {e}", dir.display())))?;
     let appender = tracing_appender::rolling::never(&dir, format!("{name}.log"));
-    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let (writer, guard) = tracing_appender::non_blocking(RedactingWriter::new(appender));
     let filter = EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .json()
