@@ -52,12 +52,16 @@ pub async fn ls(home: &Home, json: bool) -> Result<()> {
             });
             println!("{line}");
         } else {
+            let tokens = usage
+                .map(|u| format!("{}/{}", u.input_tokens, u.output_tokens))
+                .unwrap_or_else(|| "-".into());
             println!(
-                "{:<20} {:<9} {:>8}  {:<24} {}",
+                "{:<20} {:<9} {:>8}  {:<24} {:>15}  {}",
                 name,
                 state,
                 pid.map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
                 model,
+                tokens,
                 meta.cwd.display()
             );
         }

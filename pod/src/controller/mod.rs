@@ -93,6 +93,8 @@ enum Activity {
         generation: u64,
         task: JoinHandle<()>,
         started: Instant,
+        /// Pod usage totals when this run task started, so the run's own tokens can be logged.
+        usage_at_start: seedpod_protocol::Usage,
     },
     Paused,
     Stopping,

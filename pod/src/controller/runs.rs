@@ -58,6 +58,7 @@ impl Controller {
             generation,
             task,
             started: Instant::now(),
+            usage_at_start: self.state.usage,
         };
         self.publish_state();
     }
@@ -70,13 +71,35 @@ impl Controller {
         if !self.is_current(generation) {
             return;
         }
-        let duration_ms = match &self.activity {
-            Activity::Running { started, .. } => started.elapsed().as_millis() as u64,
-            Activity::Idle | Activity::Paused | Activity::Stopping => 0,
+        let (duration_ms, before) = match &self.activity {
+            Activity::Running {
+                started,
+                usage_at_start,
+                ..
+            } => (started.elapsed().as_millis() as u64, *usage_at_start),
+            Activity::Idle | Activity::Paused | Activity::Stopping => (0, self.state.usage),
         };
+        let input_tokens = self
+            .state
+            .usage
+            .input_tokens
+            .saturating_sub(before.input_tokens);
+        let output_tokens = self
+            .state
+            .usage
+            .output_tokens
+            .saturating_sub(before.output_tokens);
         match result {
             Ok(outcome) => {
-                tracing::info!(event = "turn_end", outcome = ?outcome, duration_ms);
+                tracing::info!(
+                    event = "turn_end",
+                    outcome = ?outcome,
+                    duration_ms,
+                    input_tokens,
+                    output_tokens,
+                    total_tokens = input_tokens + output_tokens,
+                    iterations = self.state.iterations_in_run,
+                );
                 if let RunOutcome::Failed { message } = outcome {
                     self.publish_alert(AlertLevel::Error, format!("the run failed: {message}"));
                 }
