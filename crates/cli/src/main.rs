@@ -2,6 +2,7 @@
 
 mod args;
 mod control;
+mod detect;
 mod exit;
 mod format;
 mod pods;

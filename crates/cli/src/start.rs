@@ -7,10 +7,12 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use seedpod_client::{ClientError, Connection, Home};
+use seedpod_pod::providers::ANTHROPIC_KEY_ENV;
 use seedpod_protocol::{ClientMode, Method, ProviderKind};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::args::{PodConfigArgs, ProviderArg, StartArgs};
+use crate::detect;
 use crate::exit::Exit;
 use crate::pods::{self, CLIENT_NAME, canonical_cwd};
 
@@ -38,12 +40,37 @@ pub async fn start_named(
     if is_running(home, name).await {
         return Ok(());
     }
+    let mut config = config.clone();
     if config.provider.is_none() && !home.pod_dir(name).join("pod.json").exists() {
+        let Some(local) = detect::find_local_server(detect::LOCAL_SERVERS).await else {
+            return Err(Exit::failure(detect::nothing_configured(name)));
+        };
+        let model = config
+            .model
+            .clone()
+            .or_else(|| local.models.first().cloned())
+            .ok_or_else(|| {
+                Exit::failure(format!(
+                    "{} at {} lists no models; pull one, or pass --model",
+                    local.label, local.base_url
+                ))
+            })?;
+        eprintln!(
+            "no provider configured; using {} at {} with model {model}",
+            local.label, local.base_url
+        );
+        config.provider = Some(ProviderArg::Openai);
+        config.base_url = Some(local.base_url);
+        config.model = Some(model);
+    }
+    if config.provider == Some(ProviderArg::Anthropic)
+        && std::env::var(ANTHROPIC_KEY_ENV).map_or(true, |k| k.is_empty())
+    {
         return Err(Exit::failure(format!(
-            "pod \"{name}\" does not exist yet and no provider was given; create it with \
-             `seedpod start {name} --provider scripted --script FILE`"
+            "the anthropic provider needs an API key: set {ANTHROPIC_KEY_ENV}"
         )));
     }
+    let config = &config;
     let exe = std::env::current_exe().context("cannot find the seedpod binary to spawn")?;
     let mut cmd = tokio::process::Command::new(exe);
     cmd.arg("pod").arg("serve").arg(name).arg("--ready-line");
