@@ -50,8 +50,9 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         segment_id: segment_id.clone(),
         system_prompt: render::system_prompt(&opts.name, &cwd, &today()),
         model: seedpod_protocol::ModelConfig {
-            provider: config.provider,
-            model: config.model.clone(),
+            temperature: config.temperature,
+            max_tokens: config.max_tokens,
+            ..seedpod_protocol::ModelConfig::new(config.provider, config.model.clone())
         },
         tools: opts.tools.specs(),
         seed: Vec::new(),

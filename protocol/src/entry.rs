@@ -160,10 +160,31 @@ impl ProviderKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Everything about the model that shapes a request body. Recorded in the log (in
+/// `segment_start`, changed by `config_changed`) rather than read from config files at request
+/// time, so a restored pod sends byte-identical requests whatever the files say today.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelConfig {
     pub provider: ProviderKind,
     pub model: String,
+    /// Sampling temperature; not sent unless set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Output token limit; the provider's default unless set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+}
+
+impl ModelConfig {
+    /// A model with the provider's default sampling.
+    pub fn new(provider: ProviderKind, model: impl Into<String>) -> ModelConfig {
+        ModelConfig {
+            provider,
+            model: model.into(),
+            temperature: None,
+            max_tokens: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -293,10 +314,7 @@ mod tests {
             EntryKind::SegmentStart(SegmentStart {
                 segment_id: "s1".into(),
                 system_prompt: "be good".into(),
-                model: ModelConfig {
-                    provider: ProviderKind::Scripted,
-                    model: "script".into(),
-                },
+                model: ModelConfig::new(ProviderKind::Scripted, "script"),
                 tools: vec![ToolSpec {
                     name: "echo".into(),
                     description: "echo".into(),
@@ -341,10 +359,7 @@ mod tests {
                 cache_creation_tokens: 4,
             }),
             EntryKind::ConfigChanged {
-                model: ModelConfig {
-                    provider: ProviderKind::Openai,
-                    model: "gpt".into(),
-                },
+                model: ModelConfig::new(ProviderKind::Openai, "gpt"),
             },
             EntryKind::Queued {
                 queue_id: 4,

@@ -43,6 +43,8 @@ async fn openai_compatible_server_round_trip_and_identical_context_after_restart
             &base,
             "--model",
             "gpt-test",
+            "--temperature",
+            "0.25",
         ],
         &[],
     );
@@ -61,6 +63,11 @@ async fn openai_compatible_server_round_trip_and_identical_context_after_restart
     assert!(
         requests[0].header("authorization").is_none(),
         "no key, no bearer header"
+    );
+    assert!(
+        requests[0].body.contains(r#""temperature":0.25"#),
+        "{}",
+        requests[0].body
     );
     // The second request carries the tool calls with their arguments exactly as streamed.
     assert!(
@@ -83,6 +90,8 @@ async fn openai_compatible_server_round_trip_and_identical_context_after_restart
     );
     let history = sb.ok(&["history", "p"]);
     assert!(history.contains("usage: "), "{history}");
+    // The temperature is part of the logged model, so it survives the restart too.
+    assert!(context.contains(r#""temperature":0.25"#), "{context}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -108,6 +108,13 @@ pub struct PodConfigArgs {
     /// Provider endpoint, e.g. http://127.0.0.1:11434/v1 for a local OpenAI-compatible server.
     #[arg(long)]
     pub base_url: Option<String>,
+    /// Sampling temperature (not sent unless set). Recorded in the log with the model, so a
+    /// restored pod sends exactly the same requests.
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Output token limit per model request (the provider's default unless set).
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
     /// Script for the scripted provider (JSON lines, one response per line).
     #[arg(long)]
     pub script: Option<PathBuf>,

@@ -62,6 +62,8 @@ pub async fn restart(home: &Home, name: &str) -> Result<()> {
         provider: None,
         model: None,
         base_url: None,
+        temperature: None,
+        max_tokens: None,
         script: None,
     };
     start::start_named(home, name, &meta.cwd, &config).await?;

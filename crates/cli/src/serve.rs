@@ -31,6 +31,8 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
             .unwrap_or_else(|| default_model(provider_kind(provider)).to_string()),
         script: args.config.script.clone(),
         base_url: args.config.base_url.clone(),
+        temperature: args.config.temperature,
+        max_tokens: args.config.max_tokens,
     });
     let opts = ServeOptions {
         name: args.name.clone(),

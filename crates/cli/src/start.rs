@@ -84,6 +84,12 @@ pub async fn start_named(
     if let Some(base_url) = &config.base_url {
         cmd.arg("--base-url").arg(base_url);
     }
+    if let Some(temperature) = config.temperature {
+        cmd.arg("--temperature").arg(temperature.to_string());
+    }
+    if let Some(max_tokens) = config.max_tokens {
+        cmd.arg("--max-tokens").arg(max_tokens.to_string());
+    }
     if let Some(script) = &config.script {
         let script = script.canonicalize().map_err(|e| {
             Exit::failure(format!("script {} is not readable: {e}", script.display()))

@@ -126,11 +126,12 @@ impl Provider for AnthropicProvider {
     fn request_body(&self, ctx: &Context<'_>) -> String {
         let request = Request {
             model: &ctx.model.model,
-            max_tokens: self.config.max_tokens,
+            // The logged model settings win: they are what a replay must reproduce.
+            max_tokens: ctx.model.max_tokens.unwrap_or(self.config.max_tokens),
             system: ctx.system_prompt,
             messages: messages(ctx.items),
             tools: ctx.tools.iter().map(Tool::from).collect(),
-            temperature: self.config.temperature,
+            temperature: ctx.model.temperature.or(self.config.temperature),
             thinking: self
                 .config
                 .thinking_budget_tokens

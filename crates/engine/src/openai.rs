@@ -114,8 +114,9 @@ impl Provider for OpenAiProvider {
             model: &ctx.model.model,
             messages: messages(ctx.system_prompt, ctx.items),
             tools: ctx.tools.iter().map(Tool::from).collect(),
-            temperature: self.config.temperature,
-            max_tokens: self.config.max_tokens,
+            // The logged model settings win: they are what a replay must reproduce.
+            temperature: ctx.model.temperature.or(self.config.temperature),
+            max_tokens: ctx.model.max_tokens.or(self.config.max_tokens),
             stream: true,
             stream_options: StreamOptions {
                 include_usage: true,

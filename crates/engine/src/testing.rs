@@ -31,10 +31,7 @@ use crate::tool::{Tool, ToolOutput, ToolRegistry};
 
 /// The model configuration tests use with the scripted provider.
 pub fn scripted_model() -> ModelConfig {
-    ModelConfig {
-        provider: ProviderKind::Scripted,
-        model: "script".into(),
-    }
+    ModelConfig::new(ProviderKind::Scripted, "script")
 }
 
 /// A spec with a permissive object schema.

@@ -97,10 +97,7 @@ fn segment_start() -> SegmentStart {
     SegmentStart {
         segment_id: "bench".into(),
         system_prompt: "You are a helpful coding agent working in a repository.".repeat(20),
-        model: ModelConfig {
-            provider: ProviderKind::Scripted,
-            model: "script".into(),
-        },
+        model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![ToolSpec {
             name: "read_file".into(),
             description: "Read a file from the workspace".into(),

@@ -59,6 +59,12 @@ pub struct PodConfig {
     /// Overrides the provider's API endpoint (e.g. a local mock server).
     #[serde(default)]
     pub base_url: Option<String>,
+    /// Sampling temperature for new segments (recorded in their `segment_start`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Output token limit for new segments (recorded in their `segment_start`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
 }
 
 /// Read `pod_dir/pod.json`; `Ok(None)` if there is none (the pod does not exist yet).

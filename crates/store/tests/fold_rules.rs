@@ -264,10 +264,7 @@ fn usage_adds_up_and_config_changes_replace_the_model() {
     }));
     assert_eq!(fold.0.usage.input_tokens, u64::MAX, "saturates");
 
-    let model = ModelConfig {
-        provider: ProviderKind::Anthropic,
-        model: "claude".into(),
-    };
+    let model = ModelConfig::new(ProviderKind::Anthropic, "claude");
     fold.ok(EntryKind::ConfigChanged {
         model: model.clone(),
     });

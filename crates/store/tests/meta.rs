@@ -20,6 +20,8 @@ fn meta() -> PodMeta {
             model: "script".into(),
             script: Some(PathBuf::from("/tmp/script.jsonl")),
             base_url: None,
+            temperature: None,
+            max_tokens: None,
         },
         created_ms: 1_700_000_000_000,
     }

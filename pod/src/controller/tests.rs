@@ -141,6 +141,8 @@ async fn parts(
             model: "script".into(),
             script: None,
             base_url: None,
+            temperature: None,
+            max_tokens: None,
         },
         created_ms: first.ts,
     };

@@ -8,10 +8,7 @@ use crate::provider::{EventStream, ProviderError, ProviderEvent};
 
 /// A model configuration naming `provider`.
 pub fn model_config(provider: ProviderKind, model: &str) -> ModelConfig {
-    ModelConfig {
-        provider,
-        model: model.into(),
-    }
+    ModelConfig::new(provider, model)
 }
 
 /// Every event of `stream`, up to and including its first error.

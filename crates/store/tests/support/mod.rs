@@ -17,10 +17,7 @@ pub fn segment_start(segment_id: &str) -> SegmentStart {
     SegmentStart {
         segment_id: segment_id.into(),
         system_prompt: "You are a pod.\nBe brief.".into(),
-        model: ModelConfig {
-            provider: ProviderKind::Scripted,
-            model: "script".into(),
-        },
+        model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![ToolSpec {
             name: "read_file".into(),
             description: "Read a file".into(),
@@ -131,10 +128,7 @@ pub fn realistic_run() -> Vec<EntryKind> {
             reason: DequeueReason::Cancelled,
         },
         EntryKind::ConfigChanged {
-            model: ModelConfig {
-                provider: ProviderKind::Openai,
-                model: "gpt-x".into(),
-            },
+            model: ModelConfig::new(ProviderKind::Openai, "gpt-x"),
         },
     ]
 }
@@ -239,10 +233,7 @@ pub fn fold_valid_kind() -> impl Strategy<Value = EntryKind> {
             cache_creation_tokens: 2,
         })),
         text().prop_map(|model| EntryKind::ConfigChanged {
-            model: ModelConfig {
-                provider: ProviderKind::Anthropic,
-                model,
-            },
+            model: ModelConfig::new(ProviderKind::Anthropic, model),
         }),
         (queue_id(), text(), any::<bool>()).prop_map(|(queue_id, message, wake)| {
             EntryKind::Queued {
