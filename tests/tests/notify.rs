@@ -130,6 +130,22 @@ async fn notifications_reach_the_model_at_the_right_request() {
     assert!(has(2, "second-note"), "started the next turn, not stranded");
     assert!(!has(2, "idle-note"));
     assert!(has(3, "idle-note"), "idle notify woke a turn");
+
+    // The pod's own log tells the story with stable event names.
+    let log = std::fs::read_to_string(sb.home.log_path("p")).unwrap();
+    for event in [
+        "server_start",
+        "turn_start",
+        "turn_end",
+        "tool_call",
+        "notify_received",
+        "client_connect",
+    ] {
+        assert!(
+            log.contains(&format!("\"event\":\"{event}\"")),
+            "no {event} in the log"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

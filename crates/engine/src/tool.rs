@@ -94,6 +94,18 @@ impl ToolRegistry {
     /// Call tool `name` with the model's raw `arguments`. Never fails: problems come back as an
     /// error result addressed to the model.
     pub async fn call(&self, name: &str, arguments: &str) -> ToolOutput {
+        let started = std::time::Instant::now();
+        let output = self.call_unlogged(name, arguments).await;
+        tracing::info!(
+            event = "tool_call",
+            tool = %name,
+            duration_ms = started.elapsed().as_millis() as u64,
+            is_error = output.is_error,
+        );
+        output
+    }
+
+    async fn call_unlogged(&self, name: &str, arguments: &str) -> ToolOutput {
         let Some(tool) = self.get(name) else {
             return ToolOutput::error(self.unknown_tool(name));
         };
