@@ -419,6 +419,14 @@ async fn write_catch_up<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, catch_up: C
     }
 }
 
+/// A `snapshot_entries` frame serialised straight from the shared entries, without copying
+/// them: the same JSON as `ServerMsg::SnapshotEntries` (pinned by a test below).
+#[derive(serde::Serialize)]
+#[serde(tag = "type", rename = "snapshot_entries")]
+struct SnapshotEntriesRef<'a> {
+    entries: Vec<&'a seedpod_protocol::Entry>,
+}
+
 async fn write_snapshot<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, snap: SnapshotData) -> bool {
     let begin = ServerMsg::SnapshotBegin {
         seq: snap.seq,
@@ -431,8 +439,8 @@ async fn write_snapshot<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, snap: Snaps
         return false;
     }
     for batch in snap.entries.chunks(SNAPSHOT_BATCH) {
-        let frame = ServerMsg::SnapshotEntries {
-            entries: batch.iter().map(|e| (**e).clone()).collect(),
+        let frame = SnapshotEntriesRef {
+            entries: batch.iter().map(|e| &**e).collect(),
         };
         if !send(writer, encode(&frame)).await {
             return false;
@@ -453,4 +461,29 @@ async fn write_snapshot<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, snap: Snaps
         }
     }
     send(writer, encode(&ServerMsg::SnapshotEnd { seq: snap.seq })).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use seedpod_protocol::{Entry, EntryKind, RunTrigger};
+
+    #[test]
+    fn borrowed_snapshot_batches_encode_like_the_protocol_type() {
+        let entry = Entry {
+            v: 1,
+            seq: 3,
+            ts: 9,
+            kind: EntryKind::RunStart {
+                trigger: RunTrigger::User,
+            },
+        };
+        let borrowed = encode(&SnapshotEntriesRef {
+            entries: vec![&entry],
+        });
+        let owned = encode(&ServerMsg::SnapshotEntries {
+            entries: vec![entry.clone()],
+        });
+        assert_eq!(borrowed, owned);
+    }
 }

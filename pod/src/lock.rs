@@ -14,6 +14,7 @@ pub struct PodLock {
     _file: File,
 }
 
+/// Take the exclusive lock for serving the pod, and record our pid in it.
 pub fn acquire(path: &Path, name: &str) -> Result<PodLock, PodError> {
     let mut file = OpenOptions::new()
         .read(true)
@@ -41,6 +42,30 @@ pub fn acquire(path: &Path, name: &str) -> Result<PodLock, PodError> {
     Ok(PodLock { _file: file })
 }
 
+/// Take a shared lock for reading a stopped pod's files: it fails while a pod serves them and
+/// keeps one from starting meanwhile, but leaves the recorded pid alone (that is the server's).
+pub fn acquire_shared(path: &Path, name: &str) -> Result<PodLock, PodError> {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| PodError::io(path, "open the pod lock", e))?;
+    match file.try_lock_shared() {
+        Ok(()) => Ok(PodLock { _file: file }),
+        Err(TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            Err(PodError::AlreadyRunning {
+                name: name.to_string(),
+                pid: holder.trim().parse().ok(),
+            })
+        }
+        Err(TryLockError::Error(e)) => Err(PodError::io(path, "lock", e)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +81,25 @@ mod tests {
         }
         drop(first);
         acquire(&path, "p").unwrap();
+    }
+
+    #[test]
+    fn a_reader_is_refused_while_serving_and_leaves_the_pid_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pod.lock");
+        let server = acquire(&path, "p").unwrap();
+        assert!(matches!(
+            acquire_shared(&path, "p"),
+            Err(PodError::AlreadyRunning { .. })
+        ));
+        drop(server);
+        std::fs::write(&path, "4242").unwrap();
+        let reader = acquire_shared(&path, "p").unwrap();
+        assert!(matches!(
+            acquire(&path, "p"),
+            Err(PodError::AlreadyRunning { .. })
+        ));
+        drop(reader);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "4242");
     }
 }

@@ -17,11 +17,11 @@ pub struct OfflinePod {
     pub state: SegmentState,
 }
 
-/// Open a stopped pod's active segment. Holds the pod lock while reading so a pod starting at
-/// the same moment cannot race the torn-tail repair.
+/// Open a stopped pod's active segment. Holds the pod lock (shared) while reading so a pod
+/// starting at the same moment cannot race the torn-tail repair.
 pub fn open_offline(home: &Home, name: &str) -> Result<OfflinePod, PodError> {
     let pod_dir = home.pod_dir(name);
-    let _lock = lock::acquire(&home.lock_path(name), name)?;
+    let _lock = lock::acquire_shared(&home.lock_path(name), name)?;
     let meta = load_meta(&pod_dir)?.ok_or_else(|| {
         PodError::Config(format!(
             "pod \"{name}\" has no pod.json in {}",

@@ -238,7 +238,6 @@ impl Controller {
         {
             task.abort();
         }
-        self.activity = Activity::Idle;
         self.generation += 1;
         self.in_flight = Default::default();
         if self.state.open_run.is_none() {

@@ -79,12 +79,24 @@ pub fn event_ids(entries: &[Entry]) -> HashSet<String> {
             EntryKind::SystemItem {
                 item: SystemItem::PodEvent { event, .. },
                 ..
-            } => event,
-            EntryKind::Queued {
+            }
+            | EntryKind::Queued {
                 item: QueuedItem::PodEvent { event, .. },
                 ..
             } => event,
-            _ => continue,
+            EntryKind::SegmentStart(_)
+            | EntryKind::RunStart { .. }
+            | EntryKind::UserInput { .. }
+            | EntryKind::AssistantItem { .. }
+            | EntryKind::ToolResult { .. }
+            | EntryKind::SystemItem { .. }
+            | EntryKind::TurnEnd { .. }
+            | EntryKind::RunEnd { .. }
+            | EntryKind::Usage(_)
+            | EntryKind::ConfigChanged { .. }
+            | EntryKind::Queued { .. }
+            | EntryKind::Dequeued { .. }
+            | EntryKind::Unknown => continue,
         };
         if let Some(id) = event.event_id() {
             ids.insert(id.to_string());
