@@ -122,6 +122,17 @@ pub fn event_line(msg: &ServerMsg) -> Option<String> {
         }
         ServerMsg::SnapshotEnd { .. } => Some("== live".into()),
         ServerMsg::Goodbye { message, .. } => Some(format!("== goodbye: {message}")),
-        _ => None,
+        ServerMsg::Error { message, .. } => Some(format!("!! error: {message}")),
+        ServerMsg::InFlight { .. }
+        | ServerMsg::TextDelta { .. }
+        | ServerMsg::ThinkingDelta { .. }
+        | ServerMsg::ToolCallDelta { .. }
+        | ServerMsg::Welcome { .. }
+        | ServerMsg::Incompatible { .. }
+        | ServerMsg::Ack { .. }
+        | ServerMsg::History { .. }
+        | ServerMsg::Context { .. }
+        | ServerMsg::StatusReply { .. } => None,
+        ServerMsg::Unknown => Some("?? an event this seedpod does not know".into()),
     }
 }
