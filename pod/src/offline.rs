@@ -9,7 +9,7 @@ use seedpod_store::{PodMeta, SegmentState, load_meta, read_segment, segment_path
 
 use crate::error::PodError;
 use crate::lock;
-use crate::providers::build_provider;
+use crate::providers::body_renderer;
 
 pub struct OfflinePod {
     pub meta: PodMeta,
@@ -40,7 +40,7 @@ pub fn open_offline(home: &Home, name: &str) -> Result<OfflinePod, PodError> {
 /// The body the pod's next provider request will carry once it is started.
 pub fn offline_context(home: &Home, name: &str) -> Result<String, PodError> {
     let pod = open_offline(home, name)?;
-    let provider = build_provider(&pod.meta.config, &home.pod_dir(name))?;
+    let provider = body_renderer(&pod.meta.config, &home.pod_dir(name))?;
     Ok(provider.request_body(&Context {
         model: &pod.state.model,
         system_prompt: &pod.state.system_prompt,

@@ -12,7 +12,7 @@ use seedpod_store::{
 
 use crate::controller::ControllerParts;
 use crate::error::PodError;
-use crate::providers::build_provider;
+use crate::providers::{ProviderSettings, build_provider};
 use crate::render;
 
 /// What `serve` needs to open a pod.
@@ -25,6 +25,9 @@ pub struct OpenOptions {
     pub config: Option<PodConfig>,
     pub tools: ToolRegistry,
     pub max_iterations: u32,
+    /// Operational provider settings from the current configuration (key variable, timeouts,
+    /// retry); never recorded, because they do not change what the model sees.
+    pub settings: ProviderSettings,
 }
 
 pub async fn open_pod(opts: OpenOptions) -> Result<ControllerParts, PodError> {
@@ -43,7 +46,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
             opts.name
         )));
     };
-    let provider = build_provider(&config, &opts.pod_dir)?;
+    let provider = build_provider(&config, &opts.pod_dir, &opts.settings)?;
     let segment_id = new_segment_id();
     let cwd = opts.cwd.display().to_string();
     let start = SegmentStart {
@@ -83,18 +86,22 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         provider,
         tools: opts.tools,
         max_iterations: opts.max_iterations,
+        retry: opts.settings.retry,
         alerts: Vec::new(),
     })
 }
 
 async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts, PodError> {
-    if let Some(script) = opts.config.as_ref().and_then(|c| c.script.clone())
-        && meta.config.script.as_ref() != Some(&script)
+    // The request-shaping settings stay as recorded (they are in the log); a new endpoint or
+    // script (the server moved, the script was rewritten) is taken and remembered.
+    if let Some(config) = &opts.config
+        && (meta.config.script != config.script || meta.config.base_url != config.base_url)
     {
-        meta.config.script = Some(script);
+        meta.config.script = config.script.clone();
+        meta.config.base_url = config.base_url.clone();
         save_meta(&opts.pod_dir, &meta)?;
     }
-    let provider = build_provider(&meta.config, &opts.pod_dir)?;
+    let provider = build_provider(&meta.config, &opts.pod_dir, &opts.settings)?;
     let path = segment_path(&opts.pod_dir, &meta.active_segment);
     let read = read_segment(&path)?;
     let mut alerts = Vec::new();
@@ -133,6 +140,7 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
         provider,
         tools: opts.tools,
         max_iterations: opts.max_iterations,
+        retry: opts.settings.retry,
         alerts,
     })
 }
@@ -146,7 +154,8 @@ pub fn today() -> String {
     civil_date(secs / 86_400)
 }
 
-fn civil_date(days_since_epoch: u64) -> String {
+/// `YYYY-MM-DD` of a day counted from 1970-01-01 (UTC).
+pub fn civil_date(days_since_epoch: u64) -> String {
     // Howard Hinnant's days→civil algorithm, for days on or after 1970-01-01.
     let z = days_since_epoch as i64 + 719_468;
     let era = z.div_euclid(146_097);

@@ -18,6 +18,7 @@ use crate::connection::{ConnectionInfo, serve_connection};
 use crate::controller::Controller;
 use crate::error::PodError;
 use crate::lock;
+use crate::providers::ProviderSettings;
 use crate::restore::{OpenOptions, open_pod};
 
 /// How long connections get to flush their goodbye after the controller stopped.
@@ -32,6 +33,7 @@ pub struct ServeOptions {
     pub config: Option<PodConfig>,
     pub tools: ToolRegistry,
     pub max_iterations: u32,
+    pub settings: ProviderSettings,
 }
 
 /// Serve the pod until it is told to stop. `ready` is called once the socket accepts
@@ -51,6 +53,7 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
         config: opts.config.clone(),
         tools: opts.tools.clone(),
         max_iterations: opts.max_iterations,
+        settings: opts.settings.clone(),
     })
     .await?;
 

@@ -210,3 +210,45 @@ fn a_second_server_for_the_same_pod_is_refused() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("already running"), "{}", stderr(&out));
 }
+
+#[test]
+fn events_shows_each_runs_token_totals_at_its_end() {
+    use std::io::{BufRead, BufReader};
+    let sb = Sandbox::new();
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            json!({"tool_calls": [{"id": "c1", "name": "nope", "arguments": "{}"}],
+                   "usage": {"input_tokens": 100, "output_tokens": 7}}),
+            json!({"text": "done", "usage": {"input_tokens": 130, "output_tokens": 5}}),
+        ],
+    );
+    sb.start_scripted("p", &script);
+    sb.ok(&["send", "p", "go"]);
+
+    let mut events = sb
+        .cmd()
+        .args(["events", "p"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn seedpod events");
+    let stdout = events.stdout.take().expect("piped stdout");
+    let mut run_end = None;
+    // The snapshot ends with "== live"; the run is in it.
+    for line in BufReader::new(stdout).lines() {
+        let line = line.expect("read events");
+        if line.contains("run ended") {
+            run_end = Some(line.clone());
+        }
+        if line == "== live" {
+            break;
+        }
+    }
+    let _ = events.kill();
+    let _ = events.wait();
+    let run_end = run_end.expect("the snapshot holds the run's end");
+    assert!(
+        run_end.ends_with("· 2 requests · 230 in / 12 out tokens"),
+        "{run_end}"
+    );
+}

@@ -75,11 +75,23 @@ pub enum Command {
     Stop { name: Option<String> },
     /// Stop and start a pod (it restores exactly from its log).
     Restart { name: Option<String> },
+    /// Configuration: `config show [NAME]` prints the effective settings and where each came from.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
     /// Pod process commands.
     Pod {
         #[command(subcommand)]
         command: PodCommand,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// The effective configuration (secrets redacted) of pod NAME, or without NAME of a new pod
+    /// started in this directory, each value with the file, variable or flag that set it.
+    Show { name: Option<String> },
 }
 
 #[derive(Debug, Subcommand)]
@@ -96,14 +108,17 @@ pub enum ProviderArg {
     Openai,
 }
 
-#[derive(Debug, Clone, Args)]
+/// Flags that configure a pod: the highest layer above `config.toml`, `.seedpod/config.toml`
+/// and the environment (`SEEDPOD_PROVIDER`, `SEEDPOD_MODEL`, `OPENAI_BASE_URL`), which
+/// `seedpod-config` reads so it can say which layer set what.
+#[derive(Debug, Clone, Default, Args)]
 pub struct PodConfigArgs {
     /// Working directory of a new pod (default: the current directory).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
-    #[arg(long, value_enum, env = "SEEDPOD_PROVIDER")]
+    #[arg(long, value_enum)]
     pub provider: Option<ProviderArg>,
-    #[arg(long, env = "SEEDPOD_MODEL")]
+    #[arg(long)]
     pub model: Option<String>,
     /// Provider endpoint, e.g. http://127.0.0.1:11434/v1 for a local OpenAI-compatible server.
     #[arg(long)]

@@ -5,19 +5,22 @@ mod control;
 mod detect;
 mod exit;
 mod format;
+mod logfile;
 mod pods;
 mod redact;
 mod send;
 mod serve;
+mod settings;
 mod show;
 mod start;
+mod tally;
 
 use anyhow::Result;
 use clap::Parser;
 use seedpod_client::Home;
 use seedpod_protocol::Method;
 
-use crate::args::{Cli, Command, PodCommand};
+use crate::args::{Cli, Command, ConfigCommand, PodCommand};
 
 fn main() {
     let cli = Cli::parse();
@@ -89,6 +92,9 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
         Command::Cancel { name } => control::simple(&home, &existing(name)?, Method::Cancel).await,
         Command::Stop { name } => control::stop(&home, &existing(name)?).await,
         Command::Restart { name } => control::restart(&home, &existing(name)?).await,
+        Command::Config {
+            command: ConfigCommand::Show { name },
+        } => settings::show_config(&home, name.as_deref()),
         Command::Pod {
             command: PodCommand::Serve(_),
         } => Ok(()),

@@ -1,46 +1,49 @@
 //! `seedpod pod serve NAME`: run a pod in the foreground with its JSON-lines log.
 
 use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Result;
 use seedpod_client::Home;
-use seedpod_engine::ToolRegistry;
+use seedpod_config::{Effective, Logging, Rotation};
+use seedpod_engine::{RetryPolicy, ToolRegistry};
+use seedpod_pod::providers::ProviderSettings;
 use seedpod_pod::{ServeOptions, serve};
-use seedpod_store::PodConfig;
 use tracing_subscriber::EnvFilter;
 
 use crate::args::ServeArgs;
 use crate::exit::Exit;
+use crate::logfile::{RotatingFile, RotationPolicy};
 use crate::pods::canonical_cwd;
 use crate::redact::RedactingWriter;
-use crate::start::provider_kind;
+use crate::settings;
 
-/// Environment variable for the pod log's level filter (`info` by default).
-pub const LOG_ENV: &str = "SEEDPOD_LOG";
+const BYTES_PER_MB: u64 = 1024 * 1024;
+
+/// HTTP client internals log every connection at debug; a pod log at `debug` is for seedpod's
+/// own decisions, so they stay at `info` unless asked for by `trace`.
+const QUIET_AT_DEBUG: &str = "hyper=info,hyper_util=info,reqwest=info,rustls=info,h2=info";
 
 pub fn run(home: Home, args: ServeArgs) -> Result<()> {
     seedpod_client::validate_name(&args.name).map_err(Exit::usage)?;
-    let _guard = init_logging(&home, &args.name)?;
-    let cwd = canonical_cwd(args.config.cwd.as_deref())?;
-    let config = args.config.provider.map(|provider| PodConfig {
-        provider: provider_kind(provider),
-        model: args
-            .config
-            .model
-            .clone()
-            .unwrap_or_else(|| default_model(provider_kind(provider)).to_string()),
-        script: args.config.script.clone(),
-        base_url: args.config.base_url.clone(),
-        temperature: args.config.temperature,
-        max_tokens: args.config.max_tokens,
-    });
+    let existing = settings::existing_meta(&home, &args.name)?;
+    // An existing pod's project settings live in its own directory, wherever serve runs.
+    let cwd = match &existing {
+        Some(meta) => meta.cwd.clone(),
+        None => canonical_cwd(args.config.cwd.as_deref())?,
+    };
+    // Before logging exists, errors go to stderr, which `seedpod start` shows on failure.
+    let eff = settings::resolve(&home, &cwd, &args.config, existing.as_ref())?;
+    let _guard = init_logging(&home, &args.name, &eff.logging)?;
     let opts = ServeOptions {
         name: args.name.clone(),
         home,
         cwd,
-        config,
+        config: settings::pod_config(&eff),
         tools: ToolRegistry::new(),
         max_iterations: args.max_iterations,
+        settings: provider_settings(&eff),
     };
     let ready_line = args.ready_line;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -60,23 +63,53 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
     result.map_err(|e| Exit::failure(e.to_string()))
 }
 
-fn default_model(provider: seedpod_protocol::ProviderKind) -> &'static str {
-    match provider {
-        seedpod_protocol::ProviderKind::Scripted => "script",
-        seedpod_protocol::ProviderKind::Anthropic => "claude-sonnet-4-5",
-        seedpod_protocol::ProviderKind::Openai => "gpt-4o",
-        seedpod_protocol::ProviderKind::Unknown => "unknown",
+fn provider_settings(eff: &Effective) -> ProviderSettings {
+    ProviderSettings {
+        // Only a configured variable is passed; otherwise the provider's conventional one.
+        api_key_env: eff
+            .key_requirement()
+            .filter(|key| key.var.source != seedpod_config::Source::Default)
+            .map(|key| key.var.value),
+        connect_timeout: Duration::from_millis(eff.timeouts.connect_ms.value),
+        idle_read_timeout: Duration::from_millis(eff.timeouts.idle_read_ms.value),
+        retry: RetryPolicy {
+            max_retries: eff.retry.max_retries.value,
+            base_delay_ms: eff.retry.base_delay_ms.value,
+            max_delay_ms: eff.retry.max_delay_ms.value,
+        },
     }
 }
 
-/// JSON lines to `state/logs/<name>.log`; level from `SEEDPOD_LOG` (default `info`).
-fn init_logging(home: &Home, name: &str) -> Result<tracing_appender::non_blocking::WorkerGuard> {
-    let dir = home.logs_dir();
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| Exit::failure(format!("cannot create {}: {e}", dir.display())))?;
-    let appender = tracing_appender::rolling::never(&dir, format!("{name}.log"));
-    let (writer, guard) = tracing_appender::non_blocking(RedactingWriter::new(appender));
-    let filter = EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new("info"));
+/// The active log file: `[logging] file` (relative to the logs directory, `{name}` replaced
+/// by the pod's name so pods sharing a config do not share a file) or `<name>.log`.
+pub fn log_path(home: &Home, name: &str, logging: &Logging) -> PathBuf {
+    match &logging.file {
+        Some(file) => {
+            let file = file.value.to_string_lossy().replace("{name}", name);
+            home.logs_dir().join(file)
+        }
+        None => home.log_path(name),
+    }
+}
+
+/// JSON lines, redacted, rotated daily and by size, at the configured level.
+fn init_logging(
+    home: &Home,
+    name: &str,
+    logging: &Logging,
+) -> Result<tracing_appender::non_blocking::WorkerGuard> {
+    let path = log_path(home, name, logging);
+    let policy = RotationPolicy {
+        daily: logging.rotation.value == Rotation::Daily,
+        max_bytes: logging.max_size_mb.value.saturating_mul(BYTES_PER_MB),
+        keep_days: logging.keep_days.value,
+    };
+    let file = RotatingFile::open(&path, policy)
+        .map_err(|e| Exit::failure(format!("cannot open the log {}: {e}", path.display())))?;
+    let (writer, guard) = tracing_appender::non_blocking(RedactingWriter::new(file));
+    let level = logging.level.value.as_str();
+    let filter = EnvFilter::try_new(format!("{level},{QUIET_AT_DEBUG}"))
+        .unwrap_or_else(|_| EnvFilter::new(level));
     tracing_subscriber::fmt()
         .json()
         .flatten_event(true)

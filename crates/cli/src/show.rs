@@ -7,6 +7,7 @@ use seedpod_protocol::{ClientMode, Method, ServerMsg};
 use crate::exit::Exit;
 use crate::format;
 use crate::pods::{self, CLIENT_NAME};
+use crate::tally::RunTally;
 
 pub async fn ls(home: &Home, json: bool) -> Result<()> {
     let pods = pods::known_pods(home);
@@ -124,6 +125,7 @@ pub async fn events(home: &Home, name: &str, json: bool, since: Option<u64>) -> 
             conn
         }
     };
+    let mut tally = RunTally::default();
     loop {
         let line = match conn.recv_line().await {
             Ok(Some(line)) => line,
@@ -139,7 +141,14 @@ pub async fn events(home: &Home, name: &str, json: bool, since: Option<u64>) -> 
             println!("?? {line}");
             continue;
         };
-        if let Some(text) = format::event_line(&msg) {
+        // Committed entries go through the tally so `run_end` lines carry the run's tokens.
+        if let ServerMsg::Committed { entry, .. } = &msg {
+            println!("{}", tally.line(entry));
+        } else if let ServerMsg::SnapshotEntries { entries } = &msg {
+            for entry in entries {
+                println!("{}", tally.line(entry));
+            }
+        } else if let Some(text) = format::event_line(&msg) {
             println!("{text}");
         }
     }

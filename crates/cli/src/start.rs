@@ -7,14 +7,15 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use seedpod_client::{ClientError, Connection, Home};
-use seedpod_pod::providers::ANTHROPIC_KEY_ENV;
-use seedpod_protocol::{ClientMode, Method, ProviderKind};
+use seedpod_config::{Source, process_env};
+use seedpod_protocol::{ClientMode, Method};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::args::{PodConfigArgs, ProviderArg, StartArgs};
 use crate::detect;
 use crate::exit::Exit;
 use crate::pods::{self, CLIENT_NAME, canonical_cwd};
+use crate::settings;
 
 /// How long `start` waits for a new pod to accept connections.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -40,14 +41,17 @@ pub async fn start_named(
     if is_running(home, name).await {
         return Ok(());
     }
+    let existing = settings::existing_meta(home, name)?;
     let mut config = config.clone();
-    if config.provider.is_none() && !home.pod_dir(name).join("pod.json").exists() {
+    let mut eff = settings::resolve(home, cwd, &config, existing.as_ref())?;
+    if eff.provider.is_none() {
+        // Only a new pod can get here: an existing one keeps the provider it was created with.
         let Some(local) = detect::find_local_server(detect::LOCAL_SERVERS).await else {
             return Err(Exit::failure(detect::nothing_configured(name)));
         };
-        let model = config
-            .model
-            .clone()
+        let model = eff
+            .model()
+            .map(|m| m.value)
             .or_else(|| local.models.first().cloned())
             .ok_or_else(|| {
                 Exit::failure(format!(
@@ -59,24 +63,35 @@ pub async fn start_named(
             "no provider configured; using {} at {} with model {model}",
             local.label, local.base_url
         );
+        eff.use_detected(&local.label, local.base_url.clone(), Some(model.clone()));
+        // The pod resolves the same layers again; the detected server reaches it as flags.
         config.provider = Some(ProviderArg::Openai);
         config.base_url = Some(local.base_url);
         config.model = Some(model);
     }
-    if config.provider == Some(ProviderArg::Anthropic)
-        && std::env::var(ANTHROPIC_KEY_ENV).map_or(true, |k| k.is_empty())
+    if let Some(key) = eff.key_requirement()
+        && key.required
+        && process_env(&key.var.value).is_none()
     {
+        let provider = eff.provider.as_ref().map_or("the", |p| p.value.as_str());
+        let named_by = match &key.var.source {
+            Source::Default => String::new(),
+            source => format!(" (api_key_env, from {source})"),
+        };
         return Err(Exit::failure(format!(
-            "the anthropic provider needs an API key: set {ANTHROPIC_KEY_ENV}"
+            "the {provider} provider needs an API key: set {}{named_by}",
+            key.var.value
         )));
     }
     let config = &config;
+    let log_file = crate::serve::log_path(home, name, &eff.logging);
     let exe = std::env::current_exe().context("cannot find the seedpod binary to spawn")?;
     let mut cmd = tokio::process::Command::new(exe);
     cmd.arg("pod").arg("serve").arg(name).arg("--ready-line");
     cmd.arg("--cwd").arg(cwd);
     if let Some(provider) = config.provider {
-        cmd.arg("--provider").arg(provider_name(provider));
+        cmd.arg("--provider")
+            .arg(settings::provider_choice(provider).as_str());
     }
     if let Some(model) = &config.model {
         cmd.arg("--model").arg(model);
@@ -122,13 +137,13 @@ pub async fn start_named(
             Err(Exit::failure(format!(
                 "pod \"{name}\" exited before it was ready{}\n{}",
                 status.map(|s| format!(" ({s})")).unwrap_or_default(),
-                log_tail(home, name)
+                log_tail(home, name, &log_file)
             )))
         }
         Err(_) => Err(Exit::failure(format!(
             "pod \"{name}\" did not become ready within {}s\n{}",
             READY_TIMEOUT.as_secs(),
-            log_tail(home, name)
+            log_tail(home, name, &log_file)
         ))),
     }
 }
@@ -148,32 +163,16 @@ fn detach(cmd: &mut tokio::process::Command) {
     }
 }
 
-fn provider_name(provider: ProviderArg) -> &'static str {
-    match provider {
-        ProviderArg::Scripted => "scripted",
-        ProviderArg::Anthropic => "anthropic",
-        ProviderArg::Openai => "openai",
-    }
-}
-
-pub fn provider_kind(provider: ProviderArg) -> ProviderKind {
-    match provider {
-        ProviderArg::Scripted => ProviderKind::Scripted,
-        ProviderArg::Anthropic => ProviderKind::Anthropic,
-        ProviderArg::Openai => ProviderKind::Openai,
-    }
-}
-
 async fn is_running(home: &Home, name: &str) -> bool {
     Connection::connect(home, name, CLIENT_NAME, ClientMode::Control)
         .await
         .is_ok()
 }
 
-fn log_tail(home: &Home, name: &str) -> String {
+fn log_tail(home: &Home, name: &str, log_file: &Path) -> String {
     let mut out = String::new();
     for path in [
-        home.log_path(name),
+        log_file.to_path_buf(),
         home.logs_dir().join(format!("{name}.stderr")),
     ] {
         let Ok(text) = std::fs::read_to_string(&path) else {

@@ -55,6 +55,11 @@ impl Controller {
             self.storage_broken = Some(err.to_string());
             return Err(CommitError::Fold(err.to_string()));
         }
+        tracing::debug!(
+            event = "entry_committed",
+            seq = entry.seq,
+            kind = entry.kind.name()
+        );
         self.clear_in_flight_for(&entry.kind);
         let entry = Arc::new(entry);
         self.entries.push(entry.clone());

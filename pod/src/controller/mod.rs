@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use seedpod_engine::{
-    HostError, PreparedRequest, Provider, ProviderEvent, RunOutcome, ToolRegistry,
+    HostError, PreparedRequest, Provider, ProviderEvent, RetryPolicy, RunOutcome, ToolRegistry,
 };
 use seedpod_protocol::{Entry, EntryKind, InFlightToolCall, Method, PodState, ServerMsg};
 use seedpod_store::{PodMeta, SegmentState, SegmentWriter};
@@ -119,6 +119,8 @@ pub struct ControllerParts {
     pub provider: Arc<dyn Provider>,
     pub tools: ToolRegistry,
     pub max_iterations: u32,
+    /// How hard runs retry transient provider failures (configured by `[retry]`).
+    pub retry: RetryPolicy,
     /// Alerts found while restoring (torn tail, interrupted run), published once clients come.
     pub alerts: Vec<String>,
 }
@@ -137,6 +139,7 @@ pub struct Controller {
     provider: Arc<dyn Provider>,
     tools: ToolRegistry,
     max_iterations: u32,
+    retry: RetryPolicy,
     /// Bumped whenever a run task is started or abandoned; commands from older runs are refused.
     generation: u64,
     tx: mpsc::Sender<Command>,
@@ -176,6 +179,7 @@ impl Controller {
             provider: parts.provider,
             tools: parts.tools,
             max_iterations: parts.max_iterations,
+            retry: parts.retry,
             generation: 0,
             tx: tx.clone(),
             clients: 0,

@@ -3,7 +3,9 @@
 
 use std::time::Instant;
 
-use seedpod_engine::{HostError, RunLimits, RunOutcome, drive_run, unanswered_tool_calls};
+use seedpod_engine::{
+    HostError, RunLimits, RunOutcome, drive_run_with_retry, unanswered_tool_calls,
+};
 use seedpod_protocol::{
     AlertLevel, DequeueReason, EntryKind, QueuedItem, RunEndReason, RunTrigger, SystemItem,
 };
@@ -49,9 +51,11 @@ impl Controller {
         let limits = RunLimits {
             max_iterations: self.max_iterations,
         };
+        let retry = self.retry;
         let tx = self.tx.clone();
         let task = tokio::spawn(async move {
-            let result = drive_run(&mut link, provider.as_ref(), &tools, &limits).await;
+            let result =
+                drive_run_with_retry(&mut link, provider.as_ref(), &tools, &limits, &retry).await;
             let _ = tx.send(Command::RunFinished { generation, result }).await;
         });
         self.activity = Activity::Running {

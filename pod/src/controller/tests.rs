@@ -156,6 +156,7 @@ async fn parts(
         provider: provider.clone(),
         tools,
         max_iterations: DEFAULT_MAX_ITERATIONS,
+        retry: seedpod_engine::RetryPolicy::default(),
         alerts: Vec::new(),
     };
     let files = Files {

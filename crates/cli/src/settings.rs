@@ -1,0 +1,117 @@
+//! The bridge between flags and `seedpod-config`: resolving the effective configuration for a
+//! new pod in a directory or for an existing pod, and `seedpod config show`.
+
+use std::path::Path;
+
+use anyhow::Result;
+use seedpod_client::Home;
+use seedpod_config::{Effective, Inputs, Overrides, ProviderChoice, Recorded, process_env, show};
+use seedpod_protocol::ProviderKind;
+use seedpod_store::{PodConfig, PodMeta, load_meta};
+
+use crate::args::{PodConfigArgs, ProviderArg};
+use crate::exit::Exit;
+use crate::pods::canonical_cwd;
+use crate::redact::redact;
+
+pub fn provider_choice(provider: ProviderArg) -> ProviderChoice {
+    match provider {
+        ProviderArg::Scripted => ProviderChoice::Scripted,
+        ProviderArg::Anthropic => ProviderChoice::Anthropic,
+        ProviderArg::Openai => ProviderChoice::Openai,
+    }
+}
+
+fn overrides(args: &PodConfigArgs) -> Overrides {
+    Overrides {
+        provider: args.provider.map(provider_choice),
+        model: args.model.clone(),
+        base_url: args.base_url.clone(),
+        temperature: args.temperature,
+        max_tokens: args.max_tokens,
+        script: args.script.clone(),
+    }
+}
+
+/// Every layer for a pod working in `cwd`; an existing pod keeps what it was created with.
+pub fn resolve(
+    home: &Home,
+    cwd: &Path,
+    args: &PodConfigArgs,
+    existing: Option<&PodMeta>,
+) -> Result<Effective> {
+    let mut eff = Effective::resolve(&Inputs {
+        config_dir: &home.config,
+        cwd,
+        env: &process_env,
+        flags: overrides(args),
+    })
+    .map_err(|e| Exit::usage(e.to_string()))?;
+    if let Some(recorded) = existing.and_then(|meta| recorded(&meta.config)) {
+        eff.keep_recorded(recorded);
+    }
+    Ok(eff)
+}
+
+/// The pod's `pod.json`, if it exists.
+pub fn existing_meta(home: &Home, name: &str) -> Result<Option<PodMeta>> {
+    load_meta(&home.pod_dir(name)).map_err(|e| Exit::failure(e.to_string()))
+}
+
+fn recorded(config: &PodConfig) -> Option<Recorded> {
+    let provider = match config.provider {
+        ProviderKind::Anthropic => ProviderChoice::Anthropic,
+        ProviderKind::Openai => ProviderChoice::Openai,
+        ProviderKind::Scripted => ProviderChoice::Scripted,
+        // A provider only a newer seedpod knows: nothing to keep that this one could use; the
+        // pod itself refuses to start with a message saying to upgrade.
+        ProviderKind::Unknown => return None,
+    };
+    Some(Recorded {
+        provider,
+        model: config.model.clone(),
+        base_url: config.base_url.clone(),
+        temperature: config.temperature,
+        max_tokens: config.max_tokens,
+        script: config.script.clone(),
+    })
+}
+
+/// The recorded configuration of a new pod, from the effective one (`None`: no provider).
+pub fn pod_config(eff: &Effective) -> Option<PodConfig> {
+    let provider = eff.provider.as_ref()?.value;
+    Some(PodConfig {
+        provider: provider.kind(),
+        model: eff.model()?.value,
+        script: eff.script.as_ref().map(|s| s.value.clone()),
+        base_url: eff.base_url.as_ref().map(|s| s.value.clone()),
+        temperature: eff.temperature.as_ref().map(|s| s.value),
+        max_tokens: eff.max_tokens.as_ref().map(|s| s.value),
+    })
+}
+
+/// `seedpod config show [NAME]`: with a name, that pod's configuration (its recorded model
+/// settings and the current operational ones from its directory); without, what a new
+/// `seedpod start` in this directory would use.
+pub fn show_config(home: &Home, name: Option<&str>) -> Result<()> {
+    let (title, eff) = match name {
+        Some(name) => {
+            let Some(meta) = existing_meta(home, name)? else {
+                return Err(Exit::usage(format!(
+                    "no pod named \"{name}\"; `seedpod config show` without a name shows what a new pod here would use"
+                )));
+            };
+            let eff = resolve(home, &meta.cwd, &PodConfigArgs::default(), Some(&meta))?;
+            (format!("pod \"{name}\" (cwd {})", meta.cwd.display()), eff)
+        }
+        None => {
+            let cwd = canonical_cwd(None)?;
+            let eff = resolve(home, &cwd, &PodConfigArgs::default(), None)?;
+            (format!("a new pod in {}", cwd.display()), eff)
+        }
+    };
+    // The renderer never prints a key's value; the log redactor is a second net for anything
+    // secret-shaped a person put in a model name or URL.
+    print!("{}", redact(&show::render(&eff, &title, &process_env)));
+    Ok(())
+}

@@ -1,0 +1,452 @@
+//! Resolving the layers into one effective configuration, each value with its source.
+//!
+//! Order, lowest first: built-in defaults, `config.toml` in the config directory,
+//! `.seedpod/config.toml` in the pod's working directory, environment variables, flags. Each
+//! key is layered on its own, so a project file that sets only `model` keeps the user's
+//! `provider`.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::ConfigError;
+use crate::file::{self, CONFIG_FILE, ConfigFile, LogLevel, PROJECT_DIR, ProviderChoice, Rotation};
+use crate::source::{Setting, Source, layer_opt};
+
+pub const PROVIDER_ENV: &str = "SEEDPOD_PROVIDER";
+pub const MODEL_ENV: &str = "SEEDPOD_MODEL";
+/// The OpenAI provider's endpoint when nothing more specific sets `base_url`.
+pub const OPENAI_BASE_URL_ENV: &str = "OPENAI_BASE_URL";
+/// The pod log's level (overrides `[logging] level`).
+pub const LOG_ENV: &str = "SEEDPOD_LOG";
+pub const ANTHROPIC_KEY_ENV: &str = "ANTHROPIC_API_KEY";
+pub const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
+
+pub const DEFAULT_CONNECT_MS: u64 = 10_000;
+/// Long, because reasoning models can think silently for minutes before the first byte.
+pub const DEFAULT_IDLE_READ_MS: u64 = 300_000;
+pub const DEFAULT_MAX_RETRIES: u32 = 3;
+pub const DEFAULT_BASE_DELAY_MS: u64 = 1_000;
+pub const DEFAULT_MAX_DELAY_MS: u64 = 30_000;
+pub const DEFAULT_LOG_MAX_SIZE_MB: u64 = 50;
+pub const DEFAULT_LOG_KEEP_DAYS: u32 = 7;
+
+/// More retries than this is a stall, not resilience.
+pub const MAX_RETRIES_LIMIT: u32 = 10;
+/// Providers accept temperatures in [0, 2] (Anthropic: [0, 1]).
+pub const MAX_TEMPERATURE: f64 = 2.0;
+
+/// What the command line says, the highest layer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overrides {
+    pub provider: Option<ProviderChoice>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+    /// Already absolute (the CLI resolves it against the directory it runs in).
+    pub script: Option<PathBuf>,
+}
+
+/// Where to look, and how to read the environment (a function, so tests need no process env).
+pub struct Inputs<'a> {
+    pub config_dir: &'a Path,
+    pub cwd: &'a Path,
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    pub flags: Overrides,
+}
+
+/// Read the environment of this process; empty values count as unset.
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timeouts {
+    pub connect_ms: Setting<u64>,
+    pub idle_read_ms: Setting<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retry {
+    pub max_retries: Setting<u32>,
+    pub base_delay_ms: Setting<u64>,
+    pub max_delay_ms: Setting<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Logging {
+    pub level: Setting<LogLevel>,
+    /// `None`: `state/logs/<name>.log`.
+    pub file: Option<Setting<PathBuf>>,
+    pub rotation: Setting<Rotation>,
+    pub max_size_mb: Setting<u64>,
+    pub keep_days: Setting<u32>,
+}
+
+/// A config file that was looked for, and whether it was there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layer {
+    pub path: PathBuf,
+    pub found: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Effective {
+    pub provider: Option<Setting<ProviderChoice>>,
+    model: Option<Setting<String>>,
+    pub base_url: Option<Setting<String>>,
+    api_key_env: Option<Setting<String>>,
+    pub temperature: Option<Setting<f64>>,
+    pub max_tokens: Option<Setting<u32>>,
+    pub context_window: Option<Setting<u32>>,
+    pub script: Option<Setting<PathBuf>>,
+    pub timeouts: Timeouts,
+    pub retry: Retry,
+    pub logging: Logging,
+    /// The user file, then the project file.
+    pub layers: Vec<Layer>,
+}
+
+/// Whether and where the pod needs an API key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyRequirement {
+    pub var: Setting<String>,
+    /// Anthropic always needs one; OpenAI-compatible local servers need none unless the
+    /// configuration names a variable explicitly.
+    pub required: bool,
+}
+
+impl Effective {
+    /// Resolve every layer. Errors name the file and line, or the variable, and the key.
+    pub fn resolve(inputs: &Inputs<'_>) -> Result<Effective, ConfigError> {
+        let user_path = inputs.config_dir.join(CONFIG_FILE);
+        let project_path = inputs.cwd.join(PROJECT_DIR).join(CONFIG_FILE);
+        let user = file::load(&user_path)?;
+        let project = file::load(&project_path)?;
+        let mut eff = Effective::defaults();
+        eff.layers = vec![
+            Layer {
+                path: user_path.clone(),
+                found: user.is_some(),
+            },
+            Layer {
+                path: project_path.clone(),
+                found: project.is_some(),
+            },
+        ];
+        if let Some(file) = user {
+            eff.apply_file(file, &Source::UserFile(user_path));
+        }
+        if let Some(file) = project {
+            eff.apply_file(file, &Source::ProjectFile(project_path));
+        }
+        eff.apply_env(inputs.env, inputs.flags.provider)?;
+        eff.apply_flags(inputs.flags.clone());
+        eff.validate()?;
+        Ok(eff)
+    }
+
+    fn defaults() -> Effective {
+        Effective {
+            provider: None,
+            model: None,
+            base_url: None,
+            api_key_env: None,
+            temperature: None,
+            max_tokens: None,
+            context_window: None,
+            script: None,
+            timeouts: Timeouts {
+                connect_ms: Setting::default(DEFAULT_CONNECT_MS),
+                idle_read_ms: Setting::default(DEFAULT_IDLE_READ_MS),
+            },
+            retry: Retry {
+                max_retries: Setting::default(DEFAULT_MAX_RETRIES),
+                base_delay_ms: Setting::default(DEFAULT_BASE_DELAY_MS),
+                max_delay_ms: Setting::default(DEFAULT_MAX_DELAY_MS),
+            },
+            logging: Logging {
+                level: Setting::default(LogLevel::Info),
+                file: None,
+                rotation: Setting::default(Rotation::Daily),
+                max_size_mb: Setting::default(DEFAULT_LOG_MAX_SIZE_MB),
+                keep_days: Setting::default(DEFAULT_LOG_KEEP_DAYS),
+            },
+            layers: Vec::new(),
+        }
+    }
+
+    fn apply_file(&mut self, file: ConfigFile, source: &Source) {
+        let dir = match source {
+            Source::UserFile(path) | Source::ProjectFile(path) => {
+                path.parent().map(Path::to_path_buf).unwrap_or_default()
+            }
+            Source::Default
+            | Source::Env(_)
+            | Source::Flag(_)
+            | Source::Detected(_)
+            | Source::Recorded => PathBuf::new(),
+        };
+        layer_opt(&mut self.provider, file.provider, source);
+        layer_opt(&mut self.model, file.model, source);
+        layer_opt(&mut self.base_url, file.base_url, source);
+        layer_opt(&mut self.api_key_env, file.api_key_env, source);
+        layer_opt(&mut self.temperature, file.temperature, source);
+        layer_opt(&mut self.max_tokens, file.max_tokens, source);
+        layer_opt(&mut self.context_window, file.context_window, source);
+        // A script named in a file is relative to that file, not to wherever seedpod runs.
+        layer_opt(&mut self.script, file.script.map(|s| dir.join(s)), source);
+        if let Some(t) = file.timeouts {
+            self.timeouts.connect_ms.layer(t.connect_ms, source);
+            self.timeouts.idle_read_ms.layer(t.idle_read_ms, source);
+        }
+        if let Some(r) = file.retry {
+            self.retry.max_retries.layer(r.max_retries, source);
+            self.retry.base_delay_ms.layer(r.base_delay_ms, source);
+            self.retry.max_delay_ms.layer(r.max_delay_ms, source);
+        }
+        if let Some(l) = file.logging {
+            self.logging.level.layer(l.level, source);
+            layer_opt(&mut self.logging.file, l.file, source);
+            self.logging.rotation.layer(l.rotation, source);
+            self.logging.max_size_mb.layer(l.max_size_mb, source);
+            self.logging.keep_days.layer(l.keep_days, source);
+        }
+    }
+
+    /// `flag_provider` decides whether `OPENAI_BASE_URL` applies, before the flags are layered.
+    fn apply_env(
+        &mut self,
+        env: &dyn Fn(&str) -> Option<String>,
+        flag_provider: Option<ProviderChoice>,
+    ) -> Result<(), ConfigError> {
+        if let Some(value) = env(PROVIDER_ENV) {
+            let provider = ProviderChoice::parse(&value).ok_or_else(|| ConfigError::Invalid {
+                key: "provider",
+                value: value.clone(),
+                origin: Source::Env(PROVIDER_ENV),
+                reason: "is not a provider; use anthropic, openai or scripted".into(),
+            })?;
+            self.provider = Some(Setting::new(provider, Source::Env(PROVIDER_ENV)));
+        }
+        layer_opt(&mut self.model, env(MODEL_ENV), &Source::Env(MODEL_ENV));
+        if let Some(value) = env(LOG_ENV) {
+            let level = LogLevel::parse(&value).ok_or_else(|| ConfigError::Invalid {
+                key: "logging.level",
+                value: value.clone(),
+                origin: Source::Env(LOG_ENV),
+                reason: "is not a level; use error, warn, info, debug or trace".into(),
+            })?;
+            self.logging.level = Setting::new(level, Source::Env(LOG_ENV));
+        }
+        // OPENAI_BASE_URL is the OpenAI SDKs' convention; it only means something for that provider.
+        let provider = flag_provider.or(self.provider.as_ref().map(|p| p.value));
+        if provider == Some(ProviderChoice::Openai) {
+            layer_opt(
+                &mut self.base_url,
+                env(OPENAI_BASE_URL_ENV),
+                &Source::Env(OPENAI_BASE_URL_ENV),
+            );
+        }
+        Ok(())
+    }
+
+    fn apply_flags(&mut self, flags: Overrides) {
+        layer_opt(
+            &mut self.provider,
+            flags.provider,
+            &Source::Flag("provider"),
+        );
+        layer_opt(&mut self.model, flags.model, &Source::Flag("model"));
+        layer_opt(
+            &mut self.base_url,
+            flags.base_url,
+            &Source::Flag("base-url"),
+        );
+        layer_opt(
+            &mut self.temperature,
+            flags.temperature,
+            &Source::Flag("temperature"),
+        );
+        layer_opt(
+            &mut self.max_tokens,
+            flags.max_tokens,
+            &Source::Flag("max-tokens"),
+        );
+        layer_opt(&mut self.script, flags.script, &Source::Flag("script"));
+    }
+
+    /// The model to use: configured, or the provider's default.
+    pub fn model(&self) -> Option<Setting<String>> {
+        if let Some(model) = &self.model {
+            return Some(model.clone());
+        }
+        let provider = self.provider.as_ref()?.value;
+        Some(Setting::default(default_model(provider).to_owned()))
+    }
+
+    /// The variable holding the API key, and whether the pod cannot work without it.
+    pub fn key_requirement(&self) -> Option<KeyRequirement> {
+        let provider = self.provider.as_ref()?.value;
+        if let Some(var) = &self.api_key_env {
+            return Some(KeyRequirement {
+                var: var.clone(),
+                required: true,
+            });
+        }
+        let var = match provider {
+            ProviderChoice::Anthropic => ANTHROPIC_KEY_ENV,
+            ProviderChoice::Openai => OPENAI_KEY_ENV,
+            ProviderChoice::Scripted => return None,
+        };
+        Some(KeyRequirement {
+            var: Setting::default(var.to_owned()),
+            required: provider == ProviderChoice::Anthropic,
+        })
+    }
+
+    /// Record that the provider, endpoint and model were found by probing for a local server.
+    pub fn use_detected(&mut self, what: &str, base_url: String, model: Option<String>) {
+        let source = Source::Detected(what.to_owned());
+        self.provider = Some(Setting::new(ProviderChoice::Openai, source.clone()));
+        self.base_url = Some(Setting::new(base_url, source.clone()));
+        if self.model.is_none() {
+            layer_opt(&mut self.model, model, &source);
+        }
+    }
+
+    /// An existing pod keeps what it was created with: the request-shaping settings (they are
+    /// in its log, so a restore is byte-identical) and its endpoint and script — unless a flag
+    /// names a new endpoint or script (the server moved). Files and the environment still set
+    /// the operational keys: key variable, timeouts, retry and logging.
+    pub fn keep_recorded(&mut self, recorded: Recorded) {
+        let source = Source::Recorded;
+        let setting = |value| Setting::new(value, source.clone());
+        self.provider = Some(Setting::new(recorded.provider, source.clone()));
+        self.model = Some(Setting::new(recorded.model, source.clone()));
+        self.temperature = recorded.temperature.map(setting);
+        self.max_tokens = recorded.max_tokens.map(|v| Setting::new(v, source.clone()));
+        if !is_flag(&self.base_url) {
+            self.base_url = recorded.base_url.map(|v| Setting::new(v, source.clone()));
+        }
+        if !is_flag(&self.script) {
+            self.script = recorded.script.map(|v| Setting::new(v, source.clone()));
+        }
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        fn bad<T: std::fmt::Display>(
+            key: &'static str,
+            s: &Setting<T>,
+            reason: &str,
+        ) -> ConfigError {
+            ConfigError::Invalid {
+                key,
+                value: s.value.to_string(),
+                origin: s.source.clone(),
+                reason: reason.to_owned(),
+            }
+        }
+        if let Some(t) = &self.temperature
+            && !(t.value.is_finite() && (0.0..=MAX_TEMPERATURE).contains(&t.value))
+        {
+            return Err(bad("temperature", t, "must be between 0 and 2"));
+        }
+        for (key, value) in [
+            ("max_tokens", &self.max_tokens),
+            ("context_window", &self.context_window),
+        ] {
+            if let Some(v) = value
+                && v.value == 0
+            {
+                return Err(bad(key, v, "must be at least 1"));
+            }
+        }
+        if let Some(m) = &self.model
+            && m.value.trim().is_empty()
+        {
+            return Err(bad("model", m, "must not be empty"));
+        }
+        if let Some(url) = &self.base_url
+            && !(url.value.starts_with("http://") || url.value.starts_with("https://"))
+        {
+            return Err(bad("base_url", url, "must start with http:// or https://"));
+        }
+        if let Some(var) = &self.api_key_env
+            && !is_env_var_name(&var.value)
+        {
+            return Err(bad(
+                "api_key_env",
+                var,
+                "must be the NAME of an environment variable (letters, digits, _), not the key itself",
+            ));
+        }
+        for (key, value) in [
+            ("timeouts.connect_ms", &self.timeouts.connect_ms),
+            ("timeouts.idle_read_ms", &self.timeouts.idle_read_ms),
+            ("retry.base_delay_ms", &self.retry.base_delay_ms),
+            ("logging.max_size_mb", &self.logging.max_size_mb),
+        ] {
+            if value.value == 0 {
+                return Err(bad(key, value, "must be at least 1"));
+            }
+        }
+        if self.retry.max_delay_ms.value < self.retry.base_delay_ms.value {
+            return Err(bad(
+                "retry.max_delay_ms",
+                &self.retry.max_delay_ms,
+                "must not be below retry.base_delay_ms",
+            ));
+        }
+        if self.retry.max_retries.value > MAX_RETRIES_LIMIT {
+            return Err(bad(
+                "retry.max_retries",
+                &self.retry.max_retries,
+                "is too many (at most 10): a provider that needs more is down",
+            ));
+        }
+        if self.logging.keep_days.value == 0 {
+            return Err(bad(
+                "logging.keep_days",
+                &self.logging.keep_days,
+                "must be at least 1",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What an existing pod was created with (from its `pod.json`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    pub provider: ProviderChoice,
+    pub model: String,
+    pub base_url: Option<String>,
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub script: Option<PathBuf>,
+}
+
+fn is_flag<T>(setting: &Option<Setting<T>>) -> bool {
+    matches!(
+        setting,
+        Some(Setting {
+            source: Source::Flag(_),
+            ..
+        })
+    )
+}
+
+/// The model a provider uses when none is configured.
+pub fn default_model(provider: ProviderChoice) -> &'static str {
+    match provider {
+        ProviderChoice::Anthropic => "claude-sonnet-4-5",
+        ProviderChoice::Openai => "gpt-4o",
+        ProviderChoice::Scripted => "script",
+    }
+}
+
+fn is_env_var_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}

@@ -1,0 +1,31 @@
+use std::path::{Path, PathBuf};
+
+use crate::source::Source;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {message}", path.display())]
+    Parse { path: PathBuf, message: String },
+    /// A value that parsed but makes no sense (a negative temperature, a zero retry delay).
+    #[error("{key} = {value} (from {origin}) {reason}")]
+    Invalid {
+        key: &'static str,
+        value: String,
+        origin: Source,
+        reason: String,
+    },
+}
+
+impl ConfigError {
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

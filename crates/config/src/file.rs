@@ -1,0 +1,303 @@
+//! The `config.toml` format: what a person may write, and reading it with errors that name the
+//! file, the line and the key.
+//!
+//! Unknown keys are errors rather than silently ignored: a typo (`modle = ...`) that quietly
+//! did nothing would leave someone debugging the wrong thing for an hour.
+
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::ConfigError;
+
+/// The file name in the config dir and in a project's `.seedpod/` directory.
+pub const CONFIG_FILE: &str = "config.toml";
+
+/// The directory in a pod's working directory that holds project settings.
+pub const PROJECT_DIR: &str = ".seedpod";
+
+/// Config files larger than this are not configuration; refuse rather than parse megabytes.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// Which model family a pod talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderChoice {
+    Anthropic,
+    Openai,
+    /// The deterministic test and demo double that plays a JSON-lines script.
+    Scripted,
+}
+
+impl ProviderChoice {
+    pub const ALL: [ProviderChoice; 3] = [
+        ProviderChoice::Anthropic,
+        ProviderChoice::Openai,
+        ProviderChoice::Scripted,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderChoice::Anthropic => "anthropic",
+            ProviderChoice::Openai => "openai",
+            ProviderChoice::Scripted => "scripted",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ProviderChoice> {
+        ProviderChoice::ALL
+            .into_iter()
+            .find(|p| p.as_str().eq_ignore_ascii_case(text.trim()))
+    }
+
+    pub fn kind(self) -> seedpod_protocol::ProviderKind {
+        match self {
+            ProviderChoice::Anthropic => seedpod_protocol::ProviderKind::Anthropic,
+            ProviderChoice::Openai => seedpod_protocol::ProviderKind::Openai,
+            ProviderChoice::Scripted => seedpod_protocol::ProviderKind::Scripted,
+        }
+    }
+}
+
+/// The verbosity of the pod log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogLevel {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl LogLevel {
+    pub const ALL: [LogLevel; 5] = [
+        LogLevel::Error,
+        LogLevel::Warn,
+        LogLevel::Info,
+        LogLevel::Debug,
+        LogLevel::Trace,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Error => "error",
+            LogLevel::Warn => "warn",
+            LogLevel::Info => "info",
+            LogLevel::Debug => "debug",
+            LogLevel::Trace => "trace",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<LogLevel> {
+        LogLevel::ALL
+            .into_iter()
+            .find(|l| l.as_str().eq_ignore_ascii_case(text.trim()))
+    }
+}
+
+/// When the pod log starts a new file (besides the size limit, which always applies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rotation {
+    /// A new file at each UTC midnight.
+    Daily,
+    /// Only at the size limit.
+    Size,
+}
+
+impl Rotation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rotation::Daily => "daily",
+            Rotation::Size => "size",
+        }
+    }
+}
+
+/// One config file as written. Every key is optional: a layer sets only what it cares about.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    pub provider: Option<ProviderChoice>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    /// The name of the environment variable that holds the API key (never the key itself).
+    pub api_key_env: Option<String>,
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub context_window: Option<u32>,
+    /// The scripted provider's script; relative paths are relative to the file's directory.
+    pub script: Option<PathBuf>,
+    pub timeouts: Option<TimeoutsFile>,
+    pub retry: Option<RetryFile>,
+    pub logging: Option<LoggingFile>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeoutsFile {
+    pub connect_ms: Option<u64>,
+    /// A response silent this long is a (retryable) timeout, not a hang.
+    pub idle_read_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryFile {
+    pub max_retries: Option<u32>,
+    pub base_delay_ms: Option<u64>,
+    pub max_delay_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoggingFile {
+    pub level: Option<LogLevel>,
+    /// The active log file; relative paths are relative to the logs directory, and `{name}`
+    /// becomes the pod's name (without it, every pod using this file shares one log).
+    pub file: Option<PathBuf>,
+    pub rotation: Option<Rotation>,
+    pub max_size_mb: Option<u64>,
+    pub keep_days: Option<u32>,
+}
+
+/// Read and parse a config file; `Ok(None)` when it does not exist (every layer is optional).
+pub fn load(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(ConfigError::io(path, err)),
+    };
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: format!(
+                "the file is {} bytes; a config file is at most {MAX_CONFIG_BYTES}",
+                meta.len()
+            ),
+        });
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::io(path, e))?;
+    parse(path, &text).map(Some)
+}
+
+/// Parse config text; `path` is only used in errors.
+pub fn parse(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
+    toml::from_str(text).map_err(|err| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: explain(&err, text),
+    })
+}
+
+/// toml's message plus the line number, and a pointed hint for the one mistake people make
+/// most: putting the key itself in the file.
+fn explain(err: &toml::de::Error, text: &str) -> String {
+    let mut message = err.message().trim_end().to_owned();
+    if let Some(span) = err.span() {
+        let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+        message = format!("line {line}: {message}");
+    }
+    if message.contains("api_key`") || message.contains("`api_key") {
+        message.push_str(
+            "; API keys are never read from config files: set api_key_env to the name of the environment variable that holds the key",
+        );
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(text: &str) -> Result<ConfigFile, ConfigError> {
+        parse(Path::new("/x/config.toml"), text)
+    }
+
+    #[test]
+    fn every_key_parses() {
+        let file = parse_str(
+            r#"
+provider = "openai"
+model = "qwen3:8b"
+base_url = "http://127.0.0.1:11434/v1"
+api_key_env = "MY_KEY"
+temperature = 0.2
+max_tokens = 4096
+context_window = 32768
+script = "demo.jsonl"
+
+[timeouts]
+connect_ms = 5000
+idle_read_ms = 90000
+
+[retry]
+max_retries = 5
+base_delay_ms = 500
+max_delay_ms = 10000
+
+[logging]
+level = "debug"
+file = "custom.log"
+rotation = "size"
+max_size_mb = 20
+keep_days = 3
+"#,
+        )
+        .unwrap();
+        assert_eq!(file.provider, Some(ProviderChoice::Openai));
+        assert_eq!(file.temperature, Some(0.2));
+        assert_eq!(file.retry.unwrap().max_retries, Some(5));
+        let logging = file.logging.unwrap();
+        assert_eq!(logging.level, Some(LogLevel::Debug));
+        assert_eq!(logging.rotation, Some(Rotation::Size));
+        assert_eq!(file.timeouts.unwrap().idle_read_ms, Some(90_000));
+    }
+
+    #[test]
+    fn unknown_key_names_the_key_and_line() {
+        let err = parse_str("provider = \"openai\"\nmodle = \"x\"\n").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("/x/config.toml"), "{text}");
+        assert!(text.contains("line 2"), "{text}");
+        assert!(text.contains("modle"), "{text}");
+    }
+
+    #[test]
+    fn an_api_key_in_the_file_is_refused_with_the_way_out() {
+        let err = parse_str("api_key = \"sk-secret\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("api_key_env"), "{err}");
+        assert!(!err.contains("sk-secret"), "the key is not echoed: {err}");
+    }
+
+    #[test]
+    fn bad_enum_value_is_an_error() {
+        let err = parse_str("provider = \"gemini\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("gemini") || err.contains("unknown variant"),
+            "{err}"
+        );
+        assert!(err.contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn missing_file_is_no_layer() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(load(&dir.path().join("config.toml")).unwrap(), None);
+    }
+
+    #[test]
+    fn names_parse_case_insensitively() {
+        assert_eq!(
+            ProviderChoice::parse("OpenAI"),
+            Some(ProviderChoice::Openai)
+        );
+        assert_eq!(LogLevel::parse(" debug "), Some(LogLevel::Debug));
+        assert_eq!(ProviderChoice::parse("gemini"), None);
+    }
+}

@@ -1,0 +1,28 @@
+//! seedpod's configuration: `config.toml` in the config directory, `.seedpod/config.toml` in a
+//! pod's working directory, environment variables and flags, resolved into one `Effective`
+//! configuration in which every value knows the layer that set it.
+//!
+//! Owns: the file format and its errors, layering and validation, which API key variable a
+//! provider needs, and the `config show` rendering. Must not own: reading API keys' values
+//! (only whether one is set), building providers, logging, or anything a pod sends to a model
+//! at request time — request-shaping settings reach the model only through the pod's log
+//! (DESIGN §1), which the pod writes from what this crate resolves when it creates a segment.
+//!
+//! Start reading at `effective.rs`.
+
+pub mod effective;
+pub mod error;
+pub mod file;
+pub mod show;
+pub mod source;
+
+pub use effective::{
+    Effective, Inputs, KeyRequirement, Logging, Overrides, Recorded, Retry, Timeouts,
+    default_model, process_env,
+};
+pub use error::ConfigError;
+pub use file::{ConfigFile, LogLevel, ProviderChoice, Rotation};
+pub use source::{Setting, Source};
+
+#[cfg(test)]
+mod tests;

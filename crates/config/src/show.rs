@@ -1,0 +1,184 @@
+//! `seedpod config show`: the effective configuration as TOML a person can copy into a file,
+//! each value commented with the layer that set it. Secrets never appear: the API key is
+//! described (set or not), and credentials inside a URL are masked.
+
+use std::fmt::Write as _;
+
+use crate::effective::Effective;
+use crate::source::{Setting, Source};
+
+/// Column at which the `# source` comments start.
+const COMMENT_COLUMN: usize = 36;
+
+/// What replaces a secret in output.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Render `eff` for `title` (e.g. `a new pod in /src/app` or `pod "p"`). `env` tells whether
+/// the API key variable is set, without ever printing its value.
+pub fn render(eff: &Effective, title: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Effective configuration for {title}");
+    let mut layers = vec!["defaults".to_owned()];
+    for layer in &eff.layers {
+        let missing = if layer.found { "" } else { " (not found)" };
+        layers.push(format!("{}{missing}", layer.path.display()));
+    }
+    layers.push("environment".into());
+    layers.push("flags".into());
+    let _ = writeln!(out, "# Layers, lowest first: {}", layers.join(" < "));
+    out.push('\n');
+
+    match &eff.provider {
+        Some(p) => line(&mut out, "provider", &quote(p.value.as_str()), &p.source),
+        None => comment(
+            &mut out,
+            "provider",
+            "not set: start looks for a local OpenAI-compatible server",
+        ),
+    }
+    match eff.model() {
+        Some(m) => {
+            let source = if m.source == Source::Default {
+                "default for this provider".to_owned()
+            } else {
+                m.source.to_string()
+            };
+            line_with(&mut out, "model", &quote(&m.value), &source);
+        }
+        None => comment(&mut out, "model", "not set"),
+    }
+    match &eff.base_url {
+        Some(u) => line(&mut out, "base_url", &quote(&mask_url(&u.value)), &u.source),
+        None => comment(&mut out, "base_url", "the provider's public endpoint"),
+    }
+    match eff.key_requirement() {
+        Some(key) => {
+            let state = if env(&key.var.value).is_some() {
+                format!("set, value {REDACTED}")
+            } else if key.required {
+                "NOT SET: the pod cannot start without it".to_owned()
+            } else {
+                "not set (fine for local servers)".to_owned()
+            };
+            line_with(
+                &mut out,
+                "api_key_env",
+                &quote(&key.var.value),
+                &format!("{}; {state}", key.var.source),
+            );
+        }
+        None => comment(&mut out, "api_key_env", "no key needed"),
+    }
+    opt(
+        &mut out,
+        "temperature",
+        &eff.temperature,
+        |t| format!("{t:?}"),
+        "not sent",
+    );
+    opt(
+        &mut out,
+        "max_tokens",
+        &eff.max_tokens,
+        u32::to_string,
+        "the provider's default",
+    );
+    opt(
+        &mut out,
+        "context_window",
+        &eff.context_window,
+        u32::to_string,
+        "not set",
+    );
+    opt(
+        &mut out,
+        "script",
+        &eff.script,
+        |p| quote(&p.display().to_string()),
+        "not set",
+    );
+
+    out.push_str("\n[timeouts]\n");
+    num(&mut out, "connect_ms", &eff.timeouts.connect_ms);
+    num(&mut out, "idle_read_ms", &eff.timeouts.idle_read_ms);
+    out.push_str("\n[retry]\n");
+    num(&mut out, "max_retries", &eff.retry.max_retries);
+    num(&mut out, "base_delay_ms", &eff.retry.base_delay_ms);
+    num(&mut out, "max_delay_ms", &eff.retry.max_delay_ms);
+    out.push_str("\n[logging]\n");
+    let level = &eff.logging.level;
+    line(
+        &mut out,
+        "level",
+        &quote(level.value.as_str()),
+        &level.source,
+    );
+    opt(
+        &mut out,
+        "file",
+        &eff.logging.file,
+        |p| quote(&p.display().to_string()),
+        "state/logs/<name>.log",
+    );
+    let rotation = &eff.logging.rotation;
+    line(
+        &mut out,
+        "rotation",
+        &quote(rotation.value.as_str()),
+        &rotation.source,
+    );
+    num(&mut out, "max_size_mb", &eff.logging.max_size_mb);
+    num(&mut out, "keep_days", &eff.logging.keep_days);
+    out
+}
+
+fn line(out: &mut String, key: &str, value: &str, source: &Source) {
+    line_with(out, key, value, &source.to_string());
+}
+
+fn line_with(out: &mut String, key: &str, value: &str, note: &str) {
+    let assignment = format!("{key} = {value}");
+    let pad = COMMENT_COLUMN
+        .saturating_sub(assignment.chars().count())
+        .max(1);
+    let _ = writeln!(out, "{assignment}{}# {note}", " ".repeat(pad));
+}
+
+fn comment(out: &mut String, key: &str, note: &str) {
+    let _ = writeln!(out, "# {key}: {note}");
+}
+
+fn num<T: std::fmt::Display>(out: &mut String, key: &str, setting: &Setting<T>) {
+    line(out, key, &setting.value.to_string(), &setting.source);
+}
+
+fn opt<T>(
+    out: &mut String,
+    key: &str,
+    setting: &Option<Setting<T>>,
+    show: impl Fn(&T) -> String,
+    unset: &str,
+) {
+    match setting {
+        Some(s) => line(out, key, &show(&s.value), &s.source),
+        None => comment(out, key, unset),
+    }
+}
+
+/// A TOML basic string. JSON's escapes are a subset of TOML's, so serde_json quotes correctly.
+fn quote(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| format!("\"{}\"", text.escape_default()))
+}
+
+/// Hide `user:password@` in a URL; everything else stays, because the host is what people
+/// need to see when a request goes to the wrong place.
+pub fn mask_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://{REDACTED}{}", &rest[at..]),
+        None => url.to_owned(),
+    }
+}

@@ -1,0 +1,262 @@
+//! Configuration end to end: `config.toml` in the config directory, `.seedpod/config.toml` in
+//! the pod's directory, environment and flags reach a real pod (provider, retry, timeouts,
+//! logging, key variable), and `seedpod config show` says where each value came from without
+//! ever printing a secret.
+
+use std::path::{Path, PathBuf};
+
+use seedpod_e2e::Sandbox;
+use seedpod_engine::testing::{MockServer, Reply};
+use serde_json::json;
+
+const OPENAI_TEXT: &str = include_str!("../../crates/engine/tests/fixtures/openai_text.sse");
+const ANTHROPIC_TEXT: &str = include_str!("../../crates/engine/tests/fixtures/anthropic_text.sse");
+
+fn user_config(sb: &Sandbox, text: &str) -> PathBuf {
+    std::fs::create_dir_all(&sb.home.config).unwrap();
+    let path = sb.home.config.join("config.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The sandbox directory is where `seedpod` runs, so it is a new pod's working directory.
+fn project_config(sb: &Sandbox, text: &str) -> PathBuf {
+    let dir = sb.path().join(".seedpod");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn clean(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    for var in [
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "SEEDPOD_PROVIDER",
+        "SEEDPOD_MODEL",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn log_of(sb: &Sandbox, name: &str) -> String {
+    std::fs::read_to_string(sb.home.log_path(name)).unwrap_or_default()
+}
+
+#[test]
+fn a_project_config_alone_starts_a_pod() {
+    let sb = Sandbox::new();
+    let dir = sb.path().join(".seedpod");
+    std::fs::create_dir_all(&dir).unwrap();
+    // The script path is relative to the config file.
+    std::fs::write(
+        dir.join("demo.jsonl"),
+        json!({"text": "configured by the project"}).to_string() + "\n",
+    )
+    .unwrap();
+    project_config(&sb, "provider = \"scripted\"\nscript = \"demo.jsonl\"\n");
+
+    let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reply = sb.ok(&["send", "p", "hi"]);
+    assert!(reply.contains("configured by the project"), "{reply}");
+}
+
+#[test]
+fn config_show_names_each_layer_and_hides_secrets() {
+    let sb = Sandbox::new();
+    let user = user_config(
+        &sb,
+        "provider = \"anthropic\"\nmodel = \"user-model\"\n[retry]\nmax_retries = 5\n",
+    );
+    let project = project_config(
+        &sb,
+        "model = \"project-model\"\n[logging]\nlevel = \"debug\"\n",
+    );
+    let out = clean(&mut sb.cmd())
+        .args(["config", "show"])
+        .env("ANTHROPIC_API_KEY", "sk-ant-very-secret-key-123")
+        .env("SEEDPOD_MODEL", "env-model")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("very-secret"), "{text}");
+    let line = |key: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{key} = ")))
+            .unwrap_or_else(|| panic!("no {key} in:\n{text}"))
+            .to_owned()
+    };
+    assert!(line("provider").contains(&user.display().to_string()));
+    assert!(line("model").contains("\"env-model\""));
+    assert!(line("model").contains("env SEEDPOD_MODEL"));
+    assert!(line("max_retries").contains("5"));
+    assert!(line("level").contains(&project.display().to_string()));
+    assert!(line("api_key_env").contains("set, value [REDACTED]"));
+}
+
+#[test]
+fn config_show_for_a_pod_shows_what_it_was_created_with() {
+    let sb = Sandbox::new();
+    let script = sb.script("s.jsonl", &[json!({"text": "x"})]);
+    let out = clean(sb.cmd().args([
+        "start",
+        "p",
+        "--provider",
+        "scripted",
+        "--script",
+        script.to_str().unwrap(),
+        "--temperature",
+        "0.5",
+    ]))
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A later change to the files does not change what the pod sends.
+    project_config(&sb, "temperature = 1.5\n[retry]\nmax_retries = 1\n");
+    let text = sb.ok(&["config", "show", "p"]);
+    let temperature = text.lines().find(|l| l.starts_with("temperature")).unwrap();
+    assert!(temperature.contains("0.5"), "{text}");
+    assert!(temperature.contains("recorded"), "{text}");
+    let retries = text.lines().find(|l| l.starts_with("max_retries")).unwrap();
+    assert!(
+        retries.contains("1") && retries.contains(".seedpod/config.toml"),
+        "{text}"
+    );
+
+    let out = sb.run(&["config", "show", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no pod named \"nope\""));
+}
+
+#[test]
+fn a_broken_config_file_fails_start_with_file_and_line() {
+    let sb = Sandbox::new();
+    let path = project_config(&sb, "provider = \"scripted\"\nmodle = \"typo\"\n");
+    let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(&path.display().to_string()), "{err}");
+    assert!(err.contains("line 2") && err.contains("modle"), "{err}");
+    assert!(!sb.home.pod_dir("p").join("pod.json").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retry_setting_reaches_the_pod_and_the_pod_stays_usable() {
+    let server = MockServer::start(vec![
+        Reply::status(503, r#"{"error":{"message":"overloaded"}}"#),
+        Reply::sse(OPENAI_TEXT.as_bytes().to_vec()),
+    ])
+    .await;
+    let sb = Sandbox::new();
+    project_config(
+        &sb,
+        &format!(
+            "provider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n[retry]\nmax_retries = 0\n",
+            server.base_url()
+        ),
+    );
+    let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let out = sb.run(&["send", "p", "first"]);
+    assert_eq!(out.status.code(), Some(1), "no retry: the 503 ends the run");
+    assert!(stderr(&out).contains("503"), "{}", stderr(&out));
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "max_retries = 0 means one attempt"
+    );
+
+    let reply = sb.ok(&["send", "p", "second"]);
+    assert!(reply.contains("Hello"), "{reply}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_read_timeout_turns_a_hung_stream_into_an_error() {
+    let server = MockServer::start(vec![Reply::Hang {
+        prefix: b"data: {\"choices\":[]}\n\n".to_vec(),
+    }])
+    .await;
+    let sb = Sandbox::new();
+    project_config(
+        &sb,
+        &format!(
+            "provider = \"openai\"\nbase_url = \"{}/v1\"\n[timeouts]\nidle_read_ms = 200\n[retry]\nmax_retries = 0\n",
+            server.base_url()
+        ),
+    );
+    let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = sb.run(&["send", "p", "hello?"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.to_lowercase().contains("timed out") || err.contains("timeout"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_key_env_names_the_variable_and_its_value_stays_secret() {
+    let server = MockServer::start(vec![Reply::sse(ANTHROPIC_TEXT.as_bytes().to_vec())]).await;
+    let sb = Sandbox::new();
+    let path = user_config(
+        &sb,
+        &format!(
+            "provider = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"TEAM_CLAUDE_KEY\"\n",
+            server.base_url()
+        ),
+    );
+    let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("TEAM_CLAUDE_KEY"), "{err}");
+    assert!(err.contains(&path.display().to_string()), "{err}");
+
+    let secret = "sk-ant-team-secret-0123456789";
+    let out = clean(sb.cmd().args(["start", "p"]))
+        .env("TEAM_CLAUDE_KEY", secret)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    sb.ok(&["send", "p", "hi"]);
+    let requests = server.requests();
+    assert_eq!(requests[0].header("x-api-key"), Some(secret));
+    assert!(!log_of(&sb, "p").contains(secret));
+}
+
+#[test]
+fn logging_level_and_file_come_from_the_config() {
+    let sb = Sandbox::new();
+    let script = sb.script("s.jsonl", &[json!({"text": "a"}), json!({"text": "b"})]);
+    let script = script.to_str().unwrap();
+
+    sb.start_scripted("quiet", Path::new(script));
+    sb.ok(&["send", "quiet", "hi"]);
+    sb.ok(&["stop", "quiet"]);
+    let info_log = log_of(&sb, "quiet");
+    assert!(info_log.contains("\"turn_end\""), "{info_log}");
+    assert!(
+        !info_log.contains("entry_committed"),
+        "debug lines are not written at info"
+    );
+
+    user_config(
+        &sb,
+        "[logging]\nlevel = \"debug\"\nfile = \"custom-{name}.log\"\n",
+    );
+    sb.start_scripted("loud", Path::new(script));
+    sb.ok(&["send", "loud", "hi"]);
+    sb.ok(&["stop", "loud"]);
+    let custom = std::fs::read_to_string(sb.home.logs_dir().join("custom-loud.log")).unwrap();
+    assert!(custom.contains("\"entry_committed\""), "{custom}");
+    assert!(!sb.home.log_path("loud").exists());
+}
