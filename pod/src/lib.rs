@@ -4,13 +4,15 @@
 //! Owns: the controller state machine (`controller/`), the broadcast bus with bounded per-client
 //! queues (`bus.rs`), the IPC server and per-connection handling (`server.rs`,
 //! `connection.rs`), opening/restoring a pod (`restore.rs`), the one-process-per-pod lock
-//! (`lock.rs`), and the rendered text of injected items (`render.rs`).
+//! (`lock.rs`), the rendered text of injected items (`render.rs`), and composer completion
+//! answers (`completions.rs`).
 //!
 //! Must not own: the log file format (seedpod-store), provider wire formats and the turn loop
 //! (seedpod-engine), message types (seedpod-protocol), argument parsing and logging setup (the
 //! CLI). Start reading at `server.rs::serve`, then `controller/mod.rs`.
 
 pub mod bus;
+pub mod completions;
 pub mod connection;
 pub mod controller;
 pub mod error;

@@ -11,6 +11,7 @@
 //! Start reading at `message.rs` (what goes over the socket), then `entry.rs` (what goes to disk).
 
 pub mod codec;
+pub mod completion;
 pub mod entry;
 pub mod handshake;
 pub mod item;
@@ -20,6 +21,7 @@ pub mod segment;
 pub mod system_item;
 
 pub use codec::{FrameError, MAX_FRAME_BYTES, decode_request, encode, line_codec};
+pub use completion::{Completion, CompletionKind, SLASH_COMMANDS};
 pub use entry::{
     DequeueReason, ENTRY_VERSION, Entry, EntryKind, FinishReason, ModelConfig, Origin,
     ProviderKind, QueuedItem, RunEndReason, RunTrigger, SegmentStart, ToolSpec, Usage,

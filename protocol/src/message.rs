@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::completion::{Completion, CompletionKind};
 use crate::entry::{Entry, QueuedItem, Usage};
 use crate::pod_event::PodEvent;
 use crate::segment::Segment;
@@ -55,6 +56,13 @@ pub enum Method {
     GetHistory,
     GetContext,
     Status,
+    /// Suggestions for the composer (`@file`, `/command`, `/workflow`, `#knowledge`): answered
+    /// with `completions`. Bounded by the pod; `prefix` is what follows the sigil.
+    ListCompletions {
+        kind: CompletionKind,
+        #[serde(default)]
+        prefix: String,
+    },
     #[serde(other)]
     Unknown,
 }
@@ -79,6 +87,7 @@ impl Method {
             Method::GetHistory => "get_history",
             Method::GetContext => "get_context",
             Method::Status => "status",
+            Method::ListCompletions { .. } => "list_completions",
             Method::Unknown => "unknown",
         }
     }
@@ -324,6 +333,15 @@ pub enum ServerMsg {
         id: u64,
         status: PodStatus,
     },
+    /// The answer to `list_completions`, best first. `truncated` says the pod stopped at its
+    /// bound, so a longer prefix may find more.
+    Completions {
+        id: u64,
+        kind: CompletionKind,
+        items: Vec<Completion>,
+        #[serde(default)]
+        truncated: bool,
+    },
     #[serde(other)]
     Unknown,
 }
@@ -352,6 +370,7 @@ impl ServerMsg {
             | ServerMsg::History { .. }
             | ServerMsg::Context { .. }
             | ServerMsg::StatusReply { .. }
+            | ServerMsg::Completions { .. }
             | ServerMsg::Unknown => None,
         }
     }
@@ -402,6 +421,10 @@ mod tests {
             Method::GetHistory,
             Method::GetContext,
             Method::Status,
+            Method::ListCompletions {
+                kind: CompletionKind::File,
+                prefix: "src/".into(),
+            },
         ];
         for method in methods {
             assert_ne!(method.name(), "unknown");
@@ -534,6 +557,12 @@ mod tests {
                     clients: 0,
                     server_version: "0.1.0".into(),
                 },
+            },
+            ServerMsg::Completions {
+                id: 1,
+                kind: CompletionKind::Knowledge,
+                items: vec![Completion::new("style", "how we write")],
+                truncated: true,
             },
         ];
         for msg in msgs {

@@ -5,6 +5,7 @@
 //! so a failing test never leaves daemons behind.
 
 pub mod events;
+pub mod pty;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -12,12 +12,19 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     after_help = "Set SEEDPOD_HOME=DIR to keep every file under DIR (config, data, state, run)."
 )]
 pub struct Cli {
+    /// Without a command: attach the TUI to this directory's pod, starting it if needed.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Open the full-screen TUI on pod NAME (default: this directory's pod), starting or
+    /// restoring it if needed. Detaching (Ctrl-D, /detach) leaves the pod running.
+    Attach { name: Option<String> },
+    /// The TUI on a throwaway pod played by a built-in scripted model: no API key needed. The
+    /// demo pod is stopped and deleted when you leave.
+    Demo,
     /// Start a pod (or restore a stopped one from its log), detached; prints NAME when ready.
     Start(StartArgs),
     /// List pods: name, state, pid, cwd, provider/model.

@@ -132,7 +132,8 @@ pub fn event_line(msg: &ServerMsg) -> Option<String> {
         | ServerMsg::Ack { .. }
         | ServerMsg::History { .. }
         | ServerMsg::Context { .. }
-        | ServerMsg::StatusReply { .. } => None,
+        | ServerMsg::StatusReply { .. }
+        | ServerMsg::Completions { .. } => None,
         ServerMsg::Unknown => Some("?? an event this seedpod does not know".into()),
     }
 }

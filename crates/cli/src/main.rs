@@ -1,7 +1,9 @@
 //! The `seedpod` command: parses flags, wires the crates, nothing else (DESIGN §2).
 
 mod args;
+mod attach;
 mod control;
+mod demo;
 mod detect;
 mod exit;
 mod format;
@@ -33,9 +35,9 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     let home = Home::from_env()?;
-    if let Command::Pod {
+    if let Some(Command::Pod {
         command: PodCommand::Serve(args),
-    } = cli.command
+    }) = cli.command
     {
         // The pod builds its own multi-threaded runtime after logging is set up.
         return serve::run(home, args);
@@ -44,7 +46,10 @@ fn run(cli: Cli) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(dispatch(home, cli.command))
+    match cli.command {
+        Some(command) => runtime.block_on(dispatch(home, command)),
+        None => runtime.block_on(attach::attach(&home, None)),
+    }
 }
 
 /// Client commands end quietly when their output pipe closes (`seedpod events p | head`), like
@@ -61,6 +66,8 @@ fn restore_sigpipe() {
 async fn dispatch(home: Home, command: Command) -> Result<()> {
     let existing = |name: Option<String>| pods::resolve_existing(&home, name.as_deref());
     match command {
+        Command::Attach { name } => attach::attach(&home, name).await,
+        Command::Demo => demo::demo(&home).await,
         Command::Start(args) => start::start(&home, args).await,
         Command::Ls { json } => show::ls(&home, json).await,
         Command::Send {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use seedpod_client::{ClientError, Connection, Home, sanitise_dir_name, validate_name};
 use seedpod_protocol::ClientMode;
-use seedpod_store::{PodMeta, load_meta};
+use seedpod_store::PodMeta;
 
 use crate::exit::Exit;
 
@@ -14,19 +14,7 @@ pub const CLIENT_NAME: &str = concat!("seedpod-cli/", env!("CARGO_PKG_VERSION"))
 
 /// Every pod with a readable `pod.json`, sorted by name.
 pub fn known_pods(home: &Home) -> Vec<(String, PodMeta)> {
-    let Ok(dir) = std::fs::read_dir(home.pods_dir()) else {
-        return Vec::new();
-    };
-    let mut pods: Vec<(String, PodMeta)> = dir
-        .filter_map(|entry| entry.ok())
-        .filter_map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let meta = load_meta(&entry.path()).ok().flatten()?;
-            Some((name, meta))
-        })
-        .collect();
-    pods.sort_by(|a, b| a.0.cmp(&b.0));
-    pods
+    seedpod_client::known_pods(home)
 }
 
 fn known_list(home: &Home) -> String {

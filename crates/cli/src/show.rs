@@ -10,46 +10,26 @@ use crate::pods::{self, CLIENT_NAME};
 use crate::tally::RunTally;
 
 pub async fn ls(home: &Home, json: bool) -> Result<()> {
-    let pods = pods::known_pods(home);
     if !json {
         println!(
             "{:<20} {:<9} {:>8}  {:<24} CWD",
             "NAME", "STATE", "PID", "PROVIDER/MODEL"
         );
     }
-    for (name, meta) in pods {
-        let status = match Connection::connect(home, &name, CLIENT_NAME, ClientMode::Control).await
-        {
-            Ok(mut conn) => match conn.call(Method::Status).await {
-                Ok(ServerMsg::StatusReply { status, .. }) => Some(status),
-                _ => None,
-            },
-            Err(_) => None,
-        };
-        let (state, pid, model, usage) = match &status {
-            Some(s) => (
-                s.state.as_str().to_string(),
-                Some(s.pid),
-                format!("{}/{}", s.provider, s.model),
-                Some(s.usage),
-            ),
-            None => (
-                "stopped".to_string(),
-                None,
-                format!("{}/{}", meta.config.provider.as_str(), meta.config.model),
-                None,
-            ),
-        };
+    for pod in seedpod_client::list_pods(home, CLIENT_NAME).await {
+        let pid = pod.status().map(|s| s.pid);
+        let usage = pod.usage();
         if json {
             let line = serde_json::json!({
-                "name": name,
-                "state": state,
+                "name": pod.name,
+                "state": pod.state(),
                 "pid": pid,
-                "cwd": meta.cwd,
-                "provider": status.as_ref().map(|s| s.provider.clone()).unwrap_or_else(|| meta.config.provider.as_str().to_string()),
-                "model": status.as_ref().map(|s| s.model.clone()).unwrap_or_else(|| meta.config.model.clone()),
-                "queued": status.as_ref().map(|s| s.queue.len()).unwrap_or(0),
+                "cwd": pod.cwd(),
+                "provider": pod.provider(),
+                "model": pod.model(),
+                "queued": pod.status().map(|s| s.queue.len()).unwrap_or(0),
                 "usage": usage,
+                "last_activity_ms": pod.last_activity_ms,
             });
             println!("{line}");
         } else {
@@ -58,12 +38,12 @@ pub async fn ls(home: &Home, json: bool) -> Result<()> {
                 .unwrap_or_else(|| "-".into());
             println!(
                 "{:<20} {:<9} {:>8}  {:<24} {:>15}  {}",
-                name,
-                state,
+                pod.name,
+                pod.state(),
                 pid.map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
-                model,
+                format!("{}/{}", pod.provider(), pod.model()),
                 tokens,
-                meta.cwd.display()
+                pod.cwd().display()
             );
         }
     }

@@ -199,7 +199,8 @@ pub fn reply_id(msg: &ServerMsg) -> Option<u64> {
         ServerMsg::Ack { id, .. }
         | ServerMsg::History { id, .. }
         | ServerMsg::Context { id, .. }
-        | ServerMsg::StatusReply { id, .. } => Some(*id),
+        | ServerMsg::StatusReply { id, .. }
+        | ServerMsg::Completions { id, .. } => Some(*id),
         ServerMsg::Error { id, .. } => *id,
         ServerMsg::Welcome { .. }
         | ServerMsg::Incompatible { .. }

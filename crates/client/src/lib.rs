@@ -1,5 +1,6 @@
-//! What every seedpod client needs: where things live (`Home`), what a pod may be called, and a
-//! `Connection` that connects to a pod's socket, completes the handshake and exchanges frames.
+//! What every seedpod client needs: where things live (`Home`), what a pod may be called, a
+//! `Connection` that connects to a pod's socket, completes the handshake and exchanges frames,
+//! and the listing of known pods with their liveness (`pods.rs`, for `ls` and the TUI picker).
 //!
 //! Used by the CLI, the TUI, parent pods and the end-to-end tests. Must not own: pod state,
 //! rendering, or any policy about what to send — it is transport and paths only.
@@ -10,8 +11,10 @@ pub mod connection;
 pub mod error;
 pub mod names;
 pub mod paths;
+pub mod pods;
 
 pub use connection::{Connection, Welcome, reply_id};
 pub use error::ClientError;
 pub use names::{MAX_NAME_CHARS, sanitise_dir_name, validate_name};
 pub use paths::{HOME_ENV, Home, current_uid};
+pub use pods::{Liveness, PodListing, known_pods, list_pods};

@@ -96,6 +96,12 @@ impl Home {
             ))
     }
 
+    /// What was typed into the TUI's composer for this pod, one JSON object per line. A
+    /// convenience for Up/Down and Ctrl-R, not pod state: losing it loses nothing the pod knows.
+    pub fn input_history_path(&self, name: &str) -> PathBuf {
+        self.pod_dir(name).join("input-history.jsonl")
+    }
+
     /// Held (flock) by the one process serving this pod.
     pub fn lock_path(&self, name: &str) -> PathBuf {
         self.pod_dir(name).join("pod.lock")

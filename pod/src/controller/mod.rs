@@ -226,10 +226,7 @@ impl Controller {
 
     async fn handle(&mut self, cmd: Command) {
         match cmd {
-            Command::Request { id, method, reply } => {
-                let answer = self.handle_request(id, method).await;
-                let _ = reply.send(answer);
-            }
+            Command::Request { id, method, reply } => self.answer(id, method, reply).await,
             Command::Subscribe { since, reply } => {
                 let answer = self.subscribe(since);
                 let _ = reply.send(answer);

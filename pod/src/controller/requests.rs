@@ -5,9 +5,10 @@ use seedpod_protocol::{
     Segment, ServerMsg, SystemItem,
 };
 use seedpod_store::Durability;
+use tokio::sync::oneshot;
 
 use super::{Activity, Controller};
-use crate::render;
+use crate::{completions, render};
 
 fn ack(id: u64, outcome: AckOutcome) -> ServerMsg {
     ServerMsg::Ack {
@@ -36,6 +37,26 @@ fn error(id: u64, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
 }
 
 impl Controller {
+    /// Answer one request on `reply`. Completions walk the file tree, which is blocking I/O of
+    /// unbounded latency, so they are answered from a blocking thread: the controller never
+    /// waits on the disk for a suggestion.
+    pub(super) async fn answer(
+        &mut self,
+        id: u64,
+        method: Method,
+        reply: oneshot::Sender<ServerMsg>,
+    ) {
+        if let Method::ListCompletions { kind, prefix } = method {
+            let cwd = self.meta.cwd.clone();
+            tokio::task::spawn_blocking(move || {
+                let _ = reply.send(completions::answer(id, &cwd, kind, &prefix));
+            });
+            return;
+        }
+        let answer = self.handle_request(id, method).await;
+        let _ = reply.send(answer);
+    }
+
     pub(super) async fn handle_request(&mut self, id: u64, method: Method) -> ServerMsg {
         if matches!(self.activity, Activity::Stopping) {
             return error(id, ErrorCode::Stopping, "the pod is shutting down");
@@ -121,6 +142,10 @@ impl Controller {
                 id,
                 status: self.status(),
             },
+            // Normally answered off the controller by `answer`; same result here.
+            Method::ListCompletions { kind, prefix } => {
+                completions::answer(id, &self.meta.cwd, kind, &prefix)
+            }
             Method::Hello { .. } => error(
                 id,
                 ErrorCode::InvalidRequest,

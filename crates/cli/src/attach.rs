@@ -1,0 +1,68 @@
+//! `seedpod` and `seedpod attach [NAME]`: the full-screen TUI on a pod, started or restored
+//! first when it is not running. Leaving the TUI never stops the pod.
+
+use std::io::IsTerminal as _;
+use std::sync::Arc;
+
+use anyhow::Result;
+use seedpod_client::Home;
+use seedpod_tui::{Starter, TuiOptions};
+
+use crate::args::PodConfigArgs;
+use crate::exit::Exit;
+use crate::pods::{self, canonical_cwd};
+use crate::start;
+
+/// Attach to `name`, or to this directory's pod (created when there is none yet).
+pub async fn attach(home: &Home, name: Option<String>) -> Result<()> {
+    require_terminal()?;
+    let name = match name {
+        Some(name) => pods::resolve_existing(home, Some(&name))?,
+        None => {
+            let cwd = canonical_cwd(None)?;
+            let name = pods::name_for_start(home, None, &cwd)?;
+            start::start_named(home, &name, &cwd, &PodConfigArgs::default()).await?;
+            name
+        }
+    };
+    start_existing(home, &name).await?;
+    let outcome = seedpod_tui::run(TuiOptions {
+        home: home.clone(),
+        pod: name,
+        banner: None,
+        persist_history: true,
+        starter: starter(home),
+    })
+    .await?;
+    println!("{}", outcome.message());
+    Ok(())
+}
+
+/// The TUI takes over the terminal; without one (a pipe, a script) say what to use instead.
+pub fn require_terminal() -> Result<()> {
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return Ok(());
+    }
+    Err(Exit::usage(
+        "the TUI needs a terminal; from scripts use `seedpod send`, `seedpod notify` or `seedpod events`",
+    ))
+}
+
+/// Start an existing pod in its own directory unless it already runs.
+pub async fn start_existing(home: &Home, name: &str) -> Result<()> {
+    let cwd = pods::known_pods(home)
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, meta)| meta.cwd)
+        .ok_or_else(|| Exit::usage(format!("no pod named \"{name}\"")))?;
+    start::start_named(home, name, &cwd, &PodConfigArgs::default()).await
+}
+
+/// How the TUI's picker starts a stopped pod: the same detached spawn as `seedpod start`.
+pub fn starter(home: &Home) -> Starter {
+    let home = home.clone();
+    Arc::new(move |name: String| {
+        let home = home.clone();
+        Box::pin(async move { start_existing(&home, &name).await })
+    })
+}

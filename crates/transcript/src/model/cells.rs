@@ -1,0 +1,151 @@
+//! Cells: one visible block of the transcript each, in a shape the renderers can draw without
+//! knowing the protocol's bookkeeping (seq numbers, queue ids, usage entries).
+
+use seedpod_protocol::{AlertLevel, PodEvent, RunEndReason, Segment, Usage};
+
+/// One block of the transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// Stable for the life of the cell and unique within a `Transcript`; the render cache keys on
+    /// it. A streaming cell keeps its id when its committed entry replaces it.
+    pub id: u64,
+    /// Bumped whenever `kind` or `expanded` changes, so cached layouts know they are stale.
+    pub revision: u64,
+    pub kind: CellKind,
+    /// Whether a collapsible cell (tool call, thinking, attachment...) shows its whole body.
+    pub expanded: bool,
+}
+
+impl Cell {
+    pub fn new(id: u64, kind: CellKind) -> Cell {
+        Cell {
+            id,
+            revision: 0,
+            kind,
+            expanded: false,
+        }
+    }
+
+    /// Whether `expanded` changes what this cell shows.
+    pub fn is_toggleable(&self) -> bool {
+        match &self.kind {
+            CellKind::Thinking { .. }
+            | CellKind::ToolCall { .. }
+            | CellKind::FileAttachment { .. }
+            | CellKind::Knowledge { .. }
+            | CellKind::Workflow { .. }
+            | CellKind::TaskReminder { .. } => true,
+            CellKind::SegmentStart { .. }
+            | CellKind::UserInput { .. }
+            | CellKind::AssistantText { .. }
+            | CellKind::Notification { .. }
+            | CellKind::PodEvent { .. }
+            | CellKind::Interrupt { .. }
+            | CellKind::Alert { .. }
+            | CellKind::RunEnd { .. }
+            | CellKind::ModelChanged { .. }
+            | CellKind::Unknown { .. } => false,
+        }
+    }
+
+    /// Record a change so caches re-layout this cell.
+    pub(crate) fn touch(&mut self) {
+        self.revision += 1;
+    }
+}
+
+/// How a tool call is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStatus {
+    /// Streaming its arguments, or waiting for its result.
+    Running,
+    Ok,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CellKind {
+    /// The first entry of a segment: which model, and where the segment came from.
+    SegmentStart {
+        segment_id: String,
+        provider: String,
+        model: String,
+        /// `None` for a new segment, else e.g. "compacted from 0193…".
+        origin: Option<String>,
+    },
+    /// What the person submitted, typed segments kept so chips render as chips.
+    UserInput {
+        segments: Vec<Segment>,
+    },
+    /// Assistant prose (markdown). `streaming` while it is still the provisional block.
+    AssistantText {
+        text: String,
+        streaming: bool,
+    },
+    Thinking {
+        text: String,
+        streaming: bool,
+    },
+    /// An assistant tool call paired with its later `tool_result` entry.
+    ToolCall {
+        call_id: String,
+        name: String,
+        /// The raw argument string the model produced (possibly partial while streaming).
+        arguments: String,
+        status: ToolStatus,
+        output: String,
+        /// From the call's commit to its result's commit, when both are known.
+        duration_ms: Option<u64>,
+    },
+    /// A `notify` message; the body the model saw is not shown.
+    Notification {
+        message: String,
+    },
+    /// A child pod's report.
+    PodEvent {
+        event: PodEvent,
+    },
+    FileAttachment {
+        path: String,
+        body: String,
+    },
+    Knowledge {
+        slug: String,
+        body: String,
+    },
+    Workflow {
+        slug: String,
+        body: String,
+    },
+    TaskReminder {
+        source: String,
+        body: String,
+    },
+    Interrupt {
+        body: String,
+    },
+    /// An alert from the pod (torn log, provider trouble) or a notable turn ending.
+    Alert {
+        level: AlertLevel,
+        message: String,
+    },
+    /// The end of a run: a separator with how it ended, how long it took and what it cost.
+    RunEnd {
+        reason: RunEndReason,
+        message: Option<String>,
+        duration_ms: Option<u64>,
+        /// The sum of the run's `usage` entries; `None` when the run's start was not seen.
+        tokens: Option<Usage>,
+    },
+    /// `config_changed`: the model the pod uses from here on.
+    ModelChanged {
+        provider: String,
+        model: String,
+    },
+    /// Something this client does not know (an entry kind, system item or model item written by
+    /// a newer seedpod): shown as a labelled raw line, never a crash.
+    Unknown {
+        label: String,
+        raw: String,
+    },
+}

@@ -1,0 +1,269 @@
+//! Committed log entries → cells. The same function serves snapshot entries and live
+//! `committed` events, so a reattached client draws exactly what a live one drew.
+
+use seedpod_protocol::{
+    AlertLevel, Entry, EntryKind, FinishReason, ModelItem, Origin, SegmentStart, SystemItem, Usage,
+};
+
+use super::cells::{CellKind, ToolStatus};
+use super::live::LiveRole;
+use super::transcript::{OpenCall, OpenRun, Transcript};
+
+impl Transcript {
+    /// Fold one committed entry; true when anything visible changed.
+    pub(super) fn apply_entry(&mut self, entry: &Entry) -> bool {
+        match &entry.kind {
+            EntryKind::SegmentStart(start) => self.segment_start(start),
+            EntryKind::RunStart { .. } => {
+                self.run = Some(OpenRun {
+                    start_ts: entry.ts,
+                    usage: Usage::default(),
+                });
+                self.turn_pending = true;
+                false
+            }
+            EntryKind::UserInput { segments, .. } => {
+                let kind = CellKind::UserInput {
+                    segments: segments.clone(),
+                };
+                self.push_committed(kind, None);
+                true
+            }
+            EntryKind::AssistantItem { item } => self.assistant_item(item, entry),
+            EntryKind::ToolResult {
+                call_id,
+                name,
+                content,
+                is_error,
+            } => self.tool_result(call_id, name, content, *is_error, entry.ts),
+            EntryKind::SystemItem { item, .. } => {
+                let kind = system_cell(item, entry);
+                self.push_committed(kind, None);
+                true
+            }
+            EntryKind::TurnEnd { finish, .. } => self.turn_end(*finish),
+            EntryKind::RunEnd { reason, message } => {
+                self.clear_live();
+                self.view.retry_notice = None;
+                self.turn_pending = false;
+                let run = self.run.take();
+                let kind = CellKind::RunEnd {
+                    reason: *reason,
+                    message: message.clone(),
+                    duration_ms: run.map(|r| entry.ts.saturating_sub(r.start_ts)),
+                    tokens: run.map(|r| r.usage),
+                };
+                self.push_committed(kind, None);
+                true
+            }
+            EntryKind::Usage(usage) => {
+                // "In" counts every prompt token the provider processed, cached or not.
+                self.view.tokens_in +=
+                    usage.input_tokens + usage.cache_read_tokens + usage.cache_creation_tokens;
+                self.view.tokens_out += usage.output_tokens;
+                if let Some(run) = &mut self.run {
+                    run.usage.add(usage);
+                }
+                true
+            }
+            EntryKind::ConfigChanged { model } => {
+                self.view.provider = model.provider.as_str().to_string();
+                self.view.model = model.model.clone();
+                let kind = CellKind::ModelChanged {
+                    provider: self.view.provider.clone(),
+                    model: model.model.clone(),
+                };
+                self.push_committed(kind, None);
+                true
+            }
+            // The queue is shown from `queued` frames, which carry its whole content.
+            EntryKind::Queued { .. } | EntryKind::Dequeued { .. } => false,
+            EntryKind::Unknown => {
+                let kind = CellKind::Unknown {
+                    label: format!("log entry #{} of an unknown kind", entry.seq),
+                    raw: raw_json(entry),
+                };
+                self.push_committed(kind, None);
+                true
+            }
+        }
+    }
+
+    fn segment_start(&mut self, start: &SegmentStart) -> bool {
+        self.view.provider = start.model.provider.as_str().to_string();
+        self.view.model = start.model.model.clone();
+        self.view.segment_id = start.segment_id.clone();
+        let origin = match &start.origin {
+            Origin::New => None,
+            Origin::CompactedFrom { segment_id } => Some(format!("compacted from {segment_id}")),
+            Origin::ForkedFrom { segment_id } => Some(format!("forked from {segment_id}")),
+            Origin::ClearedFrom { segment_id } => Some(format!("cleared after {segment_id}")),
+            Origin::Unknown => Some("of an unknown origin".to_string()),
+        };
+        let kind = CellKind::SegmentStart {
+            segment_id: start.segment_id.clone(),
+            provider: self.view.provider.clone(),
+            model: start.model.model.clone(),
+            origin,
+        };
+        self.push_committed(kind, None);
+        true
+    }
+
+    fn assistant_item(&mut self, item: &ModelItem, entry: &Entry) -> bool {
+        match item {
+            ModelItem::AssistantText { text } => {
+                self.view.retry_notice = None;
+                let replaces = self.take_live(LiveRole::Text);
+                let kind = CellKind::AssistantText {
+                    text: text.clone(),
+                    streaming: false,
+                };
+                self.push_committed(kind, replaces);
+            }
+            ModelItem::Reasoning { text, .. } => {
+                let replaces = self.take_live(LiveRole::Thinking);
+                let kind = CellKind::Thinking {
+                    text: text.clone(),
+                    streaming: false,
+                };
+                self.push_committed(kind, replaces);
+            }
+            ModelItem::ToolCall {
+                call_id,
+                name,
+                arguments,
+            } => {
+                let replaces = self
+                    .live_tool_role(call_id)
+                    .and_then(|role| self.take_live(role));
+                let kind = CellKind::ToolCall {
+                    call_id: call_id.clone(),
+                    name: name.clone(),
+                    arguments: arguments.clone(),
+                    status: ToolStatus::Running,
+                    output: String::new(),
+                    duration_ms: None,
+                };
+                let index = self.push_committed(kind, replaces);
+                let call = OpenCall {
+                    index,
+                    ts: entry.ts,
+                };
+                self.open_calls.insert(call_id.clone(), call);
+            }
+            ModelItem::UserMessage { .. }
+            | ModelItem::ToolResult { .. }
+            | ModelItem::SystemMessage { .. } => {
+                // Not something a model says; show it rather than guess what it means.
+                let kind = CellKind::Unknown {
+                    label: format!("assistant item #{} of an unexpected type", entry.seq),
+                    raw: raw_json(entry),
+                };
+                self.push_committed(kind, None);
+            }
+        }
+        true
+    }
+
+    /// Pair a result with its call. A result whose call this client never saw (an older
+    /// segment) still shows, as a call cell of its own.
+    fn tool_result(
+        &mut self,
+        result_call_id: &str,
+        result_name: &str,
+        content: &str,
+        is_error: bool,
+        ts: u64,
+    ) -> bool {
+        let status = if is_error {
+            ToolStatus::Error
+        } else {
+            ToolStatus::Ok
+        };
+        let Some(call) = self.open_calls.remove(result_call_id) else {
+            let kind = CellKind::ToolCall {
+                call_id: result_call_id.to_string(),
+                name: result_name.to_string(),
+                arguments: String::new(),
+                status,
+                output: content.to_string(),
+                duration_ms: None,
+            };
+            self.push_committed(kind, None);
+            return true;
+        };
+        let Some(cell) = self.cells.get_mut(call.index) else {
+            return false;
+        };
+        if let CellKind::ToolCall {
+            status: cell_status,
+            output,
+            duration_ms,
+            ..
+        } = &mut cell.kind
+        {
+            *cell_status = status;
+            *output = content.to_string();
+            *duration_ms = Some(ts.saturating_sub(call.ts));
+        }
+        cell.touch();
+        true
+    }
+
+    fn turn_end(&mut self, finish: FinishReason) -> bool {
+        let cleared = self.clear_live();
+        let warning = match finish {
+            FinishReason::Stop | FinishReason::ToolUse | FinishReason::Unknown => None,
+            FinishReason::Length => Some("the answer was cut off: the model hit its output limit"),
+            FinishReason::ContentFilter => Some("the provider's content filter stopped the answer"),
+        };
+        let Some(message) = warning else {
+            return cleared;
+        };
+        let kind = CellKind::Alert {
+            level: AlertLevel::Warn,
+            message: message.to_string(),
+        };
+        self.push_committed(kind, None);
+        true
+    }
+}
+
+fn system_cell(item: &SystemItem, entry: &Entry) -> CellKind {
+    match item {
+        SystemItem::Notification { message, .. } => CellKind::Notification {
+            message: message.clone(),
+        },
+        SystemItem::PodEvent { event, .. } => CellKind::PodEvent {
+            event: event.clone(),
+        },
+        SystemItem::FileAttachment { path, body } => CellKind::FileAttachment {
+            path: path.clone(),
+            body: body.clone(),
+        },
+        SystemItem::Knowledge { slug, body } => CellKind::Knowledge {
+            slug: slug.clone(),
+            body: body.clone(),
+        },
+        SystemItem::Workflow { slug, body } => CellKind::Workflow {
+            slug: slug.clone(),
+            body: body.clone(),
+        },
+        SystemItem::TaskReminder { source, body } => CellKind::TaskReminder {
+            source: source.clone(),
+            body: body.clone(),
+        },
+        SystemItem::Interrupt { body } => CellKind::Interrupt { body: body.clone() },
+        SystemItem::Unknown => CellKind::Unknown {
+            label: format!("system item #{} of an unknown kind", entry.seq),
+            raw: raw_json(entry),
+        },
+    }
+}
+
+/// The entry as JSON, for unknown kinds. The decoder keeps only the tag of what it did not
+/// understand, so this is what this client knows, not the original line.
+fn raw_json(entry: &Entry) -> String {
+    serde_json::to_string(entry).unwrap_or_else(|e| format!("(unprintable: {e})"))
+}

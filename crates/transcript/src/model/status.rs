@@ -1,0 +1,79 @@
+//! What the status line shows: the pod's name, state, model, tokens and queue (from frames), and
+//! the connection state (set by the app, which owns the socket).
+
+use std::time::Instant;
+
+use seedpod_protocol::{AlertLevel, PodState, QueueEntry};
+
+/// The pod as the status line sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PodView {
+    /// From `welcome`; empty until the handshake.
+    pub name: String,
+    pub state: PodState,
+    /// When the current run started (for "running 12s"); `None` unless running.
+    pub running_since: Option<Instant>,
+    pub provider: String,
+    pub model: String,
+    /// Token totals of the pod's active segment (the sum of its `usage` entries).
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// Inputs and notifications received but not yet committed, oldest first.
+    pub queue: Vec<QueueEntry>,
+    /// A transient provider retry notice; cleared when output arrives or the run ends.
+    pub retry_notice: Option<String>,
+    /// Reserved for tool approvals; the protocol has no approval frames yet, so it stays false.
+    pub waiting_for_approval: bool,
+    /// The last error reply, `goodbye` or `incompatible`, until the app clears it.
+    pub notice: Option<Notice>,
+    pub segment_id: String,
+    /// The pod process (`welcome.instance`); seqs are only comparable within one instance.
+    pub instance: String,
+    pub server_version: String,
+    /// `snapshot_begin.greeting`: one line about the pod, for a first screen.
+    pub greeting: String,
+}
+
+impl Default for PodView {
+    fn default() -> PodView {
+        PodView {
+            name: String::new(),
+            state: PodState::Idle,
+            running_since: None,
+            provider: String::new(),
+            model: String::new(),
+            tokens_in: 0,
+            tokens_out: 0,
+            queue: Vec::new(),
+            retry_notice: None,
+            waiting_for_approval: false,
+            notice: None,
+            segment_id: String::new(),
+            instance: String::new(),
+            server_version: String::new(),
+            greeting: String::new(),
+        }
+    }
+}
+
+/// A one-line message for the status line that is not part of the transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub level: AlertLevel,
+    pub message: String,
+}
+
+/// The connection to the pod, as the app knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Link {
+    Connecting,
+    Connected,
+    Reconnecting {
+        attempt: u32,
+        reason: String,
+    },
+    /// The handshake failed on a protocol mismatch; `message` says which side is older.
+    Incompatible {
+        message: String,
+    },
+}

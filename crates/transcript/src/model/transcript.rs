@@ -1,0 +1,150 @@
+//! The transcript container and the queries the app asks of it.
+
+use std::collections::HashMap;
+
+use super::cells::{Cell, CellKind};
+use super::live::LiveRole;
+use super::status::PodView;
+use seedpod_protocol::Usage;
+
+/// Everything the transcript shows, folded from pod frames by [`Transcript::apply`].
+#[derive(Debug, Clone, Default)]
+pub struct Transcript {
+    /// Committed cells in log order, then the provisional (in-flight) cells.
+    pub(super) cells: Vec<Cell>,
+    /// `cells[..committed]` came from committed entries; their indices never change.
+    pub(super) committed: usize,
+    /// What each provisional cell stands for, parallel to `cells[committed..]`.
+    pub(super) live: Vec<LiveRole>,
+    pub(super) view: PodView,
+    pub(super) next_id: u64,
+    /// The last broadcast seq applied; live events at or below it are duplicates.
+    pub(super) last_seq: Option<u64>,
+    /// Between `snapshot_begin` and `snapshot_end` frames carry the snapshot's own seq.
+    pub(super) in_snapshot: bool,
+    /// Bumped on every reset (a snapshot), so views can tell the cells were replaced.
+    pub(super) generation: u64,
+    /// Tool calls waiting for their result: call id → the call's cell and commit time.
+    pub(super) open_calls: HashMap<String, OpenCall>,
+    /// The run in progress, for the `run_end` separator's duration and tokens.
+    pub(super) run: Option<OpenRun>,
+    pub(super) turn_starts: Vec<usize>,
+    /// A run started; the next committed cell begins a turn.
+    pub(super) turn_pending: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OpenCall {
+    pub(super) index: usize,
+    pub(super) ts: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct OpenRun {
+    pub(super) start_ts: u64,
+    pub(super) usage: Usage,
+}
+
+impl Transcript {
+    pub fn new() -> Self {
+        Transcript::default()
+    }
+
+    /// Committed cells in order, then the in-flight cells while something streams.
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    /// The pod as the status line shows it.
+    pub fn status(&self) -> &PodView {
+        &self.view
+    }
+
+    /// How many leading cells are committed; the rest are provisional.
+    pub fn committed_len(&self) -> usize {
+        self.committed
+    }
+
+    /// Changes whenever the transcript was reset by a snapshot.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Expand or collapse the cell at `index`; false if it has nothing to expand.
+    pub fn toggle(&mut self, index: usize) -> bool {
+        match self.cells.get_mut(index) {
+            Some(cell) if cell.is_toggleable() => {
+                cell.expanded = !cell.expanded;
+                cell.touch();
+                true
+            }
+            Some(_) | None => false,
+        }
+    }
+
+    pub fn is_toggleable(&self, index: usize) -> bool {
+        self.cells.get(index).is_some_and(Cell::is_toggleable)
+    }
+
+    /// Cell indices where turns start (the first cell of each run), for `[` / `]`.
+    pub fn turn_starts(&self) -> Vec<usize> {
+        self.turn_starts.clone()
+    }
+
+    /// The text of the last committed assistant answer, for `/copy`.
+    pub fn last_answer(&self) -> Option<String> {
+        self.cells[..self.committed].iter().rev().find_map(|cell| {
+            if let CellKind::AssistantText { text, .. } = &cell.kind {
+                Some(text.clone())
+            } else {
+                None
+            }
+        })
+    }
+
+    /// Forget the status-line notice (the app calls this once the person has seen it).
+    pub fn clear_notice(&mut self) -> bool {
+        self.view.notice.take().is_some()
+    }
+
+    pub(super) fn fresh_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Append a committed cell (before the in-flight block), reusing the id of the provisional
+    /// cell it replaces so the view keeps its place. Returns its index.
+    pub(super) fn push_committed(&mut self, kind: CellKind, replaces: Option<Cell>) -> usize {
+        let cell = match replaces {
+            Some(mut old) => {
+                old.kind = kind;
+                old.touch();
+                old
+            }
+            None => Cell::new(self.fresh_id(), kind),
+        };
+        let index = self.committed;
+        self.cells.insert(index, cell);
+        self.committed += 1;
+        if self.turn_pending {
+            self.turn_pending = false;
+            self.turn_starts.push(index);
+        }
+        index
+    }
+
+    /// Forget everything the pod told us; a snapshot follows.
+    pub(super) fn reset(&mut self) {
+        let next_id = self.next_id;
+        let generation = self.generation + 1;
+        let view = std::mem::take(&mut self.view);
+        *self = Transcript::default();
+        self.next_id = next_id;
+        self.generation = generation;
+        // Who the pod is survives a resync; what it has done is rebuilt from the snapshot.
+        self.view.name = view.name;
+        self.view.instance = view.instance;
+        self.view.server_version = view.server_version;
+        self.view.notice = view.notice;
+    }
+}

@@ -1,0 +1,177 @@
+//! Tool calls: one header line (name, key argument, status, duration), then the output
+//! collapsed to a few lines until the cell is expanded. Errors are drawn in the error colour.
+
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+
+use super::format::{count, duration_ms};
+use super::text::{sanitize, truncate, width};
+use super::theme::{Role, Theme};
+use super::wrap::hard_wrap;
+use crate::model::ToolStatus;
+
+/// Output lines shown while a call is collapsed.
+pub const COLLAPSED_OUTPUT_LINES: usize = 4;
+/// Argument names that say best what a call is about, in order of preference.
+const KEY_ARGUMENTS: [&str; 10] = [
+    "path",
+    "file_path",
+    "file",
+    "command",
+    "cmd",
+    "pattern",
+    "query",
+    "url",
+    "name",
+    "slug",
+];
+
+/// The parts of a tool call cell a renderer needs.
+pub(crate) struct ToolView<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) arguments: &'a str,
+    pub(crate) status: ToolStatus,
+    pub(crate) output: &'a str,
+    pub(crate) duration_ms: Option<u64>,
+    pub(crate) expanded: bool,
+}
+
+pub(crate) fn tool_call(
+    call: &ToolView<'_>,
+    available: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let mut out = vec![header(call, available, theme)];
+    let output_style = match call.status {
+        ToolStatus::Error => theme.style(Role::Error),
+        ToolStatus::Ok | ToolStatus::Running => theme.style(Role::Dim),
+    };
+    let bar = [Span::styled("  │ ", theme.style(Role::Dim))];
+    if call.expanded {
+        let arguments = sanitize(call.arguments);
+        if !arguments.trim().is_empty() {
+            let label = [Span::styled("  args ", theme.style(Role::Dim))];
+            let spans = [Span::styled(
+                arguments.replace('\n', " "),
+                theme.style(Role::Dim),
+            )];
+            out.extend(hard_wrap(
+                &spans,
+                available,
+                &label,
+                &[Span::raw("       ")],
+            ));
+        }
+    }
+    let output = sanitize(call.output);
+    let output = output.trim_end_matches('\n');
+    if output.is_empty() {
+        if call.status != ToolStatus::Running {
+            out.push(Line::from(Span::styled(
+                "  └ (no output)",
+                theme.style(Role::Dim),
+            )));
+        }
+        return out;
+    }
+    let total = output.split('\n').count();
+    if call.expanded {
+        for line in output.split('\n') {
+            let spans = [Span::styled(line.to_string(), output_style)];
+            out.extend(hard_wrap(&spans, available, &bar, &bar));
+        }
+        return out;
+    }
+    let room = available.saturating_sub(4);
+    for line in output.split('\n').take(COLLAPSED_OUTPUT_LINES) {
+        let mut spans = bar.to_vec();
+        spans.push(Span::styled(truncate(line, room), output_style));
+        out.push(Line::from(spans));
+    }
+    if total > COLLAPSED_OUTPUT_LINES {
+        let more = count(total - COLLAPSED_OUTPUT_LINES, "more line", "more lines");
+        out.push(Line::from(Span::styled(
+            format!("  … {more}"),
+            theme.style(Role::Dim),
+        )));
+    }
+    out
+}
+
+fn header(call: &ToolView<'_>, available: usize, theme: &Theme) -> Line<'static> {
+    let toggle = if call.expanded { "▾ " } else { "▸ " };
+    let (glyph, glyph_role) = match call.status {
+        ToolStatus::Running => ("◌ ", Role::Warn),
+        ToolStatus::Ok => ("✓ ", Role::Ok),
+        ToolStatus::Error => ("✗ ", Role::Error),
+    };
+    let name = if call.name.is_empty() {
+        "tool".to_string()
+    } else {
+        sanitize(call.name).replace('\n', " ")
+    };
+    let tail = match (call.status, call.duration_ms) {
+        (ToolStatus::Running, _) => " · running".to_string(),
+        (ToolStatus::Ok | ToolStatus::Error, Some(ms)) => format!(" · {}", duration_ms(ms)),
+        (ToolStatus::Ok | ToolStatus::Error, None) => String::new(),
+    };
+    let mut spans = vec![
+        Span::styled(toggle, theme.style(Role::Dim)),
+        Span::styled(glyph, theme.style(glyph_role)),
+        Span::styled(
+            name.clone(),
+            theme.style(Role::Tool).add_modifier(Modifier::BOLD),
+        ),
+    ];
+    let fixed = width(toggle) + width(glyph) + width(&name) + width(&tail);
+    let room = available.saturating_sub(fixed + 1);
+    if let Some(argument) = key_argument(call.arguments)
+        && room > 1
+    {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            truncate(&argument, room),
+            theme.style(Role::Assistant),
+        ));
+    }
+    spans.push(Span::styled(tail, theme.style(Role::Dim)));
+    Line::from(spans)
+}
+
+/// The one argument worth showing in the header: a well-known key, else the first string
+/// value, else the raw text (arguments may still be streaming and not parse yet).
+fn key_argument(arguments: &str) -> Option<String> {
+    let one_line = |s: &str| sanitize(s).lines().next().unwrap_or("").trim().to_string();
+    let trimmed = arguments.trim();
+    if trimmed.is_empty() || trimmed == "{}" {
+        return None;
+    }
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(trimmed)
+    else {
+        return Some(one_line(trimmed));
+    };
+    let preferred = KEY_ARGUMENTS
+        .iter()
+        .find_map(|key| map.get(*key).and_then(|v| v.as_str()));
+    let first_string = || map.values().find_map(|v| v.as_str());
+    match preferred.or_else(first_string) {
+        Some(value) => Some(one_line(value)),
+        None => Some(one_line(trimmed)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_argument_prefers_well_known_names() {
+        assert_eq!(
+            key_argument(r#"{"limit":3,"path":"src/main.rs"}"#).as_deref(),
+            Some("src/main.rs")
+        );
+        assert_eq!(key_argument(r#"{"x":"first"}"#).as_deref(), Some("first"));
+        assert_eq!(key_argument(r#"{"pa"#).as_deref(), Some(r#"{"pa"#));
+        assert_eq!(key_argument("{}"), None);
+    }
+}

@@ -1,0 +1,76 @@
+//! What the person typed: text as typed, references and pastes as chips.
+
+use ratatui::text::{Line, Span};
+use seedpod_protocol::Segment;
+
+use super::format::count;
+use super::text::sanitize;
+use super::theme::{Role, Theme};
+use super::wrap::wrap;
+
+/// The marker before user input.
+const MARKER: &str = "› ";
+
+pub(crate) fn user_input(segments: &[Segment], width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let text_style = theme.style(Role::Assistant);
+    let mut logical: Vec<Vec<Span<'static>>> = vec![Vec::new()];
+    let push = |logical: &mut Vec<Vec<Span<'static>>>, span: Span<'static>| {
+        if let Some(line) = logical.last_mut() {
+            line.push(span);
+        }
+    };
+    for segment in segments {
+        match segment {
+            Segment::Text { text } => {
+                for (n, piece) in sanitize(text).split('\n').enumerate() {
+                    if n > 0 {
+                        logical.push(Vec::new());
+                    }
+                    if !piece.is_empty() {
+                        push(&mut logical, Span::styled(piece.to_string(), text_style));
+                    }
+                }
+            }
+            Segment::Paste {
+                id, chars, lines, ..
+            } => {
+                let label = format!(
+                    "[Paste #{id} · {} · {}]",
+                    count(*chars, "char", "chars"),
+                    count(*lines, "line", "lines")
+                );
+                push(&mut logical, chip(&label, theme));
+            }
+            Segment::FileRef { path } => push(&mut logical, chip(&format!("@{path}"), theme)),
+            Segment::KnowledgeRef { slug } => push(&mut logical, chip(&format!("#{slug}"), theme)),
+            Segment::WorkflowInvoke { slug, args } => {
+                push(&mut logical, chip(&format!("/{slug}"), theme));
+                if !args.is_empty() {
+                    let args = sanitize(args).replace('\n', " ");
+                    push(&mut logical, Span::styled(format!(" {args}"), text_style));
+                }
+            }
+            Segment::Unknown => {
+                let span = Span::styled(
+                    "[an input part this client does not know]",
+                    theme.style(Role::Dim),
+                );
+                push(&mut logical, span);
+            }
+        }
+    }
+    let first = [Span::styled(MARKER, theme.style(Role::User))];
+    let rest = [Span::raw(" ".repeat(MARKER.chars().count()))];
+    let mut out = Vec::new();
+    for (n, spans) in logical.iter().enumerate() {
+        let prefix: &[Span<'static>] = if n == 0 { &first } else { &rest };
+        out.extend(wrap(spans, width, prefix, &rest));
+    }
+    out
+}
+
+/// A chip stays in one piece when it fits a line: its spaces are made non-breaking.
+fn chip(label: &str, theme: &Theme) -> Span<'static> {
+    let label = sanitize(label).replace([' ', '\n'], "\u{a0}");
+    Span::styled(label, theme.style(Role::Chip))
+}

@@ -1,0 +1,240 @@
+//! Answers `list_completions`: suggestions for the composer's `@file`, `/command`,
+//! `/workflow` and `#knowledge` (docs/protocol.md).
+//!
+//! Walking a directory tree is blocking I/O and may be slow on a big tree, so the controller
+//! runs `answer` on a blocking thread and never waits for it; the walk itself is bounded so a
+//! huge checkout costs a bounded amount of work per keystroke.
+
+use std::path::{Path, PathBuf};
+
+use seedpod_protocol::{Completion, CompletionKind, SLASH_COMMANDS, ServerMsg};
+
+/// Most suggestions returned in one answer; a popup never shows more.
+pub const MAX_COMPLETIONS: usize = 50;
+
+/// Most directory entries a file completion looks at before it stops and says `truncated`.
+pub const MAX_FILES_VISITED: usize = 20_000;
+
+/// Where knowledge notes and workflows live, relative to the pod's working directory.
+pub const KNOWLEDGE_DIR: &str = ".seedpod/knowledge";
+pub const WORKFLOWS_DIR: &str = ".seedpod/workflows";
+
+/// The reply frame for request `id`.
+pub fn answer(id: u64, cwd: &Path, kind: CompletionKind, prefix: &str) -> ServerMsg {
+    let (items, truncated) = match kind {
+        CompletionKind::File => files(cwd, prefix),
+        CompletionKind::Command => commands(prefix),
+        CompletionKind::Workflow => slugs(&cwd.join(WORKFLOWS_DIR), prefix),
+        CompletionKind::Knowledge => slugs(&cwd.join(KNOWLEDGE_DIR), prefix),
+        CompletionKind::Unknown => (Vec::new(), false),
+    };
+    ServerMsg::Completions {
+        id,
+        kind,
+        items,
+        truncated,
+    }
+}
+
+fn commands(prefix: &str) -> (Vec<Completion>, bool) {
+    let items = SLASH_COMMANDS
+        .iter()
+        .filter(|(name, _)| name.starts_with(prefix))
+        .map(|(name, detail)| Completion::new(*name, *detail))
+        .collect();
+    (items, false)
+}
+
+/// `*.md` file stems in `dir` that start with `prefix`, sorted; the detail is the note's first
+/// non-empty line (its title), so the popup says what each slug is about.
+fn slugs(dir: &Path, prefix: &str) -> (Vec<Completion>, bool) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return (Vec::new(), false);
+    };
+    let mut found: Vec<(String, PathBuf)> = entries
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .filter_map(|path| {
+            let stem = path.file_stem()?.to_str()?.to_string();
+            stem.starts_with(prefix).then_some((stem, path))
+        })
+        .collect();
+    found.sort();
+    let truncated = found.len() > MAX_COMPLETIONS;
+    let items = found
+        .into_iter()
+        .take(MAX_COMPLETIONS)
+        .map(|(slug, path)| Completion::new(slug, title_of(&path)))
+        .collect();
+    (items, truncated)
+}
+
+/// First non-empty line of a note without its markdown heading marks, cut to a popup's width.
+fn title_of(path: &Path) -> String {
+    const TITLE_CHARS: usize = 60;
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return String::new();
+    };
+    text.lines()
+        .map(|line| line.trim().trim_start_matches('#').trim())
+        .find(|line| !line.is_empty())
+        .map(|line| line.chars().take(TITLE_CHARS).collect())
+        .unwrap_or_default()
+}
+
+/// Files and directories under `cwd` whose relative path, or whose own name, starts with
+/// `prefix`. Paths that match on the path itself come first, then shorter ones.
+fn files(cwd: &Path, prefix: &str) -> (Vec<Completion>, bool) {
+    // A prefix naming a directory (`src/ma`) only needs that directory walked.
+    let start = match prefix.rfind('/') {
+        Some(slash) => cwd.join(&prefix[..slash]),
+        None => cwd.to_path_buf(),
+    };
+    if prefix.split('/').any(|part| part == "..") || !start.starts_with(cwd) {
+        // Completion stays inside the pod's directory.
+        return (Vec::new(), false);
+    }
+    let walker = ignore::WalkBuilder::new(&start)
+        // .gitignore counts even when the directory is not (yet) a git checkout.
+        .require_git(false)
+        .build();
+    let mut matches: Vec<(bool, String)> = Vec::new();
+    let mut truncated = false;
+    for (visited, entry) in walker.enumerate() {
+        if visited >= MAX_FILES_VISITED {
+            truncated = true;
+            break;
+        }
+        let Ok(entry) = entry else { continue };
+        let Ok(relative) = entry.path().strip_prefix(cwd) else {
+            continue;
+        };
+        let Some(relative) = relative.to_str() else {
+            continue;
+        };
+        if relative.is_empty() {
+            continue;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        let name = entry.file_name().to_string_lossy();
+        let on_path = relative.starts_with(prefix);
+        if !on_path && !name.starts_with(prefix) {
+            continue;
+        }
+        let value = if is_dir {
+            format!("{relative}/")
+        } else {
+            relative.to_string()
+        };
+        matches.push((on_path, value));
+    }
+    matches.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then(a.1.len().cmp(&b.1.len()))
+            .then(a.1.cmp(&b.1))
+    });
+    if matches.len() > MAX_COMPLETIONS {
+        truncated = true;
+    }
+    let items = matches
+        .into_iter()
+        .take(MAX_COMPLETIONS)
+        .map(|(_, value)| {
+            let detail = if value.ends_with('/') {
+                "directory"
+            } else {
+                ""
+            };
+            Completion::new(value, detail)
+        })
+        .collect();
+    (items, truncated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(msg: ServerMsg) -> (Vec<String>, bool) {
+        match msg {
+            ServerMsg::Completions {
+                items, truncated, ..
+            } => (items.into_iter().map(|c| c.value).collect(), truncated),
+            other => panic!("not completions: {other:?}"),
+        }
+    }
+
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src/markdown")).unwrap();
+        std::fs::create_dir_all(root.join("target/debug")).unwrap();
+        std::fs::write(root.join("src/main.rs"), "fn main() {}").unwrap();
+        std::fs::write(root.join("src/markdown/mod.rs"), "").unwrap();
+        std::fs::write(root.join("target/debug/main.o"), "").unwrap();
+        std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+        std::fs::write(root.join("README.md"), "# hi").unwrap();
+        dir
+    }
+
+    #[test]
+    fn files_honour_gitignore_and_match_path_or_name() {
+        let dir = tree();
+        let (found, truncated) = values(answer(1, dir.path(), CompletionKind::File, "src/ma"));
+        assert_eq!(
+            found,
+            vec!["src/main.rs", "src/markdown/", "src/markdown/mod.rs"]
+        );
+        assert!(!truncated);
+        let (found, _) = values(answer(1, dir.path(), CompletionKind::File, "ma"));
+        assert!(found.contains(&"src/main.rs".to_string()), "{found:?}");
+        assert!(
+            !found.iter().any(|f| f.starts_with("target")),
+            "ignored files are not offered: {found:?}"
+        );
+    }
+
+    #[test]
+    fn file_completion_stays_inside_the_directory() {
+        let dir = tree();
+        let (found, _) = values(answer(1, dir.path(), CompletionKind::File, "../"));
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn knowledge_and_workflows_are_md_slugs_with_titles() {
+        let dir = tempfile::tempdir().unwrap();
+        let knowledge = dir.path().join(KNOWLEDGE_DIR);
+        std::fs::create_dir_all(&knowledge).unwrap();
+        std::fs::write(knowledge.join("style.md"), "\n# How we write\nbody").unwrap();
+        std::fs::write(knowledge.join("setup.md"), "Setup").unwrap();
+        std::fs::write(knowledge.join("notes.txt"), "not a note").unwrap();
+        let msg = answer(2, dir.path(), CompletionKind::Knowledge, "st");
+        let ServerMsg::Completions { items, .. } = msg else {
+            panic!("not completions");
+        };
+        assert_eq!(items, vec![Completion::new("style", "How we write")]);
+        let (found, _) = values(answer(3, dir.path(), CompletionKind::Workflow, ""));
+        assert!(found.is_empty(), "no workflows dir: {found:?}");
+    }
+
+    #[test]
+    fn commands_are_the_slash_commands() {
+        let (found, _) = values(answer(4, Path::new("/"), CompletionKind::Command, "d"));
+        assert_eq!(found, vec!["detach"]);
+        let (all, _) = values(answer(4, Path::new("/"), CompletionKind::Command, ""));
+        assert_eq!(all.len(), SLASH_COMMANDS.len());
+    }
+
+    #[test]
+    fn a_huge_tree_is_cut_at_the_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..(MAX_COMPLETIONS + 5) {
+            std::fs::write(dir.path().join(format!("f{i}.txt")), "").unwrap();
+        }
+        let (found, truncated) = values(answer(5, dir.path(), CompletionKind::File, "f"));
+        assert_eq!(found.len(), MAX_COMPLETIONS);
+        assert!(truncated);
+    }
+}

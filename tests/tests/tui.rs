@@ -1,0 +1,296 @@
+//! The TUI end to end: the real `seedpod` binary in a pseudo-terminal, read back through a
+//! VT100 parser, against pods on the scripted provider.
+
+use std::time::{Duration, Instant};
+
+use seedpod_e2e::Sandbox;
+use seedpod_e2e::pty::{Tui, keys};
+use seedpod_protocol::{EntryKind, RunEndReason, Segment};
+use serde_json::json;
+
+/// Type, stream, interrupt, detach; a notification arrives while nobody is attached; a new
+/// TUI shows the earlier reply, the notification banner and the turn it woke.
+#[test]
+fn type_stream_interrupt_detach_and_reattach_to_a_notification() {
+    let sb = Sandbox::new();
+    let gate = sb.gate("hold");
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            json!({"text": "Streaming reply number one, in small pieces.", "chunk_chars": 4, "chunk_delay_ms": 5}),
+            json!({"text": "A long answer that the person interrupts.", "chunk_chars": 6, "gate": gate}),
+            json!({"text": "Thanks, I saw the deploy notice.", "chunk_chars": 6}),
+        ],
+    );
+    sb.start_scripted("p", &script);
+
+    let mut tui = Tui::spawn(&sb, &["attach", "p"]);
+    tui.wait_for("connected");
+    tui.send("hello pod");
+    tui.wait_for("hello pod");
+    tui.send(keys::ENTER);
+    tui.wait_for("Streaming reply number one, in small pieces.");
+    tui.wait_for("idle");
+
+    // The second answer is held after its first chunk: Esc pauses it, Esc again cancels it.
+    tui.send("second question");
+    tui.send(keys::ENTER);
+    tui.wait_for("A long");
+    tui.wait_for("running");
+    tui.send(keys::ESC);
+    tui.wait_for("paused");
+    tui.send(keys::ESC);
+    tui.wait_for("cancelled");
+
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit(), "the TUI exits 0 on detach");
+    tui.wait_for("detached from pod p — seedpod attach p to return");
+
+    sb.ok(&["notify", "p", "deploy finished"]);
+
+    let mut again = Tui::spawn(&sb, &["attach", "p"]);
+    again.wait_for("Streaming reply number one, in small pieces.");
+    again.wait_for("deploy finished");
+    again.wait_for("Thanks, I saw the deploy notice.");
+    again.send(keys::CTRL_D);
+    assert!(again.wait_exit());
+
+    // What the screen showed is what the log holds.
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let history = runtime.block_on(sb.history("p"));
+    let reasons: Vec<RunEndReason> = history
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EntryKind::RunEnd { reason, .. } => Some(*reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        vec![
+            RunEndReason::Completed,
+            RunEndReason::Cancelled,
+            RunEndReason::Completed
+        ]
+    );
+}
+
+/// Two TUIs on one pod: a turn started in one shows in both.
+#[test]
+fn two_tuis_both_show_a_turn_started_by_one() {
+    let sb = Sandbox::new();
+    let script = sb.script(
+        "s.jsonl",
+        &[json!({"text": "Both of you can read this.", "chunk_chars": 5, "chunk_delay_ms": 5})],
+    );
+    sb.start_scripted("q", &script);
+    let mut a = Tui::spawn(&sb, &["attach", "q"]);
+    let mut b = Tui::spawn(&sb, &["attach", "q"]);
+    a.wait_for("connected");
+    b.wait_for("connected");
+    a.send("from the first terminal");
+    a.send(keys::ENTER);
+    for tui in [&mut a, &mut b] {
+        tui.wait_for("from the first terminal");
+        tui.wait_for("Both of you can read this.");
+    }
+    for mut tui in [a, b] {
+        tui.send(keys::CTRL_D);
+        assert!(tui.wait_exit());
+    }
+}
+
+/// A multi-line paste becomes a chip in the composer and a `paste` segment in the log.
+#[test]
+fn a_big_paste_is_a_chip_and_reaches_the_pod_whole() {
+    let sb = Sandbox::new();
+    let script = sb.script("s.jsonl", &[json!({"text": "Got your log."})]);
+    sb.start_scripted("r", &script);
+    let mut tui = Tui::spawn(&sb, &["attach", "r"]);
+    tui.wait_for("connected");
+    let log: String = (1..=40).map(|n| format!("line {n} of the log\n")).collect();
+    tui.send("look: ");
+    tui.paste(&log);
+    tui.wait_for("[Paste #1 ·");
+    tui.wait_for("40 lines]");
+    tui.send(keys::ENTER);
+    tui.wait_for("Got your log.");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let history = runtime.block_on(sb.history("r"));
+    let segments = history
+        .iter()
+        .find_map(|e| match &e.kind {
+            EntryKind::UserInput { segments, .. } => Some(segments.clone()),
+            _ => None,
+        })
+        .expect("the input is in the log");
+    assert_eq!(segments[0], Segment::text("look: "));
+    assert!(
+        matches!(&segments[1], Segment::Paste { lines: 40, content, .. } if *content == log),
+        "{segments:?}"
+    );
+}
+
+/// The pod restarts under an attached TUI: the TUI says so, reconnects by itself and resyncs
+/// the transcript from the new process's snapshot.
+#[test]
+fn the_tui_reconnects_when_the_pod_restarts() {
+    let sb = Sandbox::new();
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            json!({"text": "Before the restart."}),
+            json!({"text": "After the restart."}),
+        ],
+    );
+    sb.start_scripted("r", &script);
+    let mut tui = Tui::spawn(&sb, &["attach", "r"]);
+    tui.wait_for("connected");
+    tui.send("one");
+    tui.send(keys::ENTER);
+    tui.wait_for("Before the restart.");
+    sb.ok(&["restart", "r"]);
+    tui.wait_for("reconnected to the pod");
+    tui.wait_for("Before the restart.");
+    tui.send("two");
+    tui.send(keys::ENTER);
+    tui.wait_for("After the restart.");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+}
+
+/// `seedpod` with no arguments attaches to this directory's pod, restoring it when it is
+/// stopped; detaching leaves it running.
+#[test]
+fn bare_seedpod_restores_and_attaches_to_this_directorys_pod() {
+    let sb = Sandbox::new();
+    let script = sb.script("s.jsonl", &[json!({"text": "Restored and answering."})]);
+    sb.start_scripted("here", &script);
+    sb.ok(&["stop", "here"]);
+    let mut tui = Tui::spawn(&sb, &[]);
+    tui.wait_for("here · idle");
+    tui.send("are you back?");
+    tui.send(keys::ENTER);
+    tui.wait_for("Restored and answering.");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+    tui.wait_for("detached from pod here — seedpod attach here to return");
+    let listing = sb.ok(&["ls"]);
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.starts_with("here") && l.contains("idle")),
+        "the pod keeps running after a detach:\n{listing}"
+    );
+}
+
+/// Entries in the pod `latency_numbers` attaches to (the issue's reattach budget is for a
+/// 10,000-item pod).
+const BIG_POD_ENTRIES: u64 = 10_000;
+
+/// Append finished turns to a stopped pod's segment until it holds `total` entries; returns
+/// how the last answer starts on screen.
+fn fill_log(sb: &Sandbox, name: &str, total: u64) -> String {
+    use seedpod_protocol::{Entry, FinishReason, ModelItem, RunTrigger, Usage};
+    let file = sb.segment_files(name).pop().expect("a segment file");
+    let text = std::fs::read_to_string(&file).expect("read the segment");
+    let last: Entry = serde_json::from_str(text.lines().last().expect("an entry")).expect("entry");
+    let mut seq = last.seq;
+    let mut out = String::new();
+    let mut turn = 0;
+    while seq + 6 < total {
+        turn += 1;
+        let answer = format!("Answer number {turn}: a line of **markdown** with `code`.");
+        let kinds = [
+            EntryKind::RunStart {
+                trigger: RunTrigger::User,
+            },
+            EntryKind::UserInput {
+                segments: vec![Segment::text(format!("question {turn}"))],
+                text: format!("question {turn}"),
+                queue_id: None,
+            },
+            EntryKind::AssistantItem {
+                item: ModelItem::AssistantText { text: answer },
+            },
+            EntryKind::Usage(Usage {
+                input_tokens: 100,
+                output_tokens: 20,
+                ..Usage::default()
+            }),
+            EntryKind::TurnEnd {
+                iteration: 1,
+                finish: FinishReason::Stop,
+            },
+            EntryKind::RunEnd {
+                reason: RunEndReason::Completed,
+                message: None,
+            },
+        ];
+        for kind in kinds {
+            seq += 1;
+            let entry = Entry {
+                v: 1,
+                seq,
+                ts: last.ts + seq,
+                kind,
+            };
+            out.push_str(&serde_json::to_string(&entry).expect("encode"));
+            out.push('\n');
+        }
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .expect("open the segment");
+    std::io::Write::write_all(&mut file, out.as_bytes()).expect("append");
+    format!("Answer number {turn}: a line")
+}
+
+/// Not a pass/fail check: how long reattaching to a 10,000-entry pod takes to show its last
+/// answer, and how long a keystroke takes to reach the screen over that transcript; printed
+/// for the issue's numbers (`cargo test -p seedpod-e2e --test tui latency -- --nocapture`).
+#[test]
+fn latency_numbers() {
+    let sb = Sandbox::new();
+    let script = sb.script("s.jsonl", &[json!({"text": "ok"})]);
+    sb.start_scripted("l", &script);
+    sb.ok(&["stop", "l"]);
+    let last_answer = fill_log(&sb, "l", BIG_POD_ENTRIES);
+    sb.ok(&["start", "l"]);
+    let started = Instant::now();
+    let mut tui = Tui::spawn(&sb, &["attach", "l"]);
+    tui.wait_for(&last_answer);
+    let attach = started.elapsed();
+    let mut samples: Vec<Duration> = Vec::new();
+    let mut typed = String::new();
+    for c in "the quick brown fox".chars() {
+        typed.push(c);
+        let sent = Instant::now();
+        tui.send(&c.to_string());
+        let expect = format!("› {typed}");
+        tui.wait_for(&expect);
+        samples.push(sent.elapsed());
+    }
+    samples.sort();
+    let scroll = Instant::now();
+    tui.send(keys::PAGE_UP);
+    tui.wait_until("the view to scroll up", |screen| {
+        !screen.contents().contains(&last_answer)
+    });
+    let page_up = scroll.elapsed();
+    eprintln!(
+        "tui numbers ({BIG_POD_ENTRIES} entries): spawn+attach to the last answer on screen {attach:?}; \
+         keystroke to frame median {:?}, max {:?} over {} keys; PgUp to frame {page_up:?}",
+        samples[samples.len() / 2],
+        samples[samples.len() - 1],
+        samples.len()
+    );
+    // Ctrl-C clears the composer; Ctrl-D on an empty one detaches.
+    tui.send(keys::CTRL_C);
+    tui.wait_for("Message the pod");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+}

@@ -1,0 +1,52 @@
+//! What the app asks the outside world to do. The app never does I/O itself: its update
+//! functions return `Effect`s and the event loop (`run.rs`) carries them out, which is what
+//! makes every key and frame testable without a terminal or a pod.
+
+use std::path::PathBuf;
+
+use seedpod_protocol::{CompletionKind, Method};
+
+use crate::history::HistoryEntry;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Send `method` to the pod; the reply comes back as `LinkEvent::Reply { tag }`.
+    Request { tag: u64, method: Method },
+    /// Leave the TUI.
+    Exit(ExitReason),
+    /// Attach to another pod (starting it first if it is stopped).
+    Attach(String),
+    /// List the pods for the picker; the answer comes back through `App::on_pods`.
+    ListPods,
+    /// Put text on the clipboard (OSC 52).
+    Copy(String),
+    /// Turn mouse-wheel capture on or off.
+    Mouse(bool),
+    /// Append one line to a history file.
+    SaveHistory { path: PathBuf, line: String },
+    /// Clear the terminal and repaint everything (Ctrl-L).
+    Repaint,
+}
+
+/// Why the TUI ended. Neither ever stops the pod except `Stopped`, which the person asked for
+/// with `/stop` and confirmed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitReason {
+    Detached,
+    Stopped,
+}
+
+/// What a request in flight was for, so its reply can be understood.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pending {
+    /// Input sent; kept so a refused or lost input goes back into the composer.
+    Run(HistoryEntry),
+    Pause,
+    Cancel,
+    Resume,
+    Stop,
+    Completion {
+        kind: CompletionKind,
+        prefix: String,
+    },
+}

@@ -1,0 +1,321 @@
+//! Keys, pastes and the mouse on the main screen: the composer, sending, slash commands,
+//! interrupting, navigation, completion.
+
+use std::time::Instant;
+
+use crossterm::event::KeyEvent;
+use seedpod_protocol::{Method, PodState};
+
+use super::completion::{Popup, kinds_for};
+use super::{App, DOUBLE_CTRL_C, Effect, ExitReason, FlashLevel, Overlay, Pending, Search};
+use crate::commands::{self, Command, Parsed};
+use crate::keys::{Intent, KeyContext, intent};
+use crate::picker::Picker;
+
+impl App {
+    /// A key press.
+    pub fn on_key(&mut self, key: KeyEvent, now: Instant) -> Vec<Effect> {
+        if let Some(effects) = self.overlay_key(&key, now) {
+            return effects;
+        }
+        let ctx = KeyContext {
+            composer_empty: self.composer.is_empty(),
+            on_first_line: self.composer.on_first_line(),
+            on_last_line: self.composer.on_last_line(),
+        };
+        match intent(&key, ctx) {
+            Intent::Submit => self.submit(now),
+            Intent::Newline => {
+                self.composer.insert_newline();
+                self.edited()
+            }
+            Intent::Escape => self.escape(now),
+            Intent::Interrupt => self.ctrl_c(now),
+            Intent::Detach => vec![self.exit(ExitReason::Detached)],
+            Intent::Pods => self.open_picker(),
+            Intent::SearchHistory => {
+                self.popup = None;
+                self.overlay = Overlay::Search(Search::default());
+                Vec::new()
+            }
+            Intent::Redraw => vec![Effect::Repaint],
+            Intent::HistoryOlder => {
+                if let Some(popup) = &mut self.popup {
+                    popup.up();
+                } else if let Some(entry) = self.history.older(self.composer.entry()) {
+                    self.composer.set(&entry);
+                }
+                Vec::new()
+            }
+            Intent::HistoryNewer => {
+                if let Some(popup) = &mut self.popup {
+                    popup.down();
+                } else if let Some(entry) = self.history.newer() {
+                    self.composer.set(&entry);
+                }
+                Vec::new()
+            }
+            Intent::PageUp => {
+                self.view.page_up();
+                Vec::new()
+            }
+            Intent::PageDown => {
+                self.view.page_down();
+                Vec::new()
+            }
+            Intent::Top => {
+                self.view.home();
+                Vec::new()
+            }
+            Intent::Bottom => {
+                self.view.end();
+                Vec::new()
+            }
+            Intent::PrevTurn => {
+                self.jump_turn(false);
+                Vec::new()
+            }
+            Intent::NextTurn => {
+                self.jump_turn(true);
+                Vec::new()
+            }
+            Intent::Tab => self.tab(),
+            Intent::BackTab => {
+                self.cycle_focus(false);
+                Vec::new()
+            }
+            Intent::Edit => {
+                if self.composer.edit(key) {
+                    self.history.reset_walk();
+                }
+                self.edited()
+            }
+            Intent::Ignore => Vec::new(),
+        }
+    }
+
+    /// A bracketed paste.
+    pub fn on_paste(&mut self, text: &str) -> Vec<Effect> {
+        if self.overlay != Overlay::None {
+            return Vec::new();
+        }
+        self.composer.paste(text);
+        self.history.reset_walk();
+        self.edited()
+    }
+
+    /// After any edit: keep the completion popup on the word under the cursor.
+    fn edited(&mut self) -> Vec<Effect> {
+        let Some(token) = self.composer.token() else {
+            self.popup = None;
+            return Vec::new();
+        };
+        match &mut self.popup {
+            Some(popup) if popup.sigil == token.sigil && popup.prefix == token.prefix => {
+                return Vec::new();
+            }
+            Some(popup) if popup.sigil == token.sigil => popup.retarget(token.prefix.clone()),
+            Some(_) | None => self.popup = Some(Popup::new(token.sigil, token.prefix.clone())),
+        }
+        if !self.is_connected() {
+            return Vec::new();
+        }
+        kinds_for(token.sigil)
+            .iter()
+            .map(|kind| {
+                self.request(
+                    Pending::Completion {
+                        kind: *kind,
+                        prefix: token.prefix.clone(),
+                    },
+                    Method::ListCompletions {
+                        kind: *kind,
+                        prefix: token.prefix.clone(),
+                    },
+                )
+            })
+            .collect()
+    }
+
+    fn accept_completion(&mut self) -> Vec<Effect> {
+        let Some((reference, value, is_final)) = self.popup.as_ref().and_then(Popup::choice) else {
+            self.popup = None;
+            return Vec::new();
+        };
+        self.composer.accept(&value, reference, is_final);
+        self.popup = None;
+        self.edited()
+    }
+
+    /// Enter accepts a suggestion only when it adds something: `/stop` typed out in full runs
+    /// on the first Enter instead of being "completed" to itself.
+    fn completion_would_change_text(&self) -> bool {
+        let Some(popup) = self.popup.as_ref().filter(|p| !p.is_empty()) else {
+            return false;
+        };
+        let typed = self.composer.token().map(|t| t.prefix);
+        popup
+            .choice()
+            .is_some_and(|(_, value, _)| Some(value) != typed)
+    }
+
+    fn tab(&mut self) -> Vec<Effect> {
+        if self.popup.as_ref().is_some_and(|p| !p.is_empty()) {
+            return self.accept_completion();
+        }
+        if self.composer.is_empty() {
+            self.cycle_focus(true);
+        }
+        Vec::new()
+    }
+
+    fn submit(&mut self, now: Instant) -> Vec<Effect> {
+        if self.completion_would_change_text() {
+            return self.accept_completion();
+        }
+        self.popup = None;
+        if self.composer.is_empty() {
+            if let Some(index) = self.view.focused() {
+                self.transcript.toggle(index);
+            }
+            return Vec::new();
+        }
+        let text = self.composer.text();
+        match commands::parse(&text) {
+            Parsed::Command(command) => {
+                self.history.reset_walk();
+                self.composer.clear();
+                self.command(command, now)
+            }
+            Parsed::Unknown(name) if !self.composer.segments().iter().any(is_workflow) => {
+                self.flash(
+                    FlashLevel::Warn,
+                    format!("unknown command /{name} — /help lists the commands"),
+                    now,
+                );
+                Vec::new()
+            }
+            Parsed::Unknown(_) | Parsed::Input => self.send_input(now),
+        }
+    }
+
+    fn send_input(&mut self, now: Instant) -> Vec<Effect> {
+        if !self.is_connected() {
+            self.flash(
+                FlashLevel::Warn,
+                "not connected to the pod — your message is kept; send it when the pod is back",
+                now,
+            );
+            return Vec::new();
+        }
+        let segments = self.composer.segments();
+        let entry = self.composer.entry();
+        let mut effects = Vec::new();
+        if let Some((path, line)) = self.history.push(entry.clone()) {
+            effects.push(Effect::SaveHistory { path, line });
+        }
+        self.composer.clear();
+        self.view.end();
+        effects.push(self.request(Pending::Run(entry), Method::Run { segments }));
+        effects
+    }
+
+    fn command(&mut self, command: Command, now: Instant) -> Vec<Effect> {
+        match command {
+            Command::Help => self.overlay = Overlay::Help,
+            Command::Detach => return vec![self.exit(ExitReason::Detached)],
+            Command::Stop => self.overlay = Overlay::ConfirmStop,
+            Command::Clear => self.flash(
+                FlashLevel::Warn,
+                "/clear is not supported by this pod yet (it has no method to start a new segment)",
+                now,
+            ),
+            Command::Model(_) => self.flash(
+                FlashLevel::Warn,
+                "/model is not supported by this pod yet (it has no method to change the model)",
+                now,
+            ),
+            Command::Pods => return self.open_picker(),
+            Command::Resume => return vec![self.request(Pending::Resume, Method::Resume)],
+            Command::Cancel => return vec![self.request(Pending::Cancel, Method::Cancel)],
+            Command::Copy => match self.transcript.last_answer() {
+                Some(answer) => {
+                    self.flash(FlashLevel::Info, "copied the last answer", now);
+                    return vec![Effect::Copy(answer)];
+                }
+                None => self.flash(FlashLevel::Warn, "there is no answer to copy yet", now),
+            },
+            Command::Mouse => {
+                self.mouse_capture = !self.mouse_capture;
+                let text = if self.mouse_capture {
+                    "mouse wheel scrolls; hold Shift to select text"
+                } else {
+                    "mouse released: the terminal selects text again; PgUp/PgDn scroll"
+                };
+                self.flash(FlashLevel::Info, text, now);
+                return vec![Effect::Mouse(self.mouse_capture)];
+            }
+        }
+        Vec::new()
+    }
+
+    fn open_picker(&mut self) -> Vec<Effect> {
+        self.popup = None;
+        self.overlay = Overlay::Picker(Picker::new(&self.pod));
+        vec![Effect::ListPods]
+    }
+
+    /// Esc: close the popup, drop the focus, else pause a running turn, and once it is paused
+    /// (or a pause is already on its way) cancel it.
+    fn escape(&mut self, now: Instant) -> Vec<Effect> {
+        if self.popup.take().is_some() {
+            return Vec::new();
+        }
+        if self.view.focused().is_some() {
+            self.view.set_focus(None);
+            return Vec::new();
+        }
+        let pausing = self.is_pending(|p| matches!(p, Pending::Pause));
+        match self.pod_state() {
+            PodState::Running if !pausing => {
+                self.flash(
+                    FlashLevel::Info,
+                    "pausing — Esc again cancels the turn",
+                    now,
+                );
+                vec![self.request(Pending::Pause, Method::Pause)]
+            }
+            PodState::Running | PodState::Paused => {
+                self.flash(FlashLevel::Info, "cancelling the turn", now);
+                vec![self.request(Pending::Cancel, Method::Cancel)]
+            }
+            PodState::Idle | PodState::Stopping | PodState::Unknown => Vec::new(),
+        }
+    }
+
+    fn ctrl_c(&mut self, now: Instant) -> Vec<Effect> {
+        self.popup = None;
+        if !self.composer.is_empty() {
+            self.composer.clear();
+            self.history.reset_walk();
+            return Vec::new();
+        }
+        if self
+            .ctrl_c_at
+            .is_some_and(|at| now.duration_since(at) <= DOUBLE_CTRL_C)
+        {
+            return vec![self.exit(ExitReason::Detached)];
+        }
+        self.ctrl_c_at = Some(now);
+        self.flash(
+            FlashLevel::Info,
+            "Ctrl-C again to detach (the pod keeps running)",
+            now,
+        );
+        Vec::new()
+    }
+}
+
+fn is_workflow(segment: &seedpod_protocol::Segment) -> bool {
+    matches!(segment, seedpod_protocol::Segment::WorkflowInvoke { .. })
+}

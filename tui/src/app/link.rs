@@ -1,0 +1,116 @@
+//! What the link reports: frames for the transcript, replies to our requests, and the
+//! connection coming and going.
+
+use std::time::Instant;
+
+use seedpod_protocol::{AckOutcome, ServerMsg};
+use seedpod_transcript::Link;
+
+use super::{App, Effect, ExitReason, FlashLevel, Pending};
+use crate::connection::LinkEvent;
+
+impl App {
+    /// One link event. Returns the effects and whether the screen changed.
+    pub fn on_link(&mut self, event: LinkEvent, now: Instant) -> (bool, Vec<Effect>) {
+        match event {
+            LinkEvent::Connected(welcome) => {
+                if matches!(self.link, Link::Reconnecting { .. }) {
+                    self.flash(FlashLevel::Info, "reconnected to the pod", now);
+                }
+                self.link = Link::Connected;
+                self.transcript.apply(&ServerMsg::Welcome {
+                    protocol: seedpod_protocol::PROTOCOL_VERSION,
+                    pod: welcome.pod,
+                    server_version: welcome.server_version,
+                    state: welcome.state,
+                    instance: welcome.instance,
+                    seq: welcome.seq,
+                });
+                (true, Vec::new())
+            }
+            LinkEvent::Frame(msg) => (self.transcript.apply(&msg), Vec::new()),
+            LinkEvent::Reply { tag, msg } => match self.pending.remove(&tag) {
+                Some(pending) => self.reply(pending, msg, now),
+                None => (false, Vec::new()),
+            },
+            LinkEvent::Failed { tag, reason } => match self.pending.remove(&tag) {
+                Some(pending) => self.failed(pending, &reason, now),
+                None => (false, Vec::new()),
+            },
+            LinkEvent::Down { attempt, reason } => {
+                if self.is_pending(|p| matches!(p, Pending::Stop)) {
+                    // The pod we asked to stop has closed its socket: that is the stop.
+                    return (true, vec![self.exit(ExitReason::Stopped)]);
+                }
+                self.link = Link::Reconnecting { attempt, reason };
+                (true, Vec::new())
+            }
+            LinkEvent::Incompatible { message } => {
+                self.link = Link::Incompatible { message };
+                (true, Vec::new())
+            }
+        }
+    }
+
+    fn reply(&mut self, pending: Pending, msg: ServerMsg, now: Instant) -> (bool, Vec<Effect>) {
+        if let ServerMsg::Error { message, .. } = &msg {
+            return self.failed(pending, message, now);
+        }
+        match (pending, msg) {
+            (Pending::Run(_), ServerMsg::Ack { outcome, .. }) => {
+                if outcome == AckOutcome::Queued {
+                    self.flash(
+                        FlashLevel::Info,
+                        "queued — it runs when the current turn ends",
+                        now,
+                    );
+                }
+                (true, Vec::new())
+            }
+            (Pending::Stop, _) => (true, vec![self.exit(ExitReason::Stopped)]),
+            (
+                Pending::Completion { kind, prefix },
+                ServerMsg::Completions {
+                    items, truncated, ..
+                },
+            ) => {
+                let changed = self
+                    .popup
+                    .as_mut()
+                    .is_some_and(|popup| popup.answer(kind, &prefix, items, truncated));
+                (changed, Vec::new())
+            }
+            (
+                Pending::Run(_)
+                | Pending::Pause
+                | Pending::Cancel
+                | Pending::Resume
+                | Pending::Completion { .. },
+                _,
+            ) => (false, Vec::new()),
+        }
+    }
+
+    fn failed(&mut self, pending: Pending, reason: &str, now: Instant) -> (bool, Vec<Effect>) {
+        match pending {
+            Pending::Run(entry) => {
+                // Nothing typed is lost: a refused input goes back into an empty composer.
+                if self.composer.is_empty() {
+                    self.composer.set(&entry);
+                }
+                self.flash(
+                    FlashLevel::Error,
+                    format!("not sent: {reason} — your message is back in the composer"),
+                    now,
+                );
+            }
+            Pending::Pause | Pending::Cancel | Pending::Resume => {
+                self.flash(FlashLevel::Warn, reason.to_string(), now);
+            }
+            Pending::Stop => return (true, vec![self.exit(ExitReason::Stopped)]),
+            // A pod without completion support answers `invalid_request`; no popup then.
+            Pending::Completion { .. } => return (false, Vec::new()),
+        }
+        (true, Vec::new())
+    }
+}

@@ -1,0 +1,170 @@
+//! The app: everything the screen shows and every decision about keys and frames, with no I/O.
+//!
+//! Update functions take an event and the current time and return `Effect`s for the event
+//! loop to carry out (`effect.rs`). `input.rs` handles keys and pastes, `navigate.rs` the mouse
+//! wheel, turn jumps and focus, `overlay.rs`
+//! the popups that take over the keyboard (help, stop confirmation, history search, picker),
+//! `link.rs` what the pod sends, `completion.rs` the completion popup.
+
+pub mod completion;
+pub mod effect;
+mod input;
+mod link;
+mod navigate;
+mod overlay;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant, SystemTime};
+
+use seedpod_client::PodListing;
+use seedpod_protocol::{Method, PodState};
+use seedpod_transcript::{Link, Theme, Transcript, ViewState};
+
+pub use self::completion::Popup;
+pub use self::effect::{Effect, ExitReason, Pending};
+pub use self::overlay::{Overlay, Search};
+use crate::composer::Composer;
+use crate::history::InputHistory;
+
+/// How long a flash message stays in the footer.
+pub const FLASH_FOR: Duration = Duration::from_secs(4);
+
+/// Two Ctrl-C presses on an empty composer within this window detach.
+pub const DOUBLE_CTRL_C: Duration = Duration::from_secs(1);
+
+/// Lines one mouse-wheel notch scrolls.
+pub const WHEEL_LINES: usize = 3;
+
+/// How serious a flash message is, for its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlashLevel {
+    Info,
+    Warn,
+    Error,
+}
+
+/// A short message in the footer that goes away by itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flash {
+    pub level: FlashLevel,
+    pub text: String,
+    pub until: Instant,
+}
+
+pub struct App {
+    pub pod: String,
+    pub transcript: Transcript,
+    pub view: ViewState,
+    pub theme: Theme,
+    pub link: Link,
+    pub composer: Composer,
+    pub history: InputHistory,
+    pub overlay: Overlay,
+    pub popup: Option<Popup>,
+    pub flash: Option<Flash>,
+    /// A line above everything (the demo's label).
+    pub banner: Option<String>,
+    pub mouse_capture: bool,
+    /// Requests in flight by tag, so each reply is understood.
+    pending: HashMap<u64, Pending>,
+    next_tag: u64,
+    /// When Ctrl-C last hit an empty composer, for the double-press detach.
+    ctrl_c_at: Option<Instant>,
+    /// Set by `ExitReason` effects so tests and the loop can see the app is done.
+    pub exit: Option<ExitReason>,
+}
+
+impl App {
+    pub fn new(pod: &str, history: InputHistory, theme: Theme) -> App {
+        App {
+            pod: pod.to_string(),
+            transcript: Transcript::new(),
+            view: ViewState::new(),
+            theme,
+            link: Link::Connecting,
+            composer: Composer::new(),
+            history,
+            overlay: Overlay::None,
+            popup: None,
+            flash: None,
+            banner: None,
+            mouse_capture: false,
+            pending: Default::default(),
+            next_tag: 1,
+            ctrl_c_at: None,
+            exit: None,
+        }
+    }
+
+    /// Attach to another pod: a fresh transcript and history; what is typed stays typed.
+    pub fn switch_pod(&mut self, pod: &str, history: InputHistory) {
+        self.pod = pod.to_string();
+        self.transcript = Transcript::new();
+        self.view = ViewState::new();
+        self.link = Link::Connecting;
+        self.history = history;
+        self.overlay = Overlay::None;
+        self.popup = None;
+        self.pending.clear();
+    }
+
+    /// The pod's state as last reported.
+    pub fn pod_state(&self) -> PodState {
+        self.transcript.status().state
+    }
+
+    pub fn is_connected(&self) -> bool {
+        matches!(self.link, Link::Connected)
+    }
+
+    pub fn flash(&mut self, level: FlashLevel, text: impl Into<String>, now: Instant) {
+        self.flash = Some(Flash {
+            level,
+            text: text.into(),
+            until: now + FLASH_FOR,
+        });
+    }
+
+    /// Send a request, remembering what it was for.
+    fn request(&mut self, pending: Pending, method: Method) -> Effect {
+        let tag = self.next_tag;
+        self.next_tag += 1;
+        self.pending.insert(tag, pending);
+        Effect::Request { tag, method }
+    }
+
+    fn is_pending(&self, want: impl Fn(&Pending) -> bool) -> bool {
+        self.pending.values().any(want)
+    }
+
+    /// Time passed. True when the screen must be redrawn: a flash expired, or a turn is
+    /// running and its clock and spinner move.
+    pub fn on_tick(&mut self, now: Instant) -> bool {
+        let mut changed = false;
+        if self.flash.as_ref().is_some_and(|f| f.until <= now) {
+            self.flash = None;
+            changed = true;
+        }
+        if self
+            .ctrl_c_at
+            .is_some_and(|at| now.duration_since(at) > DOUBLE_CTRL_C)
+        {
+            self.ctrl_c_at = None;
+        }
+        changed || matches!(self.pod_state(), PodState::Running)
+    }
+
+    /// The listing the picker asked for.
+    pub fn on_pods(&mut self, pods: Vec<PodListing>, now: SystemTime) {
+        if let Overlay::Picker(picker) = &mut self.overlay {
+            picker.set_pods(pods, now);
+        }
+    }
+
+    fn exit(&mut self, reason: ExitReason) -> Effect {
+        self.exit = Some(reason);
+        Effect::Exit(reason)
+    }
+}

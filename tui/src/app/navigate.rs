@@ -1,0 +1,71 @@
+//! Moving around the transcript: the mouse wheel, `[` / `]` between turns, and Tab focus over
+//! the cells that expand and collapse. Scrolling by lines and pages is `ViewState`'s own.
+
+use crossterm::event::{MouseEvent, MouseEventKind};
+
+use super::{App, WHEEL_LINES};
+
+impl App {
+    /// Only the wheel is used; clicks and drags belong to the terminal's own selection
+    /// (and are not even reported unless `/mouse` turned capture on).
+    pub fn on_mouse(&mut self, mouse: MouseEvent) -> bool {
+        match mouse.kind {
+            MouseEventKind::ScrollUp => self.view.scroll_up(WHEEL_LINES),
+            MouseEventKind::ScrollDown => self.view.scroll_down(WHEEL_LINES),
+            MouseEventKind::Down(_)
+            | MouseEventKind::Up(_)
+            | MouseEventKind::Drag(_)
+            | MouseEventKind::Moved
+            | MouseEventKind::ScrollLeft
+            | MouseEventKind::ScrollRight => return false,
+        }
+        true
+    }
+
+    /// `[` / `]`: the start of the previous / next turn relative to the top of the screen.
+    pub(super) fn jump_turn(&mut self, forward: bool) {
+        let starts = self.transcript.turn_starts();
+        let here = self.view.visible_cells().start;
+        let target = if forward {
+            starts.into_iter().find(|s| *s > here)
+        } else {
+            starts.into_iter().rev().find(|s| *s < here)
+        };
+        match target {
+            Some(index) => self.view.jump_to_cell(index),
+            None if forward => self.view.end(),
+            None => self.view.home(),
+        }
+    }
+
+    /// Tab / Shift-Tab over the cells that expand and collapse.
+    pub(super) fn cycle_focus(&mut self, forward: bool) {
+        let toggleable: Vec<usize> = (0..self.transcript.cells().len())
+            .filter(|i| self.transcript.is_toggleable(*i))
+            .collect();
+        if toggleable.is_empty() {
+            return;
+        }
+        let next = match (self.view.focused(), forward) {
+            (Some(at), true) => toggleable.iter().find(|i| **i > at).or(toggleable.first()),
+            (Some(at), false) => toggleable
+                .iter()
+                .rev()
+                .find(|i| **i < at)
+                .or(toggleable.last()),
+            // Start from what is on screen, newest first.
+            (None, _) => {
+                let visible = self.view.visible_cells();
+                toggleable
+                    .iter()
+                    .rev()
+                    .find(|i| visible.contains(i))
+                    .or(toggleable.last())
+            }
+        };
+        if let Some(index) = next.copied() {
+            self.view.set_focus(Some(index));
+            self.view.jump_to_cell(index);
+        }
+    }
+}

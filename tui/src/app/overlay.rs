@@ -1,0 +1,129 @@
+//! Popups that take over the keyboard until closed: help, the `/stop` confirmation, Ctrl-R
+//! history search and the pod picker.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use seedpod_protocol::Method;
+
+use super::{App, Effect, FlashLevel, Pending};
+use crate::picker::Picker;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    None,
+    Help,
+    ConfirmStop,
+    Search(Search),
+    Picker(Picker),
+}
+
+/// Ctrl-R state: the query typed so far and the history index it matched.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Search {
+    pub query: String,
+    pub found: Option<usize>,
+}
+
+impl App {
+    /// A key while an overlay is open. `None` when no overlay is open.
+    pub(super) fn overlay_key(&mut self, key: &KeyEvent, now: Instant) -> Option<Vec<Effect>> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let overlay = std::mem::replace(&mut self.overlay, super::Overlay::None);
+        let (next, effects) = match overlay {
+            Overlay::None => return None,
+            Overlay::Help => (Overlay::None, Vec::new()),
+            Overlay::ConfirmStop => match key.code {
+                KeyCode::Char('y' | 'Y') if !self.is_connected() => {
+                    self.flash(
+                        FlashLevel::Warn,
+                        "not connected to the pod; `seedpod stop NAME` stops it from a shell",
+                        now,
+                    );
+                    (Overlay::None, Vec::new())
+                }
+                KeyCode::Char('y' | 'Y') => {
+                    self.flash(FlashLevel::Info, "stopping the pod…", now);
+                    let effect = self.request(Pending::Stop, Method::Shutdown);
+                    (Overlay::None, vec![effect])
+                }
+                KeyCode::Char('n' | 'N') | KeyCode::Esc => (Overlay::None, Vec::new()),
+                KeyCode::Char('c') if ctrl => (Overlay::None, Vec::new()),
+                _ => (Overlay::ConfirmStop, Vec::new()),
+            },
+            Overlay::Search(search) => self.search_key(search, key),
+            Overlay::Picker(picker) => self.picker_key(picker, key),
+        };
+        self.overlay = next;
+        Some(effects)
+    }
+
+    fn search_key(&mut self, mut search: Search, key: &KeyEvent) -> (Overlay, Vec<Effect>) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Esc => return (Overlay::None, Vec::new()),
+            KeyCode::Char('c' | 'g') if ctrl => return (Overlay::None, Vec::new()),
+            KeyCode::Enter => {
+                if let Some(entry) = search.found.and_then(|at| {
+                    self.history
+                        .search(&search.query, Some(at + 1))
+                        .map(|(_, e)| e.clone())
+                }) {
+                    self.composer.set(&entry);
+                }
+                return (Overlay::None, Vec::new());
+            }
+            KeyCode::Char('r') if ctrl => {
+                // The next older match; stay on the current one when there is none.
+                if let Some((at, _)) = self.history.search(&search.query, search.found) {
+                    search.found = Some(at);
+                }
+            }
+            KeyCode::Backspace => {
+                search.query.pop();
+                search.found = self.history.search(&search.query, None).map(|(at, _)| at);
+            }
+            KeyCode::Char(c) if !ctrl => {
+                search.query.push(c);
+                search.found = self.history.search(&search.query, None).map(|(at, _)| at);
+            }
+            _ => {}
+        }
+        (Overlay::Search(search), Vec::new())
+    }
+
+    fn picker_key(&mut self, mut picker: Picker, key: &KeyEvent) -> (Overlay, Vec<Effect>) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Esc => return (Overlay::None, Vec::new()),
+            KeyCode::Char('c') if ctrl => return (Overlay::None, Vec::new()),
+            KeyCode::Up | KeyCode::Char('k') => picker.up(),
+            KeyCode::Down | KeyCode::Char('j') => picker.down(),
+            KeyCode::Char('p') if ctrl => picker.up(),
+            KeyCode::Char('n') if ctrl => picker.down(),
+            KeyCode::Char('r') => return (Overlay::Picker(picker), vec![Effect::ListPods]),
+            KeyCode::Enter => {
+                let Some(chosen) = picker.chosen().map(|p| p.name.clone()) else {
+                    return (Overlay::Picker(picker), Vec::new());
+                };
+                if chosen == self.pod {
+                    return (Overlay::None, Vec::new());
+                }
+                return (Overlay::None, vec![Effect::Attach(chosen)]);
+            }
+            _ => {}
+        }
+        (Overlay::Picker(picker), Vec::new())
+    }
+
+    /// The entry Ctrl-R currently matches, for the footer.
+    pub fn search_match(&self) -> Option<&str> {
+        let Overlay::Search(search) = &self.overlay else {
+            return None;
+        };
+        let at = search.found?;
+        self.history
+            .search(&search.query, Some(at + 1))
+            .map(|(_, e)| e.text.as_str())
+    }
+}

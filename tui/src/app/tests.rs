@@ -1,0 +1,534 @@
+//! The app without a terminal: keys and frames in, effects and state out.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use seedpod_client::Welcome;
+use seedpod_protocol::{
+    AckOutcome, Completion, CompletionKind, Entry, EntryKind, ErrorCode, Method, ModelItem,
+    PodState, Segment, ServerMsg,
+};
+use seedpod_transcript::{Link, Theme};
+
+use super::{App, Effect, ExitReason, Overlay, Pending};
+use crate::connection::LinkEvent;
+use crate::history::{HistoryEntry, InputHistory};
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+struct Harness {
+    app: App,
+    now: Instant,
+    seq: u64,
+}
+
+impl Harness {
+    /// An app attached to an idle pod `p` with an empty transcript.
+    fn connected() -> Harness {
+        let mut h = Harness {
+            app: App::new("p", InputHistory::in_memory(), Theme::plain()),
+            now: Instant::now(),
+            seq: 10,
+        };
+        h.link(LinkEvent::Connected(Welcome {
+            pod: "p".into(),
+            server_version: "0.1.0".into(),
+            state: PodState::Idle,
+            instance: "i".into(),
+            seq: 10,
+        }));
+        h.frame(ServerMsg::SnapshotBegin {
+            seq: 10,
+            state: PodState::Idle,
+            greeting: "pod p".into(),
+            segment_id: "s".into(),
+            entries: 0,
+        });
+        h.frame(ServerMsg::SnapshotEnd { seq: 10 });
+        h
+    }
+
+    fn link(&mut self, event: LinkEvent) -> Vec<Effect> {
+        self.app.on_link(event, self.now).1
+    }
+
+    fn frame(&mut self, msg: ServerMsg) {
+        self.link(LinkEvent::Frame(msg));
+    }
+
+    fn state(&mut self, state: PodState) {
+        self.seq += 1;
+        self.frame(ServerMsg::State {
+            seq: self.seq,
+            state,
+        });
+    }
+
+    fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        self.app.on_key(key, self.now)
+    }
+
+    fn type_text(&mut self, text: &str) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        for c in text.chars() {
+            effects.extend(self.key(key(KeyCode::Char(c))));
+        }
+        effects
+    }
+
+    fn later(&mut self, by: Duration) {
+        self.now += by;
+    }
+
+    fn flash(&self) -> String {
+        self.app
+            .flash
+            .as_ref()
+            .map(|f| f.text.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// The single request among `effects`.
+fn request(effects: &[Effect]) -> (u64, Method) {
+    let requests: Vec<_> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Request { tag, method } => Some((*tag, method.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(requests.len(), 1, "{effects:?}");
+    requests.into_iter().next().unwrap_or((0, Method::Unknown))
+}
+
+#[test]
+fn enter_sends_the_composer_as_segments_and_clears_it() {
+    let mut h = Harness::connected();
+    assert!(h.type_text("hello").is_empty());
+    let effects = h.key(key(KeyCode::Enter));
+    let (_, method) = request(&effects);
+    assert_eq!(
+        method,
+        Method::Run {
+            segments: vec![Segment::text("hello")]
+        }
+    );
+    assert!(h.app.composer.is_empty());
+    assert_eq!(h.app.history.len(), 1);
+}
+
+#[test]
+fn modified_enter_and_ctrl_j_insert_newlines() {
+    let mut h = Harness::connected();
+    h.type_text("a");
+    h.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::SHIFT));
+    h.type_text("b");
+    h.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT));
+    h.type_text("c");
+    h.key(ctrl('j'));
+    h.type_text("d");
+    let (_, method) = request(&h.key(key(KeyCode::Enter)));
+    assert_eq!(
+        method,
+        Method::Run {
+            segments: vec![Segment::text("a\nb\nc\nd")]
+        }
+    );
+}
+
+#[test]
+fn input_is_kept_while_disconnected() {
+    let mut h = Harness::connected();
+    h.link(LinkEvent::Down {
+        attempt: 1,
+        reason: "the pod closed the connection".into(),
+    });
+    assert!(matches!(h.app.link, Link::Reconnecting { attempt: 1, .. }));
+    h.type_text("keep me");
+    assert!(h.key(key(KeyCode::Enter)).is_empty());
+    assert_eq!(h.app.composer.text(), "keep me");
+    assert!(h.flash().contains("not connected"), "{}", h.flash());
+    h.link(LinkEvent::Connected(Welcome {
+        pod: "p".into(),
+        server_version: "0.1.0".into(),
+        state: PodState::Idle,
+        instance: "j".into(),
+        seq: 0,
+    }));
+    assert_eq!(h.app.link, Link::Connected);
+    let (_, method) = request(&h.key(key(KeyCode::Enter)));
+    assert!(
+        matches!(method, Method::Run { .. }),
+        "sent once reconnected"
+    );
+}
+
+#[test]
+fn a_big_paste_is_sent_as_a_paste_segment() {
+    let mut h = Harness::connected();
+    h.type_text("see ");
+    let log = "error: boom\n".repeat(50);
+    assert!(h.app.on_paste(&log).is_empty());
+    assert_eq!(
+        h.app.composer.text(),
+        "see [Paste #1 · 600 chars · 50 lines]"
+    );
+    let (_, method) = request(&h.key(key(KeyCode::Enter)));
+    let Method::Run { segments } = method else {
+        panic!("not a run");
+    };
+    assert_eq!(segments[0], Segment::text("see "));
+    assert!(
+        matches!(&segments[1], Segment::Paste { id: 1, lines: 50, chars: 600, content } if *content == log)
+    );
+}
+
+#[test]
+fn esc_pauses_then_cancels() {
+    let mut h = Harness::connected();
+    assert!(h.key(key(KeyCode::Esc)).is_empty(), "idle: nothing to stop");
+    h.state(PodState::Running);
+    let (_, first) = request(&h.key(key(KeyCode::Esc)));
+    assert_eq!(first, Method::Pause);
+    // Before the pod reports `paused`, a second Esc already means cancel.
+    let (_, second) = request(&h.key(key(KeyCode::Esc)));
+    assert_eq!(second, Method::Cancel);
+    h.state(PodState::Paused);
+    let (_, third) = request(&h.key(key(KeyCode::Esc)));
+    assert_eq!(third, Method::Cancel);
+}
+
+#[test]
+fn ctrl_c_clears_then_detaches_on_a_quick_double_press() {
+    let mut h = Harness::connected();
+    h.type_text("draft");
+    assert!(h.key(ctrl('c')).is_empty());
+    assert!(h.app.composer.is_empty());
+    assert!(h.key(ctrl('c')).is_empty());
+    assert!(h.flash().contains("again to detach"));
+    h.later(Duration::from_millis(1500));
+    assert!(h.key(ctrl('c')).is_empty(), "too slow: starts over");
+    h.later(Duration::from_millis(300));
+    assert_eq!(h.key(ctrl('c')), vec![Effect::Exit(ExitReason::Detached)]);
+}
+
+#[test]
+fn ctrl_d_detaches_only_from_an_empty_composer() {
+    let mut h = Harness::connected();
+    h.type_text("ab");
+    h.key(key(KeyCode::Left));
+    assert!(h.key(ctrl('d')).is_empty());
+    assert_eq!(
+        h.app.composer.text(),
+        "a",
+        "Ctrl-D deleted the next character"
+    );
+    h.key(ctrl('c'));
+    assert_eq!(h.key(ctrl('d')), vec![Effect::Exit(ExitReason::Detached)]);
+    assert_eq!(h.app.exit, Some(ExitReason::Detached));
+}
+
+#[test]
+fn stop_asks_first_and_ends_the_tui_when_the_pod_stops() {
+    let mut h = Harness::connected();
+    h.type_text("/stop");
+    assert!(h.key(key(KeyCode::Enter)).is_empty());
+    assert_eq!(h.app.overlay, Overlay::ConfirmStop);
+    assert!(h.key(key(KeyCode::Char('n'))).is_empty());
+    assert_eq!(h.app.overlay, Overlay::None);
+    h.type_text("/stop");
+    h.key(key(KeyCode::Enter));
+    let (tag, method) = request(&h.key(key(KeyCode::Char('y'))));
+    assert_eq!(method, Method::Shutdown);
+    let effects = h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Ack {
+            id: 3,
+            outcome: AckOutcome::Done,
+            queue_id: None,
+            entry_seq: None,
+        },
+    });
+    assert_eq!(effects, vec![Effect::Exit(ExitReason::Stopped)]);
+}
+
+#[test]
+fn commands_the_pod_cannot_do_say_so() {
+    let mut h = Harness::connected();
+    for command in ["/clear", "/model other"] {
+        h.type_text(command);
+        assert!(h.key(key(KeyCode::Enter)).is_empty());
+        assert!(
+            h.flash().contains("not supported by this pod yet"),
+            "{command}"
+        );
+    }
+    h.type_text("/bogus");
+    assert!(h.key(key(KeyCode::Enter)).is_empty());
+    assert!(h.flash().contains("unknown command /bogus"));
+    assert_eq!(h.app.composer.text(), "/bogus", "kept for fixing");
+}
+
+#[test]
+fn copy_takes_the_last_answer() {
+    let mut h = Harness::connected();
+    h.type_text("/copy");
+    assert!(h.key(key(KeyCode::Enter)).is_empty());
+    assert!(h.flash().contains("no answer"));
+    h.seq += 1;
+    h.frame(ServerMsg::Committed {
+        seq: h.seq,
+        entry: Entry {
+            v: 1,
+            seq: 1,
+            ts: 1,
+            kind: EntryKind::AssistantItem {
+                item: ModelItem::AssistantText {
+                    text: "the answer".into(),
+                },
+            },
+        },
+    });
+    h.type_text("/copy");
+    assert_eq!(
+        h.key(key(KeyCode::Enter)),
+        vec![Effect::Copy("the answer".into())]
+    );
+}
+
+#[test]
+fn up_and_down_walk_the_history_and_keep_the_draft() {
+    let mut h = Harness::connected();
+    for text in ["first", "second"] {
+        h.type_text(text);
+        h.key(key(KeyCode::Enter));
+    }
+    h.type_text("dra");
+    h.key(key(KeyCode::Up));
+    assert_eq!(h.app.composer.text(), "second");
+    h.key(key(KeyCode::Up));
+    assert_eq!(h.app.composer.text(), "first");
+    h.key(key(KeyCode::Down));
+    h.key(key(KeyCode::Down));
+    assert_eq!(h.app.composer.text(), "dra");
+}
+
+#[test]
+fn ctrl_r_searches_the_history() {
+    let mut h = Harness::connected();
+    for text in ["fix the parser", "run the tests", "parser again"] {
+        h.type_text(text);
+        h.key(key(KeyCode::Enter));
+    }
+    h.key(ctrl('r'));
+    h.type_text("pars");
+    assert_eq!(h.app.search_match(), Some("parser again"));
+    h.key(ctrl('r'));
+    assert_eq!(h.app.search_match(), Some("fix the parser"));
+    h.key(key(KeyCode::Enter));
+    assert_eq!(h.app.overlay, Overlay::None);
+    assert_eq!(h.app.composer.text(), "fix the parser");
+}
+
+#[test]
+fn file_completion_asks_the_pod_and_sends_a_file_reference() {
+    let mut h = Harness::connected();
+    let effects = h.type_text("read @sr");
+    let asks: Vec<_> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Request {
+                tag,
+                method: Method::ListCompletions { kind, prefix },
+            } => Some((*tag, *kind, prefix.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asks.len(), 3, "one per keystroke from @ on: {asks:?}");
+    let (tag, kind, prefix) = asks[2].clone();
+    assert_eq!((kind, prefix.as_str()), (CompletionKind::File, "sr"));
+    // The answer to the older prefix arrives late and is ignored.
+    h.link(LinkEvent::Reply {
+        tag: asks[1].0,
+        msg: ServerMsg::Completions {
+            id: 1,
+            kind,
+            items: vec![Completion::new("stale/", "")],
+            truncated: false,
+        },
+    });
+    assert!(h.app.popup.as_ref().is_some_and(|p| p.is_empty()));
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Completions {
+            id: 2,
+            kind,
+            items: vec![Completion::new("src/main.rs", "")],
+            truncated: false,
+        },
+    });
+    h.key(key(KeyCode::Tab));
+    assert_eq!(h.app.composer.text(), "read @src/main.rs ");
+    assert!(h.app.popup.is_none());
+    let (_, method) = request(&h.key(key(KeyCode::Enter)));
+    assert_eq!(
+        method,
+        Method::Run {
+            segments: vec![
+                Segment::text("read "),
+                Segment::FileRef {
+                    path: "src/main.rs".into()
+                },
+                Segment::text(" "),
+            ]
+        }
+    );
+}
+
+#[test]
+fn a_refused_input_goes_back_into_the_composer() {
+    let mut h = Harness::connected();
+    h.type_text("important");
+    let (tag, _) = request(&h.key(key(KeyCode::Enter)));
+    assert!(h.app.composer.is_empty());
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Error {
+            id: Some(1),
+            code: ErrorCode::StorageFailed,
+            message: "disk full".into(),
+        },
+    });
+    assert_eq!(h.app.composer.text(), "important");
+    assert!(h.flash().contains("disk full"));
+}
+
+#[test]
+fn input_sent_while_running_is_queued_by_the_pod() {
+    let mut h = Harness::connected();
+    h.state(PodState::Running);
+    h.type_text("later");
+    let (tag, method) = request(&h.key(key(KeyCode::Enter)));
+    assert!(matches!(method, Method::Run { .. }));
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Ack {
+            id: 1,
+            outcome: AckOutcome::Queued,
+            queue_id: Some(1),
+            entry_seq: Some(4),
+        },
+    });
+    assert!(h.flash().contains("queued"));
+}
+
+#[test]
+fn the_picker_lists_pods_and_attaches_to_the_chosen_one() {
+    let mut h = Harness::connected();
+    assert_eq!(h.key(ctrl('p')), vec![Effect::ListPods]);
+    let listing = |name: &str| seedpod_client::PodListing {
+        name: name.into(),
+        meta: seedpod_store_meta(name),
+        liveness: seedpod_client::Liveness::Stopped,
+        last_activity_ms: None,
+    };
+    h.app.on_pods(
+        vec![listing("a"), listing("p"), listing("z")],
+        SystemTime::now(),
+    );
+    let Overlay::Picker(picker) = &h.app.overlay else {
+        panic!("no picker");
+    };
+    assert_eq!(picker.selected, 1, "the current pod is preselected");
+    h.key(key(KeyCode::Down));
+    assert_eq!(h.key(key(KeyCode::Enter)), vec![Effect::Attach("z".into())]);
+    assert_eq!(h.app.overlay, Overlay::None);
+}
+
+#[test]
+fn a_lost_connection_fails_pending_requests_and_a_pending_stop_ends_the_tui() {
+    let mut h = Harness::connected();
+    h.state(PodState::Running);
+    let (tag, _) = request(&h.key(key(KeyCode::Esc)));
+    h.link(LinkEvent::Failed {
+        tag,
+        reason: "the connection was lost before the pod answered".into(),
+    });
+    assert!(h.flash().contains("connection was lost"));
+    assert!(!h.app.pending.values().any(|p| *p == Pending::Pause));
+    h.type_text("/stop");
+    h.key(key(KeyCode::Enter));
+    h.key(key(KeyCode::Char('y')));
+    let effects = h.link(LinkEvent::Down {
+        attempt: 1,
+        reason: "the pod is stopping".into(),
+    });
+    assert_eq!(effects, vec![Effect::Exit(ExitReason::Stopped)]);
+}
+
+#[test]
+fn history_entries_keep_their_chips() {
+    let mut h = Harness::connected();
+    h.app.on_paste(&"x\n".repeat(5));
+    h.key(key(KeyCode::Enter));
+    h.key(key(KeyCode::Up));
+    let HistoryEntry { text, pastes } = h.app.composer.entry();
+    assert_eq!(text, "[Paste #1 · 10 chars · 5 lines]");
+    assert_eq!(pastes.len(), 1);
+}
+
+fn seedpod_store_meta(name: &str) -> seedpod_client::pods::PodMeta {
+    seedpod_client::pods::PodMeta {
+        name: name.into(),
+        cwd: format!("/work/{name}").into(),
+        active_segment: "s".into(),
+        segments: vec!["s".into()],
+        parent: None,
+        children: Vec::new(),
+        config: seedpod_client::pods::PodConfig {
+            provider: seedpod_protocol::ProviderKind::Scripted,
+            model: "m".into(),
+            script: None,
+            base_url: None,
+            temperature: None,
+            max_tokens: None,
+        },
+        created_ms: 0,
+    }
+}
+
+#[test]
+fn a_command_typed_in_full_runs_on_the_first_enter() {
+    let mut h = Harness::connected();
+    let effects = h.type_text("/help");
+    let (tag, _) = effects
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Effect::Request {
+                tag,
+                method: Method::ListCompletions { kind, .. },
+            } if *kind == CompletionKind::Command => Some((*tag, *kind)),
+            _ => None,
+        })
+        .expect("asked for commands");
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Completions {
+            id: 1,
+            kind: CompletionKind::Command,
+            items: vec![Completion::new("help", "keys and commands")],
+            truncated: false,
+        },
+    });
+    assert!(h.app.popup.as_ref().is_some_and(|p| !p.is_empty()));
+    h.key(key(KeyCode::Enter));
+    assert_eq!(h.app.overlay, Overlay::Help);
+}

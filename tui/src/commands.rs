@@ -1,0 +1,90 @@
+//! Slash commands typed into the composer (`/help`, `/stop`, ...). The list and its one-line
+//! descriptions are `seedpod_protocol::SLASH_COMMANDS`, shared with the pod's completion.
+
+/// A command the TUI understands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Help,
+    Detach,
+    Stop,
+    Clear,
+    Pods,
+    /// `/model NAME`; `None` when no name was given.
+    Model(Option<String>),
+    Resume,
+    Cancel,
+    Copy,
+    Mouse,
+}
+
+/// What a line of input is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed {
+    Command(Command),
+    /// `/name` that is no command (maybe a workflow the person typed by hand).
+    Unknown(String),
+    /// Ordinary input.
+    Input,
+}
+
+/// Parse a submitted input. Only a single-line input starting with `/name` is a command, so a
+/// pasted path or a multi-line message starting with a slash is still sent.
+pub fn parse(text: &str) -> Parsed {
+    let trimmed = text.trim();
+    let Some(rest) = trimmed.strip_prefix('/') else {
+        return Parsed::Input;
+    };
+    if trimmed.contains('\n') {
+        return Parsed::Input;
+    }
+    let (name, args) = match rest.split_once(char::is_whitespace) {
+        Some((name, args)) => (name, args.trim()),
+        None => (rest, ""),
+    };
+    if name.is_empty() || name.contains('/') {
+        return Parsed::Input;
+    }
+    let command = match name {
+        "help" | "?" => Command::Help,
+        "detach" | "quit" | "exit" => Command::Detach,
+        "stop" => Command::Stop,
+        "clear" => Command::Clear,
+        "pods" => Command::Pods,
+        "model" => Command::Model((!args.is_empty()).then(|| args.to_string())),
+        "resume" => Command::Resume,
+        "cancel" => Command::Cancel,
+        "copy" => Command::Copy,
+        "mouse" => Command::Mouse,
+        other => return Parsed::Unknown(other.to_string()),
+    };
+    Parsed::Command(command)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shared_slash_command_is_understood() {
+        for (name, _) in seedpod_protocol::SLASH_COMMANDS {
+            assert!(
+                matches!(parse(&format!("/{name}")), Parsed::Command(_)),
+                "/{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn arguments_and_non_commands() {
+        assert_eq!(
+            parse("/model  claude-x "),
+            Parsed::Command(Command::Model(Some("claude-x".into())))
+        );
+        assert_eq!(parse("/model"), Parsed::Command(Command::Model(None)));
+        assert_eq!(parse("/review now"), Parsed::Unknown("review".into()));
+        assert_eq!(parse("/usr/bin is a path"), Parsed::Input);
+        assert_eq!(parse("/help\nmore lines"), Parsed::Input);
+        assert_eq!(parse("hello /help"), Parsed::Input);
+        assert_eq!(parse("/"), Parsed::Input);
+    }
+}

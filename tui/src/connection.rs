@@ -1,0 +1,254 @@
+//! The link to the pod: one task that owns the attach connection, forwards every frame to the
+//! app, sends the app's requests, and when the pod goes away (restart, upgrade, crash) keeps
+//! reconnecting with backoff until it is back — the new snapshot then resyncs the transcript.
+//!
+//! The app never waits on the socket: it hands requests over a channel and hears back through
+//! `LinkEvent`s, so a slow or vanished pod can never freeze the screen.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use seedpod_client::{ClientError, Connection, Home, Welcome, reply_id};
+use seedpod_protocol::{ClientMode, Method, ServerMsg};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// Client name sent in `hello`.
+pub const CLIENT_NAME: &str = concat!("seedpod-tui/", env!("CARGO_PKG_VERSION"));
+
+/// First wait before reconnecting; doubled per failed attempt up to `MAX_BACKOFF`. Short,
+/// because a restarting pod is usually back within a second.
+pub const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+
+/// Longest wait between reconnection attempts.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(2);
+
+/// Frames buffered between the link task and the app. When the app falls behind, the task
+/// stops reading the socket and the pod resyncs us with a snapshot (DESIGN invariant 4).
+pub const LINK_QUEUE: usize = 4096;
+
+/// Requests waiting to be written to the pod.
+pub const REQUEST_QUEUE: usize = 64;
+
+/// What the link tells the app.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LinkEvent {
+    /// Attached; a snapshot follows as `Frame`s.
+    Connected(Welcome),
+    /// An event or snapshot frame.
+    Frame(ServerMsg),
+    /// The answer to the app's request `tag`.
+    Reply { tag: u64, msg: ServerMsg },
+    /// Request `tag` was not answered and will not be (not connected, or connection lost).
+    Failed { tag: u64, reason: String },
+    /// The connection is gone; `attempt` counts reconnection attempts so far.
+    Down { attempt: u32, reason: String },
+    /// The pod speaks another protocol version; `message` says which side is older.
+    Incompatible { message: String },
+}
+
+/// The app's side of the link. Dropping it stops the task.
+pub struct LinkHandle {
+    requests: mpsc::Sender<(u64, Method)>,
+    task: JoinHandle<()>,
+}
+
+impl LinkHandle {
+    /// Queue a request; when the link is gone the app hears `Failed` for it.
+    pub fn send(&self, tag: u64, method: Method) -> bool {
+        self.requests.try_send((tag, method)).is_ok()
+    }
+}
+
+impl Drop for LinkHandle {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Start the link to `pod`.
+pub fn spawn(home: Home, pod: String, events: mpsc::Sender<LinkEvent>) -> LinkHandle {
+    let (requests, rx) = mpsc::channel(REQUEST_QUEUE);
+    let task = tokio::spawn(run(home, pod, events, rx));
+    LinkHandle { requests, task }
+}
+
+async fn run(
+    home: Home,
+    pod: String,
+    events: mpsc::Sender<LinkEvent>,
+    mut requests: mpsc::Receiver<(u64, Method)>,
+) {
+    let mut attempt: u32 = 0;
+    loop {
+        let reason = match Connection::connect(&home, &pod, CLIENT_NAME, ClientMode::Attach).await {
+            Ok(conn) => {
+                attempt = 0;
+                if events
+                    .send(LinkEvent::Connected(conn.welcome.clone()))
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+                match serve(conn, &mut requests, &events).await {
+                    Some(reason) => reason,
+                    None => return, // the app is gone
+                }
+            }
+            Err(ClientError::Incompatible { reason }) => {
+                let event = LinkEvent::Incompatible { message: reason };
+                if events.send(event).await.is_err() {
+                    return;
+                }
+                attempt = attempt.saturating_add(1);
+                if !wait(backoff(attempt), &mut requests, &events).await {
+                    return;
+                }
+                continue;
+            }
+            Err(err) => describe(&err),
+        };
+        attempt = attempt.saturating_add(1);
+        let down = LinkEvent::Down { attempt, reason };
+        if events.send(down).await.is_err() {
+            return;
+        }
+        if !wait(backoff(attempt), &mut requests, &events).await {
+            return;
+        }
+    }
+}
+
+fn describe(err: &ClientError) -> String {
+    match err {
+        ClientError::NotRunning { .. } => "the pod is not running".into(),
+        ClientError::Closed { .. }
+        | ClientError::Incompatible { .. }
+        | ClientError::Refused { .. }
+        | ClientError::Protocol(_)
+        | ClientError::Setup(_)
+        | ClientError::Io { .. }
+        | ClientError::Transport(_) => err.to_string(),
+    }
+}
+
+/// `FIRST_BACKOFF · 2^(attempt-1)`, capped.
+pub fn backoff(attempt: u32) -> Duration {
+    let factor = 2u32.saturating_pow(attempt.saturating_sub(1).min(16));
+    FIRST_BACKOFF.saturating_mul(factor).min(MAX_BACKOFF)
+}
+
+/// Sleep between attempts, refusing requests meanwhile. False when the app is gone.
+async fn wait(
+    delay: Duration,
+    requests: &mut mpsc::Receiver<(u64, Method)>,
+    events: &mpsc::Sender<LinkEvent>,
+) -> bool {
+    let sleep = tokio::time::sleep(delay);
+    tokio::pin!(sleep);
+    loop {
+        tokio::select! {
+            () = &mut sleep => return true,
+            request = requests.recv() => {
+                let Some((tag, _)) = request else { return false };
+                let failed = LinkEvent::Failed { tag, reason: "not connected to the pod".into() };
+                if events.send(failed).await.is_err() {
+                    return false;
+                }
+            }
+        }
+    }
+}
+
+/// Pump one live connection. Returns why it ended, or `None` when the app is gone.
+async fn serve(
+    mut conn: Connection,
+    requests: &mut mpsc::Receiver<(u64, Method)>,
+    events: &mpsc::Sender<LinkEvent>,
+) -> Option<String> {
+    // Request id on this connection → the app's tag.
+    let mut pending: HashMap<u64, u64> = HashMap::new();
+    let reason = loop {
+        tokio::select! {
+            // `recv` only polls a framed reader, so losing this race never drops a frame.
+            frame = conn.recv() => {
+                let msg = match frame {
+                    Ok(Some(msg)) => msg,
+                    Ok(None) => break "the pod closed the connection".to_string(),
+                    Err(err) => break describe(&err),
+                };
+                let goodbye = if let ServerMsg::Goodbye { message, .. } = &msg {
+                    Some(message.clone())
+                } else {
+                    None
+                };
+                let event = match reply_id(&msg).and_then(|id| pending.remove(&id)) {
+                    Some(tag) => LinkEvent::Reply { tag, msg },
+                    None => LinkEvent::Frame(msg),
+                };
+                events.send(event).await.ok()?;
+                if let Some(message) = goodbye {
+                    break message;
+                }
+            }
+            request = requests.recv() => {
+                let (tag, method) = request?;
+                match conn.send(method).await {
+                    Ok(id) => {
+                        pending.insert(id, tag);
+                    }
+                    Err(err) => {
+                        let reason = describe(&err);
+                        let failed = LinkEvent::Failed { tag, reason: reason.clone() };
+                        events.send(failed).await.ok()?;
+                        break reason;
+                    }
+                }
+            }
+        }
+    };
+    for (_, tag) in pending {
+        let failed = LinkEvent::Failed {
+            tag,
+            reason: "the connection was lost before the pod answered".into(),
+        };
+        events.send(failed).await.ok()?;
+    }
+    Some(reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        assert_eq!(backoff(1), Duration::from_millis(100));
+        assert_eq!(backoff(2), Duration::from_millis(200));
+        assert_eq!(backoff(4), Duration::from_millis(800));
+        assert_eq!(backoff(10), MAX_BACKOFF);
+        assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
+    }
+
+    #[tokio::test]
+    async fn requests_fail_fast_while_the_pod_is_away() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::under(dir.path());
+        let (tx, mut rx) = mpsc::channel(16);
+        let link = spawn(home, "absent".into(), tx);
+        let first = rx.recv().await.unwrap();
+        assert!(
+            matches!(&first, LinkEvent::Down { attempt: 1, reason } if reason.contains("not running")),
+            "{first:?}"
+        );
+        assert!(link.send(7, Method::Pause));
+        loop {
+            match rx.recv().await.unwrap() {
+                LinkEvent::Failed { tag, .. } => break assert_eq!(tag, 7),
+                LinkEvent::Down { .. } => continue, // a retry may come first
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! Which key means what in the main screen. Pure: a key plus a little context in, an intent
+//! out, so the whole key map is testable without a terminal and readable in one place.
+//!
+//! Keys that would otherwise type a character (`[`, `]`) or move the composer's cursor (Home,
+//! End) navigate the transcript only while the composer is empty.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+/// What the app needs to know to decide what a key means.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeyContext {
+    pub composer_empty: bool,
+    /// The composer's cursor is on its first / last line (Up/Down leave the text there).
+    pub on_first_line: bool,
+    pub on_last_line: bool,
+}
+
+/// What a key asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intent {
+    /// Enter: send (or accept a completion, or toggle the focused cell).
+    Submit,
+    /// Shift-Enter, Alt-Enter, Ctrl-J.
+    Newline,
+    /// Esc: close what is open, else pause a running turn, else cancel a paused one.
+    Escape,
+    /// Ctrl-C: clear the composer; on an empty one, twice within a second detaches.
+    Interrupt,
+    /// Ctrl-D on an empty composer.
+    Detach,
+    /// Ctrl-P.
+    Pods,
+    /// Ctrl-R.
+    SearchHistory,
+    /// Ctrl-L: repaint everything.
+    Redraw,
+    HistoryOlder,
+    HistoryNewer,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    PrevTurn,
+    NextTurn,
+    /// Tab: complete, or focus the next toggleable cell.
+    Tab,
+    /// Shift-Tab: focus the previous toggleable cell.
+    BackTab,
+    /// Anything else goes to the composer.
+    Edit,
+    /// Key releases and other noise.
+    Ignore,
+}
+
+pub fn intent(key: &KeyEvent, ctx: KeyContext) -> Intent {
+    if key.kind == KeyEventKind::Release {
+        return Intent::Ignore;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let alt = key.modifiers.contains(KeyModifiers::ALT);
+    let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+    match key.code {
+        KeyCode::Enter if shift || alt || ctrl => Intent::Newline,
+        KeyCode::Enter => Intent::Submit,
+        KeyCode::Char('j') if ctrl => Intent::Newline,
+        KeyCode::Char('c') if ctrl => Intent::Interrupt,
+        KeyCode::Char('d') if ctrl && ctx.composer_empty => Intent::Detach,
+        KeyCode::Char('p') if ctrl => Intent::Pods,
+        KeyCode::Char('r') if ctrl => Intent::SearchHistory,
+        KeyCode::Char('l') if ctrl => Intent::Redraw,
+        KeyCode::Esc => Intent::Escape,
+        KeyCode::Up if !ctrl && !alt && ctx.on_first_line => Intent::HistoryOlder,
+        KeyCode::Down if !ctrl && !alt && ctx.on_last_line => Intent::HistoryNewer,
+        KeyCode::PageUp => Intent::PageUp,
+        KeyCode::PageDown => Intent::PageDown,
+        KeyCode::Home if ctx.composer_empty || ctrl => Intent::Top,
+        KeyCode::End if ctx.composer_empty || ctrl => Intent::Bottom,
+        KeyCode::Char('[') if ctx.composer_empty && !ctrl && !alt => Intent::PrevTurn,
+        KeyCode::Char(']') if ctx.composer_empty && !ctrl && !alt => Intent::NextTurn,
+        KeyCode::Tab if !ctrl && !alt && !shift => Intent::Tab,
+        KeyCode::BackTab => Intent::BackTab,
+        _ => Intent::Edit,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    const EMPTY: KeyContext = KeyContext {
+        composer_empty: true,
+        on_first_line: true,
+        on_last_line: true,
+    };
+    const TYPING: KeyContext = KeyContext {
+        composer_empty: false,
+        on_first_line: false,
+        on_last_line: false,
+    };
+
+    #[test]
+    fn enter_sends_and_modified_enter_breaks_the_line() {
+        let none = KeyModifiers::NONE;
+        assert_eq!(intent(&k(KeyCode::Enter, none), TYPING), Intent::Submit);
+        for m in [KeyModifiers::SHIFT, KeyModifiers::ALT] {
+            assert_eq!(intent(&k(KeyCode::Enter, m), TYPING), Intent::Newline);
+        }
+        assert_eq!(
+            intent(&k(KeyCode::Char('j'), KeyModifiers::CONTROL), TYPING),
+            Intent::Newline
+        );
+    }
+
+    #[test]
+    fn navigation_keys_type_when_the_composer_has_text() {
+        let none = KeyModifiers::NONE;
+        assert_eq!(
+            intent(&k(KeyCode::Char('['), none), EMPTY),
+            Intent::PrevTurn
+        );
+        assert_eq!(
+            intent(&k(KeyCode::Char(']'), none), EMPTY),
+            Intent::NextTurn
+        );
+        assert_eq!(intent(&k(KeyCode::Char('['), none), TYPING), Intent::Edit);
+        assert_eq!(intent(&k(KeyCode::Home, none), EMPTY), Intent::Top);
+        assert_eq!(intent(&k(KeyCode::Home, none), TYPING), Intent::Edit);
+        assert_eq!(intent(&k(KeyCode::End, none), EMPTY), Intent::Bottom);
+        assert_eq!(intent(&k(KeyCode::Up, none), EMPTY), Intent::HistoryOlder);
+        assert_eq!(intent(&k(KeyCode::Up, none), TYPING), Intent::Edit);
+        assert_eq!(intent(&k(KeyCode::PageUp, none), TYPING), Intent::PageUp);
+    }
+
+    #[test]
+    fn ctrl_d_detaches_only_from_an_empty_composer() {
+        let d = k(KeyCode::Char('d'), KeyModifiers::CONTROL);
+        assert_eq!(intent(&d, EMPTY), Intent::Detach);
+        assert_eq!(intent(&d, TYPING), Intent::Edit);
+    }
+
+    #[test]
+    fn releases_are_ignored() {
+        let mut release = k(KeyCode::Char('a'), KeyModifiers::NONE);
+        release.kind = KeyEventKind::Release;
+        assert_eq!(intent(&release, TYPING), Intent::Ignore);
+    }
+}

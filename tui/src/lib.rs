@@ -1,0 +1,33 @@
+//! seedpod's terminal app: attach to a pod, read its transcript, talk to it, detach.
+//!
+//! Owns: the terminal (setup, restore, panic safety: `terminal.rs`), the event loop
+//! (`run.rs`), the link to the pod with reconnection (`connection.rs`), the app's state and
+//! every decision about keys and frames (`app/`, pure: events in, `Effect`s out), the composer
+//! with paste chips and references (`composer/`), the key map (`keys.rs`), slash commands
+//! (`commands.rs`), input history (`history.rs`), the pod picker (`picker.rs`), OSC 52
+//! (`clipboard.rs`) and the screen layout (`ui/`).
+//!
+//! Must not own: any durable state (DESIGN §1.3) — the pod's log is the record; kill the TUI at
+//! any moment and reattaching loses nothing (the input history file is a recall convenience,
+//! not pod state). Nor the transcript model and its renderers (`seedpod-transcript`), nor
+//! spawning pods (the CLI passes a `Starter`).
+//!
+//! Colours: every style comes from `seedpod_transcript::Theme` roles (semantic colours, named
+//! ANSI only, `NO_COLOR` respected; the policy is `tui/STYLE.md`).
+//!
+//! Start reading at `run.rs`, then `app/mod.rs` and `app/input.rs`.
+
+pub mod app;
+pub mod clipboard;
+pub mod commands;
+pub mod composer;
+pub mod connection;
+pub mod history;
+pub mod keys;
+pub mod picker;
+pub mod run;
+pub mod terminal;
+pub mod ui;
+
+pub use app::{App, Effect, ExitReason};
+pub use run::{Outcome, Starter, TuiOptions, run};

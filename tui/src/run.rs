@@ -1,0 +1,287 @@
+//! The event loop: terminal input, pod frames, background results and a clock in one
+//! `tokio::select!`; the app decides, this loop carries out its `Effect`s and draws — only
+//! when something visible changed.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{Context as _, Result};
+use crossterm::event::{Event, EventStream, KeyEventKind};
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use seedpod_client::{Home, PodListing};
+use seedpod_transcript::Theme;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc;
+
+use crate::app::{App, Effect, ExitReason, FlashLevel};
+use crate::connection::{self, CLIENT_NAME, LINK_QUEUE, LinkEvent, LinkHandle};
+use crate::history::{InputHistory, append_line};
+use crate::{clipboard, terminal, ui};
+
+/// How often the clock ticks: the running timer and spinner move, flash messages expire.
+pub const TICK: Duration = Duration::from_millis(250);
+
+/// Link events applied before a redraw. Draining a burst (a 10,000-entry snapshot arrives as
+/// 40 frames, a fast stream as many deltas) before drawing keeps the screen current without
+/// drawing every intermediate state.
+pub const MAX_EVENTS_PER_FRAME: usize = 1024;
+
+/// Starts (or restores) a stopped pod; the CLI passes its own `start`, which spawns the daemon
+/// detached in its own session.
+pub type Starter = Arc<dyn Fn(String) -> BoxFuture<'static, Result<()>> + Send + Sync>;
+
+pub struct TuiOptions {
+    pub home: Home,
+    pub pod: String,
+    /// A line above everything, e.g. the demo's label.
+    pub banner: Option<String>,
+    /// Keep input history in `data/pods/<name>/input-history.jsonl` (off for throwaway pods).
+    pub persist_history: bool,
+    pub starter: Starter,
+}
+
+/// How the TUI ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The pod attached last (the picker may have switched).
+    pub pod: String,
+    pub reason: ExitReason,
+}
+
+impl Outcome {
+    /// The line printed after the terminal is restored.
+    pub fn message(&self) -> String {
+        match self.reason {
+            ExitReason::Detached => format!(
+                "detached from pod {0} — seedpod attach {0} to return",
+                self.pod
+            ),
+            ExitReason::Stopped => format!(
+                "stopped pod {0} — seedpod start {0} restores it from its log",
+                self.pod
+            ),
+        }
+    }
+}
+
+/// Results of work the loop started in the background.
+enum Background {
+    Pods(Vec<PodListing>),
+    Started { pod: String, result: Result<()> },
+    HistoryFailed(String),
+}
+
+struct Loop {
+    options: TuiOptions,
+    app: App,
+    link: LinkHandle,
+    link_rx: mpsc::Receiver<LinkEvent>,
+    bg_tx: mpsc::UnboundedSender<Background>,
+    dirty: bool,
+}
+
+/// Run the TUI until the person detaches (or stops the pod). The terminal is restored before
+/// this returns, also on error.
+pub async fn run(options: TuiOptions) -> Result<Outcome> {
+    let (mut term, guard) = terminal::enter().context("cannot set up the terminal")?;
+    let (bg_tx, mut bg_rx) = mpsc::unbounded_channel();
+    let history = load_history(&options, &options.pod);
+    let mut app = App::new(&options.pod, history, Theme::from_env());
+    app.banner = options.banner.clone();
+    let (link, link_rx) = attach(&options.home, &options.pod);
+    let mut state = Loop {
+        options,
+        app,
+        link,
+        link_rx,
+        bg_tx,
+        dirty: true,
+    };
+    // `kill` or a closed terminal: leave cleanly (terminal restored, pod untouched).
+    let mut terminate = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
+    let mut hangup = signal(SignalKind::hangup()).context("cannot watch SIGHUP")?;
+    let mut events = EventStream::new();
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let reason = loop {
+        if let Some(reason) = state.app.exit {
+            break reason;
+        }
+        if state.dirty {
+            terminal::draw(&mut term, |frame| {
+                ui::draw(frame, &mut state.app, Instant::now())
+            })?;
+            state.dirty = false;
+        }
+        let effects = tokio::select! {
+            event = events.next() => match event {
+                Some(Ok(event)) => state.terminal_event(event),
+                Some(Err(err)) => return Err(err).context("reading the terminal"),
+                // The terminal is gone: leave as if detached (the pod keeps running).
+                None => break ExitReason::Detached,
+            },
+            _ = terminate.recv() => break ExitReason::Detached,
+            _ = hangup.recv() => break ExitReason::Detached,
+            Some(event) = state.link_rx.recv() => state.link_events(event),
+            Some(result) = bg_rx.recv() => state.background(result),
+            _ = tick.tick() => {
+                state.dirty |= state.app.on_tick(Instant::now());
+                Vec::new()
+            }
+        };
+        for effect in effects {
+            state.carry_out(effect, &mut term)?;
+        }
+    };
+    drop(guard);
+    Ok(Outcome {
+        pod: state.app.pod.clone(),
+        reason,
+    })
+}
+
+fn attach(home: &Home, pod: &str) -> (LinkHandle, mpsc::Receiver<LinkEvent>) {
+    // A channel per link: frames of a pod we switched away from can never reach the app.
+    let (tx, rx) = mpsc::channel(LINK_QUEUE);
+    (connection::spawn(home.clone(), pod.to_string(), tx), rx)
+}
+
+fn load_history(options: &TuiOptions, pod: &str) -> InputHistory {
+    if options.persist_history {
+        InputHistory::load(&options.home.input_history_path(pod))
+    } else {
+        InputHistory::in_memory()
+    }
+}
+
+impl Loop {
+    fn terminal_event(&mut self, event: Event) -> Vec<Effect> {
+        let now = Instant::now();
+        match event {
+            Event::Key(key) if key.kind != KeyEventKind::Release => {
+                self.dirty = true;
+                self.app.on_key(key, now)
+            }
+            Event::Key(_) | Event::FocusGained | Event::FocusLost => Vec::new(),
+            Event::Paste(text) => {
+                self.dirty = true;
+                self.app.on_paste(&text)
+            }
+            Event::Mouse(mouse) => {
+                self.dirty |= self.app.on_mouse(mouse);
+                Vec::new()
+            }
+            Event::Resize(_, _) => {
+                // Layout happens at draw time, so a redraw is the whole reflow.
+                self.dirty = true;
+                Vec::new()
+            }
+        }
+    }
+
+    fn link_events(&mut self, first: LinkEvent) -> Vec<Effect> {
+        let now = Instant::now();
+        let (changed, mut effects) = self.app.on_link(first, now);
+        self.dirty |= changed;
+        for _ in 1..MAX_EVENTS_PER_FRAME {
+            let Ok(event) = self.link_rx.try_recv() else {
+                break;
+            };
+            let (changed, more) = self.app.on_link(event, now);
+            self.dirty |= changed;
+            effects.extend(more);
+        }
+        effects
+    }
+
+    fn background(&mut self, result: Background) -> Vec<Effect> {
+        let now = Instant::now();
+        self.dirty = true;
+        match result {
+            Background::Pods(pods) => self.app.on_pods(pods, SystemTime::now()),
+            Background::Started {
+                pod,
+                result: Ok(()),
+            } => {
+                let history = load_history(&self.options, &pod);
+                self.app.switch_pod(&pod, history);
+                let (link, rx) = attach(&self.options.home, &pod);
+                self.link = link;
+                self.link_rx = rx;
+            }
+            Background::Started {
+                pod,
+                result: Err(err),
+            } => self.app.flash(
+                FlashLevel::Error,
+                format!("cannot start pod {pod}: {err:#}"),
+                now,
+            ),
+            Background::HistoryFailed(err) => self.app.flash(
+                FlashLevel::Warn,
+                format!("input history not saved: {err}"),
+                now,
+            ),
+        }
+        Vec::new()
+    }
+
+    fn carry_out(&mut self, effect: Effect, term: &mut terminal::Term) -> Result<()> {
+        let now = Instant::now();
+        match effect {
+            Effect::Request { tag, method } => {
+                if !self.link.send(tag, method) {
+                    let failed = LinkEvent::Failed {
+                        tag,
+                        reason: "too many requests in flight".into(),
+                    };
+                    let (changed, _) = self.app.on_link(failed, now);
+                    self.dirty |= changed;
+                }
+            }
+            // The loop sees `app.exit` on its next turn.
+            Effect::Exit(_) => {}
+            Effect::Attach(pod) => {
+                self.app
+                    .flash(FlashLevel::Info, format!("attaching to {pod}…"), now);
+                let start = (self.options.starter)(pod.clone());
+                let tx = self.bg_tx.clone();
+                tokio::spawn(async move {
+                    let result = start.await;
+                    let _ = tx.send(Background::Started { pod, result });
+                });
+            }
+            Effect::ListPods => {
+                let home = self.options.home.clone();
+                let tx = self.bg_tx.clone();
+                tokio::spawn(async move {
+                    let pods = seedpod_client::list_pods(&home, CLIENT_NAME).await;
+                    let _ = tx.send(Background::Pods(pods));
+                });
+            }
+            Effect::Copy(text) => match clipboard::osc52(&text) {
+                Some(sequence) => terminal::write_raw(term, &sequence)?,
+                None => self.app.flash(
+                    FlashLevel::Warn,
+                    "the answer is too long to copy through the terminal",
+                    now,
+                ),
+            },
+            Effect::Mouse(on) => terminal::set_mouse(on)?,
+            Effect::SaveHistory { path, line } => {
+                let tx = self.bg_tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    if let Err(err) = append_line(&path, &line) {
+                        let _ = tx.send(Background::HistoryFailed(err.to_string()));
+                    }
+                });
+            }
+            Effect::Repaint => {
+                term.clear()?;
+                self.dirty = true;
+            }
+        }
+        Ok(())
+    }
+}

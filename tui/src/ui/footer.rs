@@ -1,0 +1,90 @@
+//! The footer: the few keys that matter right now, or a flash message in its place.
+
+use ratatui::text::{Line, Span};
+use seedpod_protocol::PodState;
+use seedpod_transcript::{Link, Role};
+
+use super::fit;
+use crate::app::{App, FlashLevel, Overlay};
+
+/// The footer line for the app's current situation.
+pub fn footer(app: &App, width: u16) -> Line<'static> {
+    let theme = &app.theme;
+    if let Overlay::Search(search) = &app.overlay {
+        let found = app
+            .search_match()
+            .map(|m| m.replace('\n', " ⏎ "))
+            .unwrap_or_else(|| "no match".into());
+        let text = format!("history search: {}_  → {found}", search.query);
+        return Line::from(Span::styled(fit(&text, width), theme.style(Role::Focus)));
+    }
+    if let Some(flash) = &app.flash {
+        let role = match flash.level {
+            FlashLevel::Info => Role::Ok,
+            FlashLevel::Warn => Role::Warn,
+            FlashLevel::Error => Role::Error,
+        };
+        return Line::from(Span::styled(fit(&flash.text, width), theme.style(role)));
+    }
+    Line::from(Span::styled(
+        fit(&hints(app).join(" · "), width),
+        theme.style(Role::Dim),
+    ))
+}
+
+/// The one hint that depends on the pod's name.
+fn restart_hint(app: &App) -> String {
+    format!("`seedpod restart {}` upgrades the pod", app.pod)
+}
+
+/// Key hints, most useful first; the line is cut at the terminal's width.
+fn hints(app: &App) -> Vec<String> {
+    static_hints(app)
+        .map(|hints| hints.iter().map(|h| h.to_string()).collect())
+        .unwrap_or_else(|| vec![restart_hint(app), "Ctrl-D detach".into()])
+}
+
+/// The hints for everything but an incompatible pod (`None`).
+fn static_hints(app: &App) -> Option<Vec<&'static str>> {
+    match &app.overlay {
+        Overlay::Help => return Some(vec!["any key closes help"]),
+        Overlay::ConfirmStop => return Some(vec!["y stop the pod", "n keep it running"]),
+        Overlay::Picker(_) => {
+            return Some(vec!["↑↓ choose", "Enter attach", "r refresh", "Esc close"]);
+        }
+        Overlay::Search(_) => return Some(Vec::new()),
+        Overlay::None => {}
+    }
+    if app.popup.as_ref().is_some_and(|p| !p.is_empty()) {
+        return Some(vec!["↑↓ choose", "Tab/Enter accept", "Esc close"]);
+    }
+    if app.composer.is_empty() && app.view.focused().is_some() {
+        return Some(vec!["Enter expand/collapse", "Tab next", "Esc unfocus"]);
+    }
+    let mut hints = Vec::new();
+    match &app.link {
+        Link::Connected => {}
+        Link::Connecting | Link::Reconnecting { .. } => {
+            return Some(vec!["waiting for the pod", "Ctrl-D detach", "Ctrl-P pods"]);
+        }
+        Link::Incompatible { .. } => return None,
+    }
+    if !app.view.is_following() {
+        hints.push("End follow");
+    }
+    match app.pod_state() {
+        PodState::Running => hints.extend(["Esc pause", "Enter queue", "PgUp scroll"]),
+        PodState::Paused => hints.extend(["Esc cancel", "/resume continue", "Enter new input"]),
+        PodState::Idle | PodState::Stopping | PodState::Unknown => {
+            if app.composer.is_empty() {
+                hints.extend(["Enter send", "/ commands", "@ files", "Ctrl-P pods"]);
+            } else {
+                hints.extend(["Enter send", "Shift-Enter newline", "Ctrl-C clear"]);
+            }
+        }
+    }
+    if app.composer.is_empty() {
+        hints.extend(["Tab focus", "Ctrl-D detach"]);
+    }
+    Some(hints)
+}

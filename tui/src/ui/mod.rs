@@ -1,0 +1,138 @@
+//! Drawing the whole screen from the app: banner · transcript · status line · queued inputs ·
+//! composer · footer, and the popups over them (`popups.rs`). Pure: the same app state
+//! always draws the same screen, which is what the `TestBackend` snapshots pin.
+
+mod footer;
+mod popups;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use seedpod_protocol::{QueuedItem, flatten_to_text};
+use std::time::Instant;
+
+use seedpod_transcript::render::status_line_at;
+use seedpod_transcript::{Role, TranscriptView};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use crate::app::App;
+
+/// Queued inputs shown above the composer; more are summarised in one line.
+pub const QUEUE_ROWS: usize = 3;
+
+/// The composer's prompt, drawn in a gutter left of the text.
+const PROMPT: &str = "› ";
+
+/// Draw the screen as it reads at `now` (the running clock in the status line).
+pub fn draw(frame: &mut Frame, app: &mut App, now: Instant) {
+    let area = frame.area();
+    let queue = queue_lines(app, area.width);
+    let gutter = PROMPT.width() as u16;
+    let composer_rows = app.composer.height(area.width.saturating_sub(gutter));
+    let [banner, transcript, status, queued, composer, footer] = Layout::vertical([
+        Constraint::Length(u16::from(app.banner.is_some())),
+        Constraint::Min(1),
+        Constraint::Length(1),
+        Constraint::Length(queue.len() as u16),
+        Constraint::Length(composer_rows),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+
+    if let Some(text) = &app.banner {
+        let line = Span::styled(fit(text, area.width), app.theme.style(Role::Focus));
+        frame.render_widget(Paragraph::new(Line::from(line)), banner);
+    }
+    let view = TranscriptView {
+        transcript: &app.transcript,
+        theme: &app.theme,
+    };
+    frame.render_stateful_widget(view, transcript, &mut app.view);
+    let line = status_line_at(
+        app.transcript.status(),
+        &app.link,
+        status.width,
+        &app.theme,
+        now,
+    );
+    frame.render_widget(Paragraph::new(line), status);
+    frame.render_widget(Paragraph::new(queue), queued);
+    draw_composer(frame, app, composer, gutter);
+    frame.render_widget(Paragraph::new(footer::footer(app, footer.width)), footer);
+    // Completion opens upwards from just above the status line, over the transcript's end.
+    popups::draw(frame, app, transcript);
+}
+
+fn draw_composer(frame: &mut Frame, app: &App, area: Rect, gutter: u16) {
+    let [prompt, text] =
+        Layout::horizontal([Constraint::Length(gutter), Constraint::Min(1)]).areas(area);
+    frame.render_widget(
+        Paragraph::new(Span::styled(PROMPT, app.theme.style(Role::User))),
+        prompt,
+    );
+    frame.render_widget(app.composer.textarea(), text);
+}
+
+/// One line per queued item (they are sent, in order, when the current turn ends).
+fn queue_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    let queue = &app.transcript.status().queue;
+    let style = app.theme.style(Role::Dim);
+    let mut lines: Vec<Line<'static>> = queue
+        .iter()
+        .take(QUEUE_ROWS)
+        .map(|entry| {
+            let what = match &entry.item {
+                QueuedItem::Run { segments } => {
+                    format!("queued: {}", flatten_to_text(segments).replace('\n', " ⏎ "))
+                }
+                QueuedItem::Notify { message, .. } => format!("queued notification: {message}"),
+                QueuedItem::PodEvent { event, .. } => format!("queued pod event: {event:?}"),
+                QueuedItem::Unknown => "queued: an item this seedpod does not know".into(),
+            };
+            Line::from(Span::styled(fit(&format!("  ⋯ {what}"), width), style))
+        })
+        .collect();
+    if queue.len() > QUEUE_ROWS {
+        let more = format!("  ⋯ and {} more queued", queue.len() - QUEUE_ROWS);
+        lines.push(Line::from(Span::styled(fit(&more, width), style)));
+    }
+    lines
+}
+
+/// `text` cut to `width` display columns, with `…` when cut. Wide characters (CJK, emoji)
+/// count as two, so nothing ever spills past the edge.
+pub fn fit(text: &str, width: u16) -> String {
+    let width = usize::from(width);
+    if text.width() <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_counts_display_columns() {
+        assert_eq!(fit("hello", 10), "hello");
+        assert_eq!(fit("hello world", 6), "hello…");
+        assert_eq!(fit("日本語のテキスト", 7), "日本語…");
+        assert_eq!(fit("日本語のテキスト", 7).width(), 7);
+        assert_eq!(fit("abc", 0), "");
+    }
+}

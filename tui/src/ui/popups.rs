@@ -1,0 +1,194 @@
+//! Popups drawn over the screen: completion (above the composer), help, the stop
+//! confirmation and the pod picker (centred).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use seedpod_client::pods::ago;
+use seedpod_protocol::SLASH_COMMANDS;
+use seedpod_transcript::{Role, Theme};
+use unicode_width::UnicodeWidthStr;
+
+use super::fit;
+use crate::app::{App, Overlay, Popup};
+use crate::picker::Picker;
+
+/// Draw what is open; `above` is the area the completion popup grows up from the bottom of.
+pub fn draw(frame: &mut Frame, app: &App, above: Rect) {
+    if let Some(popup) = &app.popup
+        && !popup.is_empty()
+    {
+        completion(frame, &app.theme, popup, above);
+    }
+    match &app.overlay {
+        Overlay::None | Overlay::Search(_) => {}
+        Overlay::Help => help(frame, &app.theme),
+        Overlay::ConfirmStop => confirm_stop(frame, &app.theme, &app.pod),
+        Overlay::Picker(picker) => pods(frame, &app.theme, picker),
+    }
+}
+
+fn boxed<'a>(title: &'a str, theme: &Theme) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.style(Role::Dim))
+        .title(Span::styled(
+            format!(" {title} "),
+            theme.style(Role::Heading),
+        ))
+}
+
+/// A centred rectangle at most `width` × `height`, inside `area`.
+fn centred(area: Rect, width: u16, height: u16) -> Rect {
+    let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [rect] = Layout::horizontal([Constraint::Length(width.min(area.width))])
+        .flex(Flex::Center)
+        .areas(row);
+    rect
+}
+
+fn completion(frame: &mut Frame, theme: &Theme, popup: &Popup, above: Rect) {
+    let (start, rows) = popup.window();
+    let inner_width = rows
+        .iter()
+        .map(|(_, c)| c.value.width() + 3 + c.detail.width())
+        .max()
+        .unwrap_or(10)
+        .clamp(16, 72) as u16;
+    let width = (inner_width + 2).min(above.width);
+    let height = (rows.len() as u16 + 2).min(above.height);
+    let bottom = above.y + above.height;
+    let area = Rect::new(above.x, bottom - height, width, height);
+    let lines: Vec<Line> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (_, item))| {
+            let selected = start + i == popup.selected;
+            let mut spans = vec![Span::raw(format!("{}{}", popup.sigil, item.value))];
+            if !item.detail.is_empty() {
+                spans.push(Span::styled(
+                    format!("  {}", item.detail),
+                    theme.style(Role::Dim),
+                ));
+            }
+            let line = Line::from(spans);
+            if selected {
+                line.style(theme.style(Role::Focus))
+            } else {
+                line
+            }
+        })
+        .collect();
+    let title = if popup.truncated {
+        "more: keep typing"
+    } else {
+        "complete"
+    };
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(boxed(title, theme)), area);
+}
+
+fn help(frame: &mut Frame, theme: &Theme) {
+    const KEYS: &[(&str, &str)] = &[
+        ("Enter", "send (queued while a turn runs)"),
+        ("Shift-Enter Alt-Enter Ctrl-J", "new line"),
+        ("Esc", "pause the running turn; again: cancel it"),
+        ("Ctrl-C", "clear the composer; twice on empty: detach"),
+        ("Ctrl-D", "detach (on an empty composer)"),
+        ("Up/Down  Ctrl-R", "input history / search it"),
+        ("PgUp/PgDn  Home/End", "scroll / top, bottom (follow)"),
+        ("[  ]", "previous / next turn"),
+        ("Tab  Enter", "focus a collapsible cell / expand it"),
+        ("@  #  /", "complete files, knowledge, commands"),
+        ("Ctrl-P", "pods"),
+    ];
+    let mut lines: Vec<Line> = KEYS
+        .iter()
+        .map(|(key, what)| key_line(theme, key, what))
+        .collect();
+    lines.push(Line::raw(""));
+    lines.extend(
+        SLASH_COMMANDS
+            .iter()
+            .map(|(name, what)| key_line(theme, &format!("/{name}"), what)),
+    );
+    let area = centred(frame.area(), 76, lines.len() as u16 + 2);
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(boxed("help", theme)), area);
+}
+
+fn key_line<'a>(theme: &Theme, key: &str, what: &'a str) -> Line<'a> {
+    Line::from(vec![
+        Span::styled(format!("{key:<30}"), theme.style(Role::Code)),
+        Span::raw(what),
+    ])
+}
+
+fn confirm_stop(frame: &mut Frame, theme: &Theme, pod: &str) {
+    let lines = vec![
+        Line::raw(format!("Stop pod {pod}?")),
+        Line::styled(
+            format!("`seedpod start {pod}` restores it exactly from its log."),
+            theme.style(Role::Dim),
+        ),
+        Line::raw(""),
+        Line::from(vec![
+            Span::styled("y", theme.style(Role::Warn)),
+            Span::raw(" stop it   "),
+            Span::styled("n", theme.style(Role::Ok)),
+            Span::raw(" keep it running"),
+        ]),
+    ];
+    let width = lines.iter().map(Line::width).max().unwrap_or(20) as u16 + 4;
+    let area = centred(frame.area(), width, lines.len() as u16 + 2);
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(boxed("stop", theme)), area);
+}
+
+fn pods(frame: &mut Frame, theme: &Theme, picker: &Picker) {
+    let screen = frame.area();
+    let width = screen.width.saturating_sub(4).min(100);
+    let inner = width.saturating_sub(2);
+    let lines: Vec<Line> = match &picker.pods {
+        None => vec![Line::styled("listing pods…", theme.style(Role::Dim))],
+        Some(pods) if pods.is_empty() => vec![Line::styled(
+            "no pods yet; `seedpod start` creates one",
+            theme.style(Role::Dim),
+        )],
+        Some(pods) => pods
+            .iter()
+            .enumerate()
+            .map(|(i, pod)| {
+                let marker = if pod.name == picker.current {
+                    "●"
+                } else {
+                    " "
+                };
+                let activity = pod
+                    .last_activity_ms
+                    .map(|ms| ago(ms, picker.listed_at))
+                    .unwrap_or_else(|| "-".into());
+                let text = format!(
+                    "{marker} {:<20} {:<12} {:>8}  {}",
+                    fit(&pod.name, 20),
+                    pod.state(),
+                    activity,
+                    pod.cwd().display()
+                );
+                let line = Line::raw(fit(&text, inner));
+                if i == picker.selected {
+                    line.style(theme.style(Role::Focus))
+                } else {
+                    line
+                }
+            })
+            .collect(),
+    };
+    let height = (lines.len() as u16 + 2).min(screen.height.saturating_sub(2));
+    let area = centred(screen, width, height);
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(boxed("pods", theme)), area);
+}

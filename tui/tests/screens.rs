@@ -1,0 +1,269 @@
+//! Whole screens on ratatui's `TestBackend`, pinned with insta: what a person sees when idle,
+//! while a turn runs with inputs queued, while the pod is away, and in the pod picker.
+
+use std::time::{Instant, UNIX_EPOCH};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use seedpod_client::pods::{PodConfig, PodMeta};
+use seedpod_client::{Liveness, PodListing, Welcome};
+use seedpod_protocol::{
+    Entry, EntryKind, ModelItem, PodState, ProviderKind, QueueEntry, QueuedItem, RunEndReason,
+    RunTrigger, Segment, ServerMsg, Usage,
+};
+use seedpod_transcript::Theme;
+use seedpod_tui::App;
+use seedpod_tui::connection::LinkEvent;
+use seedpod_tui::history::InputHistory;
+
+const WIDTH: u16 = 80;
+const HEIGHT: u16 = 20;
+
+fn entry(seq: u64, kind: EntryKind) -> Entry {
+    Entry {
+        v: 1,
+        seq,
+        ts: 1_700_000_000_000 + seq * 1000,
+        kind,
+    }
+}
+
+/// An app attached to pod `demo` whose log holds one finished turn.
+fn attached(state: PodState) -> App {
+    let mut app = App::new("demo", InputHistory::in_memory(), Theme::plain());
+    let now = Instant::now();
+    app.on_link(
+        LinkEvent::Connected(Welcome {
+            pod: "demo".into(),
+            server_version: "0.1.0".into(),
+            state,
+            instance: "i".into(),
+            seq: 5,
+        }),
+        now,
+    );
+    let entries = vec![
+        entry(
+            0,
+            EntryKind::RunStart {
+                trigger: RunTrigger::User,
+            },
+        ),
+        entry(
+            1,
+            EntryKind::UserInput {
+                segments: vec![Segment::text("What is in this directory?")],
+                text: "What is in this directory?".into(),
+                queue_id: None,
+            },
+        ),
+        entry(
+            2,
+            EntryKind::AssistantItem {
+                item: ModelItem::AssistantText {
+                    text: "A **Rust** workspace: `protocol/`, `pod/` and `tui/`.".into(),
+                },
+            },
+        ),
+        entry(
+            3,
+            EntryKind::Usage(Usage {
+                input_tokens: 1200,
+                output_tokens: 80,
+                ..Usage::default()
+            }),
+        ),
+        entry(
+            4,
+            EntryKind::RunEnd {
+                reason: RunEndReason::Completed,
+                message: None,
+            },
+        ),
+    ];
+    for msg in [
+        ServerMsg::SnapshotBegin {
+            seq: 5,
+            state,
+            greeting: "pod demo".into(),
+            segment_id: "s1".into(),
+            entries: 5,
+        },
+        ServerMsg::SnapshotEntries { entries },
+        ServerMsg::SnapshotEnd { seq: 5 },
+    ] {
+        app.on_link(LinkEvent::Frame(msg), now);
+    }
+    app
+}
+
+fn screen(app: &mut App) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).expect("test terminal");
+    terminal
+        .draw(|frame| seedpod_tui::ui::draw(frame, app, Instant::now()))
+        .expect("draw");
+    terminal.backend().to_string()
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.on_key(
+            KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE),
+            Instant::now(),
+        );
+    }
+}
+
+#[test]
+fn idle() {
+    let mut app = attached(PodState::Idle);
+    insta::assert_snapshot!(screen(&mut app));
+}
+
+#[test]
+fn running_with_queued_inputs() {
+    let mut app = attached(PodState::Running);
+    let now = Instant::now();
+    let queue = vec![
+        QueueEntry {
+            queue_id: 1,
+            item: QueuedItem::Run {
+                segments: vec![Segment::text("and then run the tests")],
+            },
+        },
+        QueueEntry {
+            queue_id: 2,
+            item: QueuedItem::Notify {
+                message: "CI is green".into(),
+                wake: true,
+            },
+        },
+    ];
+    for msg in [
+        ServerMsg::Queued { seq: 6, queue },
+        ServerMsg::TextDelta {
+            seq: 7,
+            text: "Looking at the tests now".into(),
+        },
+    ] {
+        app.on_link(LinkEvent::Frame(msg), now);
+    }
+    type_text(&mut app, "also check the docs");
+    insta::assert_snapshot!(screen(&mut app));
+}
+
+#[test]
+fn reconnecting() {
+    let mut app = attached(PodState::Idle);
+    app.on_link(
+        LinkEvent::Down {
+            attempt: 3,
+            reason: "the pod is not running".into(),
+        },
+        Instant::now(),
+    );
+    insta::assert_snapshot!(screen(&mut app));
+}
+
+#[test]
+fn incompatible() {
+    let mut app = attached(PodState::Idle);
+    app.on_link(
+        LinkEvent::Incompatible {
+            message: "the client speaks protocol 2 but this pod speaks 1: the pod is older; run `seedpod restart demo`".into(),
+        },
+        Instant::now(),
+    );
+    insta::assert_snapshot!(screen(&mut app));
+}
+
+fn listing(name: &str, liveness: Liveness, ago_secs: Option<u64>) -> PodListing {
+    let listed_at = 2_000_000_000_000;
+    PodListing {
+        name: name.into(),
+        meta: PodMeta {
+            name: name.into(),
+            cwd: format!("/home/ada/{name}").into(),
+            active_segment: "s".into(),
+            segments: vec!["s".into()],
+            parent: None,
+            children: Vec::new(),
+            config: PodConfig {
+                provider: ProviderKind::Scripted,
+                model: "script".into(),
+                script: None,
+                base_url: None,
+                temperature: None,
+                max_tokens: None,
+            },
+            created_ms: 0,
+        },
+        liveness,
+        last_activity_ms: ago_secs.map(|s| listed_at - s * 1000),
+    }
+}
+
+#[test]
+fn pod_picker() {
+    let mut app = attached(PodState::Idle);
+    app.on_key(
+        KeyEvent::new(KeyCode::Char('p'), KeyModifiers::CONTROL),
+        Instant::now(),
+    );
+    let listed_at = UNIX_EPOCH + std::time::Duration::from_millis(2_000_000_000_000);
+    app.on_pods(
+        vec![
+            listing("api", Liveness::Stopped, Some(3 * 86_400)),
+            listing("demo", Liveness::Stopped, Some(42)),
+            listing("docs", Liveness::Unresponsive("slow".into()), None),
+        ],
+        listed_at,
+    );
+    insta::assert_snapshot!(screen(&mut app));
+}
+
+#[test]
+fn completion_popup_and_help() {
+    let mut app = attached(PodState::Idle);
+    type_text(&mut app, "/");
+    let tag = match app
+        .on_key(
+            KeyEvent::new(KeyCode::Char('h'), KeyModifiers::NONE),
+            Instant::now(),
+        )
+        .first()
+    {
+        Some(seedpod_tui::Effect::Request { tag, .. }) => *tag,
+        other => panic!("expected a completion request, got {other:?}"),
+    };
+    app.on_link(
+        LinkEvent::Reply {
+            tag,
+            msg: ServerMsg::Completions {
+                id: 1,
+                kind: seedpod_protocol::CompletionKind::Command,
+                items: vec![seedpod_protocol::Completion::new(
+                    "help",
+                    "keys and commands",
+                )],
+                truncated: false,
+            },
+        },
+        Instant::now(),
+    );
+    insta::assert_snapshot!("completion", screen(&mut app));
+    app.on_key(
+        KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+        Instant::now(),
+    );
+    app.on_key(
+        KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+        Instant::now(),
+    );
+    let mut terminal = Terminal::new(TestBackend::new(WIDTH, 30)).expect("test terminal");
+    terminal
+        .draw(|frame| seedpod_tui::ui::draw(frame, &mut app, Instant::now()))
+        .expect("draw");
+    insta::assert_snapshot!("help", terminal.backend().to_string());
+}
