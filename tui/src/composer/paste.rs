@@ -2,6 +2,7 @@
 //! (`[Paste #1 · 1,234 chars · 40 lines]`) and sent as a `paste` segment, so a 2,000-line log
 //! neither floods the composer nor gets mangled by accidental edits.
 
+use seedpod_transcript::render::thousands;
 use serde::{Deserialize, Serialize};
 
 /// A paste longer than this many characters becomes a chip.
@@ -33,8 +34,8 @@ impl Paste {
         format!(
             "[Paste #{} · {} chars · {} {}]",
             self.id,
-            thousands(self.chars()),
-            thousands(lines),
+            thousands(self.chars() as u64),
+            thousands(lines as u64),
             if lines == 1 { "line" } else { "lines" }
         )
     }
@@ -48,19 +49,6 @@ pub fn normalise(text: &str) -> String {
 /// Whether a (normalised) paste should become a chip rather than inline text.
 pub fn wants_chip(content: &str) -> bool {
     content.chars().count() > PASTE_CHIP_CHARS || content.lines().count() >= PASTE_CHIP_LINES
-}
-
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]

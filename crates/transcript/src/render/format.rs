@@ -1,7 +1,7 @@
 //! Numbers as people read them: `1,234`, `12.3k`, `850ms`, `4m 05s`, `1.2 KiB`.
 
 /// `1234567` → `1,234,567`.
-pub(crate) fn thousands(n: u64) -> String {
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

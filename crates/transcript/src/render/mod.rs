@@ -8,6 +8,9 @@
 mod assistant;
 mod cache;
 mod format;
+
+/// Counts as people read them (`1,234`); the composer's paste chips use the same form.
+pub use format::thousands;
 mod highlight;
 mod markdown;
 mod status_line;
