@@ -63,6 +63,12 @@ pub enum Method {
         #[serde(default)]
         prefix: String,
     },
+    /// Withdraw a queued input (`queued` event's `queue_id`) before it is sent to the model:
+    /// committed as a `dequeued` entry with reason `cancelled`. Only inputs (`run` items) can
+    /// be withdrawn; an acknowledged notification always reaches the model.
+    CancelQueued {
+        queue_id: u64,
+    },
     #[serde(other)]
     Unknown,
 }
@@ -88,6 +94,7 @@ impl Method {
             Method::GetContext => "get_context",
             Method::Status => "status",
             Method::ListCompletions { .. } => "list_completions",
+            Method::CancelQueued { .. } => "cancel_queued",
             Method::Unknown => "unknown",
         }
     }
@@ -425,6 +432,7 @@ mod tests {
                 kind: CompletionKind::File,
                 prefix: "src/".into(),
             },
+            Method::CancelQueued { queue_id: 4 },
         ];
         for method in methods {
             assert_ne!(method.name(), "unknown");

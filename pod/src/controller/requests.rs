@@ -1,8 +1,8 @@
 //! Client methods (DESIGN §5 table): each returns exactly one reply frame for the requester.
 
 use seedpod_protocol::{
-    AckOutcome, EntryKind, ErrorCode, Method, PodStatus, QueuedItem, RunEndReason, RunTrigger,
-    Segment, ServerMsg, SystemItem,
+    AckOutcome, DequeueReason, EntryKind, ErrorCode, Method, PodStatus, QueuedItem, RunEndReason,
+    RunTrigger, Segment, ServerMsg, SystemItem,
 };
 use seedpod_store::Durability;
 use tokio::sync::oneshot;
@@ -146,6 +146,7 @@ impl Controller {
             Method::ListCompletions { kind, prefix } => {
                 completions::answer(id, &self.meta.cwd, kind, &prefix)
             }
+            Method::CancelQueued { queue_id } => self.cancel_queued(id, queue_id).await,
             Method::Hello { .. } => error(
                 id,
                 ErrorCode::InvalidRequest,
@@ -156,6 +157,43 @@ impl Controller {
                 ErrorCode::InvalidRequest,
                 "this method is not handled by the controller",
             ),
+        }
+    }
+
+    /// Withdraw a queued input before it runs; the `dequeued` entry is durable before the ack.
+    async fn cancel_queued(&mut self, id: u64, queue_id: u64) -> ServerMsg {
+        let queued = self
+            .state
+            .pending
+            .iter()
+            .find(|entry| entry.queue_id == queue_id)
+            .map(|entry| matches!(entry.item, QueuedItem::Run { .. }));
+        match queued {
+            None => error(
+                id,
+                ErrorCode::InvalidRequest,
+                format!("nothing is queued as #{queue_id}: it may already have been sent"),
+            ),
+            Some(false) => error(
+                id,
+                ErrorCode::InvalidRequest,
+                format!(
+                    "#{queue_id} is a notification, not an input; notifications cannot be withdrawn"
+                ),
+            ),
+            Some(true) => {
+                let kind = EntryKind::Dequeued {
+                    queue_id,
+                    reason: DequeueReason::Cancelled,
+                };
+                match self.commit(kind, Durability::Sync).await {
+                    Ok(()) => {
+                        self.publish_queue();
+                        ack_entry(id, AckOutcome::Done, self.last_entry_seq())
+                    }
+                    Err(err) => err.to_reply(id),
+                }
+            }
         }
     }
 

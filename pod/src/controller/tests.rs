@@ -20,8 +20,8 @@ use seedpod_engine::{
     ToolRegistry,
 };
 use seedpod_protocol::{
-    AckOutcome, Entry, EntryKind, ErrorCode, Method, ModelItem, Origin, PodEvent, PodState,
-    PodStatus, ProviderKind, QueuedItem, RunEndReason, RunTrigger, Segment, SegmentStart,
+    AckOutcome, DequeueReason, Entry, EntryKind, ErrorCode, Method, ModelItem, Origin, PodEvent,
+    PodState, PodStatus, ProviderKind, QueuedItem, RunEndReason, RunTrigger, Segment, SegmentStart,
     ServerMsg, SystemItem,
 };
 use seedpod_store::{
@@ -579,6 +579,62 @@ async fn run_while_running_is_queued_durably_and_started_in_fifo_order() {
     assert!(requests[1].contains("second-input") && !requests[1].contains("third-input"));
     assert!(requests[2].contains("third-input"));
     assert!(pod.status().await.queue.is_empty());
+    pod.assert_replay_matches_live().await;
+    pod.stop().await;
+}
+
+#[tokio::test]
+async fn a_queued_input_can_be_withdrawn_but_a_notification_cannot() {
+    let dir = tempfile::tempdir().unwrap();
+    let gate = Gate::in_dir(&dir);
+    let steps = vec![gate.step("first answer"), text("after the note")];
+    let mut pod = Pod::start(dir, steps, ToolRegistry::new()).await;
+    assert_eq!(acked(&pod.run("first-input").await), AckOutcome::Started);
+    pod.streaming().await;
+    let (_, input_id, _) = ack(&pod.run("second-input").await);
+    let (_, note_id, _) = ack(&pod.notify("note", false).await);
+    let (input_id, note_id) = (input_id.unwrap(), note_id.unwrap());
+
+    let (outcome, _, entry_seq) = ack(&pod.call(Method::CancelQueued { queue_id: input_id }).await);
+    assert_eq!(outcome, AckOutcome::Done);
+    // Durable before the ack.
+    assert_eq!(
+        entry_at(&pod.log(), entry_seq),
+        &EntryKind::Dequeued {
+            queue_id: input_id,
+            reason: DequeueReason::Cancelled
+        }
+    );
+    for queue_id in [note_id, input_id, 99] {
+        let reply = pod.call(Method::CancelQueued { queue_id }).await;
+        assert!(
+            matches!(
+                reply,
+                ServerMsg::Error {
+                    code: ErrorCode::InvalidRequest,
+                    ..
+                }
+            ),
+            "#{queue_id}: {reply:?}"
+        );
+    }
+    assert_eq!(pod.status().await.queue.len(), 1, "only the note is left");
+
+    gate.open();
+    assert_eq!(pod.run_end().await, RunEndReason::Completed);
+    // The note is drained after the run; wait for it so the log is complete.
+    pod.wait_for(|msg| {
+        matches!(msg, ServerMsg::Committed { entry, .. }
+            if matches!(entry.kind, EntryKind::SystemItem { .. }))
+        .then_some(())
+    })
+    .await;
+    let log = pod.log();
+    assert_eq!(user_inputs(&log), [("first-input".to_string(), None)]);
+    assert!(
+        pod.requests().iter().all(|r| !r.contains("second-input")),
+        "a withdrawn input never reaches the model"
+    );
     pod.assert_replay_matches_live().await;
     pod.stop().await;
 }

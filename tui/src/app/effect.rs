@@ -45,6 +45,8 @@ pub enum Pending {
     Cancel,
     Resume,
     Stop,
+    /// A queued input being withdrawn; on success it comes back into the composer to edit.
+    Withdraw(HistoryEntry),
     Completion {
         kind: CompletionKind,
         prefix: String,

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use crossterm::event::KeyEvent;
-use seedpod_protocol::{Method, PodState};
+use seedpod_protocol::{Method, PodState, QueuedItem};
 
 use super::completion::{Popup, kinds_for};
 use super::{App, DOUBLE_CTRL_C, Effect, ExitReason, FlashLevel, Overlay, Pending, Search};
@@ -42,6 +42,8 @@ impl App {
             Intent::HistoryOlder => {
                 if let Some(popup) = &mut self.popup {
                     popup.up();
+                } else if let Some(effect) = self.withdraw_last_queued() {
+                    return vec![effect];
                 } else if let Some(entry) = self.history.older(self.composer.entry()) {
                     self.composer.set(&entry);
                 }
@@ -197,6 +199,28 @@ impl App {
             }
             Parsed::Unknown(_) | Parsed::Input => self.send_input(now),
         }
+    }
+
+    /// Up on an empty composer while inputs wait in the pod's queue takes the newest one back
+    /// to edit (the pod withdraws it durably first), before walking the history.
+    fn withdraw_last_queued(&mut self) -> Option<Effect> {
+        if !self.composer.is_empty() || self.is_pending(|p| matches!(p, Pending::Withdraw(_))) {
+            return None;
+        }
+        let (queue_id, segments) =
+            self.transcript
+                .status()
+                .queue
+                .iter()
+                .rev()
+                .find_map(|entry| match &entry.item {
+                    QueuedItem::Run { segments } => Some((entry.queue_id, segments.clone())),
+                    QueuedItem::Notify { .. }
+                    | QueuedItem::PodEvent { .. }
+                    | QueuedItem::Unknown => None,
+                })?;
+        let entry = crate::composer::segments::to_entry(&segments);
+        Some(self.request(Pending::Withdraw(entry), Method::CancelQueued { queue_id }))
     }
 
     fn send_input(&mut self, now: Instant) -> Vec<Effect> {

@@ -68,6 +68,17 @@ impl App {
                 (true, Vec::new())
             }
             (Pending::Stop, _) => (true, vec![self.exit(ExitReason::Stopped)]),
+            (Pending::Withdraw(entry), ServerMsg::Ack { .. }) => {
+                if self.composer.is_empty() {
+                    self.composer.set(&entry);
+                }
+                self.flash(
+                    FlashLevel::Info,
+                    "withdrawn from the queue — edit it and press Enter to send again",
+                    now,
+                );
+                (true, Vec::new())
+            }
             (
                 Pending::Completion { kind, prefix },
                 ServerMsg::Completions {
@@ -85,6 +96,7 @@ impl App {
                 | Pending::Pause
                 | Pending::Cancel
                 | Pending::Resume
+                | Pending::Withdraw(_)
                 | Pending::Completion { .. },
                 _,
             ) => (false, Vec::new()),
@@ -106,6 +118,10 @@ impl App {
             }
             Pending::Pause | Pending::Cancel | Pending::Resume => {
                 self.flash(FlashLevel::Warn, reason.to_string(), now);
+            }
+            // Usually: it was sent before the withdrawal arrived.
+            Pending::Withdraw(_) => {
+                self.flash(FlashLevel::Warn, format!("not withdrawn: {reason}"), now);
             }
             Pending::Stop => return (true, vec![self.exit(ExitReason::Stopped)]),
             // A pod without completion support answers `invalid_request`; no popup then.

@@ -532,3 +532,67 @@ fn a_command_typed_in_full_runs_on_the_first_enter() {
     h.key(key(KeyCode::Enter));
     assert_eq!(h.app.overlay, Overlay::Help);
 }
+
+#[test]
+fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
+    let mut h = Harness::connected();
+    h.state(PodState::Running);
+    h.seq += 1;
+    h.frame(ServerMsg::Queued {
+        seq: h.seq,
+        queue: vec![
+            seedpod_protocol::QueueEntry {
+                queue_id: 3,
+                item: seedpod_protocol::QueuedItem::Run {
+                    segments: vec![Segment::text("older")],
+                },
+            },
+            seedpod_protocol::QueueEntry {
+                queue_id: 4,
+                item: seedpod_protocol::QueuedItem::Run {
+                    segments: vec![Segment::text("newer")],
+                },
+            },
+            seedpod_protocol::QueueEntry {
+                queue_id: 5,
+                item: seedpod_protocol::QueuedItem::Notify {
+                    message: "not mine to take".into(),
+                    wake: true,
+                },
+            },
+        ],
+    });
+    let effects = h.key(key(KeyCode::Up));
+    let (tag, method) = request(&effects);
+    assert_eq!(method, Method::CancelQueued { queue_id: 4 });
+    assert!(
+        h.app.composer.is_empty(),
+        "nothing moves before the pod agrees"
+    );
+
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Ack {
+            id: tag,
+            outcome: AckOutcome::Done,
+            queue_id: None,
+            entry_seq: None,
+        },
+    });
+    assert_eq!(h.app.composer.text(), "newer");
+    assert!(h.flash().contains("withdrawn"), "{}", h.flash());
+
+    // Too late (it was already sent): the composer stays as it is and says why.
+    h.key(ctrl('c'));
+    let effects = h.key(key(KeyCode::Up));
+    let (tag, _) = request(&effects);
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Error {
+            id: Some(tag),
+            code: ErrorCode::InvalidRequest,
+            message: "nothing is queued as #4: it may already have been sent".into(),
+        },
+    });
+    assert!(h.flash().contains("not withdrawn"), "{}", h.flash());
+}

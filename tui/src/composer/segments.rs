@@ -210,3 +210,57 @@ mod tests {
         );
     }
 }
+
+/// What the composer should hold to send `segments` again (a withdrawn queued input): pastes
+/// come back as chips; references come back as their typed text (`@path`), which is what a
+/// person would edit.
+pub fn to_entry(segments: &[Segment]) -> crate::history::HistoryEntry {
+    let mut text = String::new();
+    let mut pastes = Vec::new();
+    for segment in segments {
+        if let Segment::Paste { id, content, .. } = segment {
+            let paste = Paste {
+                id: *id,
+                content: content.clone(),
+            };
+            text.push_str(&paste.label());
+            pastes.push(paste);
+        } else {
+            text.push_str(&seedpod_protocol::flatten_to_text(std::slice::from_ref(
+                segment,
+            )));
+        }
+    }
+    crate::history::HistoryEntry { text, pastes }
+}
+
+#[cfg(test)]
+mod entry_tests {
+    use super::*;
+
+    #[test]
+    fn a_withdrawn_input_comes_back_with_its_chip() {
+        let segments = vec![
+            Segment::text("look at "),
+            Segment::Paste {
+                id: 2,
+                chars: 3,
+                lines: 1,
+                content: "abc".into(),
+            },
+            Segment::text(" and "),
+            Segment::FileRef {
+                path: "src/main.rs".into(),
+            },
+        ];
+        let entry = to_entry(&segments);
+        assert_eq!(
+            entry.text,
+            "look at [Paste #2 · 3 chars · 1 line] and @src/main.rs"
+        );
+        assert_eq!(entry.pastes[0].content, "abc");
+        // Sent again unchanged, the paste is a paste segment once more.
+        let again = to_segments(&entry.text, &entry.pastes, &[]);
+        assert!(again.contains(&segments[1]), "{again:?}");
+    }
+}

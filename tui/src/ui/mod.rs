@@ -84,7 +84,10 @@ fn queue_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         .map(|entry| {
             let what = match &entry.item {
                 QueuedItem::Run { segments } => {
-                    format!("queued: {}", flatten_to_text(segments).replace('\n', " ⏎ "))
+                    format!(
+                        "queued (↑ to edit): {}",
+                        flatten_to_text(segments).replace('\n', " ⏎ ")
+                    )
                 }
                 QueuedItem::Notify { message, .. } => format!("queued notification: {message}"),
                 QueuedItem::PodEvent { event, .. } => format!("queued pod event: {event:?}"),
