@@ -260,3 +260,23 @@ fn logging_level_and_file_come_from_the_config() {
     assert!(custom.contains("\"entry_committed\""), "{custom}");
     assert!(!sb.home.log_path("loud").exists());
 }
+
+#[test]
+fn model_flags_on_an_existing_pod_say_they_do_not_apply() {
+    let sb = Sandbox::new();
+    let script = sb.script("s.jsonl", &[json!({"text": "x"})]);
+    sb.start_scripted("p", &script);
+    sb.ok(&["stop", "p"]);
+    let out = clean(sb.cmd().args(["start", "p", "--model", "other"]))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("--model only apply to new pods"), "{err}");
+    let shown = sb.ok(&["config", "show", "p"]);
+    let model = shown.lines().find(|l| l.starts_with("model = ")).unwrap();
+    assert!(
+        model.contains("\"script\"") && model.contains("recorded"),
+        "{shown}"
+    );
+}

@@ -44,6 +44,24 @@ pub async fn start_named(
     let existing = settings::existing_meta(home, name)?;
     let mut config = config.clone();
     let mut eff = settings::resolve(home, cwd, &config, existing.as_ref())?;
+    if existing.is_some() {
+        let ignored: Vec<&str> = [
+            ("--provider", config.provider.is_some()),
+            ("--model", config.model.is_some()),
+            ("--temperature", config.temperature.is_some()),
+            ("--max-tokens", config.max_tokens.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect();
+        if !ignored.is_empty() {
+            // Silently ignoring them would leave someone wondering why the model did not change.
+            eprintln!(
+                "note: pod \"{name}\" keeps the model settings it was created with (they are in its log); {} only apply to new pods — `seedpod config show {name}` shows what it uses",
+                ignored.join(", ")
+            );
+        }
+    }
     if eff.provider.is_none() {
         // Only a new pod can get here: an existing one keeps the provider it was created with.
         let Some(local) = detect::find_local_server(detect::LOCAL_SERVERS).await else {
