@@ -62,8 +62,9 @@ pub async fn start_named(
             );
         }
     }
-    if eff.provider.is_none() {
-        // Only a new pod can get here: an existing one keeps the provider it was created with.
+    if eff.provider.is_none() && existing.is_none() {
+        // Only a new pod looks for a local server: an existing one keeps the provider it was
+        // created with (and one recorded by a newer seedpod fails in the pod, saying to upgrade).
         let Some(local) = detect::find_local_server(detect::LOCAL_SERVERS).await else {
             return Err(Exit::failure(detect::nothing_configured(name)));
         };
