@@ -17,18 +17,21 @@ use crate::error::PodError;
 /// receives (one per line); its line count is the script cursor, so restarts continue the script.
 pub const SCRIPTED_RECORD_FILE: &str = "scripted-requests.jsonl";
 
-/// API key variable of the Anthropic provider unless `api_key_env` names another.
-pub const ANTHROPIC_KEY_ENV: &str = "ANTHROPIC_API_KEY";
-/// API key variable of the OpenAI provider (optional: local servers need none).
-pub const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
+/// Where the API key is and whether the pod cannot work without it. Decided by the
+/// configuration (`seedpod-config`'s `key_requirement`), the one place that knows each
+/// provider's conventional variable; the pod only reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKeyVar {
+    pub var: String,
+    pub required: bool,
+}
 
 /// How a pod reaches its provider, from the configuration current when the pod starts. None of
 /// it changes a request body, so none of it is recorded in the log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProviderSettings {
-    /// The variable holding the API key, when configured (`api_key_env`); else the provider's
-    /// conventional one.
-    pub api_key_env: Option<String>,
+    /// `None`: the provider needs no key (scripted), or only request bodies are rendered.
+    pub api_key: Option<ApiKeyVar>,
     pub connect_timeout: Duration,
     /// A response silent this long is a (retryable) timeout.
     pub idle_read_timeout: Duration,
@@ -38,7 +41,7 @@ pub struct ProviderSettings {
 impl Default for ProviderSettings {
     fn default() -> Self {
         ProviderSettings {
-            api_key_env: None,
+            api_key: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             idle_read_timeout: DEFAULT_IDLE_READ_TIMEOUT,
             retry: RetryPolicy::default(),
@@ -92,13 +95,7 @@ fn build(
             Ok(Arc::new(provider))
         }
         ProviderKind::Anthropic => {
-            let var = settings.api_key_env.as_deref().unwrap_or(ANTHROPIC_KEY_ENV);
-            let api_key = key_from(var);
-            if api_key.is_none() && purpose == Purpose::Requests {
-                return Err(PodError::Config(format!(
-                    "the anthropic provider needs an API key: set {var}"
-                )));
-            }
+            let api_key = api_key(settings, purpose, "anthropic")?;
             let mut cfg = AnthropicConfig {
                 api_key,
                 connect_timeout: settings.connect_timeout,
@@ -113,20 +110,7 @@ fn build(
             Ok(Arc::new(provider))
         }
         ProviderKind::Openai => {
-            let api_key = match &settings.api_key_env {
-                // A variable someone named on purpose must be set.
-                Some(var) => match (key_from(var), purpose) {
-                    (Some(key), _) => Some(key),
-                    (None, Purpose::BodiesOnly) => None,
-                    (None, Purpose::Requests) => {
-                        return Err(PodError::Config(format!(
-                            "api_key_env names {var}, which is not set; set it or remove api_key_env"
-                        )));
-                    }
-                },
-                // Optional: local OpenAI-compatible servers need no key.
-                None => key_from(OPENAI_KEY_ENV),
-            };
+            let api_key = api_key(settings, purpose, "openai")?;
             let mut cfg = OpenAiConfig {
                 api_key,
                 connect_timeout: settings.connect_timeout,
@@ -144,6 +128,25 @@ fn build(
         ProviderKind::Unknown => Err(PodError::Config(
             "this pod was configured by a newer seedpod with a provider this one does not know; upgrade seedpod".into(),
         )),
+    }
+}
+
+/// The key's value, or an error naming the variable when a required key is missing.
+fn api_key(
+    settings: &ProviderSettings,
+    purpose: Purpose,
+    provider: &str,
+) -> Result<Option<String>, PodError> {
+    let Some(key) = &settings.api_key else {
+        return Ok(None);
+    };
+    match (key_from(&key.var), key.required, purpose) {
+        (Some(value), _, _) => Ok(Some(value)),
+        (None, true, Purpose::Requests) => Err(PodError::Config(format!(
+            "the {provider} provider needs an API key: set {}",
+            key.var
+        ))),
+        (None, false, _) | (None, true, Purpose::BodiesOnly) => Ok(None),
     }
 }
 

@@ -8,7 +8,7 @@ use anyhow::Result;
 use seedpod_client::Home;
 use seedpod_config::{Effective, Logging, Rotation};
 use seedpod_engine::{RetryPolicy, ToolRegistry};
-use seedpod_pod::providers::ProviderSettings;
+use seedpod_pod::providers::{ApiKeyVar, ProviderSettings};
 use seedpod_pod::{ServeOptions, serve};
 use tracing_subscriber::EnvFilter;
 
@@ -65,11 +65,10 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
 
 fn provider_settings(eff: &Effective) -> ProviderSettings {
     ProviderSettings {
-        // Only a configured variable is passed; otherwise the provider's conventional one.
-        api_key_env: eff
-            .key_requirement()
-            .filter(|key| key.var.source != seedpod_config::Source::Default)
-            .map(|key| key.var.value),
+        api_key: eff.key_requirement().map(|key| ApiKeyVar {
+            var: key.var.value,
+            required: key.required,
+        }),
         connect_timeout: Duration::from_millis(eff.timeouts.connect_ms.value),
         idle_read_timeout: Duration::from_millis(eff.timeouts.idle_read_ms.value),
         retry: RetryPolicy {
