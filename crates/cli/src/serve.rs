@@ -118,3 +118,26 @@ fn init_logging(
         .init();
     Ok(guard)
 }
+
+#[cfg(test)]
+mod tests {
+    use seedpod_config::effective as config;
+
+    /// `seedpod-config` states the defaults people see in `config show`; the engine has its own
+    /// for callers without a configuration. They must say the same thing.
+    #[test]
+    fn configured_defaults_match_the_engine_defaults() {
+        let retry = seedpod_engine::RetryPolicy::default();
+        assert_eq!(config::DEFAULT_MAX_RETRIES, retry.max_retries);
+        assert_eq!(config::DEFAULT_BASE_DELAY_MS, retry.base_delay_ms);
+        assert_eq!(config::DEFAULT_MAX_DELAY_MS, retry.max_delay_ms);
+        assert_eq!(
+            u128::from(config::DEFAULT_CONNECT_MS),
+            seedpod_engine::DEFAULT_CONNECT_TIMEOUT.as_millis()
+        );
+        assert_eq!(
+            u128::from(config::DEFAULT_IDLE_READ_MS),
+            seedpod_engine::DEFAULT_IDLE_READ_TIMEOUT.as_millis()
+        );
+    }
+}
