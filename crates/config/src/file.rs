@@ -199,7 +199,7 @@ fn explain(err: &toml::de::Error, text: &str) -> String {
         let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
         message = format!("line {line}: {message}");
     }
-    if message.contains("api_key`") || message.contains("`api_key") {
+    if message.contains("unknown field `api_key`") {
         message.push_str(
             "; API keys are never read from config files: set api_key_env to the name of the environment variable that holds the key",
         );
@@ -262,6 +262,10 @@ keep_days = 3
         assert!(text.contains("/x/config.toml"), "{text}");
         assert!(text.contains("line 2"), "{text}");
         assert!(text.contains("modle"), "{text}");
+        assert!(
+            !text.contains("API keys"),
+            "the key hint is only for `api_key`: {text}"
+        );
     }
 
     #[test]
