@@ -11,17 +11,23 @@
 //! (seedpod-engine), message types (seedpod-protocol), argument parsing and logging setup (the
 //! CLI). Start reading at `server.rs::serve`, then `controller/mod.rs`.
 
+pub mod agents;
 pub mod bus;
 pub mod completions;
 pub mod connection;
 pub mod controller;
 pub mod error;
+pub mod guard;
 pub mod lock;
 pub mod offline;
+pub mod policy;
+pub mod prompt;
 pub mod providers;
+pub mod references;
 pub mod render;
 pub mod restore;
 pub mod server;
+pub mod session;
 
 pub use error::PodError;
 pub use offline::{OfflinePod, offline_context, open_offline};

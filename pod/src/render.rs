@@ -43,15 +43,6 @@ pub fn orphan_result() -> String {
     "[not run] This tool call was not executed because the turn was stopped.".into()
 }
 
-/// The system prompt for a new segment. Rendered once and stored in `segment_start`.
-pub fn system_prompt(pod: &str, cwd: &str, date: &str) -> String {
-    format!(
-        "You are {pod}, a long-lived seedpod agent. You work in {cwd}. Today is {date}.\n\
-         Messages that start with a bracketed tag such as [notification] come from the pod's \
-         runtime, not from the user."
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

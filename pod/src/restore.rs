@@ -13,7 +13,7 @@ use seedpod_store::{
 use crate::controller::ControllerParts;
 use crate::error::PodError;
 use crate::providers::{ProviderSettings, build_provider};
-use crate::render;
+use crate::session::{PromptFor, SessionSettings};
 
 /// What `serve` needs to open a pod.
 pub struct OpenOptions {
@@ -28,6 +28,10 @@ pub struct OpenOptions {
     /// Operational provider settings from the current configuration (key variable, timeouts,
     /// retry); never recorded, because they do not change what the model sees.
     pub settings: ProviderSettings,
+    /// Approval policies, scope, input guard and prompt sources (operational, like `settings`).
+    pub session: SessionSettings,
+    /// Session instructions for a new pod (`start --instructions`); ignored on restore.
+    pub instructions: Option<String>,
 }
 
 pub async fn open_pod(opts: OpenOptions) -> Result<ControllerParts, PodError> {
@@ -48,17 +52,30 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
     };
     let provider = build_provider(&config, &opts.pod_dir, &opts.settings)?;
     let segment_id = new_segment_id();
-    let cwd = opts.cwd.display().to_string();
+    let tools = opts.tools.specs();
+    let prompt = opts
+        .session
+        .prompt
+        .render(&PromptFor {
+            pod_name: &opts.name,
+            cwd: &opts.cwd,
+            model: &config.model,
+            tools: &tools,
+            session_instructions: opts.instructions.as_deref(),
+            date: &today(),
+        })
+        .map_err(|e| PodError::Config(format!("the system prompt could not be rendered: {e}")))?;
     let start = SegmentStart {
         segment_id: segment_id.clone(),
-        system_prompt: render::system_prompt(&opts.name, &cwd, &today()),
+        system_prompt: prompt.text,
         model: seedpod_protocol::ModelConfig {
             temperature: config.temperature,
             max_tokens: config.max_tokens,
             ..seedpod_protocol::ModelConfig::new(config.provider, config.model.clone())
         },
-        tools: opts.tools.specs(),
+        tools,
         seed: Vec::new(),
+        standing_approvals: Vec::new(),
         origin: Origin::New,
     };
     let (writer, first) =
@@ -70,6 +87,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         segments: vec![segment_id],
         parent: None,
         children: Vec::new(),
+        instructions: opts.instructions.clone(),
         config,
         created_ms: first.ts,
     };
@@ -88,6 +106,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         max_iterations: opts.max_iterations,
         retry: opts.settings.retry,
         alerts: Vec::new(),
+        session: opts.session,
     })
 }
 
@@ -114,10 +133,25 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
         ));
     }
     let state = SegmentState::replay(&read.entries).map_err(seedpod_store::StoreError::from)?;
-    if state.open_run.is_some() {
+    if let Some(request) = state.pending_approval() {
+        alerts.push(format!(
+            "the pod stopped while waiting for approval of {}; it still waits — approve or deny it (in the TUI, or `seedpod approve {}`), or send new input to abandon that turn",
+            request.summary, opts.name
+        ));
+    } else if state.open_run.is_some() {
         alerts.push(
             "the pod stopped in the middle of a turn; it is paused — resume to continue, or send new input to abandon that turn".into(),
         );
+    }
+    let offered: Vec<&str> = state.tools.iter().map(|t| t.name.as_str()).collect();
+    let registered = opts.tools.specs();
+    if registered != state.tools {
+        let now: Vec<&str> = registered.iter().map(|t| t.name.as_str()).collect();
+        alerts.push(format!(
+            "the tool set changed since this segment started (offered: {}; configured now: {}); this segment keeps offering what it started with, so its history replays exactly — /clear starts a segment with the new set",
+            list_or_none(&offered),
+            list_or_none(&now)
+        ));
     }
     let writer = SegmentWriter::open_append(path, state.next_seq)?;
     tracing::info!(
@@ -142,7 +176,16 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
         max_iterations: opts.max_iterations,
         retry: opts.settings.retry,
         alerts,
+        session: opts.session,
     })
+}
+
+fn list_or_none(names: &[&str]) -> String {
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
 }
 
 /// Today's UTC date as `YYYY-MM-DD` (civil-from-days; no calendar crate needed for this).

@@ -34,6 +34,9 @@ pub struct ServeOptions {
     pub tools: ToolRegistry,
     pub max_iterations: u32,
     pub settings: ProviderSettings,
+    pub session: crate::session::SessionSettings,
+    /// Session instructions for a new pod.
+    pub instructions: Option<String>,
 }
 
 /// Serve the pod until it is told to stop. `ready` is called once the socket accepts
@@ -54,6 +57,8 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
         tools: opts.tools.clone(),
         max_iterations: opts.max_iterations,
         settings: opts.settings.clone(),
+        session: opts.session.clone(),
+        instructions: opts.instructions.clone(),
     })
     .await?;
 

@@ -61,6 +61,7 @@ pub const SLASH_COMMANDS: &[(&str, &str)] = &[
     ("clear", "start a new segment"),
     ("pods", "switch to another pod"),
     ("model", "switch the model: /model NAME"),
+    ("memory", "append a line to AGENTS.md: /memory TEXT"),
     ("resume", "continue a paused turn"),
     ("cancel", "cancel the running or paused turn"),
     ("copy", "copy the last answer to the clipboard"),

@@ -80,6 +80,14 @@ pub enum EntryKind {
         queue_id: u64,
         reason: DequeueReason,
     },
+    /// A tool call whose policy is `ask` waits for a person's decision. Pending until an
+    /// `approval_answer` for the same `call_id` or the end of the run.
+    ApprovalRequest(ApprovalRequest),
+    /// A person's decision on an `approval_request`; `deny` becomes the call's error result.
+    ApprovalAnswer {
+        call_id: String,
+        decision: ApprovalDecision,
+    },
     /// Written by a newer seedpod. Clients show it raw; replay refuses it.
     #[serde(other)]
     Unknown,
@@ -101,6 +109,8 @@ impl EntryKind {
             EntryKind::ConfigChanged { .. } => "config_changed",
             EntryKind::Queued { .. } => "queued",
             EntryKind::Dequeued { .. } => "dequeued",
+            EntryKind::ApprovalRequest(_) => "approval_request",
+            EntryKind::ApprovalAnswer { .. } => "approval_answer",
             EntryKind::Unknown => "unknown",
         }
     }
@@ -118,6 +128,10 @@ pub struct SegmentStart {
     /// History carried into this segment (compaction summary, fork point).
     #[serde(default)]
     pub seed: Vec<ModelItem>,
+    /// `approve_always` answers carried over from the segment before (a `/clear` does not make
+    /// a person approve again what they approved for the whole pod).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub standing_approvals: Vec<StandingApproval>,
     pub origin: Origin,
 }
 
@@ -272,6 +286,54 @@ pub enum QueuedItem {
     Unknown,
 }
 
+/// A tool call waiting for approval, with what a person needs to decide.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalRequest {
+    pub call_id: String,
+    pub tool: String,
+    /// The model's raw arguments, as in the tool call.
+    pub arguments: String,
+    /// One line for prompts and lists, e.g. `shell: cargo test`.
+    pub summary: String,
+    /// What an `approve_always` answer would cover beyond the tool: for `shell`, the command's
+    /// first word (`cargo`). `None` means the whole tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    /// Run this call.
+    Approve,
+    /// Run this call and, for the rest of this pod's life, every call it stands for.
+    ApproveAlways(StandingApproval),
+    /// Do not run it; the model gets an error result carrying `reason`.
+    Deny { reason: String },
+    #[serde(other)]
+    Unknown,
+}
+
+/// An `approve_always` answer: calls of `tool` (whose command starts with `prefix`, when set)
+/// run without asking.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StandingApproval {
+    pub tool: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+}
+
+impl StandingApproval {
+    /// Does this standing approval cover a call of `tool` whose prefix is `prefix`?
+    pub fn covers(&self, tool: &str, prefix: Option<&str>) -> bool {
+        self.tool == tool
+            && match &self.prefix {
+                None => true,
+                Some(own) => prefix == Some(own.as_str()),
+            }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DequeueReason {
@@ -321,6 +383,7 @@ mod tests {
                     parameters: serde_json::json!({"type":"object","properties":{"b":{},"a":{}}}),
                 }],
                 seed: vec![ModelItem::UserMessage { text: "x".into() }],
+                standing_approvals: Vec::new(),
                 origin: Origin::CompactedFrom {
                     segment_id: "s0".into(),
                 },
@@ -372,6 +435,26 @@ mod tests {
                 queue_id: 4,
                 reason: DequeueReason::Cancelled,
             },
+            EntryKind::ApprovalRequest(ApprovalRequest {
+                call_id: "c".into(),
+                tool: "shell".into(),
+                arguments: r#"{"command":"cargo test"}"#.into(),
+                summary: "shell: cargo test".into(),
+                prefix: Some("cargo".into()),
+            }),
+            EntryKind::ApprovalAnswer {
+                call_id: "c".into(),
+                decision: ApprovalDecision::ApproveAlways(StandingApproval {
+                    tool: "shell".into(),
+                    prefix: Some("cargo".into()),
+                }),
+            },
+            EntryKind::ApprovalAnswer {
+                call_id: "c".into(),
+                decision: ApprovalDecision::Deny {
+                    reason: "not now".into(),
+                },
+            },
         ];
         for kind in kinds {
             let e = entry(kind);
@@ -380,6 +463,38 @@ mod tests {
             assert_eq!(back, e, "{json}");
             assert_eq!(serde_json::to_string(&back).unwrap(), json);
         }
+    }
+
+    #[test]
+    fn golden_approval_answer_line() {
+        let e = entry(EntryKind::ApprovalAnswer {
+            call_id: "c1".into(),
+            decision: ApprovalDecision::Deny {
+                reason: "no".into(),
+            },
+        });
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            r#"{"v":1,"seq":7,"ts":1700000000000,"kind":"approval_answer","call_id":"c1","decision":{"type":"deny","reason":"no"}}"#
+        );
+    }
+
+    #[test]
+    fn standing_approvals_cover_their_tool_and_prefix() {
+        let cargo = StandingApproval {
+            tool: "shell".into(),
+            prefix: Some("cargo".into()),
+        };
+        assert!(cargo.covers("shell", Some("cargo")));
+        assert!(!cargo.covers("shell", Some("rm")));
+        assert!(!cargo.covers("shell", None));
+        assert!(!cargo.covers("write_file", Some("cargo")));
+        let whole = StandingApproval {
+            tool: "write_file".into(),
+            prefix: None,
+        };
+        assert!(whole.covers("write_file", None));
+        assert!(whole.covers("write_file", Some("x")));
     }
 
     #[test]

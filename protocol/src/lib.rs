@@ -23,14 +23,15 @@ pub mod system_item;
 pub use codec::{FrameError, MAX_FRAME_BYTES, decode_request, encode, line_codec};
 pub use completion::{Completion, CompletionKind, SLASH_COMMANDS};
 pub use entry::{
-    DequeueReason, ENTRY_VERSION, Entry, EntryKind, FinishReason, ModelConfig, Origin,
-    ProviderKind, QueuedItem, RunEndReason, RunTrigger, SegmentStart, ToolSpec, Usage,
+    ApprovalDecision, ApprovalRequest, DequeueReason, ENTRY_VERSION, Entry, EntryKind,
+    FinishReason, ModelConfig, Origin, ProviderKind, QueuedItem, RunEndReason, RunTrigger,
+    SegmentStart, StandingApproval, ToolSpec, Usage,
 };
 pub use item::ModelItem;
 pub use message::{
-    AckOutcome, AlertLevel, ClientMode, ErrorCode, GoodbyeReason, InFlightToolCall, Method,
-    PROTOCOL_VERSION, PodState, PodStatus, QueueEntry, Request, ServerMsg,
+    AckOutcome, AlertLevel, ApprovalAnswer, ClientMode, ErrorCode, GoodbyeReason, InFlightToolCall,
+    Method, PROTOCOL_VERSION, PodCommand, PodState, PodStatus, QueueEntry, Request, ServerMsg,
 };
 pub use pod_event::PodEvent;
-pub use segment::{Segment, flatten_to_text};
+pub use segment::{Segment, flatten_to_text, parse_typed};
 pub use system_item::SystemItem;

@@ -69,8 +69,87 @@ pub enum Method {
     CancelQueued {
         queue_id: u64,
     },
+    /// Answer a pending `approval_request`: the one for `call_id`, or the oldest pending one.
+    /// Acknowledged once the `approval_answer` entry is durable.
+    Approve {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call_id: Option<String>,
+        answer: ApprovalAnswer,
+        /// Why, for `deny`; the model reads it in the call's error result.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// A pod-side command (`/clear`, `/memory TEXT`, `/model NAME`, `/help`), answered with
+    /// `command_done`. A `run` whose text starts with one of these is the same command.
+    Command {
+        name: PodCommand,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        args: String,
+    },
     #[serde(other)]
     Unknown,
+}
+
+/// How a person answers an approval request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalAnswer {
+    Approve,
+    /// Approve, and stop asking for this tool (for `shell`: this command's first word).
+    ApproveAlways,
+    Deny,
+    #[serde(other)]
+    Unknown,
+}
+
+/// The commands the pod itself carries out, so every client (TUI, `send`, scripts) has them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PodCommand {
+    /// Start a new segment: fresh history, a freshly rendered system prompt.
+    Clear,
+    /// Append `* TEXT` to the project's `AGENTS.md`.
+    Memory,
+    /// Switch the model for the next requests (`config_changed`).
+    Model,
+    /// List the commands.
+    Help,
+    #[serde(other)]
+    Unknown,
+}
+
+impl PodCommand {
+    pub const ALL: [PodCommand; 4] = [
+        PodCommand::Clear,
+        PodCommand::Memory,
+        PodCommand::Model,
+        PodCommand::Help,
+    ];
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PodCommand::Clear => "clear",
+            PodCommand::Memory => "memory",
+            PodCommand::Model => "model",
+            PodCommand::Help => "help",
+            PodCommand::Unknown => "unknown",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<PodCommand> {
+        PodCommand::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// `/name args` at the start of `text` (after leading whitespace), if `name` is a pod
+    /// command: how a typed `/clear` reaches the pod through `run`.
+    pub fn parse(text: &str) -> Option<(PodCommand, String)> {
+        let rest = text.trim_start().strip_prefix('/')?;
+        let (name, args) = match rest.split_once(char::is_whitespace) {
+            Some((name, args)) => (name, args.trim()),
+            None => (rest, ""),
+        };
+        Some((PodCommand::from_name(name)?, args.to_string()))
+    }
 }
 
 fn default_true() -> bool {
@@ -95,6 +174,8 @@ impl Method {
             Method::Status => "status",
             Method::ListCompletions { .. } => "list_completions",
             Method::CancelQueued { .. } => "cancel_queued",
+            Method::Approve { .. } => "approve",
+            Method::Command { .. } => "command",
             Method::Unknown => "unknown",
         }
     }
@@ -117,6 +198,8 @@ pub enum PodState {
     Idle,
     Running,
     Paused,
+    /// A tool call waits for a person's approval (`approve`); nothing runs meanwhile.
+    WaitingForApproval,
     Stopping,
     #[serde(other)]
     Unknown,
@@ -128,6 +211,7 @@ impl PodState {
             PodState::Idle => "idle",
             PodState::Running => "running",
             PodState::Paused => "paused",
+            PodState::WaitingForApproval => "waiting_for_approval",
             PodState::Stopping => "stopping",
             PodState::Unknown => "unknown",
         }
@@ -153,6 +237,10 @@ pub enum ErrorCode {
     Stopping,
     /// The log could not be written; nothing was acknowledged.
     StorageFailed,
+    /// `approve` while no approval request is pending (or not the one named).
+    NothingPending,
+    /// The request is valid but not now (e.g. `/clear` while a turn runs).
+    Busy,
     Internal,
     #[serde(other)]
     Unknown,
@@ -224,6 +312,9 @@ pub struct PodStatus {
     pub usage: Usage,
     pub clients: u32,
     pub server_version: String,
+    /// The oldest tool call waiting for a person's answer, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_approval: Option<crate::entry::ApprovalRequest>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -349,6 +440,12 @@ pub enum ServerMsg {
         #[serde(default)]
         truncated: bool,
     },
+    /// The answer to a pod command: what it did, for the person who typed it.
+    CommandDone {
+        id: u64,
+        command: PodCommand,
+        message: String,
+    },
     #[serde(other)]
     Unknown,
 }
@@ -378,6 +475,7 @@ impl ServerMsg {
             | ServerMsg::Context { .. }
             | ServerMsg::StatusReply { .. }
             | ServerMsg::Completions { .. }
+            | ServerMsg::CommandDone { .. }
             | ServerMsg::Unknown => None,
         }
     }
@@ -433,6 +531,20 @@ mod tests {
                 prefix: "src/".into(),
             },
             Method::CancelQueued { queue_id: 4 },
+            Method::Approve {
+                call_id: Some("c1".into()),
+                answer: ApprovalAnswer::Deny,
+                reason: Some("not on main".into()),
+            },
+            Method::Approve {
+                call_id: None,
+                answer: ApprovalAnswer::ApproveAlways,
+                reason: None,
+            },
+            Method::Command {
+                name: PodCommand::Model,
+                args: "gpt-5".into(),
+            },
         ];
         for method in methods {
             assert_ne!(method.name(), "unknown");
@@ -441,6 +553,25 @@ mod tests {
                 method,
             });
         }
+    }
+
+    #[test]
+    fn pod_commands_parse_from_typed_text() {
+        assert_eq!(
+            PodCommand::parse("  /model gpt-5  "),
+            Some((PodCommand::Model, "gpt-5".to_string()))
+        );
+        assert_eq!(
+            PodCommand::parse("/clear"),
+            Some((PodCommand::Clear, String::new()))
+        );
+        assert_eq!(
+            PodCommand::parse("/memory use tabs\nalways"),
+            Some((PodCommand::Memory, "use tabs\nalways".to_string()))
+        );
+        assert_eq!(PodCommand::parse("/deploy now"), None);
+        assert_eq!(PodCommand::parse("clear"), None);
+        assert_eq!(PodCommand::parse("/clearly"), None);
     }
 
     #[test]
@@ -506,6 +637,11 @@ mod tests {
                 queue: queue.clone(),
             },
             ServerMsg::SnapshotEnd { seq: 1 },
+            ServerMsg::CommandDone {
+                id: 3,
+                command: PodCommand::Clear,
+                message: "new segment".into(),
+            },
             ServerMsg::Committed { seq: 2, entry },
             ServerMsg::TextDelta {
                 seq: 3,
@@ -564,6 +700,7 @@ mod tests {
                     usage: Usage::default(),
                     clients: 0,
                     server_version: "0.1.0".into(),
+                    pending_approval: None,
                 },
             },
             ServerMsg::Completions {

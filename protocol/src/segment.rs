@@ -75,9 +75,106 @@ pub fn flatten_to_text(segments: &[Segment]) -> String {
     out
 }
 
+/// Typed text (from `seedpod send`, or a script) as segments: each `@path` that starts a word
+/// becomes a file reference, and text that begins with `/slug` a workflow invocation. `#` is
+/// left alone here: too much pasted text (`#include`, `#[derive]`) starts words with it; the TUI
+/// makes knowledge references explicitly. `flatten_to_text` of the result is `text` again.
+pub fn parse_typed(text: &str) -> Vec<Segment> {
+    if let Some(rest) = text.strip_prefix('/') {
+        let (slug, args) = match rest.split_once(char::is_whitespace) {
+            Some((slug, args)) => (slug, args),
+            None => (rest, ""),
+        };
+        if is_slug(slug) && !args.contains('\n') && args.trim() == args {
+            return vec![Segment::WorkflowInvoke {
+                slug: slug.to_string(),
+                args: args.to_string(),
+            }];
+        }
+    }
+    let mut segments = Vec::new();
+    let mut plain = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('@') {
+        let starts_word = rest[..at].chars().next_back().map_or(
+            plain.is_empty() || plain.ends_with(char::is_whitespace),
+            char::is_whitespace,
+        );
+        let after = &rest[at + 1..];
+        let word_len = after.find(char::is_whitespace).unwrap_or(after.len());
+        // Sentence punctuation after a path belongs to the sentence.
+        let path =
+            after[..word_len].trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '\'', '"']);
+        if !starts_word || path.is_empty() {
+            plain.push_str(&rest[..at + 1]);
+            rest = after;
+            continue;
+        }
+        plain.push_str(&rest[..at]);
+        if !plain.is_empty() {
+            segments.push(Segment::text(std::mem::take(&mut plain)));
+        }
+        segments.push(Segment::FileRef {
+            path: path.to_string(),
+        });
+        rest = &after[path.len()..];
+    }
+    plain.push_str(rest);
+    if !plain.is_empty() || segments.is_empty() {
+        segments.push(Segment::text(plain));
+    }
+    segments
+}
+
+fn is_slug(slug: &str) -> bool {
+    !slug.is_empty()
+        && slug
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_text_becomes_references_and_flattens_back() {
+        let cases = [
+            "look at @src/main.rs, then @notes.txt.",
+            "mail me@example.com about @a",
+            "@only",
+            "no refs at all",
+            "",
+            "an @ alone",
+            "/review fast please",
+            "/not a slug/",
+            "multi\nline @x\n",
+        ];
+        for text in cases {
+            assert_eq!(flatten_to_text(&parse_typed(text)), text, "{text:?}");
+        }
+        assert_eq!(
+            parse_typed("look at @src/main.rs, then"),
+            vec![
+                Segment::text("look at "),
+                Segment::FileRef {
+                    path: "src/main.rs".into()
+                },
+                Segment::text(", then"),
+            ]
+        );
+        assert_eq!(
+            parse_typed("mail me@example.com"),
+            vec![Segment::text("mail me@example.com")]
+        );
+        assert_eq!(
+            parse_typed("/review fast"),
+            vec![Segment::WorkflowInvoke {
+                slug: "review".into(),
+                args: "fast".into()
+            }]
+        );
+    }
 
     #[test]
     fn flatten_joins_every_kind_in_order() {

@@ -82,6 +82,24 @@ pub enum Command {
     Stop { name: Option<String> },
     /// Stop and start a pod (it restores exactly from its log).
     Restart { name: Option<String> },
+    /// Answer the tool call waiting for approval (approve it by default).
+    Approve {
+        name: Option<String>,
+        /// Deny it instead; the model reads REASON in the call's error result.
+        #[arg(long, value_name = "REASON", conflicts_with = "always")]
+        deny: Option<String>,
+        /// Approve it and stop asking for this tool (for shell: commands with this first word).
+        #[arg(long)]
+        always: bool,
+        /// The call to answer (default: the oldest one waiting).
+        #[arg(long, value_name = "CALL_ID")]
+        call: Option<String>,
+    },
+    /// The system prompt: `prompt show [NAME]` renders it layer by layer with each source.
+    Prompt {
+        #[command(subcommand)]
+        command: PromptCommand,
+    },
     /// Configuration: `config show [NAME]` prints the effective settings and where each came from.
     Config {
         #[command(subcommand)]
@@ -98,6 +116,13 @@ pub enum Command {
 pub enum ConfigCommand {
     /// The effective configuration (secrets redacted) of pod NAME, or without NAME of a new pod
     /// started in this directory, each value with the file, variable or flag that set it.
+    Show { name: Option<String> },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PromptCommand {
+    /// The layered system prompt of pod NAME (or of a new pod in this directory), each layer
+    /// with its source, and whether the pod's current segment uses it.
     Show { name: Option<String> },
 }
 
@@ -140,6 +165,10 @@ pub struct PodConfigArgs {
     /// Script for the scripted provider (JSON lines, one response per line).
     #[arg(long)]
     pub script: Option<PathBuf>,
+    /// Session instructions for a new pod: TEXT, or @FILE to read them from a file. A layer of
+    /// every segment's system prompt.
+    #[arg(long, value_name = "TEXT|@FILE")]
+    pub instructions: Option<String>,
 }
 
 #[derive(Debug, Args)]

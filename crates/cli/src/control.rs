@@ -65,6 +65,7 @@ pub async fn restart(home: &Home, name: &str) -> Result<()> {
         temperature: None,
         max_tokens: None,
         script: None,
+        instructions: None,
     };
     start::start_named(home, name, &meta.cwd, &config).await?;
     println!("{name}");

@@ -1,6 +1,8 @@
 //! One-line human summaries of entries and events for `history`, `events` and `send`.
 
-use seedpod_protocol::{Entry, EntryKind, ModelItem, QueuedItem, ServerMsg, SystemItem};
+use seedpod_protocol::{
+    ApprovalDecision, Entry, EntryKind, ModelItem, QueuedItem, ServerMsg, SystemItem,
+};
 
 /// Longest tool output shown on one line before it is cut.
 const PREVIEW_CHARS: usize = 200;
@@ -71,6 +73,23 @@ pub fn entry_summary(kind: &EntryKind) -> String {
             "usage: {} in, {} out",
             usage.input_tokens, usage.output_tokens
         ),
+        EntryKind::ApprovalRequest(request) => {
+            format!("approval requested: {}", preview(&request.summary))
+        }
+        EntryKind::ApprovalAnswer { call_id, decision } => match decision {
+            ApprovalDecision::Approve => format!("approved {call_id}"),
+            ApprovalDecision::ApproveAlways(standing) => format!(
+                "approved {call_id}, and from now on {}{}",
+                standing.tool,
+                standing
+                    .prefix
+                    .as_ref()
+                    .map(|p| format!(" `{p} …`"))
+                    .unwrap_or_default()
+            ),
+            ApprovalDecision::Deny { reason } => format!("denied {call_id}: {}", preview(reason)),
+            ApprovalDecision::Unknown => format!("answered {call_id} (in an unknown way)"),
+        },
         EntryKind::ConfigChanged { model } => {
             format!("model set to {}/{}", model.provider.as_str(), model.model)
         }
@@ -123,6 +142,7 @@ pub fn event_line(msg: &ServerMsg) -> Option<String> {
         ServerMsg::SnapshotEnd { .. } => Some("== live".into()),
         ServerMsg::Goodbye { message, .. } => Some(format!("== goodbye: {message}")),
         ServerMsg::Error { message, .. } => Some(format!("!! error: {message}")),
+        ServerMsg::CommandDone { message, .. } => Some(format!("-- {message}")),
         ServerMsg::InFlight { .. }
         | ServerMsg::TextDelta { .. }
         | ServerMsg::ThinkingDelta { .. }

@@ -1,5 +1,6 @@
 //! The `seedpod` command: parses flags, wires the crates, nothing else (DESIGN §2).
 
+mod approve;
 mod args;
 mod attach;
 mod control;
@@ -9,9 +10,11 @@ mod exit;
 mod format;
 mod logfile;
 mod pods;
+mod prompt;
 mod redact;
 mod send;
 mod serve;
+mod session;
 mod settings;
 mod show;
 mod start;
@@ -22,7 +25,7 @@ use clap::Parser;
 use seedpod_client::Home;
 use seedpod_protocol::Method;
 
-use crate::args::{Cli, Command, ConfigCommand, PodCommand};
+use crate::args::{Cli, Command, ConfigCommand, PodCommand, PromptCommand};
 
 fn main() {
     let cli = Cli::parse();
@@ -99,6 +102,15 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
         Command::Cancel { name } => control::simple(&home, &existing(name)?, Method::Cancel).await,
         Command::Stop { name } => control::stop(&home, &existing(name)?).await,
         Command::Restart { name } => control::restart(&home, &existing(name)?).await,
+        Command::Approve {
+            name,
+            deny,
+            always,
+            call,
+        } => approve::approve(&home, &existing(name)?, deny, always, call).await,
+        Command::Prompt {
+            command: PromptCommand::Show { name },
+        } => prompt::show(&home, name.as_deref()),
         Command::Config {
             command: ConfigCommand::Show { name },
         } => settings::show_config(&home, name.as_deref()),

@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::Result;
 use seedpod_client::Home;
 use seedpod_protocol::{
-    AckOutcome, ClientMode, EntryKind, Method, ModelItem, RunEndReason, Segment, ServerMsg,
+    AckOutcome, ClientMode, EntryKind, Method, ModelItem, RunEndReason, ServerMsg,
 };
 
 use crate::exit::Exit;
@@ -30,7 +30,7 @@ pub async fn send(home: &Home, name: &str, text: String, json: bool, no_wait: bo
     }
     let run_id = conn
         .send(Method::Run {
-            segments: vec![Segment::text(text)],
+            segments: seedpod_protocol::parse_typed(&text),
         })
         .await?;
     let mut follow = Follow {
@@ -80,6 +80,15 @@ pub async fn send(home: &Home, name: &str, text: String, json: bool, no_wait: bo
                         return done;
                     }
                 }
+            }
+            // A pod command (`/clear`, `/memory`, `/model`, `/help`): its answer is the result.
+            ServerMsg::CommandDone { id, message, .. } if *id == run_id => {
+                if json {
+                    println!("{line}");
+                } else {
+                    println!("{message}");
+                }
+                return Ok(());
             }
             ServerMsg::Error {
                 id: Some(id),

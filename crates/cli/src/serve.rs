@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Result;
 use seedpod_client::Home;
 use seedpod_config::{Effective, Logging, Rotation};
-use seedpod_engine::{RetryPolicy, ToolRegistry};
+use seedpod_engine::RetryPolicy;
 use seedpod_pod::providers::{ApiKeyVar, ProviderSettings};
 use seedpod_pod::{ServeOptions, serve};
 use tracing_subscriber::EnvFilter;
@@ -17,7 +17,7 @@ use crate::exit::Exit;
 use crate::logfile::{RotatingFile, RotationPolicy};
 use crate::pods::canonical_cwd;
 use crate::redact::RedactingWriter;
-use crate::settings;
+use crate::{session, settings};
 
 const BYTES_PER_MB: u64 = 1024 * 1024;
 
@@ -36,14 +36,18 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
     // Before logging exists, errors go to stderr, which `seedpod start` shows on failure.
     let eff = settings::resolve(&home, &cwd, &args.config, existing.as_ref())?;
     let _guard = init_logging(&home, &args.name, &eff.logging)?;
+    let pod = session::build(&home, &cwd, &eff)?;
+    let instructions = session::instructions(args.config.instructions.as_deref())?;
     let opts = ServeOptions {
         name: args.name.clone(),
         home,
         cwd,
         config: settings::pod_config(&eff),
-        tools: ToolRegistry::new(),
+        tools: pod.tools,
         max_iterations: args.max_iterations,
         settings: provider_settings(&eff),
+        session: pod.session,
+        instructions,
     };
     let ready_line = args.ready_line;
     let runtime = tokio::runtime::Builder::new_multi_thread()

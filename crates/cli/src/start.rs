@@ -50,6 +50,7 @@ pub async fn start_named(
             ("--model", config.model.is_some()),
             ("--temperature", config.temperature.is_some()),
             ("--max-tokens", config.max_tokens.is_some()),
+            ("--instructions", config.instructions.is_some()),
         ]
         .into_iter()
         .filter_map(|(flag, given)| given.then_some(flag))
@@ -123,6 +124,19 @@ pub async fn start_named(
     }
     if let Some(max_tokens) = config.max_tokens {
         cmd.arg("--max-tokens").arg(max_tokens.to_string());
+    }
+    if let Some(instructions) = &config.instructions {
+        // The pod process reads `@FILE` itself; it runs elsewhere, so the path is made absolute.
+        let arg = match instructions.strip_prefix('@') {
+            Some(file) => {
+                let path = Path::new(file).canonicalize().map_err(|e| {
+                    Exit::usage(format!("--instructions @{file}: cannot read it: {e}"))
+                })?;
+                format!("@{}", path.display())
+            }
+            None => instructions.clone(),
+        };
+        cmd.arg("--instructions").arg(arg);
     }
     if let Some(script) = &config.script {
         let script = script.canonicalize().map_err(|e| {

@@ -200,7 +200,8 @@ pub fn reply_id(msg: &ServerMsg) -> Option<u64> {
         | ServerMsg::History { id, .. }
         | ServerMsg::Context { id, .. }
         | ServerMsg::StatusReply { id, .. }
-        | ServerMsg::Completions { id, .. } => Some(*id),
+        | ServerMsg::Completions { id, .. }
+        | ServerMsg::CommandDone { id, .. } => Some(*id),
         ServerMsg::Error { id, .. } => *id,
         ServerMsg::Welcome { .. }
         | ServerMsg::Incompatible { .. }

@@ -7,6 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::agent::{
+    Approvals, GuardMode, InputSettings, ScopeSettings, ShellSettings, SystemPromptSettings,
+};
 use crate::error::ConfigError;
 use crate::file::{self, CONFIG_FILE, ConfigFile, LogLevel, PROJECT_DIR, ProviderChoice, Rotation};
 use crate::source::{Setting, Source, layer_opt};
@@ -17,6 +20,10 @@ pub const MODEL_ENV: &str = "SEEDPOD_MODEL";
 pub const OPENAI_BASE_URL_ENV: &str = "OPENAI_BASE_URL";
 /// The pod log's level (overrides `[logging] level`).
 pub const LOG_ENV: &str = "SEEDPOD_LOG";
+/// The input guard's mode (overrides `[input] guard`).
+pub const INPUT_GUARD_ENV: &str = "SEEDPOD_INPUT_GUARD";
+/// The home directory, for a leading `~` in `[scope]` paths.
+pub const HOME_ENV: &str = "HOME";
 pub const ANTHROPIC_KEY_ENV: &str = "ANTHROPIC_API_KEY";
 pub const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
 
@@ -102,6 +109,11 @@ pub struct Effective {
     pub timeouts: Timeouts,
     pub retry: Retry,
     pub logging: Logging,
+    pub approvals: Approvals,
+    pub scope: ScopeSettings,
+    pub shell: ShellSettings,
+    pub system_prompt: SystemPromptSettings,
+    pub input: InputSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
 }
@@ -141,6 +153,8 @@ impl Effective {
         }
         eff.apply_env(inputs.env, inputs.flags.provider)?;
         eff.apply_flags(inputs.flags.clone());
+        let home = (inputs.env)(HOME_ENV).map(PathBuf::from);
+        eff.scope.expand_home(home.as_deref())?;
         eff.validate()?;
         Ok(eff)
     }
@@ -171,6 +185,13 @@ impl Effective {
                 max_size_mb: Setting::default(DEFAULT_LOG_MAX_SIZE_MB),
                 keep_days: Setting::default(DEFAULT_LOG_KEEP_DAYS),
             },
+            approvals: Approvals::defaults(),
+            scope: ScopeSettings::defaults(),
+            shell: ShellSettings::defaults(),
+            system_prompt: SystemPromptSettings {
+                identity_file: None,
+            },
+            input: InputSettings::defaults(),
             layers: Vec::new(),
         }
     }
@@ -211,6 +232,21 @@ impl Effective {
             self.logging.max_size_mb.layer(l.max_size_mb, source);
             self.logging.keep_days.layer(l.keep_days, source);
         }
+        if let Some(a) = file.approvals {
+            self.approvals.layer(a, source);
+        }
+        if let Some(s) = file.scope {
+            self.scope.layer(s, source);
+        }
+        if let Some(s) = file.shell {
+            self.shell.layer(s, source);
+        }
+        if let Some(p) = file.system_prompt {
+            self.system_prompt.layer(p, &dir, source);
+        }
+        if let Some(i) = file.input {
+            self.input.layer(i, source);
+        }
     }
 
     /// `flag_provider` decides whether `OPENAI_BASE_URL` applies, before the flags are layered.
@@ -237,6 +273,15 @@ impl Effective {
                 reason: "is not a level; use error, warn, info, debug or trace".into(),
             })?;
             self.logging.level = Setting::new(level, Source::Env(LOG_ENV));
+        }
+        if let Some(value) = env(INPUT_GUARD_ENV) {
+            let guard = GuardMode::parse(&value).ok_or_else(|| ConfigError::Invalid {
+                key: "input.guard",
+                value: value.clone(),
+                origin: Source::Env(INPUT_GUARD_ENV),
+                reason: "is not a guard mode; use off, log, warn or block".into(),
+            })?;
+            self.input.guard = Setting::new(guard, Source::Env(INPUT_GUARD_ENV));
         }
         // OPENAI_BASE_URL is the OpenAI SDKs' convention; it only means something for that provider.
         let provider = flag_provider.or(self.provider.as_ref().map(|p| p.value));
@@ -317,7 +362,8 @@ impl Effective {
     /// An existing pod keeps what it was created with: the request-shaping settings (they are
     /// in its log, so a restore is byte-identical) and its endpoint and script — unless a flag
     /// names a new endpoint or script (the server moved). Files and the environment still set
-    /// the operational keys: key variable, timeouts, retry and logging.
+    /// the operational keys: key variable, timeouts, retry, logging and the agent's settings
+    /// (approvals, scope, shell, system prompt, input).
     pub fn keep_recorded(&mut self, recorded: Recorded) {
         let source = Source::Recorded;
         let setting = |value| Setting::new(value, source.clone());
@@ -334,22 +380,14 @@ impl Effective {
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
-        fn bad<T: std::fmt::Display>(
-            key: &'static str,
-            s: &Setting<T>,
-            reason: &str,
-        ) -> ConfigError {
-            ConfigError::Invalid {
-                key,
-                value: s.value.to_string(),
-                origin: s.source.clone(),
-                reason: reason.to_owned(),
-            }
-        }
         if let Some(t) = &self.temperature
             && !(t.value.is_finite() && (0.0..=MAX_TEMPERATURE).contains(&t.value))
         {
-            return Err(bad("temperature", t, "must be between 0 and 2"));
+            return Err(ConfigError::invalid(
+                "temperature",
+                t,
+                "must be between 0 and 2",
+            ));
         }
         for (key, value) in [
             ("max_tokens", &self.max_tokens),
@@ -358,23 +396,27 @@ impl Effective {
             if let Some(v) = value
                 && v.value == 0
             {
-                return Err(bad(key, v, "must be at least 1"));
+                return Err(ConfigError::invalid(key, v, "must be at least 1"));
             }
         }
         if let Some(m) = &self.model
             && m.value.trim().is_empty()
         {
-            return Err(bad("model", m, "must not be empty"));
+            return Err(ConfigError::invalid("model", m, "must not be empty"));
         }
         if let Some(url) = &self.base_url
             && !(url.value.starts_with("http://") || url.value.starts_with("https://"))
         {
-            return Err(bad("base_url", url, "must start with http:// or https://"));
+            return Err(ConfigError::invalid(
+                "base_url",
+                url,
+                "must start with http:// or https://",
+            ));
         }
         if let Some(var) = &self.api_key_env
             && !is_env_var_name(&var.value)
         {
-            return Err(bad(
+            return Err(ConfigError::invalid(
                 "api_key_env",
                 var,
                 "must be the NAME of an environment variable (letters, digits, _), not the key itself",
@@ -387,31 +429,32 @@ impl Effective {
             ("logging.max_size_mb", &self.logging.max_size_mb),
         ] {
             if value.value == 0 {
-                return Err(bad(key, value, "must be at least 1"));
+                return Err(ConfigError::invalid(key, value, "must be at least 1"));
             }
         }
         if self.retry.max_delay_ms.value < self.retry.base_delay_ms.value {
-            return Err(bad(
+            return Err(ConfigError::invalid(
                 "retry.max_delay_ms",
                 &self.retry.max_delay_ms,
                 "must not be below retry.base_delay_ms",
             ));
         }
         if self.retry.max_retries.value > MAX_RETRIES_LIMIT {
-            return Err(bad(
+            return Err(ConfigError::invalid(
                 "retry.max_retries",
                 &self.retry.max_retries,
                 "is too many (at most 10): a provider that needs more is down",
             ));
         }
         if self.logging.keep_days.value == 0 {
-            return Err(bad(
+            return Err(ConfigError::invalid(
                 "logging.keep_days",
                 &self.logging.keep_days,
                 "must be at least 1",
             ));
         }
-        Ok(())
+        self.shell.validate()?;
+        self.input.validate()
     }
 }
 

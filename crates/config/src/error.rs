@@ -1,6 +1,6 @@
 use std::path::{Path, PathBuf};
 
-use crate::source::Source;
+use crate::source::{Setting, Source};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -26,6 +26,20 @@ impl ConfigError {
         ConfigError::Io {
             path: path.to_path_buf(),
             source,
+        }
+    }
+
+    /// `setting`'s value, from its layer, is not acceptable for `key` because of `reason`.
+    pub fn invalid<T: std::fmt::Display>(
+        key: &'static str,
+        setting: &Setting<T>,
+        reason: &str,
+    ) -> Self {
+        ConfigError::Invalid {
+            key,
+            value: setting.value.to_string(),
+            origin: setting.source.clone(),
+            reason: reason.to_owned(),
         }
     }
 }

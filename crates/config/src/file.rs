@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::agent::{ApprovalsFile, InputFile, ScopeFile, ShellFile, SystemPromptFile};
 use crate::error::ConfigError;
 
 /// The file name in the config dir and in a project's `.seedpod/` directory.
@@ -133,6 +134,11 @@ pub struct ConfigFile {
     pub timeouts: Option<TimeoutsFile>,
     pub retry: Option<RetryFile>,
     pub logging: Option<LoggingFile>,
+    pub approvals: Option<ApprovalsFile>,
+    pub scope: Option<ScopeFile>,
+    pub shell: Option<ShellFile>,
+    pub system_prompt: Option<SystemPromptFile>,
+    pub input: Option<InputFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -210,6 +216,7 @@ fn explain(err: &toml::de::Error, text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::{GuardMode, Policy};
 
     fn parse_str(text: &str) -> Result<ConfigFile, ConfigError> {
         parse(Path::new("/x/config.toml"), text)
@@ -243,6 +250,31 @@ file = "custom.log"
 rotation = "size"
 max_size_mb = 20
 keep_days = 3
+
+[approvals]
+read_file = "allow"
+write_file = "ask"
+edit_file = "ask"
+list_dir = "allow"
+glob = "allow"
+grep = "allow"
+shell = "deny"
+
+[scope]
+read = ["~/notes"]
+write = []
+deny = [".env", "secrets"]
+
+[shell]
+timeout_secs = 120
+max_timeout_secs = 600
+
+[system_prompt]
+identity_file = "identity.md"
+
+[input]
+guard = "block"
+max_message_chars = 32000
 "#,
         )
         .unwrap();
@@ -253,6 +285,16 @@ keep_days = 3
         assert_eq!(logging.level, Some(LogLevel::Debug));
         assert_eq!(logging.rotation, Some(Rotation::Size));
         assert_eq!(file.timeouts.unwrap().idle_read_ms, Some(90_000));
+        let approvals = file.approvals.unwrap();
+        assert_eq!(approvals.write_file, Some(Policy::Ask));
+        assert_eq!(approvals.shell, Some(Policy::Deny));
+        let scope = file.scope.unwrap();
+        assert_eq!(scope.write, Some(Vec::new()));
+        assert_eq!(scope.deny.unwrap().len(), 2);
+        assert_eq!(file.shell.unwrap().max_timeout_secs, Some(600));
+        let identity = file.system_prompt.unwrap().identity_file;
+        assert_eq!(identity.as_deref(), Some(Path::new("identity.md")));
+        assert_eq!(file.input.unwrap().guard, Some(GuardMode::Block));
     }
 
     #[test]

@@ -8,14 +8,19 @@
 //! at request time — request-shaping settings reach the model only through the pod's log
 //! (DESIGN §1), which the pod writes from what this crate resolves when it creates a segment.
 //!
-//! Start reading at `effective.rs`.
+//! Start reading at `effective.rs`; `agent.rs` holds the settings that govern the agent inside a
+//! pod (tool approvals and scope, shell limits, identity, input guard).
 
+pub mod agent;
 pub mod effective;
 pub mod error;
 pub mod file;
 pub mod show;
 pub mod source;
 
+pub use agent::{
+    Approvals, GuardMode, InputSettings, Policy, ScopeSettings, ShellSettings, SystemPromptSettings,
+};
 pub use effective::{
     Effective, Inputs, KeyRequirement, Logging, Overrides, Recorded, Retry, Timeouts,
     default_model, process_env,

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use crate::agent::Policy;
 use crate::effective::Effective;
 use crate::source::{Setting, Source};
 
@@ -129,7 +130,48 @@ pub fn render(eff: &Effective, title: &str, env: &dyn Fn(&str) -> Option<String>
     );
     num(&mut out, "max_size_mb", &eff.logging.max_size_mb);
     num(&mut out, "keep_days", &eff.logging.keep_days);
+    agent_sections(&mut out, eff);
     out
+}
+
+/// `[approvals]`, `[scope]`, `[shell]`, `[system_prompt]` and `[input]`.
+fn agent_sections(out: &mut String, eff: &Effective) {
+    out.push_str("\n[approvals]\n");
+    for (tool, policy) in eff.approvals.all() {
+        let note = match policy.value {
+            Policy::Deny => format!("{}; not offered to the model", policy.source),
+            Policy::Allow | Policy::Ask => policy.source.to_string(),
+        };
+        line_with(out, tool, &quote(policy.value.as_str()), &note);
+    }
+    out.push_str("\n[scope]\n");
+    for (key, list) in [
+        ("read", &eff.scope.read),
+        ("write", &eff.scope.write),
+        ("deny", &eff.scope.deny),
+    ] {
+        let paths: Vec<String> = list
+            .value
+            .iter()
+            .map(|p| quote(&p.display().to_string()))
+            .collect();
+        line(out, key, &format!("[{}]", paths.join(", ")), &list.source);
+    }
+    out.push_str("\n[shell]\n");
+    num(out, "timeout_secs", &eff.shell.timeout_secs);
+    num(out, "max_timeout_secs", &eff.shell.max_timeout_secs);
+    out.push_str("\n[system_prompt]\n");
+    opt(
+        out,
+        "identity_file",
+        &eff.system_prompt.identity_file,
+        |p| quote(&p.display().to_string()),
+        "the built-in identity",
+    );
+    out.push_str("\n[input]\n");
+    let guard = &eff.input.guard;
+    line(out, "guard", &quote(guard.value.as_str()), &guard.source);
+    num(out, "max_message_chars", &eff.input.max_message_chars);
 }
 
 fn line(out: &mut String, key: &str, value: &str, source: &Source) {

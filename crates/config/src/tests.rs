@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use crate::effective::{ANTHROPIC_KEY_ENV, OPENAI_BASE_URL_ENV, OPENAI_KEY_ENV};
 use crate::*;
 
+mod agent;
+
 struct Fixture {
     _dir: tempfile::TempDir,
     config_dir: PathBuf,
@@ -299,6 +301,25 @@ fn show_output_is_a_valid_config_file() {
     fx.flags.provider = Some(ProviderChoice::Anthropic);
     fx.flags.temperature = Some(1.0);
     fx.flags.script = Some(Path::new("/tmp/a \"quoted\" script.jsonl").to_path_buf());
+    fx.env("HOME", "/home/u");
+    fx.project_file(
+        r#"
+[approvals]
+shell = "deny"
+grep = "ask"
+[scope]
+read = ["~/notes", "docs/a \"b\".md"]
+deny = [".env", "secrets"]
+[shell]
+timeout_secs = 5
+max_timeout_secs = 50
+[system_prompt]
+identity_file = "identity.md"
+[input]
+guard = "block"
+max_message_chars = 1000
+"#,
+    );
     let eff = fx.resolve().unwrap();
     let text = show::render(&eff, "x", &|_: &str| None);
     assert!(text.contains("NOT SET"), "{text}");
@@ -311,4 +332,34 @@ fn show_output_is_a_valid_config_file() {
         Some(Path::new("/tmp/a \"quoted\" script.jsonl"))
     );
     assert_eq!(file.retry.unwrap().max_retries, Some(3));
+    assert_eq!(file.approvals.unwrap().shell, Some(Policy::Deny));
+
+    // Resolved from the shown text alone, the agent's settings are the same values.
+    let again = Fixture::new();
+    again.user_file(&text);
+    let shown = again.resolve().unwrap();
+    let values = |eff: &Effective| {
+        (
+            eff.approvals
+                .all()
+                .into_iter()
+                .map(|(tool, p)| (tool, p.value))
+                .collect::<Vec<_>>(),
+            [&eff.scope.read, &eff.scope.write, &eff.scope.deny].map(|l| l.value.clone()),
+            (
+                eff.shell.timeout_secs.value,
+                eff.shell.max_timeout_secs.value,
+            ),
+            eff.system_prompt.identity_file.clone().map(|i| i.value),
+            (eff.input.guard.value, eff.input.max_message_chars.value),
+        )
+    };
+    assert_eq!(values(&shown), values(&eff));
+    assert_eq!(
+        eff.scope.read.value,
+        [
+            PathBuf::from("/home/u/notes"),
+            PathBuf::from("docs/a \"b\".md")
+        ]
+    );
 }

@@ -21,6 +21,16 @@ pub struct PreparedRequest {
     pub iteration: u32,
 }
 
+/// Whether a tool call may run, as the host's policy (and perhaps a person) decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Authorization {
+    Allowed,
+    /// Not run; the model reads `reason` as the call's error result.
+    Denied {
+        reason: String,
+    },
+}
+
 /// The log failed (or the host stopped this run); the run must stop without committing more.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -38,4 +48,15 @@ pub trait RunHost: Send {
 
     /// Append one entry to the log and then to history; returns once durable-in-order.
     fn commit(&mut self, kind: EntryKind) -> impl Future<Output = Result<(), HostError>> + Send;
+
+    /// May `call` run? Asked for each call, in call order, before any of them runs. A host whose
+    /// policy asks a person commits the request and returns only once the answer is committed,
+    /// so this may wait for as long as it takes. Hosts without a policy allow everything.
+    fn authorize(
+        &mut self,
+        call: &PendingCall,
+    ) -> impl Future<Output = Result<Authorization, HostError>> + Send {
+        let _ = call;
+        async { Ok(Authorization::Allowed) }
+    }
 }

@@ -39,7 +39,7 @@ pub mod turn;
 pub mod testing;
 
 pub use anthropic::{AnthropicConfig, AnthropicProvider};
-pub use host::{HostError, PreparedRequest, RunHost};
+pub use host::{Authorization, HostError, PreparedRequest, RunHost};
 pub use http::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_READ_TIMEOUT, ProviderSetupError};
 pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use pending::{PendingCall, unanswered_tool_calls};

@@ -24,8 +24,8 @@ use seedpod_protocol::{
 };
 use tokio::sync::Notify;
 
-use crate::host::{HostError, PreparedRequest, RunHost};
-use crate::pending::unanswered_tool_calls;
+use crate::host::{Authorization, HostError, PreparedRequest, RunHost};
+use crate::pending::{PendingCall, unanswered_tool_calls};
 use crate::provider::{Context, Provider, ProviderEvent};
 use crate::tool::{Tool, ToolOutput, ToolRegistry};
 
@@ -63,6 +63,10 @@ pub struct MemoryHost {
     /// loop that ignored the failure would show up in `log`).
     pub fail_commit: Option<usize>,
     pub commit_attempts: usize,
+    /// Calls of these tools are denied by `authorize`, with the reason `denied: NAME`.
+    pub deny_tools: Vec<String>,
+    /// Every call id `authorize` was asked about, in order.
+    pub authorized: Vec<String>,
 }
 
 impl MemoryHost {
@@ -79,6 +83,8 @@ impl MemoryHost {
             iterations: 0,
             fail_commit: None,
             commit_attempts: 0,
+            deny_tools: Vec::new(),
+            authorized: Vec::new(),
         }
     }
 
@@ -140,6 +146,8 @@ impl MemoryHost {
             | EntryKind::ConfigChanged { .. }
             | EntryKind::Queued { .. }
             | EntryKind::Dequeued { .. }
+            | EntryKind::ApprovalRequest(_)
+            | EntryKind::ApprovalAnswer { .. }
             | EntryKind::Unknown => {}
         }
     }
@@ -171,6 +179,16 @@ impl RunHost for MemoryHost {
         }
         self.record(kind);
         Ok(())
+    }
+
+    async fn authorize(&mut self, call: &PendingCall) -> Result<Authorization, HostError> {
+        self.authorized.push(call.call_id.clone());
+        if self.deny_tools.contains(&call.name) {
+            return Ok(Authorization::Denied {
+                reason: format!("denied: {}", call.name),
+            });
+        }
+        Ok(Authorization::Allowed)
     }
 }
 

@@ -13,12 +13,12 @@
 use futures::future::join_all;
 use seedpod_protocol::{EntryKind, FinishReason, RunEndReason};
 
-use crate::host::{HostError, RunHost};
+use crate::host::{Authorization, HostError, RunHost};
 use crate::pending::PendingCall;
 use crate::provider::{Provider, ProviderError};
 use crate::response::Response;
 use crate::retry::{Jitter, RetryPolicy, request_with_retries};
-use crate::tool::ToolRegistry;
+use crate::tool::{ToolOutput, ToolRegistry};
 
 /// Model requests allowed in one run unless configured otherwise: enough for real multi-step tool
 /// work, small enough that a model stuck in a tool loop stops before burning much.
@@ -123,17 +123,28 @@ async fn request<H: RunHost>(
     request_with_retries(host, provider, body, policy, jitter).await
 }
 
-/// Run `calls` concurrently, then commit their results in call order, whatever order they
-/// finished in, so the log (and replay) never depends on timing.
+/// Ask the host about each call in call order (an approval waits here), then run the allowed
+/// ones concurrently and commit every result in call order, whatever order they finished in, so
+/// the log (and replay) never depends on timing.
 async fn answer<H: RunHost>(
     host: &mut H,
     tools: &ToolRegistry,
     calls: &[PendingCall],
 ) -> Result<(), HostError> {
+    let mut decisions = Vec::with_capacity(calls.len());
+    for call in calls {
+        decisions.push(host.authorize(call).await?);
+    }
     let outputs = join_all(
         calls
             .iter()
-            .map(|call| tools.call(&call.name, &call.arguments)),
+            .zip(decisions)
+            .map(|(call, decision)| async move {
+                match decision {
+                    Authorization::Allowed => tools.call(&call.name, &call.arguments).await,
+                    Authorization::Denied { reason } => ToolOutput::error(reason),
+                }
+            }),
     )
     .await;
     for (call, output) in calls.iter().zip(outputs) {

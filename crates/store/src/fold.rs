@@ -13,8 +13,8 @@
 use std::collections::HashSet;
 
 use seedpod_protocol::{
-    Entry, EntryKind, ModelConfig, ModelItem, QueueEntry, RunTrigger, SegmentStart, SystemItem,
-    ToolSpec, Usage,
+    ApprovalDecision, ApprovalRequest, Entry, EntryKind, ModelConfig, ModelItem, QueueEntry,
+    RunTrigger, SegmentStart, StandingApproval, SystemItem, ToolSpec, Usage,
 };
 
 /// Why a sequence of entries does not fold. Each variant names the entry's `seq`.
@@ -58,6 +58,18 @@ pub struct SegmentState {
     pub next_queue_id: u64,
     /// `turn_end` entries since the open run started (the iteration cap counts these).
     pub iterations_in_run: u32,
+    /// Approval requests of the open run, answered or not, in request order. A run's end
+    /// closes them all (a cancelled run's pending request is no longer pending).
+    pub approvals: Vec<ApprovalState>,
+    /// `approve_always` answers: calls they cover run without asking.
+    pub standing_approvals: Vec<StandingApproval>,
+}
+
+/// One approval request and, once given, its answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalState {
+    pub request: ApprovalRequest,
+    pub decision: Option<ApprovalDecision>,
 }
 
 impl SegmentState {
@@ -91,6 +103,8 @@ impl SegmentState {
             next_seq: 1,
             next_queue_id: 1,
             iterations_in_run: 0,
+            approvals: Vec::new(),
+            standing_approvals: start.standing_approvals.clone(),
         }
     }
 
@@ -138,7 +152,10 @@ impl SegmentState {
             EntryKind::TurnEnd { .. } => {
                 self.iterations_in_run = self.iterations_in_run.saturating_add(1);
             }
-            EntryKind::RunEnd { .. } => self.open_run = None,
+            EntryKind::RunEnd { .. } => {
+                self.open_run = None;
+                self.approvals.clear();
+            }
             EntryKind::Usage(usage) => add_usage(&mut self.usage, usage),
             EntryKind::ConfigChanged { model } => self.model = model.clone(),
             EntryKind::Queued { queue_id, item } => {
@@ -149,6 +166,26 @@ impl SegmentState {
                 self.next_queue_id = self.next_queue_id.max(queue_id.saturating_add(1));
             }
             EntryKind::Dequeued { queue_id, .. } => self.remove_pending(Some(*queue_id)),
+            EntryKind::ApprovalRequest(request) => self.approvals.push(ApprovalState {
+                request: request.clone(),
+                decision: None,
+            }),
+            EntryKind::ApprovalAnswer { call_id, decision } => {
+                // An answer to a request that is not open is bookkeeping about nothing; like a
+                // dequeue of an unknown id it cannot change what the model sees.
+                if let Some(approval) = self
+                    .approvals
+                    .iter_mut()
+                    .find(|a| &a.request.call_id == call_id && a.decision.is_none())
+                {
+                    approval.decision = Some(decision.clone());
+                }
+                if let ApprovalDecision::ApproveAlways(standing) = decision
+                    && !self.standing_approvals.contains(standing)
+                {
+                    self.standing_approvals.push(standing.clone());
+                }
+            }
         }
         self.next_seq += 1;
         Ok(())
@@ -187,6 +224,19 @@ impl SegmentState {
                 (call_id.to_owned(), name.to_owned(), arguments.to_owned())
             })
             .collect()
+    }
+
+    /// The oldest approval request still waiting for an answer.
+    pub fn pending_approval(&self) -> Option<&ApprovalRequest> {
+        self.approvals
+            .iter()
+            .find(|a| a.decision.is_none())
+            .map(|a| &a.request)
+    }
+
+    /// The request for `call_id` in the open run, answered or not.
+    pub fn approval(&self, call_id: &str) -> Option<&ApprovalState> {
+        self.approvals.iter().find(|a| a.request.call_id == call_id)
     }
 
     fn remove_pending(&mut self, queue_id: Option<u64>) {

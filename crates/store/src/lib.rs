@@ -26,7 +26,7 @@ mod validate;
 pub mod writer;
 
 pub use error::StoreError;
-pub use fold::{FoldError, SegmentState};
+pub use fold::{ApprovalState, FoldError, SegmentState};
 pub use meta::{
     META_FILE, PodConfig, PodMeta, SEGMENTS_DIR, load_meta, new_segment_id, save_meta, segment_path,
 };

@@ -46,6 +46,10 @@ pub struct PodMeta {
     pub config: PodConfig,
     /// Unix milliseconds when the pod was created.
     pub created_ms: u64,
+    /// Session instructions given at creation (`start --instructions`): a layer of every
+    /// segment's system prompt, so a `/clear` keeps them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
 }
 
 /// How the pod reaches its model.

@@ -322,3 +322,81 @@ fn replay_of_a_realistic_run() {
     assert_eq!(state.usage.input_tokens, 120);
     assert!(state.unanswered_tool_calls().is_empty());
 }
+
+fn approval_request(call_id: &str) -> EntryKind {
+    EntryKind::ApprovalRequest(seedpod_protocol::ApprovalRequest {
+        call_id: call_id.into(),
+        tool: "shell".into(),
+        arguments: r#"{"command":"cargo test"}"#.into(),
+        summary: "shell: cargo test".into(),
+        prefix: Some("cargo".into()),
+    })
+}
+
+fn approval_answer(call_id: &str, decision: seedpod_protocol::ApprovalDecision) -> EntryKind {
+    EntryKind::ApprovalAnswer {
+        call_id: call_id.into(),
+        decision,
+    }
+}
+
+#[test]
+fn an_unanswered_approval_request_is_pending_until_answered() {
+    use seedpod_protocol::ApprovalDecision;
+    let mut fold = Fold::new();
+    fold.ok(EntryKind::RunStart {
+        trigger: RunTrigger::User,
+    })
+    .ok(tool_call("a"))
+    .ok(approval_request("a"));
+    assert_eq!(
+        fold.0.pending_approval().map(|r| r.call_id.as_str()),
+        Some("a")
+    );
+    fold.ok(approval_answer("a", ApprovalDecision::Approve));
+    assert_eq!(fold.0.pending_approval(), None);
+    assert_eq!(
+        fold.0.approval("a").and_then(|a| a.decision.clone()),
+        Some(ApprovalDecision::Approve)
+    );
+    // A second answer to an answered request changes nothing.
+    fold.ok(approval_answer(
+        "a",
+        ApprovalDecision::Deny {
+            reason: "late".into(),
+        },
+    ));
+    assert_eq!(
+        fold.0.approval("a").and_then(|a| a.decision.clone()),
+        Some(ApprovalDecision::Approve)
+    );
+}
+
+#[test]
+fn run_end_closes_pending_approvals_but_standing_ones_stay() {
+    use seedpod_protocol::{ApprovalDecision, StandingApproval};
+    let cargo = StandingApproval {
+        tool: "shell".into(),
+        prefix: Some("cargo".into()),
+    };
+    let mut fold = Fold::new();
+    fold.ok(EntryKind::RunStart {
+        trigger: RunTrigger::User,
+    })
+    .ok(tool_call("a"))
+    .ok(approval_request("a"))
+    .ok(approval_answer(
+        "a",
+        ApprovalDecision::ApproveAlways(cargo.clone()),
+    ))
+    .ok(tool_result("a"))
+    .ok(tool_call("b"))
+    .ok(approval_request("b"))
+    .ok(EntryKind::RunEnd {
+        reason: RunEndReason::Cancelled,
+        message: None,
+    });
+    assert_eq!(fold.0.pending_approval(), None);
+    assert!(fold.0.approvals.is_empty());
+    assert_eq!(fold.0.standing_approvals, vec![cargo]);
+}

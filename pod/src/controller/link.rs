@@ -2,7 +2,8 @@
 //! controller, and the controller's handlers for those commands.
 
 use seedpod_engine::{
-    Context, HostError, PendingCall, PreparedRequest, ProviderEvent, RunHost, unanswered_tool_calls,
+    Authorization, Context, HostError, PendingCall, PreparedRequest, ProviderEvent, RunHost,
+    unanswered_tool_calls,
 };
 use seedpod_protocol::{EntryKind, InFlightToolCall, ServerMsg};
 use seedpod_store::Durability;
@@ -56,6 +57,19 @@ impl RunHost for RunLink {
             .map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
     }
+
+    async fn authorize(&mut self, call: &PendingCall) -> Result<Authorization, HostError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Command::Authorize {
+                generation: self.generation,
+                call: call.clone(),
+                reply,
+            })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
 }
 
 /// Entries the turn loop commits that must be on disk before anything depends on them.
@@ -73,6 +87,7 @@ fn durability_for(kind: &EntryKind) -> Durability {
         | EntryKind::Queued { .. }
         | EntryKind::Dequeued { .. }
         | EntryKind::Unknown => Durability::Buffered,
+        EntryKind::ApprovalRequest(_) | EntryKind::ApprovalAnswer { .. } => Durability::Sync,
     }
 }
 

@@ -9,7 +9,10 @@
 //! resume, cancel, drain queues), `link.rs` is the run task's side of the channel,
 //! `commit.rs` the one commit path, `snapshot.rs` attach/subscribe.
 
+mod approvals;
+mod commands;
 mod commit;
+mod input;
 mod link;
 mod requests;
 mod runs;
@@ -74,6 +77,12 @@ pub enum Command {
         kind: EntryKind,
         reply: oneshot::Sender<Result<(), HostError>>,
     },
+    /// From the run task: may this tool call run? (May wait for a person.)
+    Authorize {
+        generation: u64,
+        call: seedpod_engine::PendingCall,
+        reply: oneshot::Sender<Result<seedpod_engine::Authorization, HostError>>,
+    },
     /// From the run task: the run's loop returned.
     RunFinished {
         generation: u64,
@@ -123,6 +132,8 @@ pub struct ControllerParts {
     pub retry: RetryPolicy,
     /// Alerts found while restoring (torn tail, interrupted run), published once clients come.
     pub alerts: Vec<String>,
+    /// Approval policies, input handling and what a new segment's prompt is made of.
+    pub session: crate::session::SessionSettings,
 }
 
 pub struct Controller {
@@ -151,6 +162,11 @@ pub struct Controller {
     standing_alerts: Vec<String>,
     /// Set after a log write failed; the file may end in a partial line, so no more writes.
     storage_broken: Option<String>,
+    policies: crate::policy::Policies,
+    session: crate::session::SessionSettings,
+    /// The run task waiting for an answer to an approval request, if one is.
+    waiting_approval: Option<approvals::WaitingApproval>,
+    pod_dir: PathBuf,
 }
 
 impl Controller {
@@ -187,6 +203,10 @@ impl Controller {
             shutdown,
             standing_alerts: parts.alerts,
             storage_broken: None,
+            policies: parts.session.policies.clone(),
+            session: parts.session,
+            waiting_approval: None,
+            pod_dir: parts.pod_dir,
         };
         (controller, ControllerHandle { tx }, rx)
     }
@@ -194,7 +214,15 @@ impl Controller {
     pub fn pod_state(&self) -> PodState {
         match self.activity {
             Activity::Idle => PodState::Idle,
+            Activity::Running { .. } if self.waiting_approval.is_some() => {
+                PodState::WaitingForApproval
+            }
             Activity::Running { .. } => PodState::Running,
+            // Stopped at a request (a restart, or a pause while waiting): answering it is what
+            // the pod waits for.
+            Activity::Paused if self.state.pending_approval().is_some() => {
+                PodState::WaitingForApproval
+            }
             Activity::Paused => PodState::Paused,
             Activity::Stopping => PodState::Stopping,
         }
@@ -259,6 +287,11 @@ impl Controller {
                 let answer = self.commit_from_run(generation, kind).await;
                 let _ = reply.send(answer);
             }
+            Command::Authorize {
+                generation,
+                call,
+                reply,
+            } => self.authorize(generation, call, reply).await,
             Command::RunFinished { generation, result } => {
                 self.run_finished(generation, result).await;
             }
@@ -274,6 +307,7 @@ impl Controller {
             task.abort();
         }
         self.generation += 1;
+        self.waiting_approval = None;
         self.publish_state();
         if let Err(err) = self.writer.close().await {
             tracing::error!(event = "store_close_failed", error = %err);

@@ -7,7 +7,7 @@ use seedpod_protocol::{
 use seedpod_store::Durability;
 use tokio::sync::oneshot;
 
-use super::{Activity, Controller};
+use super::{Activity, Controller, commands};
 use crate::{completions, render};
 
 fn ack(id: u64, outcome: AckOutcome) -> ServerMsg {
@@ -62,11 +62,29 @@ impl Controller {
             return error(id, ErrorCode::Stopping, "the pod is shutting down");
         }
         match method {
-            Method::Run { segments } => self.run_request(id, segments).await,
+            Method::Run { segments } => match commands::as_command(&segments) {
+                Some((command, args)) => self.command(id, command, args).await,
+                None => {
+                    let text = seedpod_protocol::flatten_to_text(&segments);
+                    if let Err(refusal) = self.guard("input", &text) {
+                        return error(id, ErrorCode::InvalidRequest, refusal);
+                    }
+                    self.run_request(id, segments).await
+                }
+            },
             Method::Notify { message, wake } => {
                 tracing::info!(event = "notify_received", wake, chars = message.len());
+                if let Err(refusal) = self.guard("notification", &message) {
+                    return error(id, ErrorCode::InvalidRequest, refusal);
+                }
                 self.inject(id, QueuedItem::Notify { message, wake }).await
             }
+            Method::Approve {
+                call_id,
+                answer,
+                reason,
+            } => self.approve(id, call_id, answer, reason).await,
+            Method::Command { name, args } => self.command(id, name, args).await,
             Method::PodEvent { event, wake } => {
                 let event_id = event.event_id().map(str::to_string);
                 if let Some(event_id) = &event_id
@@ -222,15 +240,10 @@ impl Controller {
     }
 
     async fn start_user_run(&mut self, id: u64, segments: Vec<Segment>) -> ServerMsg {
-        let text = seedpod_protocol::flatten_to_text(&segments);
-        let input = EntryKind::UserInput {
-            segments,
-            text,
-            queue_id: None,
-        };
+        let input = self.user_input(segments, None);
         match self.start_run(RunTrigger::User, Some(input)).await {
             // The input is the last entry: the run task cannot commit before this returns.
-            Ok(()) => ack_entry(id, AckOutcome::Started, self.last_entry_seq()),
+            Ok(input_seq) => ack_entry(id, AckOutcome::Started, input_seq),
             Err(err) => err.to_reply(id),
         }
     }
@@ -323,6 +336,7 @@ impl Controller {
             usage: self.state.usage,
             clients: self.clients,
             server_version: env!("CARGO_PKG_VERSION").to_string(),
+            pending_approval: self.state.pending_approval().cloned(),
         }
     }
 }

@@ -17,16 +17,24 @@ use super::{Activity, Command, Controller};
 use crate::render;
 
 impl Controller {
-    /// Commit the start of a run (and its input, durably), then start the run task.
+    /// Commit the start of a run (and its input, durably, then what it references), then start
+    /// the run task. Returns the input's log seq.
     pub(super) async fn start_run(
         &mut self,
         trigger: RunTrigger,
         input: Option<EntryKind>,
-    ) -> Result<(), CommitError> {
+    ) -> Result<Option<u64>, CommitError> {
         self.commit(EntryKind::RunStart { trigger }, Durability::Buffered)
             .await?;
+        let mut input_seq = None;
         if let Some(input) = input {
+            let segments = match &input {
+                EntryKind::UserInput { segments, .. } => segments.clone(),
+                _ => Vec::new(),
+            };
             self.commit(input, Durability::Sync).await?;
+            input_seq = self.entries.last().map(|e| e.seq);
+            self.commit_references(&segments).await?;
         }
         tracing::info!(
             event = "turn_start",
@@ -35,12 +43,13 @@ impl Controller {
             trigger = ?trigger,
         );
         self.spawn_run();
-        Ok(())
+        Ok(input_seq)
     }
 
     /// Start (or continue, after a pause) the turn loop on a task of its own.
     pub(super) fn spawn_run(&mut self) {
         self.generation += 1;
+        self.waiting_approval = None;
         let generation = self.generation;
         let mut link = RunLink {
             generation,
@@ -139,18 +148,13 @@ impl Controller {
         });
         let started = match (next_run, woken) {
             (Some((queue_id, segments)), _) => {
-                let text = seedpod_protocol::flatten_to_text(&segments);
-                let input = EntryKind::UserInput {
-                    segments,
-                    text,
-                    queue_id: Some(queue_id),
-                };
+                let input = self.user_input(segments, Some(queue_id));
                 let started = self.start_run(RunTrigger::User, Some(input)).await;
                 self.publish_queue();
                 started
             }
             (None, Some(trigger)) => self.start_run(trigger, None).await,
-            (None, None) => Ok(()),
+            (None, None) => Ok(None),
         };
         if let Err(err) = started {
             tracing::error!(event = "drain_failed", error = %err);
@@ -224,6 +228,7 @@ impl Controller {
             task.abort();
         }
         self.generation += 1;
+        self.waiting_approval = None;
         self.in_flight = Default::default();
         tracing::info!(event = "paused");
         self.publish_state();
@@ -243,6 +248,7 @@ impl Controller {
             task.abort();
         }
         self.generation += 1;
+        self.waiting_approval = None;
         self.in_flight = Default::default();
         if self.state.open_run.is_none() {
             // The run had already committed its end; nothing is left to close.

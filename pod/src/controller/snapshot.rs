@@ -96,6 +96,8 @@ pub fn event_ids(entries: &[Entry]) -> HashSet<String> {
             | EntryKind::ConfigChanged { .. }
             | EntryKind::Queued { .. }
             | EntryKind::Dequeued { .. }
+            | EntryKind::ApprovalRequest(_)
+            | EntryKind::ApprovalAnswer { .. }
             | EntryKind::Unknown => continue,
         };
         if let Some(id) = event.event_id() {

@@ -34,6 +34,9 @@ use tokio_util::sync::CancellationToken;
 use super::{Command, Controller, ControllerHandle, ControllerParts};
 use crate::render;
 
+mod approvals;
+mod commands;
+
 /// Upper bound for any wait; only reached when a test is failing.
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -110,6 +113,7 @@ async fn parts(
     dir: &Path,
     steps: Vec<ScriptStep>,
     tools: ToolRegistry,
+    session: crate::session::SessionSettings,
 ) -> (ControllerParts, Files) {
     let segment_id = new_segment_id();
     let segment = segment_path(dir, &segment_id);
@@ -120,6 +124,7 @@ async fn parts(
         model: scripted_model(),
         tools: tools.specs(),
         seed: Vec::new(),
+        standing_approvals: Vec::new(),
         origin: Origin::New,
     };
     let (writer, first) = SegmentWriter::create(segment.clone(), start)
@@ -136,6 +141,7 @@ async fn parts(
         segments: vec![segment_id],
         parent: None,
         children: Vec::new(),
+        instructions: None,
         config: PodConfig {
             provider: ProviderKind::Scripted,
             model: "script".into(),
@@ -158,6 +164,7 @@ async fn parts(
         max_iterations: DEFAULT_MAX_ITERATIONS,
         retry: seedpod_engine::RetryPolicy::default(),
         alerts: Vec::new(),
+        session,
     };
     let files = Files {
         segment,
@@ -183,7 +190,16 @@ impl Pod {
     /// Build the controller in `dir`, spawn `Controller::run`, and subscribe to its events
     /// before anything happens.
     async fn start(dir: tempfile::TempDir, steps: Vec<ScriptStep>, tools: ToolRegistry) -> Pod {
-        let (parts, files) = parts(dir.path(), steps, tools).await;
+        Pod::start_with(dir, steps, tools, Default::default()).await
+    }
+
+    async fn start_with(
+        dir: tempfile::TempDir,
+        steps: Vec<ScriptStep>,
+        tools: ToolRegistry,
+        session: crate::session::SessionSettings,
+    ) -> Pod {
+        let (parts, files) = parts(dir.path(), steps, tools, session).await;
         let shutdown = CancellationToken::new();
         let (controller, handle, rx) = Controller::new(parts, shutdown.clone());
         let task = tokio::spawn(controller.run(rx));
@@ -358,7 +374,10 @@ impl Pod {
         assert_eq!(body, self.context().await, "replayed request body");
         let live = self.status().await;
         assert_eq!(live.queue, replayed.pending, "replayed queue");
-        let live_open = matches!(live.state, PodState::Running | PodState::Paused);
+        let live_open = matches!(
+            live.state,
+            PodState::Running | PodState::Paused | PodState::WaitingForApproval
+        );
         assert_eq!(
             live_open,
             replayed.open_run.is_some(),
@@ -1126,7 +1145,13 @@ impl Manual {
 #[tokio::test]
 async fn a_pause_racing_the_end_of_a_run_does_not_pause_a_finished_run() {
     let dir = tempfile::tempdir().unwrap();
-    let (parts, files) = parts(dir.path(), vec![text("done")], ToolRegistry::new()).await;
+    let (parts, files) = parts(
+        dir.path(),
+        vec![text("done")],
+        ToolRegistry::new(),
+        Default::default(),
+    )
+    .await;
     let (controller, _handle, rx) = Controller::new(parts, CancellationToken::new());
     let mut pod = Manual {
         controller,

@@ -210,6 +210,34 @@ async fn results_are_committed_in_call_order_not_finish_order() {
 }
 
 #[tokio::test]
+async fn a_denied_call_is_not_run_and_its_reason_is_the_error_result() {
+    let finished: CompletionLog = Arc::new(Mutex::new(Vec::new()));
+    let mut tools = echo_tools();
+    tools.register(Arc::new(ReleaseTool {
+        name: "release".into(),
+        release: Arc::new(Notify::new()),
+        finished: finished.clone(),
+    }));
+    let steps = vec![
+        calls_step(&[("release", "{}"), ("echo", "{}")]),
+        answer_step("ok"),
+    ];
+    let mut host = host(steps, &tools);
+    host.deny_tools = vec!["release".into()];
+    assert_eq!(run(&mut host, &tools, 20).await, Ok(RunOutcome::Completed));
+
+    assert!(finished.lock().unwrap().is_empty(), "a denied tool ran");
+    assert_eq!(host.authorized, ["call_1_0", "call_1_1"]);
+    assert_eq!(
+        results(&host.log),
+        [
+            ("release".to_string(), "denied: release".to_string(), true),
+            ("echo".to_string(), "{}".to_string(), false),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn unknown_tool_and_invalid_arguments_become_error_results() {
     let tools = echo_tools();
     let steps = vec![

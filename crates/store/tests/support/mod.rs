@@ -30,6 +30,7 @@ pub fn segment_start(segment_id: &str) -> SegmentStart {
         seed: vec![ModelItem::UserMessage {
             text: "summary of earlier work".into(),
         }],
+        standing_approvals: Vec::new(),
         origin: Origin::New,
     }
 }

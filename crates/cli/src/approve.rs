@@ -1,0 +1,77 @@
+//! `seedpod approve NAME [--deny REASON | --always] [--call ID]`: answer a tool call that waits
+//! for a person, e.g. one that started while nobody was attached.
+
+use anyhow::Result;
+use seedpod_client::{ClientError, Home};
+use seedpod_protocol::{AckOutcome, ApprovalAnswer, ClientMode, ErrorCode, Method, ServerMsg};
+
+use crate::exit::Exit;
+use crate::pods;
+
+pub async fn approve(
+    home: &Home,
+    name: &str,
+    deny: Option<String>,
+    always: bool,
+    call: Option<String>,
+) -> Result<()> {
+    let mut conn = pods::connect(home, name, ClientMode::Control).await?;
+    // Name what is being answered, so nobody approves a command they have not seen.
+    let pending = match conn.call(Method::Status).await? {
+        ServerMsg::StatusReply { status, .. } => status.pending_approval,
+        _ => None,
+    };
+    let Some(request) = pending else {
+        return Err(Exit::failure(format!(
+            "nothing in pod \"{name}\" is waiting for approval"
+        )));
+    };
+    let target = call.unwrap_or_else(|| request.call_id.clone());
+    let (answer, reason) = match (deny, always) {
+        (Some(reason), _) => (ApprovalAnswer::Deny, Some(reason)),
+        (None, true) => (ApprovalAnswer::ApproveAlways, None),
+        (None, false) => (ApprovalAnswer::Approve, None),
+    };
+    let reply = conn
+        .call(Method::Approve {
+            call_id: Some(target.clone()),
+            answer,
+            reason: reason.clone(),
+        })
+        .await;
+    let what = if target == request.call_id {
+        request.summary.clone()
+    } else {
+        format!("call {target}")
+    };
+    match reply {
+        Ok(ServerMsg::Ack { outcome, .. }) => {
+            let verb = match (answer, &reason) {
+                (ApprovalAnswer::Deny, Some(reason)) => format!("denied ({reason})"),
+                (ApprovalAnswer::ApproveAlways, _) => match &request.prefix {
+                    Some(prefix) if target == request.call_id => {
+                        format!("approved, and from now on every `{prefix} …` command")
+                    }
+                    _ => format!("approved, and from now on every {} call", request.tool),
+                },
+                _ => "approved".to_string(),
+            };
+            let then = if outcome == AckOutcome::Started {
+                "; the paused turn continues"
+            } else {
+                ""
+            };
+            println!("{name}: {what}: {verb}{then}");
+            Ok(())
+        }
+        Ok(other) => Err(Exit::failure(format!(
+            "unexpected answer: {}",
+            seedpod_protocol::encode(&other)
+        ))),
+        Err(ClientError::Refused {
+            code: ErrorCode::NothingPending,
+            message,
+        }) => Err(Exit::failure(format!("{name}: {message}"))),
+        Err(err) => Err(err.into()),
+    }
+}

@@ -1,0 +1,367 @@
+//! The settings that govern the agent inside a pod: which built-in tools it may use and how
+//! (`[approvals]`, `[scope]`, `[shell]`), the identity it is given (`[system_prompt]`) and how
+//! its input is screened (`[input]`) — their sections of the file, layering and validation.
+//!
+//! All of them are operational: read at every start of a pod, never recorded. Some are part of
+//! the stored system prompt and so reach the model only at a new segment, which the pod
+//! enforces, not this crate: the tool set (a `deny`ed tool is not offered; the shell tool's
+//! description states its timeouts) and the identity file.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::ConfigError;
+use crate::source::{Setting, Source, layer_opt};
+
+/// How long one shell call may run unless it asks for another limit.
+pub const DEFAULT_SHELL_TIMEOUT_SECS: u64 = 120;
+/// The longest limit a shell call may ask for.
+pub const DEFAULT_SHELL_MAX_TIMEOUT_SECS: u64 = 600;
+/// Longest input, in characters, that reaches the model whole; longer ones are cut with a note,
+/// so one giant paste cannot crowd out the context.
+pub const DEFAULT_MAX_MESSAGE_CHARS: usize = 32_000;
+
+/// What happens when the model calls a built-in tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// Run it.
+    Allow,
+    /// Wait for a person to approve the call.
+    Ask,
+    /// Do not offer the tool to the model at all.
+    Deny,
+}
+
+impl Policy {
+    pub const ALL: [Policy; 3] = [Policy::Allow, Policy::Ask, Policy::Deny];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Policy::Allow => "allow",
+            Policy::Ask => "ask",
+            Policy::Deny => "deny",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Policy> {
+        Policy::ALL
+            .into_iter()
+            .find(|p| p.as_str().eq_ignore_ascii_case(text.trim()))
+    }
+}
+
+/// What the input guard does with text that looks like a prompt injection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GuardMode {
+    /// Do not scan.
+    Off,
+    /// Record detections in the pod's log file only.
+    Log,
+    /// Commit the input and raise an alert naming the detections.
+    Warn,
+    /// Refuse the input, naming the detections; nothing is committed.
+    Block,
+}
+
+impl GuardMode {
+    pub const ALL: [GuardMode; 4] = [
+        GuardMode::Off,
+        GuardMode::Log,
+        GuardMode::Warn,
+        GuardMode::Block,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GuardMode::Off => "off",
+            GuardMode::Log => "log",
+            GuardMode::Warn => "warn",
+            GuardMode::Block => "block",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<GuardMode> {
+        GuardMode::ALL
+            .into_iter()
+            .find(|g| g.as_str().eq_ignore_ascii_case(text.trim()))
+    }
+}
+
+/// `[approvals]` as written: one field per built-in tool, so a misspelt tool name is an unknown
+/// field (with its line and the valid names) rather than a setting that silently does nothing.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalsFile {
+    pub read_file: Option<Policy>,
+    pub write_file: Option<Policy>,
+    pub edit_file: Option<Policy>,
+    pub list_dir: Option<Policy>,
+    pub glob: Option<Policy>,
+    pub grep: Option<Policy>,
+    pub shell: Option<Policy>,
+}
+
+/// `[scope]` as written. Each list replaces a lower layer's list whole.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeFile {
+    pub read: Option<Vec<PathBuf>>,
+    pub write: Option<Vec<PathBuf>>,
+    pub deny: Option<Vec<PathBuf>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShellFile {
+    pub timeout_secs: Option<u64>,
+    pub max_timeout_secs: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SystemPromptFile {
+    /// Replaces the built-in identity layer; relative to the file that names it.
+    pub identity_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputFile {
+    pub guard: Option<GuardMode>,
+    pub max_message_chars: Option<usize>,
+}
+
+/// The policy of each built-in tool. Reading is by name (`policy`, `all`), so the list of
+/// tools lives in one place (`slots`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Approvals {
+    read_file: Setting<Policy>,
+    write_file: Setting<Policy>,
+    edit_file: Setting<Policy>,
+    list_dir: Setting<Policy>,
+    glob: Setting<Policy>,
+    grep: Setting<Policy>,
+    shell: Setting<Policy>,
+}
+
+impl Approvals {
+    /// The file tools are allowed (they are confined to the scope); shell is not confined, so a
+    /// person approves each call.
+    pub(crate) fn defaults() -> Approvals {
+        let allow = || Setting::default(Policy::Allow);
+        Approvals {
+            read_file: allow(),
+            write_file: allow(),
+            edit_file: allow(),
+            list_dir: allow(),
+            glob: allow(),
+            grep: allow(),
+            shell: Setting::default(Policy::Ask),
+        }
+    }
+
+    pub(crate) fn layer(&mut self, file: ApprovalsFile, source: &Source) {
+        self.read_file.layer(file.read_file, source);
+        self.write_file.layer(file.write_file, source);
+        self.edit_file.layer(file.edit_file, source);
+        self.list_dir.layer(file.list_dir, source);
+        self.glob.layer(file.glob, source);
+        self.grep.layer(file.grep, source);
+        self.shell.layer(file.shell, source);
+    }
+
+    fn slots(&self) -> [(&'static str, &Setting<Policy>); 7] {
+        [
+            ("read_file", &self.read_file),
+            ("write_file", &self.write_file),
+            ("edit_file", &self.edit_file),
+            ("list_dir", &self.list_dir),
+            ("glob", &self.glob),
+            ("grep", &self.grep),
+            ("shell", &self.shell),
+        ]
+    }
+
+    /// The policy of the built-in tool `tool`; `None` for a name that is not a built-in tool.
+    pub fn policy(&self, tool: &str) -> Option<Setting<Policy>> {
+        self.slots()
+            .into_iter()
+            .find(|(name, _)| *name == tool)
+            .map(|(_, setting)| setting.clone())
+    }
+
+    /// Every built-in tool and its policy: read_file, write_file, edit_file, list_dir, glob,
+    /// grep, shell.
+    pub fn all(&self) -> Vec<(&'static str, Setting<Policy>)> {
+        self.slots()
+            .into_iter()
+            .map(|(name, setting)| (name, setting.clone()))
+            .collect()
+    }
+}
+
+/// The filesystem scope of the file tools (shell is governed by `[approvals]` instead). Paths
+/// are as written with a leading `~` expanded; relative ones stay relative, for the pod to
+/// resolve against its working directory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScopeSettings {
+    /// Extra read-only roots.
+    pub read: Setting<Vec<PathBuf>>,
+    /// Extra read-write roots (the pod's working directory always is one).
+    pub write: Setting<Vec<PathBuf>>,
+    /// Never readable or writable, whatever `read` and `write` say.
+    pub deny: Setting<Vec<PathBuf>>,
+}
+
+impl ScopeSettings {
+    pub(crate) fn defaults() -> ScopeSettings {
+        ScopeSettings {
+            read: Setting::default(Vec::new()),
+            write: Setting::default(Vec::new()),
+            deny: Setting::default(Vec::new()),
+        }
+    }
+
+    pub(crate) fn layer(&mut self, file: ScopeFile, source: &Source) {
+        self.read.layer(file.read, source);
+        self.write.layer(file.write, source);
+        self.deny.layer(file.deny, source);
+    }
+
+    fn lists_mut(&mut self) -> [(&'static str, &mut Setting<Vec<PathBuf>>); 3] {
+        [
+            ("scope.read", &mut self.read),
+            ("scope.write", &mut self.write),
+            ("scope.deny", &mut self.deny),
+        ]
+    }
+
+    /// Replace a leading `~` with `home`, refuse empty paths and `~user`, which is not expanded.
+    pub(crate) fn expand_home(&mut self, home: Option<&Path>) -> Result<(), ConfigError> {
+        for (key, list) in self.lists_mut() {
+            for path in &mut list.value {
+                let bad = |reason: &str| ConfigError::Invalid {
+                    key,
+                    value: format!("{:?}", path.display().to_string()),
+                    origin: list.source.clone(),
+                    reason: reason.to_owned(),
+                };
+                if path.as_os_str().is_empty() {
+                    return Err(bad("is an empty path; name a file or directory"));
+                }
+                let mut components = path.components();
+                let Some(Component::Normal(first)) = components.next() else {
+                    continue;
+                };
+                if first == "~" {
+                    let home = home.ok_or_else(|| bad("starts with ~ but HOME is not set"))?;
+                    let rest = components.as_path();
+                    *path = if rest.as_os_str().is_empty() {
+                        home.to_path_buf()
+                    } else {
+                        home.join(rest)
+                    };
+                } else if first.to_string_lossy().starts_with('~') {
+                    return Err(bad(
+                        "starts with ~user, which is not expanded; write ~/ or a full path",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShellSettings {
+    /// How long one shell call may run when it does not ask for a limit.
+    pub timeout_secs: Setting<u64>,
+    /// The longest limit a call may ask for; at least `timeout_secs`.
+    pub max_timeout_secs: Setting<u64>,
+}
+
+impl ShellSettings {
+    pub(crate) fn defaults() -> ShellSettings {
+        ShellSettings {
+            timeout_secs: Setting::default(DEFAULT_SHELL_TIMEOUT_SECS),
+            max_timeout_secs: Setting::default(DEFAULT_SHELL_MAX_TIMEOUT_SECS),
+        }
+    }
+
+    pub(crate) fn layer(&mut self, file: ShellFile, source: &Source) {
+        self.timeout_secs.layer(file.timeout_secs, source);
+        self.max_timeout_secs.layer(file.max_timeout_secs, source);
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
+        if self.timeout_secs.value == 0 {
+            return Err(ConfigError::invalid(
+                "shell.timeout_secs",
+                &self.timeout_secs,
+                "must be at least 1",
+            ));
+        }
+        if self.max_timeout_secs.value < self.timeout_secs.value {
+            return Err(ConfigError::invalid(
+                "shell.max_timeout_secs",
+                &self.max_timeout_secs,
+                &format!(
+                    "must not be below shell.timeout_secs ({})",
+                    self.timeout_secs.value
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SystemPromptSettings {
+    /// Replaces the built-in identity layer; already resolved against the naming file's
+    /// directory. `None`: the built-in identity.
+    pub identity_file: Option<Setting<PathBuf>>,
+}
+
+impl SystemPromptSettings {
+    /// `dir` is the directory of the file being layered: a path in a file is relative to it,
+    /// not to wherever seedpod runs.
+    pub(crate) fn layer(&mut self, file: SystemPromptFile, dir: &Path, source: &Source) {
+        let identity = file.identity_file.map(|p| dir.join(p));
+        layer_opt(&mut self.identity_file, identity, source);
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputSettings {
+    pub guard: Setting<GuardMode>,
+    /// Longer inputs are truncated with a note the model sees.
+    pub max_message_chars: Setting<usize>,
+}
+
+impl InputSettings {
+    pub(crate) fn defaults() -> InputSettings {
+        InputSettings {
+            guard: Setting::default(GuardMode::Warn),
+            max_message_chars: Setting::default(DEFAULT_MAX_MESSAGE_CHARS),
+        }
+    }
+
+    pub(crate) fn layer(&mut self, file: InputFile, source: &Source) {
+        self.guard.layer(file.guard, source);
+        self.max_message_chars.layer(file.max_message_chars, source);
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
+        if self.max_message_chars.value == 0 {
+            return Err(ConfigError::invalid(
+                "input.max_message_chars",
+                &self.max_message_chars,
+                "must be at least 1",
+            ));
+        }
+        Ok(())
+    }
+}

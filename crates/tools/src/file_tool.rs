@@ -1,0 +1,209 @@
+//! The shape every filesystem tool shares: typed arguments, a scope check per path, blocking work
+//! on tokio's blocking pool, and errors worded for the model.
+
+use std::io;
+use std::marker::PhantomData;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use seedpod_engine::{Tool, ToolOutput};
+use seedpod_protocol::ToolSpec;
+use serde::de::DeserializeOwned;
+
+use crate::args;
+use crate::scope::{Access, Scope};
+
+/// A tool whose work is synchronous filesystem I/O.
+pub(crate) trait FileTool: Send + Sync + 'static {
+    const NAME: &'static str;
+    const DESCRIPTION: &'static str;
+    type Args: DeserializeOwned + JsonSchema + Send + 'static;
+
+    /// Runs on a blocking thread.
+    fn run(scope: &Scope, args: Self::Args) -> ToolOutput;
+}
+
+/// Adapts a [`FileTool`] to the engine's [`Tool`].
+pub(crate) struct Blocking<T> {
+    scope: Arc<Scope>,
+    tool: PhantomData<fn() -> T>,
+}
+
+impl<T: FileTool> Blocking<T> {
+    pub(crate) fn new(scope: Arc<Scope>) -> Self {
+        Blocking {
+            scope,
+            tool: PhantomData,
+        }
+    }
+}
+
+impl<T: FileTool> Tool for Blocking<T> {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: T::NAME.to_owned(),
+            description: T::DESCRIPTION.to_owned(),
+            parameters: args::schema::<T::Args>(),
+        }
+    }
+
+    fn call(&self, arguments: String) -> BoxFuture<'static, ToolOutput> {
+        let scope = self.scope.clone();
+        async move {
+            let args = match args::parse::<T::Args>(T::NAME, &arguments) {
+                Ok(args) => args,
+                Err(output) => return output,
+            };
+            match tokio::task::spawn_blocking(move || T::run(&scope, args)).await {
+                Ok(output) => output,
+                Err(err) => {
+                    tracing::error!(tool = T::NAME, error = %err, "tool task failed");
+                    ToolOutput::error(format!("{} failed unexpectedly ({err})", T::NAME))
+                }
+            }
+        }
+        .boxed()
+    }
+}
+
+/// Check `path` against the scope; a refusal is logged and becomes the tool's error result.
+pub(crate) fn check(
+    scope: &Scope,
+    tool: &str,
+    path: &str,
+    access: Access,
+) -> Result<PathBuf, ToolOutput> {
+    scope.check(path, access).map_err(|blocked| {
+        tracing::warn!(
+            event = "tool_blocked",
+            tool,
+            path = %blocked.path,
+            reason = %blocked.reason,
+        );
+        ToolOutput::error(format!(
+            "{blocked}. Use a path inside the scope; ask the user if you need access elsewhere."
+        ))
+    })
+}
+
+/// An I/O failure on `path`, with the usual next step for the common kinds.
+pub(crate) fn io_error(action: &str, path: &str, err: &io::Error) -> ToolOutput {
+    let hint = match err.kind() {
+        io::ErrorKind::NotFound => {
+            " because it does not exist; check the path (list_dir or glob can find it)"
+        }
+        io::ErrorKind::IsADirectory => " because it is a directory; use list_dir for directories",
+        io::ErrorKind::NotADirectory => {
+            " because a part of the path is a file, not a directory; check the path"
+        }
+        io::ErrorKind::PermissionDenied => " because permission was denied",
+        _ => "",
+    };
+    if hint.is_empty() {
+        ToolOutput::error(format!("could not {action} \"{path}\": {err}"))
+    } else {
+        ToolOutput::error(format!("could not {action} \"{path}\"{hint}"))
+    }
+}
+
+/// `1234567` as `1,234,567`: counts the model and people read.
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Cut `text` to at most `max` characters (not bytes: never splits a character).
+pub(crate) fn cut_chars(text: &str, max: usize) -> (&str, bool) {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => (&text[..end], true),
+        None => (text, false),
+    }
+}
+
+/// Whether the start of a file looks binary: a NUL byte in it, as git and grep decide.
+pub(crate) fn looks_binary(head: &[u8]) -> bool {
+    head.contains(&0)
+}
+
+/// How much of a file's start [`looks_binary`] inspects.
+pub(crate) const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_blocked_path_is_logged_as_tool_blocked() {
+        let dir = tempfile::tempdir().unwrap();
+        let scope = Scope::for_cwd(dir.path()).unwrap();
+        let logged = SharedBuf::default();
+        let subscriber = tracing_subscriber::fmt()
+            .json()
+            .with_writer(logged.clone())
+            .finish();
+        let output = tracing::subscriber::with_default(subscriber, || {
+            check(&scope, "read_file", "/etc/passwd", Access::Read).unwrap_err()
+        });
+        assert!(output.is_error);
+        assert!(
+            output
+                .content
+                .starts_with("access blocked: \"/etc/passwd\" is outside")
+        );
+        let line = String::from_utf8(logged.0.lock().unwrap().clone()).unwrap();
+        let entry: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+        assert_eq!(entry["level"], "WARN");
+        assert_eq!(entry["fields"]["event"], "tool_blocked");
+        assert_eq!(entry["fields"]["tool"], "read_file");
+        assert_eq!(entry["fields"]["path"], "/etc/passwd");
+        let reason = entry["fields"]["reason"].as_str().unwrap();
+        assert!(reason.contains("outside this pod's scope"), "{reason}");
+    }
+
+    #[derive(Clone, Default)]
+    struct SharedBuf(Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for SharedBuf {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for SharedBuf {
+        type Writer = SharedBuf;
+
+        fn make_writer(&'a self) -> SharedBuf {
+            self.clone()
+        }
+    }
+
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(795_200), "795,200");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn cut_chars_never_splits_a_character() {
+        assert_eq!(cut_chars("héllo", 2), ("hé", true));
+        assert_eq!(cut_chars("hé", 2), ("hé", false));
+    }
+}

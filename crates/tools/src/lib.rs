@@ -1,0 +1,259 @@
+//! seedpod's built-in tools and the filesystem scope that confines them.
+//!
+//! Owns: the seven built-in tools (`read_file`, `write_file`, `edit_file`, `list_dir`, `glob`,
+//! `grep`, `shell`) behind the engine's [`Tool`] contract; the [`Scope`] every file tool checks
+//! its paths against; the per-tool protocol notes (`protocols/<name>.md`); and the one-line call
+//! summaries and shell command prefixes the pod's approvals show and remember.
+//!
+//! Must not own: approvals and policy (which calls need asking, what "approve always" covers:
+//! the pod decides), the log, or the tool registry (the engine's). Tools here never panic and
+//! never fail a run: every problem becomes an error result worded for the model.
+//!
+//! Start reading at [`builtin_tools`], then `scope.rs` and `file_tool.rs` (the shape every file
+//! tool shares); `shell.rs` is the one async tool.
+
+mod args;
+mod atomic;
+mod edit_file;
+mod file_tool;
+mod glob;
+mod grep;
+mod list_dir;
+mod read_file;
+mod scope;
+mod shell;
+mod summary;
+mod walk;
+mod write_file;
+
+#[cfg(test)]
+mod test_support;
+
+use std::sync::Arc;
+
+use seedpod_engine::Tool;
+
+use crate::file_tool::Blocking;
+
+pub use scope::{Access, Blocked, Scope, ScopeError, ScopeRules};
+pub use shell::{ShellLimits, TIMEOUT_EXIT_CODE};
+pub use summary::{call_summary, shell_command_prefix};
+
+/// What a tool can do, for approval policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolClass {
+    /// Reads files inside the scope.
+    Read,
+    /// Writes files inside the scope.
+    Write,
+    /// Runs commands; not confined by the scope.
+    Exec,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolInfo {
+    pub name: &'static str,
+    pub class: ToolClass,
+}
+
+/// The built-in tools, in catalogue order (the order the model sees them).
+pub const BUILTIN_TOOLS: &[ToolInfo] = &[
+    Builtin::ReadFile.info(),
+    Builtin::WriteFile.info(),
+    Builtin::EditFile.info(),
+    Builtin::ListDir.info(),
+    Builtin::Glob.info(),
+    Builtin::Grep.info(),
+    Builtin::Shell.info(),
+];
+
+/// What the built-in tools need from the pod.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    pub scope: Arc<Scope>,
+    pub shell: ShellLimits,
+}
+
+/// The built-in tools named in `enabled` (unknown names ignored), in [`BUILTIN_TOOLS`] order.
+pub fn builtin_tools(ctx: &ToolContext, enabled: &[&str]) -> Vec<Arc<dyn Tool>> {
+    Builtin::ALL
+        .into_iter()
+        .filter(|builtin| enabled.contains(&builtin.info().name))
+        .map(|builtin| builtin.build(ctx))
+        .collect()
+}
+
+/// The protocol note for built-in tool `name`: four short sections, `BEFORE:`, `AFTER:`,
+/// `NEXT:` and `GOTCHA:`, on using it well.
+pub fn protocol(name: &str) -> Option<&'static str> {
+    Builtin::named(name).map(Builtin::protocol)
+}
+
+/// The built-in tools as a closed set, so adding one makes the compiler ask for its info,
+/// constructor and protocol note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Builtin {
+    ReadFile,
+    WriteFile,
+    EditFile,
+    ListDir,
+    Glob,
+    Grep,
+    Shell,
+}
+
+impl Builtin {
+    const ALL: [Builtin; 7] = [
+        Builtin::ReadFile,
+        Builtin::WriteFile,
+        Builtin::EditFile,
+        Builtin::ListDir,
+        Builtin::Glob,
+        Builtin::Grep,
+        Builtin::Shell,
+    ];
+
+    const fn info(self) -> ToolInfo {
+        let (name, class) = match self {
+            Builtin::ReadFile => ("read_file", ToolClass::Read),
+            Builtin::WriteFile => ("write_file", ToolClass::Write),
+            Builtin::EditFile => ("edit_file", ToolClass::Write),
+            Builtin::ListDir => ("list_dir", ToolClass::Read),
+            Builtin::Glob => ("glob", ToolClass::Read),
+            Builtin::Grep => ("grep", ToolClass::Read),
+            Builtin::Shell => ("shell", ToolClass::Exec),
+        };
+        ToolInfo { name, class }
+    }
+
+    fn named(name: &str) -> Option<Builtin> {
+        Builtin::ALL.into_iter().find(|b| b.info().name == name)
+    }
+
+    fn build(self, ctx: &ToolContext) -> Arc<dyn Tool> {
+        let scope = ctx.scope.clone();
+        match self {
+            Builtin::ReadFile => Arc::new(Blocking::<read_file::ReadFile>::new(scope)),
+            Builtin::WriteFile => Arc::new(Blocking::<write_file::WriteFile>::new(scope)),
+            Builtin::EditFile => Arc::new(Blocking::<edit_file::EditFile>::new(scope)),
+            Builtin::ListDir => Arc::new(Blocking::<list_dir::ListDir>::new(scope)),
+            Builtin::Glob => Arc::new(Blocking::<glob::Glob>::new(scope)),
+            Builtin::Grep => Arc::new(Blocking::<grep::Grep>::new(scope)),
+            Builtin::Shell => Arc::new(shell::Shell::new(scope.cwd().to_owned(), ctx.shell)),
+        }
+    }
+
+    fn protocol(self) -> &'static str {
+        match self {
+            Builtin::ReadFile => include_str!("../protocols/read_file.md"),
+            Builtin::WriteFile => include_str!("../protocols/write_file.md"),
+            Builtin::EditFile => include_str!("../protocols/edit_file.md"),
+            Builtin::ListDir => include_str!("../protocols/list_dir.md"),
+            Builtin::Glob => include_str!("../protocols/glob.md"),
+            Builtin::Grep => include_str!("../protocols/grep.md"),
+            Builtin::Shell => include_str!("../protocols/shell.md"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Fixture;
+
+    fn all_tools(f: &Fixture) -> Vec<Arc<dyn Tool>> {
+        let ctx = ToolContext {
+            scope: Arc::new(Scope::for_cwd(&f.cwd).unwrap()),
+            shell: ShellLimits::default(),
+        };
+        let names: Vec<&str> = BUILTIN_TOOLS.iter().map(|t| t.name).collect();
+        builtin_tools(&ctx, &names)
+    }
+
+    #[test]
+    fn the_catalogue_order_names_and_classes() {
+        let names: Vec<&str> = BUILTIN_TOOLS.iter().map(|t| t.name).collect();
+        assert_eq!(
+            names,
+            [
+                "read_file",
+                "write_file",
+                "edit_file",
+                "list_dir",
+                "glob",
+                "grep",
+                "shell"
+            ]
+        );
+        let exec: Vec<&str> = BUILTIN_TOOLS
+            .iter()
+            .filter(|t| t.class == ToolClass::Exec)
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(exec, ["shell"]);
+        let f = Fixture::new();
+        let specs: Vec<String> = all_tools(&f).iter().map(|t| t.spec().name).collect();
+        assert_eq!(specs, names, "each tool's spec carries its catalogue name");
+    }
+
+    #[test]
+    fn enabled_selects_in_catalogue_order_and_ignores_unknown_names() {
+        let f = Fixture::new();
+        let ctx = ToolContext {
+            scope: Arc::new(Scope::for_cwd(&f.cwd).unwrap()),
+            shell: ShellLimits::default(),
+        };
+        let tools = builtin_tools(&ctx, &["shell", "nope", "read_file"]);
+        let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();
+        assert_eq!(names, ["read_file", "shell"]);
+        assert!(builtin_tools(&ctx, &[]).is_empty());
+    }
+
+    #[test]
+    fn every_tool_has_a_four_part_protocol() {
+        for tool in BUILTIN_TOOLS {
+            let text = protocol(tool.name).unwrap_or_else(|| panic!("{}", tool.name));
+            let heads: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.split_once(": ").map(|(head, _)| head))
+                .filter(|h| h.chars().all(|c| c.is_ascii_uppercase()))
+                .collect();
+            assert_eq!(
+                heads,
+                ["BEFORE", "AFTER", "NEXT", "GOTCHA"],
+                "{}",
+                tool.name
+            );
+        }
+        assert_eq!(protocol("nope"), None);
+    }
+
+    #[test]
+    fn specs_are_deterministic_and_pinned() {
+        let f = Fixture::new();
+        let render = || {
+            let specs: Vec<_> = all_tools(&f).iter().map(|t| t.spec()).collect();
+            serde_json::to_string_pretty(&specs).unwrap()
+        };
+        let first = render();
+        assert_eq!(first, render(), "the same bytes every time");
+        // A schemars upgrade or an argument change shows up here as a reviewed diff: the
+        // specs are part of every request body.
+        insta::assert_snapshot!(first);
+    }
+
+    #[test]
+    fn every_argument_struct_refuses_unknown_fields() {
+        let f = Fixture::new();
+        for tool in all_tools(&f) {
+            let spec = tool.spec();
+            assert_eq!(
+                spec.parameters["additionalProperties"], false,
+                "{}",
+                spec.name
+            );
+            assert_eq!(spec.parameters["type"], "object", "{}", spec.name);
+            assert!(spec.parameters.get("$schema").is_none());
+        }
+    }
+}

@@ -1,0 +1,571 @@
+//! `shell`: run a command line with `bash -lc` in the pod's working directory.
+//!
+//! Not confined by the filesystem scope (a shell can reach anything the user can): the pod's
+//! approvals govern it. What this file guarantees instead is that a command cannot outlive its
+//! call by accident or flood the model: it runs in its own process group, which is killed whole
+//! on timeout or when the call is dropped, and its output is captured within a fixed budget.
+
+use std::collections::VecDeque;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use seedpod_engine::{Tool, ToolOutput};
+use seedpod_protocol::ToolSpec;
+use serde::Deserialize;
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::time::Instant;
+
+use crate::args;
+use crate::file_tool::thousands;
+
+/// Exit code reported for a command killed at its timeout, as coreutils' `timeout` does.
+pub const TIMEOUT_EXIT_CODE: i32 = 124;
+
+/// How long to keep reading after the shell exited while a background process it started still
+/// holds the output pipes; past this the call returns instead of waiting for that process.
+const PIPE_GRACE: Duration = Duration::from_millis(200);
+
+const BACKGROUND_NOTE: &str = "[the command exited, but processes it started in the background \
+     still hold its output; their later output is not shown]";
+
+/// Reads of already-waiting output after the command ended (at most 1 MiB with 16 KiB reads).
+const MAX_FINAL_READS: usize = 64;
+
+/// Size of each read from the output pipes.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// Limits on `shell` calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShellLimits {
+    /// Used when a call gives no `timeout_secs`.
+    pub default_timeout: Duration,
+    /// A larger requested timeout is clamped to this (and the result says so).
+    pub max_timeout: Duration,
+    /// Per stream (stdout, stderr): output beyond this is dropped from the middle.
+    pub max_output_bytes: usize,
+}
+
+impl Default for ShellLimits {
+    fn default() -> Self {
+        ShellLimits {
+            default_timeout: Duration::from_secs(120),
+            max_timeout: Duration::from_secs(600),
+            max_output_bytes: 200 * 1024,
+        }
+    }
+}
+
+pub(crate) struct Shell {
+    cwd: PathBuf,
+    limits: ShellLimits,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ShellArgs {
+    /// The command line, run by `bash -lc` in the working directory. Standard input is empty.
+    command: String,
+    /// Seconds before the command and every process it started are killed. The default and
+    /// maximum are in the tool description.
+    #[schemars(range(min = 1))]
+    timeout_secs: Option<u64>,
+}
+
+impl Shell {
+    pub(crate) fn new(cwd: PathBuf, limits: ShellLimits) -> Self {
+        Shell { cwd, limits }
+    }
+}
+
+impl Tool for Shell {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "shell".to_owned(),
+            description: format!(
+                "Run a command line with `bash -lc` in the working directory and return its exit \
+                 code, stdout and stderr (each cut to {} KiB, keeping the start and the end). A \
+                 non-zero exit code is a normal result. Times out after {} s unless timeout_secs \
+                 says otherwise (at most {} s); on timeout the command and everything it started \
+                 are killed and the exit code is {TIMEOUT_EXIT_CODE}. Not confined to the file \
+                 scope: each command is subject to the user's approval. Prefer read_file, grep, \
+                 glob and edit_file for files.",
+                self.limits.max_output_bytes / 1024,
+                self.limits.default_timeout.as_secs(),
+                self.limits.max_timeout.as_secs(),
+            ),
+            parameters: args::schema::<ShellArgs>(),
+        }
+    }
+
+    fn call(&self, arguments: String) -> BoxFuture<'static, ToolOutput> {
+        let cwd = self.cwd.clone();
+        let limits = self.limits;
+        async move {
+            match args::parse::<ShellArgs>("shell", &arguments) {
+                Ok(args) => run(cwd, limits, args).await,
+                Err(output) => output,
+            }
+        }
+        .boxed()
+    }
+}
+
+async fn run(cwd: PathBuf, limits: ShellLimits, args: ShellArgs) -> ToolOutput {
+    let mut notes = Vec::new();
+    let timeout = match args.timeout_secs.map(Duration::from_secs) {
+        None => limits.default_timeout,
+        Some(requested) if requested.is_zero() => {
+            return ToolOutput::error("timeout_secs must be at least 1; call shell again");
+        }
+        Some(requested) if requested > limits.max_timeout => {
+            notes.push(format!(
+                "[timeout_secs {} is above the maximum of {} s; used {} s]",
+                requested.as_secs(),
+                limits.max_timeout.as_secs(),
+                limits.max_timeout.as_secs()
+            ));
+            limits.max_timeout
+        }
+        Some(requested) => requested,
+    };
+    let mut child = match tokio::process::Command::new("bash")
+        .arg("-lc")
+        .arg(&args.command)
+        .current_dir(&cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group, so a timeout can kill everything the command started.
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(err) => return ToolOutput::error(format!("could not start bash: {err}")),
+    };
+    let mut group = GroupKiller(child.id().and_then(|id| i32::try_from(id).ok()));
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let mut out = Capture::new(limits.max_output_bytes);
+    let mut err = Capture::new(limits.max_output_bytes);
+    let (mut out_buf, mut err_buf) = (vec![0u8; READ_CHUNK], vec![0u8; READ_CHUNK]);
+    let deadline = Instant::now() + timeout;
+    let mut exited: Option<(ExitStatus, Instant)> = None;
+
+    // `None`: the deadline passed while the shell was still running.
+    let status = loop {
+        if let Some((status, _)) = exited
+            && stdout.is_none()
+            && stderr.is_none()
+        {
+            break Some(status);
+        }
+        let grace_end = exited.map(|(_, at)| at + PIPE_GRACE);
+        tokio::select! {
+            // Past the deadline with the shell already gone, only background output is
+            // missing: that is the grace case, not a timeout.
+            _ = tokio::time::sleep_until(deadline) => {
+                if exited.is_some() {
+                    notes.push(BACKGROUND_NOTE.to_owned());
+                }
+                break exited.map(|(status, _)| status);
+            }
+            _ = sleep_until_some(grace_end) => {
+                notes.push(BACKGROUND_NOTE.to_owned());
+                break exited.map(|(status, _)| status);
+            }
+            read = read_some(&mut stdout, &mut out_buf) => match read {
+                Ok(0) | Err(_) => stdout = None,
+                Ok(n) => out.push(&out_buf[..n]),
+            },
+            read = read_some(&mut stderr, &mut err_buf) => match read {
+                Ok(0) | Err(_) => stderr = None,
+                Ok(n) => err.push(&err_buf[..n]),
+            },
+            status = child.wait(), if exited.is_none() => match status {
+                Ok(status) => exited = Some((status, Instant::now())),
+                Err(wait_err) => {
+                    return ToolOutput::error(format!("could not wait for the command: {wait_err}"));
+                }
+            },
+        }
+    };
+
+    let status_line = match status {
+        Some(status) => {
+            // Background processes it left running (a server started with `&`) are the
+            // command's business; only a timeout or a dropped call kills the group.
+            group.disarm();
+            describe_status(status)
+        }
+        None => {
+            group.kill();
+            // Reap the shell itself; its group is already dead, so this returns at once.
+            let _ = child.wait().await;
+            notes.push(format!(
+                "[timed out after {} s; the command and every process it started were killed. \
+                 Pass a larger timeout_secs (at most {} s) if it needs longer; run servers and \
+                 watchers in the background with output redirected to a file]",
+                timeout.as_secs(),
+                limits.max_timeout.as_secs()
+            ));
+            format!("exit code {TIMEOUT_EXIT_CODE}")
+        }
+    };
+    // A timer can win the race against output already waiting in a pipe; keep that output.
+    drain_ready(&mut stdout, &mut out_buf, &mut out);
+    drain_ready(&mut stderr, &mut err_buf, &mut err);
+    ToolOutput::ok(render(&status_line, &notes, &out, &err))
+}
+
+async fn read_some(
+    pipe: &mut Option<impl AsyncRead + Unpin>,
+    buf: &mut [u8],
+) -> std::io::Result<usize> {
+    match pipe {
+        Some(pipe) => pipe.read(buf).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Take what a pipe holds right now, without waiting for more; bounded, because a process still
+/// writing (in the background) could keep it full forever.
+fn drain_ready(pipe: &mut Option<impl AsyncRead + Unpin>, buf: &mut [u8], capture: &mut Capture) {
+    let Some(pipe) = pipe else { return };
+    for _ in 0..MAX_FINAL_READS {
+        match pipe.read(buf).now_or_never() {
+            Some(Ok(n)) if n > 0 => capture.push(&buf[..n]),
+            Some(Ok(_)) | Some(Err(_)) | None => return,
+        }
+    }
+}
+
+async fn sleep_until_some(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn describe_status(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(signal)) => format!("terminated by signal {signal}"),
+        (None, None) => format!("ended with {status}"),
+    }
+}
+
+fn render(status_line: &str, notes: &[String], out: &Capture, err: &Capture) -> String {
+    let mut text = format!("{status_line}\n");
+    for note in notes {
+        text.push_str(note);
+        text.push('\n');
+    }
+    for (name, capture) in [("stdout", out), ("stderr", err)] {
+        if capture.total == 0 {
+            continue;
+        }
+        text.push_str(&format!("--- {name} ---\n"));
+        text.push_str(&capture.render(name));
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    if out.total == 0 && err.total == 0 {
+        text.push_str("(no output)\n");
+    }
+    text
+}
+
+/// Kills a process group when dropped, unless disarmed: a call dropped mid-run (a cancelled
+/// turn) must not leave its processes running.
+struct GroupKiller(Option<i32>);
+
+impl GroupKiller {
+    fn kill(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            // SAFETY: kill(2) has no memory-safety preconditions. A negative pid addresses the
+            // process group this call created; the id cannot have been reused while the group
+            // has members, and an empty group just makes the call fail with ESRCH.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for GroupKiller {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// One output stream within a byte budget: the first half of the budget and the most recent
+/// half are kept (errors tend to be at one end or the other), the middle is counted and dropped.
+/// Memory stays bounded however much the command writes, and the pipe keeps being drained so the
+/// command never blocks on a full pipe.
+struct Capture {
+    head: Vec<u8>,
+    head_cap: usize,
+    tail: VecDeque<u8>,
+    tail_cap: usize,
+    total: u64,
+}
+
+impl Capture {
+    fn new(max: usize) -> Self {
+        Capture {
+            head: Vec::new(),
+            head_cap: max / 2,
+            tail: VecDeque::new(),
+            tail_cap: max - max / 2,
+            total: 0,
+        }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        self.total += bytes.len() as u64;
+        let to_head = bytes.len().min(self.head_cap - self.head.len());
+        self.head.extend_from_slice(&bytes[..to_head]);
+        let rest = &bytes[to_head..];
+        let rest = &rest[rest.len().saturating_sub(self.tail_cap)..];
+        self.tail.extend(rest);
+        let excess = self.tail.len().saturating_sub(self.tail_cap);
+        self.tail.drain(..excess);
+    }
+
+    fn dropped(&self) -> u64 {
+        self.total - (self.head.len() + self.tail.len()) as u64
+    }
+
+    fn render(&self, name: &str) -> String {
+        let mut text = String::from_utf8_lossy(&self.head).into_owned();
+        let dropped = self.dropped();
+        if dropped > 0 {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!(
+                "[… {} bytes of {name} dropped here ({} in total); redirect the output to a file \
+                 and read or grep it for the rest …]\n",
+                thousands(dropped),
+                thousands(self.total)
+            ));
+        }
+        let (front, back) = self.tail.as_slices();
+        text.push_str(&String::from_utf8_lossy(&[front, back].concat()));
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::test_support::{Fixture, json};
+    use serde_json::json as j;
+
+    #[test]
+    fn capture_keeps_head_and_tail_and_counts_the_rest() {
+        let mut capture = Capture::new(10);
+        capture.push(b"0123");
+        capture.push(b"456789abcdefghij");
+        capture.push(b"XYZ");
+        assert_eq!(capture.total, 23);
+        assert_eq!(capture.head, b"01234");
+        assert_eq!(capture.tail, b"ijXYZ");
+        assert_eq!(capture.dropped(), 13);
+        let mut small = Capture::new(10);
+        small.push(b"0123456789");
+        assert_eq!(small.dropped(), 0);
+        assert_eq!(small.render("stdout"), "0123456789");
+    }
+
+    #[tokio::test]
+    async fn output_and_a_non_zero_exit_are_a_normal_result() {
+        let f = Fixture::new();
+        let out = f
+            .ok("shell", r#"{"command": "pwd; echo oops >&2; exit 3"}"#)
+            .await;
+        assert_eq!(
+            out,
+            format!(
+                "exit code 3\n--- stdout ---\n{}\n--- stderr ---\noops\n",
+                f.cwd.display()
+            )
+        );
+        assert_eq!(
+            f.ok("shell", r#"{"command": "true"}"#).await,
+            "exit code 0\n(no output)\n"
+        );
+        assert_eq!(
+            f.ok("shell", r#"{"command": "printf 'no newline'"}"#).await,
+            "exit code 0\n--- stdout ---\nno newline\n"
+        );
+        assert_eq!(
+            f.ok("shell", r#"{"command": "kill -TERM $$"}"#).await,
+            "terminated by signal 15\n(no output)\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_timeout_kills_the_whole_process_group() {
+        let f = Fixture::new();
+        let out = f
+            .ok(
+                "shell",
+                r#"{"command": "sleep 100 & echo $! > pidfile; wait", "timeout_secs": 1}"#,
+            )
+            .await;
+        assert!(out.starts_with("exit code 124\n[timed out after 1 s; the command and every process it started were killed."), "{out}");
+        let pid: i32 = f.read("pidfile").trim().parse().expect("pid in pidfile");
+        wait_until_gone(pid, Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn dropping_the_call_kills_the_whole_process_group() {
+        let f = Fixture::new();
+        let shell = Shell::new(f.cwd.clone(), ShellLimits::default());
+        let call = tokio::spawn(
+            shell.call(r#"{"command": "sleep 100 & echo $! > pidfile; wait"}"#.to_owned()),
+        );
+        let pid = wait_for_pidfile(&f.path("pidfile"), Duration::from_secs(10)).await;
+        call.abort();
+        assert!(call.await.unwrap_err().is_cancelled());
+        wait_until_gone(pid, Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn a_requested_timeout_above_the_maximum_is_clamped() {
+        let f = Fixture::with_shell(ShellLimits {
+            max_timeout: Duration::from_secs(5),
+            ..ShellLimits::default()
+        });
+        let out = f
+            .ok("shell", r#"{"command": "echo hi", "timeout_secs": 900}"#)
+            .await;
+        assert_eq!(
+            out,
+            "exit code 0\n[timeout_secs 900 is above the maximum of 5 s; used 5 s]\n--- stdout ---\nhi\n"
+        );
+        let err = f
+            .err("shell", r#"{"command": "true", "timeout_secs": 0}"#)
+            .await;
+        assert!(err.contains("at least 1"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_megabyte_of_output_is_cut_with_the_dropped_count() {
+        let f = Fixture::new();
+        let out = f
+            .ok(
+                "shell",
+                r#"{"command": "head -c 1000000 /dev/zero | tr '\\0' a; head -c 1000000 /dev/zero | tr '\\0' b >&2"}"#,
+            )
+            .await;
+        // 1,000,000 - 200 KiB kept.
+        assert!(
+            out.contains("[… 795,200 bytes of stdout dropped here (1,000,000 in total);"),
+            "{}",
+            &out[..200]
+        );
+        assert!(out.contains("[… 795,200 bytes of stderr dropped here (1,000,000 in total);"));
+        let kept = |c: char| -> usize {
+            out.lines()
+                .filter(|l| !l.is_empty() && l.chars().all(|x| x == c))
+                .map(str::len)
+                .sum()
+        };
+        assert_eq!(kept('a'), 200 * 1024);
+        assert_eq!(kept('b'), 200 * 1024);
+        assert!(out.len() < 2 * 200 * 1024 + 1_000, "{}", out.len());
+    }
+
+    #[tokio::test]
+    async fn background_processes_holding_the_pipes_do_not_hang_the_call() {
+        let f = Fixture::new();
+        let out = f
+            .ok(
+                "shell",
+                r#"{"command": "sleep 30 & echo $! > pidfile; echo started"}"#,
+            )
+            .await;
+        let pid: i32 = f.read("pidfile").trim().parse().expect("pid in pidfile");
+        // SAFETY: kill(2) with a pid this test's command started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        assert!(
+            out.starts_with("exit code 0\n[the command exited, but processes it started"),
+            "{out}"
+        );
+        assert!(out.ends_with("--- stdout ---\nstarted\n"), "{out}");
+    }
+
+    #[tokio::test]
+    async fn bad_arguments_are_explained() {
+        let f = Fixture::new();
+        let err = f.err("shell", r#"{"cmd": "ls"}"#).await;
+        assert!(err.contains("unknown field `cmd`"), "{err}");
+        let err = f.err("shell", &json(j!({"command": ["ls"]}))).await;
+        assert!(
+            err.contains("invalid type: sequence, expected a string"),
+            "{err}"
+        );
+    }
+
+    /// Wait (bounded) for the command to have written its background pid.
+    async fn wait_for_pidfile(path: &Path, within: Duration) -> i32 {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            let written = std::fs::read_to_string(path).unwrap_or_default();
+            if let Some(pid) = written.strip_suffix('\n').and_then(|p| p.parse().ok()) {
+                return pid;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the command never wrote {}",
+                path.display()
+            );
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// Wait (bounded) for `pid` to be gone: no such process, or a zombie nobody has reaped yet
+    /// (a container's init may be slow to), which is dead all the same.
+    fn wait_until_gone(pid: i32, within: Duration) {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            // SAFETY: signal 0 only checks for existence.
+            let exists = unsafe { libc::kill(pid, 0) } == 0;
+            if !exists || is_zombie(pid) {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "process {pid} still alive after the timeout"
+            );
+            std::thread::yield_now();
+        }
+    }
+
+    fn is_zombie(pid: i32) -> bool {
+        let stat = std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("stat"));
+        // The state follows the parenthesised command name: "123 (sleep) Z ...".
+        stat.ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(false)
+    }
+}

@@ -1,0 +1,45 @@
+//! The directory walk `glob` and `grep` share: ripgrep's walker, so `.gitignore`, `.ignore` and
+//! git's excludes are honoured as people expect (also outside a git checkout); symlinks are not
+//! followed and denied paths are never entered, so a walk stays inside what the scope allows.
+
+use std::path::Path;
+
+use ignore::WalkBuilder;
+
+use crate::scope::{Access, Scope};
+
+/// Entries a walk visits at most; a huge tree is cut rather than searched for minutes.
+pub(crate) const MAX_VISITED: usize = 100_000;
+
+/// A sorted (so deterministic) walk from `root`, which the caller has checked for reading.
+pub(crate) fn builder(scope: &Scope, root: &Path) -> WalkBuilder {
+    let scope = scope.clone();
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(move |entry| {
+            entry.file_name() != ".git" && scope.allows(entry.path(), Access::Read)
+        });
+    builder
+}
+
+/// How a found path is shown: relative to the working directory when inside it, so the model
+/// can pass it straight to another tool.
+pub(crate) fn display(scope: &Scope, path: &Path) -> String {
+    match path.strip_prefix(scope.cwd()) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_owned(),
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+/// The note appended when a walk stopped at [`MAX_VISITED`].
+pub(crate) fn visited_note() -> String {
+    format!(
+        "[stopped after visiting {} entries; give a narrower path]\n",
+        crate::file_tool::thousands(MAX_VISITED as u64)
+    )
+}

@@ -1,0 +1,210 @@
+//! Approvals: the run task asks before each tool call; a call whose policy is `ask` commits an
+//! `approval_request` and waits, and any client's `approve` commits the answer and lets it go.
+//!
+//! Nothing about a request lives only in memory: the request and the answer are log entries
+//! (durable before anyone is told), and the run task asks again after a pause or a restart, so
+//! it finds the request still pending (and waits again) or already answered (and goes on).
+//! The only in-memory piece is the reply channel of the run task that is waiting right now.
+
+use seedpod_engine::{Authorization, HostError, PendingCall};
+use seedpod_protocol::{
+    AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, EntryKind, ErrorCode, ServerMsg,
+    StandingApproval,
+};
+use seedpod_store::Durability;
+use tokio::sync::oneshot;
+
+use super::{Activity, Controller};
+use crate::policy::Policy;
+
+/// The run task waiting for a person's answer on a call.
+pub(super) struct WaitingApproval {
+    pub call_id: String,
+    pub reply: oneshot::Sender<Result<Authorization, HostError>>,
+}
+
+/// The tool whose `approve_always` answers are narrowed to a command prefix.
+const SHELL: &str = "shell";
+
+fn prefix_for(tool: &str, arguments: &str) -> Option<String> {
+    if tool == SHELL {
+        seedpod_tools::shell_command_prefix(arguments)
+    } else {
+        None
+    }
+}
+
+/// What the run task is told for a committed decision.
+fn authorization(decision: &ApprovalDecision) -> Authorization {
+    match decision {
+        ApprovalDecision::Approve | ApprovalDecision::ApproveAlways(_) => Authorization::Allowed,
+        ApprovalDecision::Deny { reason } => Authorization::Denied {
+            reason: format!("A person denied this call: {reason}. Do not retry it as is."),
+        },
+        ApprovalDecision::Unknown => Authorization::Denied {
+            reason: "This call was answered in a way this seedpod does not understand, so it \
+                     was not run."
+                .into(),
+        },
+    }
+}
+
+impl Controller {
+    /// The run task asks whether `call` may run. Answers at once unless a person must decide;
+    /// then the reply is kept until `approve` (or dropped when the run stops).
+    pub(super) async fn authorize(
+        &mut self,
+        generation: u64,
+        call: PendingCall,
+        reply: oneshot::Sender<Result<Authorization, HostError>>,
+    ) {
+        if !self.is_current(generation) {
+            let _ = reply.send(Err(HostError("the pod stopped this run".into())));
+            return;
+        }
+        match self.policies.for_tool(&call.name) {
+            Policy::Allow => {
+                let _ = reply.send(Ok(Authorization::Allowed));
+                return;
+            }
+            Policy::Deny => {
+                let _ = reply.send(Ok(Authorization::Denied {
+                    reason: format!(
+                        "The {} tool is denied by this pod's configuration ([approvals] {} = \
+                         \"deny\").",
+                        call.name, call.name
+                    ),
+                }));
+                return;
+            }
+            Policy::Ask => {}
+        }
+        let prefix = prefix_for(&call.name, &call.arguments);
+        if let Some(answered) = self.state.approval(&call.call_id)
+            && let Some(decision) = &answered.decision
+        {
+            // Answered while the run was paused or the pod was down.
+            let _ = reply.send(Ok(authorization(decision)));
+            return;
+        }
+        if self.state.approval(&call.call_id).is_none() {
+            if self
+                .state
+                .standing_approvals
+                .iter()
+                .any(|s| s.covers(&call.name, prefix.as_deref()))
+            {
+                tracing::info!(event = "approval_standing", tool = %call.name, call_id = %call.call_id);
+                let _ = reply.send(Ok(Authorization::Allowed));
+                return;
+            }
+            let request = ApprovalRequest {
+                summary: seedpod_tools::call_summary(&call.name, &call.arguments),
+                call_id: call.call_id.clone(),
+                tool: call.name.clone(),
+                arguments: call.arguments.clone(),
+                prefix,
+            };
+            tracing::info!(event = "approval_requested", tool = %request.tool, summary = %request.summary);
+            let kind = EntryKind::ApprovalRequest(request);
+            if let Err(err) = self.commit(kind, Durability::Sync).await {
+                let _ = reply.send(Err(HostError(err.to_string())));
+                return;
+            }
+        }
+        self.waiting_approval = Some(WaitingApproval {
+            call_id: call.call_id,
+            reply,
+        });
+        self.publish_state();
+    }
+
+    /// `approve`: commit the answer to the named (or oldest) pending request, then let the
+    /// waiting run go on, or continue a paused run that stopped at this request.
+    pub(super) async fn approve(
+        &mut self,
+        id: u64,
+        call_id: Option<String>,
+        answer: ApprovalAnswer,
+        reason: Option<String>,
+    ) -> ServerMsg {
+        let pending = match &call_id {
+            Some(call_id) => self
+                .state
+                .approval(call_id)
+                .filter(|a| a.decision.is_none())
+                .map(|a| a.request.clone()),
+            None => self.state.pending_approval().cloned(),
+        };
+        let Some(request) = pending else {
+            let message = match call_id {
+                Some(call_id) => format!(
+                    "call {call_id} is not waiting for approval: it was answered already or its \
+                     turn ended"
+                ),
+                None => "nothing is waiting for approval".to_string(),
+            };
+            return ServerMsg::Error {
+                id: Some(id),
+                code: ErrorCode::NothingPending,
+                message,
+            };
+        };
+        let decision = match answer {
+            ApprovalAnswer::Approve => ApprovalDecision::Approve,
+            // A shell command whose first word cannot be told is approved once, never for
+            // every command.
+            ApprovalAnswer::ApproveAlways if request.tool == SHELL && request.prefix.is_none() => {
+                ApprovalDecision::Approve
+            }
+            ApprovalAnswer::ApproveAlways => ApprovalDecision::ApproveAlways(StandingApproval {
+                tool: request.tool.clone(),
+                prefix: request.prefix.clone(),
+            }),
+            ApprovalAnswer::Deny => ApprovalDecision::Deny {
+                reason: reason
+                    .filter(|r| !r.trim().is_empty())
+                    .unwrap_or_else(|| "no reason given".into()),
+            },
+            ApprovalAnswer::Unknown => {
+                return ServerMsg::Error {
+                    id: Some(id),
+                    code: ErrorCode::InvalidRequest,
+                    message: "answer must be approve, approve_always or deny".into(),
+                };
+            }
+        };
+        let kind = EntryKind::ApprovalAnswer {
+            call_id: request.call_id.clone(),
+            decision: decision.clone(),
+        };
+        if let Err(err) = self.commit(kind, Durability::Sync).await {
+            return err.to_reply(id);
+        }
+        tracing::info!(event = "approval_answered", tool = %request.tool, call_id = %request.call_id, decision = ?decision);
+        let mut outcome = AckOutcome::Done;
+        match self.waiting_approval.take() {
+            Some(waiting) if waiting.call_id == request.call_id => {
+                let _ = waiting.reply.send(Ok(authorization(&decision)));
+            }
+            other => {
+                self.waiting_approval = other;
+                if matches!(self.activity, Activity::Paused)
+                    && self.state.pending_approval().is_none()
+                {
+                    // The pod stopped (or was paused) at this request: the answer is the
+                    // person's go-ahead to continue the turn.
+                    self.spawn_run();
+                    outcome = AckOutcome::Started;
+                }
+            }
+        }
+        self.publish_state();
+        ServerMsg::Ack {
+            id,
+            outcome,
+            queue_id: None,
+            entry_seq: self.entries.last().map(|e| e.seq),
+        }
+    }
+}

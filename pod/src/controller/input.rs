@@ -1,0 +1,140 @@
+//! What happens to a person's input on its way into history: the injection guard (at receipt,
+//! so `block` refuses before anything is acknowledged), the length cap, and the `@path`,
+//! `#slug` and `/slug` references, each committed as its own system item right after the input
+//! and so before the request that follows (invariant 1).
+
+use seedpod_protocol::{AlertLevel, EntryKind, Segment, SystemItem, flatten_to_text};
+use seedpod_store::Durability;
+
+use super::Controller;
+use super::commit::CommitError;
+use crate::guard::{self, GuardMode};
+use crate::references::{self, ReferenceContext};
+
+/// The most bytes of one `@path` file that go into history.
+pub const MAX_ATTACHMENT_BYTES: usize = 100 * 1024;
+
+impl Controller {
+    /// Scan `text` (an input or a notification) for injection patterns. `Err` carries the
+    /// refusal when the guard blocks it.
+    pub(super) fn guard(&mut self, source: &str, text: &str) -> Result<(), String> {
+        let mode = self.session.guard;
+        if mode == GuardMode::Off {
+            return Ok(());
+        }
+        let found = guard::scan(text);
+        if found.is_empty() {
+            return Ok(());
+        }
+        let patterns: Vec<&str> = found.iter().map(|d| d.pattern.as_str()).collect();
+        let excerpts: Vec<&str> = found.iter().map(|d| d.excerpt.as_str()).collect();
+        tracing::warn!(
+            event = "security.injection_detected",
+            source,
+            mode = ?mode,
+            patterns = ?patterns,
+            excerpts = ?excerpts,
+        );
+        let what = format!(
+            "possible prompt injection in this {source} ({}: \"{}\")",
+            patterns.join(", "),
+            excerpts.first().copied().unwrap_or_default()
+        );
+        match mode {
+            GuardMode::Off | GuardMode::Log => Ok(()),
+            GuardMode::Warn => {
+                self.publish_alert(
+                    AlertLevel::Warn,
+                    format!("{what}; it was passed on ([input] guard = \"warn\")"),
+                );
+                Ok(())
+            }
+            GuardMode::Block => {
+                let message = format!(
+                    "{what}; it was refused and not recorded ([input] guard = \"block\"; rephrase, \
+                     or set guard = \"warn\")"
+                );
+                self.publish_alert(AlertLevel::Warn, message.clone());
+                Err(message)
+            }
+        }
+    }
+
+    /// The `user_input` entry for `segments`: its model-visible text is cut to the configured
+    /// length with a note the model reads.
+    pub(super) fn user_input(&self, segments: Vec<Segment>, queue_id: Option<u64>) -> EntryKind {
+        let text = flatten_to_text(&segments);
+        let text = match guard::cap_message(&text, self.session.max_message_chars) {
+            Some(capped) => {
+                tracing::info!(
+                    event = "input_truncated",
+                    chars = text.chars().count(),
+                    max = self.session.max_message_chars
+                );
+                capped
+            }
+            None => text,
+        };
+        EntryKind::UserInput {
+            segments,
+            text,
+            queue_id,
+        }
+    }
+
+    /// Commit one system item per reference in `segments`, in order. A reference that cannot be
+    /// attached is committed as a placeholder (the model knows it is missing) and alerted.
+    pub(super) async fn commit_references(
+        &mut self,
+        segments: &[Segment],
+    ) -> Result<(), CommitError> {
+        let has_references = segments.iter().any(|s| {
+            matches!(
+                s,
+                Segment::FileRef { .. }
+                    | Segment::KnowledgeRef { .. }
+                    | Segment::WorkflowInvoke { .. }
+            )
+        });
+        if !has_references {
+            return Ok(());
+        }
+        let scope = match &self.session.scope {
+            Some(scope) => Some(scope.clone()),
+            None => seedpod_tools::Scope::for_cwd(&self.meta.cwd)
+                .ok()
+                .map(std::sync::Arc::new),
+        };
+        let can_read = |path: &str| -> Result<std::path::PathBuf, String> {
+            match &scope {
+                Some(scope) => scope
+                    .check(path, seedpod_tools::Access::Read)
+                    .map_err(|blocked| blocked.reason),
+                None => Err("the pod's scope could not be set up".into()),
+            }
+        };
+        let ctx = ReferenceContext {
+            cwd: &self.meta.cwd,
+            can_read: &can_read,
+            max_file_bytes: MAX_ATTACHMENT_BYTES,
+        };
+        let resolved = references::resolve(segments, &ctx);
+        for reference in resolved {
+            if let Some(problem) = reference.problem {
+                self.publish_alert(AlertLevel::Warn, problem);
+            }
+            if let SystemItem::FileAttachment { path, .. } = &reference.item {
+                tracing::info!(event = "file_attached", path = %path);
+            }
+            self.commit(
+                EntryKind::SystemItem {
+                    item: reference.item,
+                    queue_id: None,
+                },
+                Durability::Buffered,
+            )
+            .await?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,80 @@
+//! The operational settings a pod runs with that are not about the model: approval policies,
+//! the file scope for `@path`, the input guard, and what a new segment's system prompt is made
+//! of. Read from the configuration at every start; none of it is model-visible until it is
+//! rendered into an entry, which is then what replay uses.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use seedpod_protocol::ToolSpec;
+use seedpod_tools::Scope;
+
+use crate::guard::{DEFAULT_MAX_MESSAGE_CHARS, GuardMode};
+use crate::policy::Policies;
+use crate::prompt::{PromptError, PromptInputs, RenderedPrompt, render_prompt};
+
+#[derive(Clone)]
+pub struct SessionSettings {
+    pub policies: Policies,
+    /// The file tools' scope; `@path` references obey it too. `None`: the pod's cwd only.
+    pub scope: Option<Arc<Scope>>,
+    pub prompt: PromptSettings,
+    pub guard: GuardMode,
+    pub max_message_chars: usize,
+}
+
+impl Default for SessionSettings {
+    fn default() -> Self {
+        SessionSettings {
+            policies: Policies::default(),
+            scope: None,
+            prompt: PromptSettings::default(),
+            guard: GuardMode::default(),
+            max_message_chars: DEFAULT_MAX_MESSAGE_CHARS,
+        }
+    }
+}
+
+/// The inputs of the layered system prompt besides the pod itself.
+#[derive(Debug, Clone, Default)]
+pub struct PromptSettings {
+    /// Replaces the built-in identity layer.
+    pub identity_file: Option<PathBuf>,
+    /// Where `instructions.md` (the custom instructions layer) is looked for. `None` skips it.
+    pub config_dir: Option<PathBuf>,
+}
+
+/// What a segment's prompt is rendered from, for one pod.
+pub struct PromptFor<'a> {
+    pub pod_name: &'a str,
+    pub cwd: &'a Path,
+    pub model: &'a str,
+    pub tools: &'a [ToolSpec],
+    /// `start --instructions`, kept in `pod.json`.
+    pub session_instructions: Option<&'a str>,
+    pub date: &'a str,
+}
+
+impl PromptSettings {
+    /// Render the layered system prompt for a new segment.
+    pub fn render(&self, pod: &PromptFor<'_>) -> Result<RenderedPrompt, PromptError> {
+        let tool_protocols = pod
+            .tools
+            .iter()
+            .filter_map(|spec| {
+                seedpod_tools::protocol(&spec.name).map(|text| (spec.name.clone(), text.into()))
+            })
+            .collect();
+        render_prompt(&PromptInputs {
+            pod_name: pod.pod_name.to_string(),
+            cwd: pod.cwd.to_path_buf(),
+            model: pod.model.to_string(),
+            current_date: pod.date.to_string(),
+            tools: pod.tools.to_vec(),
+            tool_protocols,
+            identity_file: self.identity_file.clone(),
+            session_instructions: pod.session_instructions.map(str::to_string),
+            config_dir: self.config_dir.clone(),
+        })
+    }
+}
