@@ -42,7 +42,9 @@ pub enum Durability {
 /// A request to the writer thread.
 enum Command {
     Append {
-        kind: EntryKind,
+        /// Boxed: entries can be large (a segment start), and every command is moved through
+        /// the channel.
+        kind: Box<EntryKind>,
         durability: Durability,
         reply: oneshot::Sender<Result<Entry, StoreError>>,
     },
@@ -98,7 +100,7 @@ impl SegmentWriter {
         durability: Durability,
     ) -> Result<Entry, StoreError> {
         self.request(|reply| Command::Append {
-            kind,
+            kind: Box::new(kind),
             durability,
             reply,
         })

@@ -24,6 +24,7 @@ fn meta() -> PodMeta {
             max_tokens: None,
         },
         created_ms: 1_700_000_000_000,
+        instructions: Some("review carefully".into()),
     }
 }
 

@@ -124,7 +124,7 @@ impl<F: LogFile> Worker<F> {
                     kind,
                     durability,
                     reply,
-                } => match self.write(kind) {
+                } => match self.write(*kind) {
                     Ok(entry) => {
                         batch.needs_sync |= durability == Durability::Sync;
                         batch.written.push((entry, reply));

@@ -73,7 +73,7 @@ impl Queue {
         let (reply, answer) = oneshot::channel();
         self.tx
             .try_send(Command::Append {
-                kind,
+                kind: Box::new(kind),
                 durability,
                 reply,
             })
