@@ -36,6 +36,7 @@ use crate::render;
 
 mod approvals;
 mod commands;
+mod input;
 
 /// Upper bound for any wait; only reached when a test is failing.
 const WAIT: Duration = Duration::from_secs(30);
