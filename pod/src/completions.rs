@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use seedpod_protocol::{Completion, CompletionKind, SLASH_COMMANDS, ServerMsg};
+use seedpod_tools::{Access, Scope};
 
 /// Most suggestions returned in one answer; a popup never shows more.
 pub const MAX_COMPLETIONS: usize = 50;
@@ -21,8 +22,20 @@ pub const WORKFLOWS_DIR: &str = ".seedpod/workflows";
 
 /// The reply frame for request `id`.
 pub fn answer(id: u64, cwd: &Path, kind: CompletionKind, prefix: &str) -> ServerMsg {
+    answer_in_scope(id, cwd, None, kind, prefix)
+}
+
+/// `answer`, offering only files the pod's scope lets the model read (a denied `.env` is not
+/// suggested, and a denied directory is not walked).
+pub fn answer_in_scope(
+    id: u64,
+    cwd: &Path,
+    scope: Option<&Scope>,
+    kind: CompletionKind,
+    prefix: &str,
+) -> ServerMsg {
     let (items, truncated) = match kind {
-        CompletionKind::File => files(cwd, prefix),
+        CompletionKind::File => files(cwd, scope, prefix),
         CompletionKind::Command => commands(prefix),
         CompletionKind::Workflow => slugs(&cwd.join(WORKFLOWS_DIR), prefix),
         CompletionKind::Knowledge => slugs(&cwd.join(KNOWLEDGE_DIR), prefix),
@@ -85,7 +98,7 @@ fn title_of(path: &Path) -> String {
 
 /// Files and directories under `cwd` whose relative path, or whose own name, starts with
 /// `prefix`. Paths that match on the path itself come first, then shorter ones.
-fn files(cwd: &Path, prefix: &str) -> (Vec<Completion>, bool) {
+fn files(cwd: &Path, scope: Option<&Scope>, prefix: &str) -> (Vec<Completion>, bool) {
     // A prefix naming a directory (`src/ma`) only needs that directory walked.
     let start = match prefix.rfind('/') {
         Some(slash) => cwd.join(&prefix[..slash]),
@@ -95,9 +108,14 @@ fn files(cwd: &Path, prefix: &str) -> (Vec<Completion>, bool) {
         // Completion stays inside the pod's directory.
         return (Vec::new(), false);
     }
+    let scope = scope.cloned();
     let walker = ignore::WalkBuilder::new(&start)
         // .gitignore counts even when the directory is not (yet) a git checkout.
         .require_git(false)
+        .filter_entry(move |entry| match (&scope, entry.path().to_str()) {
+            (Some(scope), Some(path)) => scope.check(path, Access::Read).is_ok(),
+            _ => true,
+        })
         .build();
     let mut matches: Vec<(bool, String)> = Vec::new();
     let mut truncated = false;
@@ -163,6 +181,28 @@ mod tests {
             } => (items.into_iter().map(|c| c.value).collect(), truncated),
             other => panic!("not completions: {other:?}"),
         }
+    }
+
+    #[test]
+    fn files_the_scope_denies_are_not_offered() {
+        let dir = tree();
+        std::fs::write(dir.path().join("secret.env"), "KEY=1").unwrap();
+        let rules = seedpod_tools::ScopeRules {
+            read: vec![],
+            write: vec![dir.path().to_path_buf()],
+            deny: vec![dir.path().join("secret.env"), dir.path().join("src")],
+        };
+        let scope = Scope::new(dir.path(), &rules).unwrap();
+        let (found, _) = values(answer_in_scope(
+            1,
+            dir.path(),
+            Some(&scope),
+            CompletionKind::File,
+            "s",
+        ));
+        assert!(found.is_empty(), "{found:?}");
+        let (unscoped, _) = values(answer(1, dir.path(), CompletionKind::File, "s"));
+        assert!(unscoped.contains(&"secret.env".to_string()), "{unscoped:?}");
     }
 
     fn tree() -> tempfile::TempDir {

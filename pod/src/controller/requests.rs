@@ -48,8 +48,11 @@ impl Controller {
     ) {
         if let Method::ListCompletions { kind, prefix } = method {
             let cwd = self.meta.cwd.clone();
+            let scope = self.session.scope.clone();
             tokio::task::spawn_blocking(move || {
-                let _ = reply.send(completions::answer(id, &cwd, kind, &prefix));
+                let answer =
+                    completions::answer_in_scope(id, &cwd, scope.as_deref(), kind, &prefix);
+                let _ = reply.send(answer);
             });
             return;
         }
