@@ -1,5 +1,7 @@
 //! Slash commands typed into the composer (`/help`, `/stop`, ...). The list and its one-line
 //! descriptions are `seedpod_protocol::SLASH_COMMANDS`, shared with the pod's completion.
+//! `/clear`, `/model` and `/memory` are carried out by the pod (`Method::Command`); the rest
+//! by the TUI.
 
 /// A command the TUI understands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,6 +13,8 @@ pub enum Command {
     Pods,
     /// `/model NAME`; `None` when no name was given.
     Model(Option<String>),
+    /// `/memory TEXT`; `None` when no text was given.
+    Memory(Option<String>),
     Resume,
     Cancel,
     Copy,
@@ -51,6 +55,7 @@ pub fn parse(text: &str) -> Parsed {
         "clear" => Command::Clear,
         "pods" => Command::Pods,
         "model" => Command::Model((!args.is_empty()).then(|| args.to_string())),
+        "memory" => Command::Memory((!args.is_empty()).then(|| args.to_string())),
         "resume" => Command::Resume,
         "cancel" => Command::Cancel,
         "copy" => Command::Copy,
@@ -81,6 +86,11 @@ mod tests {
             Parsed::Command(Command::Model(Some("claude-x".into())))
         );
         assert_eq!(parse("/model"), Parsed::Command(Command::Model(None)));
+        assert_eq!(
+            parse("/memory use tabs in Makefiles"),
+            Parsed::Command(Command::Memory(Some("use tabs in Makefiles".into())))
+        );
+        assert_eq!(parse("/memory"), Parsed::Command(Command::Memory(None)));
         assert_eq!(parse("/review now"), Parsed::Unknown("review".into()));
         assert_eq!(parse("/usr/bin is a path"), Parsed::Input);
         assert_eq!(parse("/help\nmore lines"), Parsed::Input);

@@ -13,6 +13,8 @@ pub struct KeyContext {
     /// The composer's cursor is on its first / last line (Up/Down leave the text there).
     pub on_first_line: bool,
     pub on_last_line: bool,
+    /// A tool call waits for approval and its prompt is hidden (Ctrl-A shows it).
+    pub approval_hidden: bool,
 }
 
 /// What a key asks for.
@@ -34,6 +36,9 @@ pub enum Intent {
     SearchHistory,
     /// Ctrl-L: repaint everything.
     Redraw,
+    /// Ctrl-A while an approval request waits behind a hidden prompt: show it again. Otherwise
+    /// Ctrl-A stays the composer's (start of line).
+    ShowApproval,
     HistoryOlder,
     HistoryNewer,
     PageUp,
@@ -68,6 +73,7 @@ pub fn intent(key: &KeyEvent, ctx: KeyContext) -> Intent {
         KeyCode::Char('p') if ctrl => Intent::Pods,
         KeyCode::Char('r') if ctrl => Intent::SearchHistory,
         KeyCode::Char('l') if ctrl => Intent::Redraw,
+        KeyCode::Char('a') if ctrl && ctx.approval_hidden => Intent::ShowApproval,
         KeyCode::Esc => Intent::Escape,
         KeyCode::Up if !ctrl && !alt && ctx.on_first_line => Intent::HistoryOlder,
         KeyCode::Down if !ctrl && !alt && ctx.on_last_line => Intent::HistoryNewer,
@@ -95,11 +101,13 @@ mod tests {
         composer_empty: true,
         on_first_line: true,
         on_last_line: true,
+        approval_hidden: false,
     };
     const TYPING: KeyContext = KeyContext {
         composer_empty: false,
         on_first_line: false,
         on_last_line: false,
+        approval_hidden: false,
     };
 
     #[test]
@@ -140,6 +148,17 @@ mod tests {
         let d = k(KeyCode::Char('d'), KeyModifiers::CONTROL);
         assert_eq!(intent(&d, EMPTY), Intent::Detach);
         assert_eq!(intent(&d, TYPING), Intent::Edit);
+    }
+
+    #[test]
+    fn ctrl_a_shows_a_hidden_approval_and_otherwise_edits() {
+        let a = k(KeyCode::Char('a'), KeyModifiers::CONTROL);
+        assert_eq!(intent(&a, TYPING), Intent::Edit);
+        let hidden = KeyContext {
+            approval_hidden: true,
+            ..TYPING
+        };
+        assert_eq!(intent(&a, hidden), Intent::ShowApproval);
     }
 
     #[test]

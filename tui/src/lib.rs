@@ -2,9 +2,10 @@
 //!
 //! Owns: the terminal (setup, restore, panic safety: `terminal.rs`), the event loop
 //! (`run.rs`), the link to the pod with reconnection (`connection.rs`), the app's state and
-//! every decision about keys and frames (`app/`, pure: events in, `Effect`s out), the composer
-//! with paste chips and references (`composer/`), the key map (`keys.rs`), slash commands
-//! (`commands.rs`), input history (`history.rs`), the pod picker (`picker.rs`), OSC 52
+//! every decision about keys and frames (`app/`, pure: events in, `Effect`s out, including the
+//! approval prompt), the composer with paste chips and references (`composer/`), the key map
+//! (`keys.rs`), slash commands (`commands.rs`; `/clear`, `/model`, `/memory` go to the pod),
+//! input history (`history.rs`), the pod picker (`picker.rs`), OSC 52
 //! (`clipboard.rs`) and the screen layout (`ui/`).
 //!
 //! Must not own: any durable state (DESIGN §1.3) — the pod's log is the record; kill the TUI at

@@ -1,5 +1,6 @@
 //! Whole screens on ratatui's `TestBackend`, pinned with insta: what a person sees when idle,
-//! while a turn runs with inputs queued, while the pod is away, and in the pod picker.
+//! while a turn runs with inputs queued, while the pod is away, in the pod picker, and when a
+//! tool call waits for approval.
 
 use std::time::{Instant, UNIX_EPOCH};
 
@@ -9,8 +10,8 @@ use ratatui::backend::TestBackend;
 use seedpod_client::pods::{PodConfig, PodMeta};
 use seedpod_client::{Liveness, PodListing, Welcome};
 use seedpod_protocol::{
-    Entry, EntryKind, ModelItem, PodState, ProviderKind, QueueEntry, QueuedItem, RunEndReason,
-    RunTrigger, Segment, ServerMsg, Usage,
+    ApprovalRequest, Entry, EntryKind, ModelItem, PodState, ProviderKind, QueueEntry, QueuedItem,
+    RunEndReason, RunTrigger, Segment, ServerMsg, Usage,
 };
 use seedpod_transcript::Theme;
 use seedpod_tui::App;
@@ -189,6 +190,7 @@ fn listing(name: &str, liveness: Liveness, ago_secs: Option<u64>) -> PodListing 
             segments: vec!["s".into()],
             parent: None,
             children: Vec::new(),
+            instructions: None,
             config: PodConfig {
                 provider: ProviderKind::Scripted,
                 model: "script".into(),
@@ -266,4 +268,66 @@ fn completion_popup_and_help() {
         .draw(|frame| seedpod_tui::ui::draw(frame, &mut app, Instant::now()))
         .expect("draw");
     insta::assert_snapshot!("help", terminal.backend().to_string());
+}
+
+/// A pod whose run called `shell` and waits for a person to approve it.
+fn waiting_for_approval() -> App {
+    let mut app = attached(PodState::Running);
+    let now = Instant::now();
+    let arguments = r#"{"command":"cargo test --workspace && rm -rf target/tmp","timeout":600}"#;
+    for (seq, kind) in [
+        (
+            6,
+            EntryKind::AssistantItem {
+                item: ModelItem::ToolCall {
+                    call_id: "call_1".into(),
+                    name: "shell".into(),
+                    arguments: arguments.into(),
+                },
+            },
+        ),
+        (
+            7,
+            EntryKind::ApprovalRequest(ApprovalRequest {
+                call_id: "call_1".into(),
+                tool: "shell".into(),
+                arguments: arguments.into(),
+                summary: "shell: cargo test --workspace && rm -rf target/tmp".into(),
+                prefix: Some("cargo".into()),
+            }),
+        ),
+    ] {
+        let msg = ServerMsg::Committed {
+            seq,
+            entry: entry(seq, kind),
+        };
+        app.on_link(LinkEvent::Frame(msg), now);
+    }
+    let state = ServerMsg::State {
+        seq: 8,
+        state: PodState::WaitingForApproval,
+    };
+    app.on_link(LinkEvent::Frame(state), now);
+    app
+}
+
+#[test]
+fn approval_modal() {
+    let mut app = waiting_for_approval();
+    insta::assert_snapshot!("approval_modal", screen(&mut app));
+    app.on_key(
+        KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE),
+        Instant::now(),
+    );
+    type_text(&mut app, "not the rm");
+    insta::assert_snapshot!("approval_deny_reason", screen(&mut app));
+    app.on_key(
+        KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE),
+        Instant::now(),
+    );
+    app.on_key(
+        KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE),
+        Instant::now(),
+    );
+    insta::assert_snapshot!("approval_hidden", screen(&mut app));
 }

@@ -1,6 +1,7 @@
 //! `seedpod demo`: the TUI on a throwaway pod (`demo-<pid>`) driven by a built-in scripted
-//! model, so a new user sees streaming markdown, thinking, a notification and the keys without
-//! an API key.
+//! model, so a new user sees streaming markdown, thinking, a tool call, an approval request, a
+//! notification and the keys without an API key. The tools are real: `list_dir` reads the
+//! current directory and the approved `shell` call runs `echo`.
 //!
 //! The demo pod lives under the normal home (it is a real pod: real socket, real log) and is
 //! stopped and deleted when the demo ends, so demos never pile up in `seedpod ls`. A driver task
@@ -25,7 +26,7 @@ const OPENING_PROMPT: &str = "Show me what you can do.";
 const NOTIFICATION: &str =
     "Hello from outside the TUI: this came in like `seedpod notify` from a script.";
 
-const BANNER: &str = "DEMO · a scripted model plays a fixed script (no API key, nothing real) · Ctrl-D ends the demo and deletes its pod";
+const BANNER: &str = "DEMO · a scripted model plays a fixed script (no API key; its tool calls are real: list_dir, and an echo you approve) · Ctrl-D ends the demo and deletes its pod";
 
 pub async fn demo(home: &Home) -> Result<()> {
     require_terminal()?;

@@ -251,6 +251,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
             model: ModelConfig::new(ProviderKind::Scripted, "script"),
             tools: vec![],
             seed: vec![],
+            standing_approvals: Vec::new(),
             origin: Origin::New,
         }),
     )];

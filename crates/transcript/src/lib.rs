@@ -4,7 +4,8 @@
 //! Owns:
 //! - `model`: [`model::Transcript`] folds every [`seedpod_protocol::ServerMsg`] (snapshot, committed
 //!   entries, provisional deltas, state, queue, alerts) into an ordered list of [`model::Cell`]s plus
-//!   a [`model::PodView`] for the status line. One code path for live and reattached clients
+//!   a [`model::PodView`] for the status line, with the oldest approval request nobody has answered
+//!   yet (the app asks the person about it). One code path for live and reattached clients
 //!   (DESIGN §4): a snapshot resets it, committed entries become cells, deltas only paint the
 //!   in-flight block until their entry commits. No ratatui types live there.
 //! - `render`: one renderer per cell kind (`cell_lines`, a pure function of cell and width), the
@@ -19,5 +20,7 @@
 pub mod model;
 pub mod render;
 
-pub use model::{Cell, CellKind, Link, Notice, PodView, ToolStatus, Transcript};
+pub use model::{
+    ApprovalStatus, Cell, CellKind, Link, Notice, PodView, SegmentOrigin, ToolStatus, Transcript,
+};
 pub use render::{Role, Theme, TranscriptView, ViewState, cell_lines, status_line};

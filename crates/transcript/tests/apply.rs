@@ -11,72 +11,11 @@ use seedpod_protocol::{
 use seedpod_transcript::{CellKind, ToolStatus, Transcript};
 use support::*;
 
-fn apply_all(transcript: &mut Transcript, msgs: &[ServerMsg]) {
-    for msg in msgs {
-        transcript.apply(msg);
-    }
-}
-
-fn kinds(t: &Transcript) -> Vec<&'static str> {
-    t.cells()
-        .iter()
-        .map(|c| match &c.kind {
-            CellKind::SegmentStart { .. } => "segment_start",
-            CellKind::UserInput { .. } => "user",
-            CellKind::AssistantText {
-                streaming: true, ..
-            } => "text*",
-            CellKind::AssistantText { .. } => "text",
-            CellKind::Thinking {
-                streaming: true, ..
-            } => "thinking*",
-            CellKind::Thinking { .. } => "thinking",
-            CellKind::ToolCall { .. } => "tool",
-            CellKind::Notification { .. } => "notification",
-            CellKind::PodEvent { .. } => "pod_event",
-            CellKind::FileAttachment { .. } => "file",
-            CellKind::Knowledge { .. } => "knowledge",
-            CellKind::Workflow { .. } => "workflow",
-            CellKind::TaskReminder { .. } => "reminder",
-            CellKind::Interrupt { .. } => "interrupt",
-            CellKind::Alert { .. } => "alert",
-            CellKind::RunEnd { .. } => "run_end",
-            CellKind::ModelChanged { .. } => "model",
-            CellKind::Unknown { .. } => "unknown",
-        })
-        .collect()
-}
-
 fn text_of_cell(t: &Transcript, index: usize) -> &str {
     match &t.cells()[index].kind {
         CellKind::AssistantText { text, .. } | CellKind::Thinking { text, .. } => text,
         other => panic!("cell {index} is {other:?}"),
     }
-}
-
-/// An attached client that has seen a snapshot of an idle pod with a segment start.
-fn attached() -> Transcript {
-    let mut t = Transcript::new();
-    apply_all(
-        &mut t,
-        &[
-            ServerMsg::Welcome {
-                protocol: 1,
-                pod: "demo".into(),
-                server_version: "0.1.0".into(),
-                state: PodState::Idle,
-                instance: "i1".into(),
-                seq: 4,
-            },
-            snapshot_begin(4, PodState::Idle),
-            ServerMsg::SnapshotEntries {
-                entries: vec![entry(0, segment_start())],
-            },
-            in_flight("", "", vec![]),
-            ServerMsg::SnapshotEnd { seq: 4 },
-        ],
-    );
-    t
 }
 
 #[test]

@@ -81,4 +81,8 @@ fn paused_and_waiting_states() {
     view.waiting_for_approval = true;
     let waiting = status_line_at(&view, &Link::Connecting, 80, &Theme::plain(), now).to_string();
     assert_eq!(waiting, "demo · waiting for approval · connecting…");
+    view.waiting_for_approval = false;
+    view.state = PodState::WaitingForApproval;
+    let state = status_line_at(&view, &Link::Connected, 80, &Theme::plain(), now).to_string();
+    assert_eq!(state, "demo · waiting for approval · connected");
 }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use seedpod_protocol::{CompletionKind, Method};
+use seedpod_protocol::{ApprovalAnswer, CompletionKind, Method, PodCommand};
 
 use crate::history::HistoryEntry;
 
@@ -51,4 +51,11 @@ pub enum Pending {
         kind: CompletionKind,
         prefix: String,
     },
+    /// An answer to the approval request for `call_id`.
+    Approve {
+        call_id: String,
+        answer: ApprovalAnswer,
+    },
+    /// A command the pod carries out (`/clear`, `/model NAME`, `/memory TEXT`).
+    Command(PodCommand),
 }

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use crossterm::event::KeyEvent;
-use seedpod_protocol::{Method, PodState, QueuedItem};
+use seedpod_protocol::{Method, PodCommand, PodState, QueuedItem};
 
 use super::completion::{Popup, kinds_for};
 use super::{App, DOUBLE_CTRL_C, Effect, ExitReason, FlashLevel, Overlay, Pending, Search};
@@ -18,10 +18,14 @@ impl App {
         if let Some(effects) = self.overlay_key(&key, now) {
             return effects;
         }
+        if let Some(effects) = self.approval_key(&key, now) {
+            return effects;
+        }
         let ctx = KeyContext {
             composer_empty: self.composer.is_empty(),
             on_first_line: self.composer.on_first_line(),
             on_last_line: self.composer.on_last_line(),
+            approval_hidden: self.approval_hidden(),
         };
         match intent(&key, ctx) {
             Intent::Submit => self.submit(now),
@@ -39,6 +43,11 @@ impl App {
                 Vec::new()
             }
             Intent::Redraw => vec![Effect::Repaint],
+            Intent::ShowApproval => {
+                self.popup = None;
+                self.show_approval();
+                Vec::new()
+            }
             Intent::HistoryOlder => {
                 if let Some(popup) = &mut self.popup {
                     popup.up();
@@ -98,7 +107,7 @@ impl App {
 
     /// A bracketed paste.
     pub fn on_paste(&mut self, text: &str) -> Vec<Effect> {
-        if self.overlay != Overlay::None {
+        if self.overlay != Overlay::None || self.approval_paste(text) {
             return Vec::new();
         }
         self.composer.paste(text);
@@ -249,14 +258,22 @@ impl App {
             Command::Help => self.overlay = Overlay::Help,
             Command::Detach => return vec![self.exit(ExitReason::Detached)],
             Command::Stop => self.overlay = Overlay::ConfirmStop,
-            Command::Clear => self.flash(
+            Command::Clear => return vec![self.pod_command(PodCommand::Clear, String::new())],
+            Command::Model(Some(name)) => return vec![self.pod_command(PodCommand::Model, name)],
+            Command::Model(None) => {
+                let status = self.transcript.status();
+                let text = format!(
+                    "usage: /model NAME — the pod uses {}/{} now",
+                    status.provider, status.model
+                );
+                self.flash(FlashLevel::Warn, text, now);
+            }
+            Command::Memory(Some(text)) => {
+                return vec![self.pod_command(PodCommand::Memory, text)];
+            }
+            Command::Memory(None) => self.flash(
                 FlashLevel::Warn,
-                "/clear is not supported by this pod yet (it has no method to start a new segment)",
-                now,
-            ),
-            Command::Model(_) => self.flash(
-                FlashLevel::Warn,
-                "/model is not supported by this pod yet (it has no method to change the model)",
+                "usage: /memory TEXT — appends `* TEXT` to the project's AGENTS.md",
                 now,
             ),
             Command::Pods => return self.open_picker(),
@@ -283,6 +300,11 @@ impl App {
         Vec::new()
     }
 
+    /// A command the pod carries out; its `command_done` answer is shown as a flash.
+    fn pod_command(&mut self, name: PodCommand, args: String) -> Effect {
+        self.request(Pending::Command(name), Method::Command { name, args })
+    }
+
     fn open_picker(&mut self) -> Vec<Effect> {
         self.popup = None;
         self.overlay = Overlay::Picker(Picker::new(&self.pod));
@@ -290,7 +312,8 @@ impl App {
     }
 
     /// Esc: close the popup, drop the focus, else pause a running turn, and once it is paused
-    /// (or a pause is already on its way) cancel it.
+    /// (or a pause is already on its way) cancel it. A turn waiting for approval is cancelled
+    /// at once: nothing streams that a pause would keep.
     fn escape(&mut self, now: Instant) -> Vec<Effect> {
         if self.popup.take().is_some() {
             return Vec::new();
@@ -309,7 +332,8 @@ impl App {
                 );
                 vec![self.request(Pending::Pause, Method::Pause)]
             }
-            PodState::Running | PodState::Paused => {
+            // While a request waits, the modal takes the first Esc (it hides); this one cancels.
+            PodState::Running | PodState::Paused | PodState::WaitingForApproval => {
                 self.flash(FlashLevel::Info, "cancelling the turn", now);
                 vec![self.request(Pending::Cancel, Method::Cancel)]
             }

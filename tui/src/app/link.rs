@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use seedpod_protocol::{AckOutcome, ServerMsg};
+use seedpod_protocol::{AckOutcome, PodCommand, ServerMsg};
 use seedpod_transcript::Link;
 
 use super::{App, Effect, ExitReason, FlashLevel, Pending};
@@ -91,16 +91,42 @@ impl App {
                     .is_some_and(|popup| popup.answer(kind, &prefix, items, truncated));
                 (changed, Vec::new())
             }
+            (Pending::Approve { call_id, answer }, ServerMsg::Ack { .. }) => {
+                self.approval_replied(&call_id, answer, Ok(()), now);
+                (true, Vec::new())
+            }
+            (Pending::Command(command), ServerMsg::CommandDone { message, .. }) => {
+                self.command_done(command, &message, now);
+                (true, Vec::new())
+            }
             (
                 Pending::Run(_)
                 | Pending::Pause
                 | Pending::Cancel
                 | Pending::Resume
                 | Pending::Withdraw(_)
-                | Pending::Completion { .. },
+                | Pending::Completion { .. }
+                | Pending::Approve { .. }
+                | Pending::Command(_),
                 _,
             ) => (false, Vec::new()),
         }
+    }
+
+    /// A pod command is done: say so in the footer. For `/clear` in words of our own: the pod's
+    /// message names both segments in full and would not fit.
+    fn command_done(&mut self, command: PodCommand, message: &str, now: Instant) {
+        let text = match command {
+            PodCommand::Clear => {
+                self.view.end();
+                "started a new segment: the model starts afresh; the old one stays in the log"
+                    .to_string()
+            }
+            PodCommand::Memory | PodCommand::Model | PodCommand::Help | PodCommand::Unknown => {
+                message.trim().replace('\n', " ")
+            }
+        };
+        self.flash(FlashLevel::Info, text, now);
     }
 
     fn failed(&mut self, pending: Pending, reason: &str, now: Instant) -> (bool, Vec<Effect>) {
@@ -122,6 +148,17 @@ impl App {
             // Usually: it was sent before the withdrawal arrived.
             Pending::Withdraw(_) => {
                 self.flash(FlashLevel::Warn, format!("not withdrawn: {reason}"), now);
+            }
+            Pending::Approve { call_id, answer } => {
+                self.approval_replied(&call_id, answer, Err(reason), now);
+            }
+            // `busy` (a turn runs) and friends: the pod's message says what to do.
+            Pending::Command(command) => {
+                self.flash(
+                    FlashLevel::Warn,
+                    format!("/{}: {reason}", command.as_str()),
+                    now,
+                );
             }
             Pending::Stop => return (true, vec![self.exit(ExitReason::Stopped)]),
             // A pod without completion support answers `invalid_request`; no popup then.

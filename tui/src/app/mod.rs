@@ -4,8 +4,10 @@
 //! loop to carry out (`effect.rs`). `input.rs` handles keys and pastes, `navigate.rs` the mouse
 //! wheel, turn jumps and focus, `overlay.rs`
 //! the popups that take over the keyboard (help, stop confirmation, history search, picker),
-//! `link.rs` what the pod sends, `completion.rs` the completion popup.
+//! `link.rs` what the pod sends, `completion.rs` the completion popup, `approval.rs` the
+//! approval prompt over everything while a tool call waits for a person.
 
+mod approval;
 pub mod completion;
 pub mod effect;
 mod input;
@@ -22,6 +24,7 @@ use seedpod_client::PodListing;
 use seedpod_protocol::{Method, PodState};
 use seedpod_transcript::{Link, Theme, Transcript, ViewState};
 
+pub use self::approval::{ApprovalModal, ApprovalPrompt};
 pub use self::completion::Popup;
 pub use self::effect::{Effect, ExitReason, Pending};
 pub use self::overlay::{Overlay, Search};
@@ -64,6 +67,8 @@ pub struct App {
     pub overlay: Overlay,
     pub popup: Option<Popup>,
     pub flash: Option<Flash>,
+    /// What the person is doing with a pending approval request (hidden, typing a reason).
+    approval: ApprovalPrompt,
     /// A line above everything (the demo's label).
     pub banner: Option<String>,
     pub mouse_capture: bool,
@@ -89,6 +94,7 @@ impl App {
             overlay: Overlay::None,
             popup: None,
             flash: None,
+            approval: ApprovalPrompt::default(),
             banner: None,
             mouse_capture: false,
             pending: Default::default(),
@@ -108,6 +114,7 @@ impl App {
         self.overlay = Overlay::None;
         self.popup = None;
         self.pending.clear();
+        self.reset_approval();
     }
 
     /// The pod's state as last reported.

@@ -5,8 +5,9 @@ use std::time::{Duration, Instant, SystemTime};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use seedpod_client::Welcome;
 use seedpod_protocol::{
-    AckOutcome, Completion, CompletionKind, Entry, EntryKind, ErrorCode, Method, ModelItem,
-    PodState, Segment, ServerMsg,
+    AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, Completion, CompletionKind,
+    Entry, EntryKind, ErrorCode, Method, ModelItem, PodCommand, PodState, RunEndReason, Segment,
+    ServerMsg,
 };
 use seedpod_transcript::{Link, Theme};
 
@@ -68,6 +69,34 @@ impl Harness {
             seq: self.seq,
             state,
         });
+    }
+
+    /// A live `committed` event.
+    fn commit(&mut self, kind: EntryKind) {
+        self.seq += 1;
+        let entry = Entry {
+            v: 1,
+            seq: self.seq,
+            ts: 1,
+            kind,
+        };
+        self.frame(ServerMsg::Committed {
+            seq: self.seq,
+            entry,
+        });
+    }
+
+    /// A run that made a shell call and now waits for approval of it.
+    fn asking(&mut self) {
+        self.state(PodState::Running);
+        self.commit(EntryKind::ApprovalRequest(ApprovalRequest {
+            call_id: "call_1".into(),
+            tool: "shell".into(),
+            arguments: r#"{"command":"cargo test"}"#.into(),
+            summary: "shell: cargo test".into(),
+            prefix: Some("cargo".into()),
+        }));
+        self.state(PodState::WaitingForApproval);
     }
 
     fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -260,20 +289,101 @@ fn stop_asks_first_and_ends_the_tui_when_the_pod_stops() {
 }
 
 #[test]
-fn commands_the_pod_cannot_do_say_so() {
+fn pod_commands_are_sent_to_the_pod_and_their_answers_shown() {
     let mut h = Harness::connected();
-    for command in ["/clear", "/model other"] {
+    h.type_text("/clear");
+    let (tag, method) = request(&h.key(key(KeyCode::Enter)));
+    assert_eq!(
+        method,
+        Method::Command {
+            name: PodCommand::Clear,
+            args: String::new()
+        }
+    );
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::CommandDone {
+            id: 1,
+            command: PodCommand::Clear,
+            message: "started a new segment 0193…; the old one (0192…) stays in the log".into(),
+        },
+    });
+    assert!(h.flash().contains("started a new segment"), "{}", h.flash());
+    assert!(
+        h.flash().contains("old one stays in the log"),
+        "{}",
+        h.flash()
+    );
+
+    h.type_text("/model  gpt-5 ");
+    let (tag, method) = request(&h.key(key(KeyCode::Enter)));
+    assert_eq!(
+        method,
+        Method::Command {
+            name: PodCommand::Model,
+            args: "gpt-5".into()
+        }
+    );
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::CommandDone {
+            id: 2,
+            command: PodCommand::Model,
+            message: "switched to gpt-5 (was script)\nfor the next requests".into(),
+        },
+    });
+    assert_eq!(
+        h.flash(),
+        "switched to gpt-5 (was script) for the next requests"
+    );
+
+    h.type_text("/memory use tabs in Makefiles");
+    let (_, method) = request(&h.key(key(KeyCode::Enter)));
+    assert_eq!(
+        method,
+        Method::Command {
+            name: PodCommand::Memory,
+            args: "use tabs in Makefiles".into()
+        }
+    );
+}
+
+#[test]
+fn pod_commands_without_their_argument_explain_themselves() {
+    let mut h = Harness::connected();
+    for (command, usage) in [
+        ("/model", "usage: /model NAME"),
+        ("/memory", "usage: /memory TEXT"),
+    ] {
         h.type_text(command);
-        assert!(h.key(key(KeyCode::Enter)).is_empty());
-        assert!(
-            h.flash().contains("not supported by this pod yet"),
-            "{command}"
-        );
+        assert!(h.key(key(KeyCode::Enter)).is_empty(), "{command}");
+        assert!(h.flash().contains(usage), "{}", h.flash());
     }
     h.type_text("/bogus");
     assert!(h.key(key(KeyCode::Enter)).is_empty());
     assert!(h.flash().contains("unknown command /bogus"));
     assert_eq!(h.app.composer.text(), "/bogus", "kept for fixing");
+}
+
+#[test]
+fn a_refused_pod_command_says_why() {
+    let mut h = Harness::connected();
+    h.state(PodState::Running);
+    h.type_text("/clear");
+    let (tag, _) = request(&h.key(key(KeyCode::Enter)));
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Error {
+            id: Some(1),
+            code: ErrorCode::Busy,
+            message: "the pod is running; /clear starts a new segment only between turns".into(),
+        },
+    });
+    assert!(
+        h.flash().starts_with("/clear: the pod is running"),
+        "{}",
+        h.flash()
+    );
 }
 
 #[test]
@@ -492,6 +602,7 @@ fn seedpod_store_meta(name: &str) -> seedpod_client::pods::PodMeta {
         segments: vec!["s".into()],
         parent: None,
         children: Vec::new(),
+        instructions: None,
         config: seedpod_client::pods::PodConfig {
             provider: seedpod_protocol::ProviderKind::Scripted,
             model: "m".into(),
@@ -595,4 +706,218 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
         },
     });
     assert!(h.flash().contains("not withdrawn"), "{}", h.flash());
+}
+
+/// The call id the approval modal asks about, if it shows.
+fn modal_call(h: &Harness) -> Option<String> {
+    h.app.approval_modal().map(|m| m.request.call_id.clone())
+}
+
+fn answer_entry(decision: ApprovalDecision) -> EntryKind {
+    EntryKind::ApprovalAnswer {
+        call_id: "call_1".into(),
+        decision,
+    }
+}
+
+#[test]
+fn a_pending_request_opens_the_modal_and_y_approves_it() {
+    let mut h = Harness::connected();
+    assert_eq!(modal_call(&h), None);
+    h.asking();
+    assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
+    assert!(h.app.transcript.status().waiting_for_approval);
+
+    let (tag, method) = request(&h.key(key(KeyCode::Char('y'))));
+    assert_eq!(
+        method,
+        Method::Approve {
+            call_id: Some("call_1".into()),
+            answer: ApprovalAnswer::Approve,
+            reason: None,
+        }
+    );
+    assert!(h.app.approval_modal().is_some_and(|m| m.sending));
+    assert!(
+        h.key(key(KeyCode::Char('y'))).is_empty(),
+        "one answer per request"
+    );
+    assert!(h.app.composer.is_empty(), "the modal keeps the keys");
+
+    // The pod commits the answer before it acknowledges it.
+    h.commit(answer_entry(ApprovalDecision::Approve));
+    assert_eq!(modal_call(&h), None);
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Ack {
+            id: 1,
+            outcome: AckOutcome::Done,
+            queue_id: None,
+            entry_seq: Some(3),
+        },
+    });
+    assert!(h.flash().starts_with("approved"), "{}", h.flash());
+    h.type_text("y");
+    assert_eq!(h.app.composer.text(), "y", "keys are the composer's again");
+}
+
+#[test]
+fn a_approves_always() {
+    let mut h = Harness::connected();
+    h.asking();
+    let (_, method) = request(&h.key(key(KeyCode::Char('a'))));
+    assert_eq!(
+        method,
+        Method::Approve {
+            call_id: Some("call_1".into()),
+            answer: ApprovalAnswer::ApproveAlways,
+            reason: None,
+        }
+    );
+}
+
+#[test]
+fn n_asks_for_a_reason_then_denies() {
+    let mut h = Harness::connected();
+    h.asking();
+    assert!(h.key(key(KeyCode::Char('n'))).is_empty());
+    assert_eq!(h.app.approval_modal().and_then(|m| m.reason), Some(""));
+    h.type_text("nope");
+    assert_eq!(h.app.approval_modal().and_then(|m| m.reason), Some("nope"));
+    // Esc goes back to the question without sending anything.
+    assert!(h.key(key(KeyCode::Esc)).is_empty());
+    let modal = h.app.approval_modal().expect("still asking");
+    assert_eq!(modal.reason, None);
+
+    h.key(key(KeyCode::Char('n')));
+    h.type_text("not on mainx");
+    h.key(key(KeyCode::Backspace));
+    h.app.on_paste("\nbranch");
+    let (_, method) = request(&h.key(key(KeyCode::Enter)));
+    assert_eq!(
+        method,
+        Method::Approve {
+            call_id: Some("call_1".into()),
+            answer: ApprovalAnswer::Deny,
+            reason: Some("not on main branch".into()),
+        }
+    );
+    assert!(
+        h.app.composer.is_empty(),
+        "nothing leaked into the composer"
+    );
+}
+
+#[test]
+fn a_denial_without_a_reason_sends_none() {
+    let mut h = Harness::connected();
+    h.asking();
+    h.key(key(KeyCode::Char('n')));
+    h.type_text("  ");
+    let (_, method) = request(&h.key(key(KeyCode::Enter)));
+    assert!(
+        matches!(
+            method,
+            Method::Approve {
+                answer: ApprovalAnswer::Deny,
+                reason: None,
+                ..
+            }
+        ),
+        "{method:?}"
+    );
+}
+
+#[test]
+fn esc_hides_the_modal_and_ctrl_a_brings_it_back() {
+    let mut h = Harness::connected();
+    h.asking();
+    assert!(h.key(key(KeyCode::Esc)).is_empty(), "hiding sends nothing");
+    assert_eq!(modal_call(&h), None);
+    assert!(h.app.approval_hidden());
+    assert!(h.flash().contains("Ctrl-A"), "{}", h.flash());
+    assert!(h.app.transcript.status().waiting_for_approval);
+    h.type_text("yes");
+    assert_eq!(h.app.composer.text(), "yes", "keys type again");
+
+    h.key(ctrl('a'));
+    assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
+    assert_eq!(h.app.composer.text(), "yes", "the draft is kept");
+
+    // Hidden again, Esc on an empty composer cancels the waiting turn.
+    h.key(key(KeyCode::Esc));
+    h.key(ctrl('c'));
+    let (_, method) = request(&h.key(key(KeyCode::Esc)));
+    assert_eq!(method, Method::Cancel);
+}
+
+#[test]
+fn ctrl_a_edits_when_no_request_is_hidden() {
+    let mut h = Harness::connected();
+    h.type_text("ab");
+    h.key(ctrl('a'));
+    h.type_text("x");
+    assert_eq!(
+        h.app.composer.text(),
+        "xab",
+        "Ctrl-A moved to the line start"
+    );
+}
+
+#[test]
+fn an_answer_from_elsewhere_closes_the_modal() {
+    let mut h = Harness::connected();
+    h.asking();
+    h.key(key(KeyCode::Char('n')));
+    h.type_text("hm");
+    h.commit(answer_entry(ApprovalDecision::Approve));
+    assert_eq!(modal_call(&h), None);
+    assert!(!h.app.approval_hidden());
+    h.type_text("!");
+    assert_eq!(h.app.composer.text(), "!");
+}
+
+#[test]
+fn an_answer_that_lost_the_race_shows_why() {
+    let mut h = Harness::connected();
+    h.asking();
+    let (tag, _) = request(&h.key(key(KeyCode::Char('y'))));
+    h.commit(answer_entry(ApprovalDecision::Deny {
+        reason: "from another terminal".into(),
+    }));
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Error {
+            id: Some(1),
+            code: ErrorCode::NothingPending,
+            message: "call call_1 is not waiting for approval: it was answered already".into(),
+        },
+    });
+    assert!(h.flash().contains("answered already"), "{}", h.flash());
+    assert_eq!(modal_call(&h), None);
+}
+
+#[test]
+fn the_end_of_the_run_closes_the_modal() {
+    let mut h = Harness::connected();
+    h.asking();
+    h.commit(EntryKind::RunEnd {
+        reason: RunEndReason::Cancelled,
+        message: None,
+    });
+    assert_eq!(modal_call(&h), None);
+    h.state(PodState::Idle);
+    assert!(!h.app.transcript.status().waiting_for_approval);
+}
+
+#[test]
+fn other_overlays_come_first_and_the_modal_waits_behind_them() {
+    let mut h = Harness::connected();
+    h.type_text("/help");
+    h.key(key(KeyCode::Enter));
+    h.asking();
+    assert_eq!(h.app.overlay, Overlay::Help);
+    assert_eq!(modal_call(&h), None);
+    h.key(key(KeyCode::Char('q')));
+    assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
 }

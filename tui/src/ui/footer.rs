@@ -55,6 +55,21 @@ fn static_hints(app: &App) -> Option<Vec<&'static str>> {
         Overlay::Search(_) => return Some(Vec::new()),
         Overlay::None => {}
     }
+    if let Some(modal) = app.approval_modal() {
+        return Some(if modal.sending {
+            vec!["sending your answer…"]
+        } else if modal.reason.is_some() {
+            vec!["Enter deny", "Esc back to the question"]
+        } else {
+            vec![
+                "y approve",
+                "a approve always",
+                "n deny",
+                "Esc hide",
+                "PgUp/PgDn scroll",
+            ]
+        });
+    }
     if app.popup.as_ref().is_some_and(|p| !p.is_empty()) {
         return Some(vec!["↑↓ choose", "Tab/Enter accept", "Esc close"]);
     }
@@ -75,6 +90,12 @@ fn static_hints(app: &App) -> Option<Vec<&'static str>> {
     match app.pod_state() {
         PodState::Running => hints.extend(["Esc pause", "Enter queue", "PgUp scroll"]),
         PodState::Paused => hints.extend(["Esc cancel", "/resume continue", "Enter new input"]),
+        PodState::WaitingForApproval => {
+            if app.approval_hidden() {
+                hints.push("Ctrl-A answer the request");
+            }
+            hints.extend(["Esc cancel the turn", "Enter queue"]);
+        }
         PodState::Idle | PodState::Stopping | PodState::Unknown => {
             if app.composer.is_empty() {
                 hints.extend(["Enter send", "/ commands", "@ files", "Ctrl-P pods"]);

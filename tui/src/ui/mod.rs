@@ -1,7 +1,9 @@
 //! Drawing the whole screen from the app: banner · transcript · status line · queued inputs ·
-//! composer · footer, and the popups over them (`popups.rs`). Pure: the same app state
+//! composer · footer, and the popups over them (`popups.rs`), topmost the approval modal
+//! (`approval.rs`). Pure: the same app state
 //! always draws the same screen, which is what the `TestBackend` snapshots pin.
 
+mod approval;
 mod footer;
 mod popups;
 
@@ -62,6 +64,9 @@ pub fn draw(frame: &mut Frame, app: &mut App, now: Instant) {
     frame.render_widget(Paragraph::new(footer::footer(app, footer.width)), footer);
     // Completion opens upwards from just above the status line, over the transcript's end.
     popups::draw(frame, app, transcript);
+    if let Some(modal) = app.approval_modal() {
+        approval::draw(frame, &modal, &app.theme, transcript);
+    }
 }
 
 fn draw_composer(frame: &mut Frame, app: &App, area: Rect, gutter: u16) {

@@ -29,7 +29,7 @@ pub fn draw(frame: &mut Frame, app: &App, above: Rect) {
     }
 }
 
-fn boxed<'a>(title: &'a str, theme: &Theme) -> Block<'a> {
+pub(super) fn boxed<'a>(title: &'a str, theme: &Theme) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)
         .border_style(theme.style(Role::Dim))
@@ -40,7 +40,7 @@ fn boxed<'a>(title: &'a str, theme: &Theme) -> Block<'a> {
 }
 
 /// A centred rectangle at most `width` × `height`, inside `area`.
-fn centred(area: Rect, width: u16, height: u16) -> Rect {
+pub(super) fn centred(area: Rect, width: u16, height: u16) -> Rect {
     let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
         .flex(Flex::Center)
         .areas(area);
@@ -104,6 +104,7 @@ fn help(frame: &mut Frame, theme: &Theme) {
         ("Tab  Enter", "focus a collapsible cell / expand it"),
         ("@  #  /", "complete files, knowledge, commands"),
         ("Ctrl-P", "pods"),
+        ("Ctrl-A", "show a hidden approval request"),
     ];
     let mut lines: Vec<Line> = KEYS
         .iter()

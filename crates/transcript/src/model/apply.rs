@@ -144,6 +144,7 @@ impl Transcript {
             | ServerMsg::History { .. }
             | ServerMsg::Context { .. }
             | ServerMsg::Completions { .. }
+            | ServerMsg::CommandDone { .. }
             | ServerMsg::Unknown => false,
         }
     }
@@ -153,10 +154,14 @@ impl Transcript {
         self.view.state = state;
         match state {
             PodState::Running => {
-                if was != PodState::Running || self.view.running_since.is_none() {
+                // Going on after an approval is the same run: its clock keeps counting.
+                let same_run = matches!(was, PodState::Running | PodState::WaitingForApproval);
+                if !same_run || self.view.running_since.is_none() {
                     self.view.running_since = Some(Instant::now());
                 }
             }
+            // The run is open and nothing streams while a person decides; keep its clock.
+            PodState::WaitingForApproval => self.view.retry_notice = None,
             // A paused or stopped pod drops what was streaming (it never committed), so the
             // provisional block goes too: a client attaching now would not see it either.
             PodState::Idle | PodState::Paused | PodState::Stopping | PodState::Unknown => {
@@ -165,6 +170,7 @@ impl Transcript {
                 self.clear_live();
             }
         }
+        self.refresh_approval_view();
     }
 
     /// After a snapshot of a running pod, date the run from its `run_start` entry rather than
@@ -200,6 +206,8 @@ fn error_code_name(code: &seedpod_protocol::ErrorCode) -> &'static str {
         ErrorCode::NotPaused => "not paused",
         ErrorCode::Stopping => "stopping",
         ErrorCode::StorageFailed => "storage failed",
+        ErrorCode::NothingPending => "nothing pending",
+        ErrorCode::Busy => "busy",
         ErrorCode::Internal => "internal error",
         ErrorCode::Unknown => "error",
     }

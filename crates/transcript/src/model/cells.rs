@@ -1,7 +1,9 @@
 //! Cells: one visible block of the transcript each, in a shape the renderers can draw without
 //! knowing the protocol's bookkeeping (seq numbers, queue ids, usage entries).
 
-use seedpod_protocol::{AlertLevel, PodEvent, RunEndReason, Segment, Usage};
+use seedpod_protocol::{
+    AlertLevel, ApprovalRequest, PodEvent, RunEndReason, Segment, StandingApproval, Usage,
+};
 
 /// One block of the transcript.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +36,8 @@ impl Cell {
             | CellKind::FileAttachment { .. }
             | CellKind::Knowledge { .. }
             | CellKind::Workflow { .. }
-            | CellKind::TaskReminder { .. } => true,
+            | CellKind::TaskReminder { .. }
+            | CellKind::Approval { .. } => true,
             CellKind::SegmentStart { .. }
             | CellKind::UserInput { .. }
             | CellKind::AssistantText { .. }
@@ -54,6 +57,37 @@ impl Cell {
     }
 }
 
+/// Where a segment came from, for its separator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SegmentOrigin {
+    /// The pod's first segment.
+    New,
+    /// A compaction summary seeds it; the older segment holds the full history.
+    CompactedFrom(String),
+    ForkedFrom(String),
+    /// `/clear`: history starts afresh here; the older segment stays in the log.
+    ClearedFrom(String),
+    /// An origin written by a newer seedpod.
+    Unknown,
+}
+
+/// Where an approval request stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalStatus {
+    /// Nobody has answered yet; the run waits.
+    Waiting,
+    Approved,
+    /// Approved, and calls like it run without asking from now on.
+    ApprovedAlways(StandingApproval),
+    Denied {
+        reason: String,
+    },
+    /// The run ended (cancelled, failed) before anyone answered.
+    Closed,
+    /// Answered in a way this client does not know.
+    Unknown,
+}
+
 /// How a tool call is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolStatus {
@@ -70,8 +104,7 @@ pub enum CellKind {
         segment_id: String,
         provider: String,
         model: String,
-        /// `None` for a new segment, else e.g. "compacted from 0193…".
-        origin: Option<String>,
+        origin: SegmentOrigin,
     },
     /// What the person submitted, typed segments kept so chips render as chips.
     UserInput {
@@ -96,6 +129,11 @@ pub enum CellKind {
         output: String,
         /// From the call's commit to its result's commit, when both are known.
         duration_ms: Option<u64>,
+    },
+    /// A tool call that waits (or waited) for a person's approval, with how it was answered.
+    Approval {
+        request: ApprovalRequest,
+        status: ApprovalStatus,
     },
     /// A `notify` message; the body the model saw is not shown.
     Notification {

@@ -5,7 +5,7 @@ use seedpod_protocol::{
     AlertLevel, Entry, EntryKind, FinishReason, ModelItem, Origin, SegmentStart, SystemItem, Usage,
 };
 
-use super::cells::{CellKind, ToolStatus};
+use super::cells::{CellKind, SegmentOrigin, ToolStatus};
 use super::live::LiveRole;
 use super::transcript::{OpenCall, OpenRun, Transcript};
 
@@ -44,6 +44,7 @@ impl Transcript {
             EntryKind::TurnEnd { finish, .. } => self.turn_end(*finish),
             EntryKind::RunEnd { reason, message } => {
                 self.clear_live();
+                self.close_approvals();
                 self.view.retry_notice = None;
                 self.turn_pending = false;
                 let run = self.run.take();
@@ -76,6 +77,10 @@ impl Transcript {
                 self.push_committed(kind, None);
                 true
             }
+            EntryKind::ApprovalRequest(request) => self.approval_request(request),
+            EntryKind::ApprovalAnswer { call_id, decision } => {
+                self.approval_answer(call_id, decision)
+            }
             // The queue is shown from `queued` frames, which carry its whole content.
             EntryKind::Queued { .. } | EntryKind::Dequeued { .. } => false,
             EntryKind::Unknown => {
@@ -89,16 +94,30 @@ impl Transcript {
         }
     }
 
+    /// A segment's first entry: in a snapshot the top of the transcript; live, a `/clear` (or
+    /// compaction) starting a new segment. The cells above stay on screen under the separator
+    /// this draws, but what is counted per segment (tokens, open calls and runs, pending
+    /// approvals) starts again, as it does in the pod.
     fn segment_start(&mut self, start: &SegmentStart) -> bool {
+        self.clear_live();
+        self.close_approvals();
+        self.open_calls.clear();
+        self.run = None;
+        self.turn_pending = false;
+        self.view.tokens_in = 0;
+        self.view.tokens_out = 0;
+        self.view.retry_notice = None;
         self.view.provider = start.model.provider.as_str().to_string();
         self.view.model = start.model.model.clone();
         self.view.segment_id = start.segment_id.clone();
         let origin = match &start.origin {
-            Origin::New => None,
-            Origin::CompactedFrom { segment_id } => Some(format!("compacted from {segment_id}")),
-            Origin::ForkedFrom { segment_id } => Some(format!("forked from {segment_id}")),
-            Origin::ClearedFrom { segment_id } => Some(format!("cleared after {segment_id}")),
-            Origin::Unknown => Some("of an unknown origin".to_string()),
+            Origin::New => SegmentOrigin::New,
+            Origin::CompactedFrom { segment_id } => {
+                SegmentOrigin::CompactedFrom(segment_id.clone())
+            }
+            Origin::ForkedFrom { segment_id } => SegmentOrigin::ForkedFrom(segment_id.clone()),
+            Origin::ClearedFrom { segment_id } => SegmentOrigin::ClearedFrom(segment_id.clone()),
+            Origin::Unknown => SegmentOrigin::Unknown,
         };
         let kind = CellKind::SegmentStart {
             segment_id: start.segment_id.clone(),

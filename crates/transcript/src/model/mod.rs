@@ -2,16 +2,18 @@
 //!
 //! `cells.rs` defines the cells, `status.rs` the status-line model, `transcript.rs` the container
 //! and its queries; `apply.rs` dispatches frames, `entries.rs` turns committed log entries into
-//! cells and `live.rs` keeps the provisional in-flight block.
+//! cells, `approvals.rs` pairs approval requests with their answers, and `live.rs` keeps the
+//! provisional in-flight block.
 
 mod apply;
+mod approvals;
 mod cells;
 mod entries;
 mod live;
 mod status;
 mod transcript;
 
-pub use cells::{Cell, CellKind, ToolStatus};
+pub use cells::{ApprovalStatus, Cell, CellKind, SegmentOrigin, ToolStatus};
 pub use seedpod_protocol::{AlertLevel, PodState, QueueEntry};
 pub use status::{Link, Notice, PodView};
 pub use transcript::Transcript;

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use seedpod_protocol::{AlertLevel, PodState, QueueEntry};
+use seedpod_protocol::{AlertLevel, ApprovalRequest, PodState, QueueEntry};
 
 /// The pod as the status line sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,8 +22,10 @@ pub struct PodView {
     pub queue: Vec<QueueEntry>,
     /// A transient provider retry notice; cleared when output arrives or the run ends.
     pub retry_notice: Option<String>,
-    /// Reserved for tool approvals; the protocol has no approval frames yet, so it stays false.
+    /// A tool call waits for a person: the pod's state says so, or a request is pending.
     pub waiting_for_approval: bool,
+    /// The oldest approval request nobody has answered yet (the app's modal asks about it).
+    pub pending_approval: Option<ApprovalRequest>,
     /// The last error reply, `goodbye` or `incompatible`, until the app clears it.
     pub notice: Option<Notice>,
     pub segment_id: String,
@@ -47,6 +49,7 @@ impl Default for PodView {
             queue: Vec::new(),
             retry_notice: None,
             waiting_for_approval: false,
+            pending_approval: None,
             notice: None,
             segment_id: String::new(),
             instance: String::new(),

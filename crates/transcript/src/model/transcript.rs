@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use super::cells::{Cell, CellKind};
 use super::live::LiveRole;
 use super::status::PodView;
-use seedpod_protocol::Usage;
+use seedpod_protocol::{ApprovalRequest, Usage};
 
 /// Everything the transcript shows, folded from pod frames by [`Transcript::apply`].
 #[derive(Debug, Clone, Default)]
@@ -26,6 +26,8 @@ pub struct Transcript {
     pub(super) generation: u64,
     /// Tool calls waiting for their result: call id → the call's cell and commit time.
     pub(super) open_calls: HashMap<String, OpenCall>,
+    /// Approval requests nobody has answered yet, oldest first: the request and its cell.
+    pub(super) pending_approvals: Vec<PendingApproval>,
     /// The run in progress, for the `run_end` separator's duration and tokens.
     pub(super) run: Option<OpenRun>,
     pub(super) turn_starts: Vec<usize>,
@@ -37,6 +39,12 @@ pub struct Transcript {
 pub(super) struct OpenCall {
     pub(super) index: usize,
     pub(super) ts: u64,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct PendingApproval {
+    pub(super) request: ApprovalRequest,
+    pub(super) index: usize,
 }
 
 #[derive(Debug, Clone, Copy, Default)]

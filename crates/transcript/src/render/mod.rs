@@ -2,9 +2,10 @@
 //! line, the colour theme, and the scrolling transcript widget with its line cache.
 //!
 //! Renderers live one family per file: `user.rs`, `assistant.rs` (answer and thinking, with
-//! `markdown.rs`, `table.rs`, `highlight.rs`), `tool.rs`, `system.rs`. `text.rs` and `wrap.rs`
+//! `markdown.rs`, `table.rs`, `highlight.rs`), `tool.rs`, `approval.rs`, `system.rs`. `text.rs` and `wrap.rs`
 //! hold the width rules every renderer shares; `view.rs` and `cache.rs` the widget.
 
+mod approval;
 mod assistant;
 mod cache;
 mod format;
@@ -27,6 +28,7 @@ use ratatui::text::Line;
 
 use crate::model::{Cell, CellKind};
 
+pub use approval::{COLLAPSED_ARGUMENT_LINES, argument_lines, standing_scope};
 pub use highlight::preload as preload_highlighting;
 pub use status_line::{status_line, status_line_at};
 pub use theme::{Role, Theme};
@@ -56,14 +58,7 @@ fn dispatch(cell: &Cell, available: usize, theme: &Theme) -> Vec<Line<'static>> 
             provider,
             model,
             origin,
-        } => system::segment_start(
-            segment_id,
-            provider,
-            model,
-            origin.as_deref(),
-            available,
-            theme,
-        ),
+        } => system::segment_start(segment_id, provider, model, origin, available, theme),
         CellKind::UserInput { segments } => user::user_input(segments, available, theme),
         CellKind::AssistantText { text, streaming } => {
             assistant::assistant_text(text, *streaming, available, theme)
@@ -88,6 +83,9 @@ fn dispatch(cell: &Cell, available: usize, theme: &Theme) -> Vec<Line<'static>> 
                 expanded: cell.expanded,
             };
             tool::tool_call(&view, available, theme)
+        }
+        CellKind::Approval { request, status } => {
+            approval::approval(request, status, cell.expanded, available, theme)
         }
         CellKind::Notification { message } => system::notification(message, available, theme),
         CellKind::PodEvent { event } => system::pod_event(event, available, theme),

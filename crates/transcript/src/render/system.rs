@@ -11,6 +11,7 @@ use super::format::{bytes, compact, count, duration_ms};
 use super::text::{sanitize, truncate, width};
 use super::theme::{Role, Theme};
 use super::wrap::{hard_wrap, wrap, wrap_text};
+use crate::model::SegmentOrigin;
 
 /// The hanging indent of continuation lines.
 const HANG: [Span<'static>; 1] = [Span {
@@ -236,22 +237,51 @@ pub(crate) fn segment_start(
     segment_id: &str,
     provider: &str,
     model: &str,
-    origin: Option<&str>,
+    origin: &SegmentOrigin,
     available: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
-    let short: String = segment_id.chars().take(8).collect();
-    let mut label = format!("segment {short} · {provider}/{model}");
-    if let Some(origin) = origin {
-        label.push_str(" · ");
-        label.push_str(origin);
-    }
+    let short = |id: &str| -> String { id.chars().take(8).collect() };
+    let this = short(segment_id);
+    let label = match origin {
+        SegmentOrigin::New => format!("segment {this} · {provider}/{model}"),
+        // Older ids in full: time-ordered ids of segments made a minute apart share their
+        // first eight characters.
+        SegmentOrigin::CompactedFrom(from) => {
+            format!("segment {this} · {provider}/{model} · compacted from {from}")
+        }
+        SegmentOrigin::ForkedFrom(from) => {
+            format!("segment {this} · {provider}/{model} · forked from {from}")
+        }
+        SegmentOrigin::ClearedFrom(_) => {
+            format!("new segment (cleared) · {this} · {provider}/{model}")
+        }
+        SegmentOrigin::Unknown => {
+            format!("segment {this} · {provider}/{model} · of an unknown origin")
+        }
+    };
     let label = sanitize(&label).replace('\n', " ");
-    vec![rule(
+    let mut out = vec![rule(
         vec![Span::styled(label, theme.style(Role::Dim))],
         available,
         theme,
-    )]
+    )];
+    if let SegmentOrigin::ClearedFrom(from) = origin {
+        // Said under the rule because the cells above stay on screen but no longer reach the
+        // model.
+        let note = sanitize(&format!(
+            "the model's history starts afresh here; segment {from} stays in the log"
+        ))
+        .into_owned();
+        out.extend(wrap_text(
+            &note,
+            theme.style(Role::Dim),
+            available,
+            &HANG,
+            &HANG,
+        ));
+    }
+    out
 }
 
 pub(crate) fn model_changed(

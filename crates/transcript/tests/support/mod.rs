@@ -6,11 +6,14 @@
 use ratatui::buffer::Buffer;
 use ratatui::text::Line;
 use seedpod_protocol::{
-    AlertLevel, Entry, EntryKind, FinishReason, InFlightToolCall, ModelConfig, ModelItem, Origin,
-    PodEvent, PodState, ProviderKind, QueueEntry, QueuedItem, RunEndReason, RunTrigger, Segment,
-    SegmentStart, ServerMsg, SystemItem, Usage,
+    AlertLevel, ApprovalDecision, ApprovalRequest, Entry, EntryKind, FinishReason,
+    InFlightToolCall, ModelConfig, ModelItem, Origin, PodEvent, PodState, ProviderKind, QueueEntry,
+    QueuedItem, RunEndReason, RunTrigger, Segment, SegmentStart, ServerMsg, StandingApproval,
+    SystemItem, Usage,
 };
-use seedpod_transcript::{Cell, CellKind, Theme, ToolStatus, cell_lines};
+use seedpod_transcript::{
+    ApprovalStatus, Cell, CellKind, SegmentOrigin, Theme, ToolStatus, Transcript, cell_lines,
+};
 
 pub const TS: u64 = 1_763_848_000_000;
 
@@ -37,6 +40,7 @@ pub fn segment_start() -> EntryKind {
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
         seed: vec![],
+        standing_approvals: Vec::new(),
         origin: Origin::New,
     })
 }
@@ -109,6 +113,17 @@ pub fn run_end(reason: RunEndReason) -> EntryKind {
     EntryKind::RunEnd {
         reason,
         message: None,
+    }
+}
+
+pub fn approval_request(request: ApprovalRequest) -> EntryKind {
+    EntryKind::ApprovalRequest(request)
+}
+
+pub fn approval_answer(call_id: &str, decision: ApprovalDecision) -> EntryKind {
+    EntryKind::ApprovalAnswer {
+        call_id: call_id.into(),
+        decision,
     }
 }
 
@@ -200,7 +215,16 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
                 segment_id: "0193f0c2-7c1e".into(),
                 provider: "anthropic".into(),
                 model: "claude-sonnet-4".into(),
-                origin: Some("compacted from 0193eeee-aaaa".into()),
+                origin: SegmentOrigin::CompactedFrom("0193eeee-aaaa".into()),
+            }),
+        ),
+        (
+            "segment_start_cleared",
+            cell(CellKind::SegmentStart {
+                segment_id: "0193f0c2-7c1e".into(),
+                provider: "anthropic".into(),
+                model: "claude-sonnet-4".into(),
+                origin: SegmentOrigin::ClearedFrom("0193eeee-aaaa".into()),
             }),
         ),
         (
@@ -329,6 +353,48 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
                     "\u{1b}[32m   Compiling\u{1b}[0m seedpod\tv0.1.0\r\n\u{1b}[1mFinished\u{1b}[0m"
                         .into(),
                 duration_ms: Some(4_200),
+            }),
+        ),
+        (
+            "approval_waiting",
+            cell(approval_cell(ApprovalStatus::Waiting)),
+        ),
+        (
+            "approval_approved",
+            cell(approval_cell(ApprovalStatus::Approved)),
+        ),
+        (
+            "approval_approved_always",
+            cell(approval_cell(ApprovalStatus::ApprovedAlways(StandingApproval {
+                tool: "shell".into(),
+                prefix: Some("cargo".into()),
+            }))),
+        ),
+        (
+            "approval_denied",
+            cell(approval_cell(ApprovalStatus::Denied {
+                reason: "not on the main branch; open a pull request instead".into(),
+            })),
+        ),
+        (
+            "approval_closed",
+            cell(approval_cell(ApprovalStatus::Closed)),
+        ),
+        (
+            "approval_long_arguments",
+            cell(CellKind::Approval {
+                request: ApprovalRequest {
+                    call_id: "call_9".into(),
+                    tool: "write_file".into(),
+                    arguments: serde_json::json!({
+                        "path": "src/lib.rs",
+                        "content": (1..=10).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n"),
+                    })
+                    .to_string(),
+                    summary: "write_file: src/lib.rs (10 lines)".into(),
+                    prefix: None,
+                },
+                status: ApprovalStatus::Waiting,
             }),
         ),
         (
@@ -468,6 +534,86 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             }),
         ),
     ]
+}
+
+/// A `shell` approval request for `cargo test --workspace`.
+pub fn shell_request(call_id: &str) -> ApprovalRequest {
+    ApprovalRequest {
+        call_id: call_id.into(),
+        tool: "shell".into(),
+        arguments: r#"{"command":"cargo test --workspace --all-targets"}"#.into(),
+        summary: "shell: cargo test --workspace --all-targets".into(),
+        prefix: Some("cargo".into()),
+    }
+}
+
+pub fn approval_cell(status: ApprovalStatus) -> CellKind {
+    CellKind::Approval {
+        request: shell_request("call_1"),
+        status,
+    }
+}
+
+pub fn apply_all(transcript: &mut Transcript, msgs: &[ServerMsg]) {
+    for msg in msgs {
+        transcript.apply(msg);
+    }
+}
+
+pub fn kinds(t: &Transcript) -> Vec<&'static str> {
+    t.cells()
+        .iter()
+        .map(|c| match &c.kind {
+            CellKind::SegmentStart { .. } => "segment_start",
+            CellKind::UserInput { .. } => "user",
+            CellKind::AssistantText {
+                streaming: true, ..
+            } => "text*",
+            CellKind::AssistantText { .. } => "text",
+            CellKind::Thinking {
+                streaming: true, ..
+            } => "thinking*",
+            CellKind::Thinking { .. } => "thinking",
+            CellKind::ToolCall { .. } => "tool",
+            CellKind::Approval { .. } => "approval",
+            CellKind::Notification { .. } => "notification",
+            CellKind::PodEvent { .. } => "pod_event",
+            CellKind::FileAttachment { .. } => "file",
+            CellKind::Knowledge { .. } => "knowledge",
+            CellKind::Workflow { .. } => "workflow",
+            CellKind::TaskReminder { .. } => "reminder",
+            CellKind::Interrupt { .. } => "interrupt",
+            CellKind::Alert { .. } => "alert",
+            CellKind::RunEnd { .. } => "run_end",
+            CellKind::ModelChanged { .. } => "model",
+            CellKind::Unknown { .. } => "unknown",
+        })
+        .collect()
+}
+
+/// An attached client that has seen a snapshot of an idle pod with a segment start.
+pub fn attached() -> Transcript {
+    let mut t = Transcript::new();
+    apply_all(
+        &mut t,
+        &[
+            ServerMsg::Welcome {
+                protocol: 1,
+                pod: "demo".into(),
+                server_version: "0.1.0".into(),
+                state: PodState::Idle,
+                instance: "i1".into(),
+                seq: 4,
+            },
+            snapshot_begin(4, PodState::Idle),
+            ServerMsg::SnapshotEntries {
+                entries: vec![entry(0, segment_start())],
+            },
+            in_flight("", "", vec![]),
+            ServerMsg::SnapshotEnd { seq: 4 },
+        ],
+    );
+    t
 }
 
 /// A cell's lines as text.

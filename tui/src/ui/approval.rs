@@ -1,0 +1,262 @@
+//! The approval modal: which tool wants to do what (for `shell`, the command itself), the other
+//! arguments, bounded, and the keys — or the one-line reason input of a denial. Drawn over the
+//! transcript while `App::approval_modal` says it shows.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Padding, Paragraph};
+use seedpod_protocol::ApprovalRequest;
+use seedpod_transcript::render::argument_lines;
+use seedpod_transcript::{Role, Theme};
+use unicode_width::UnicodeWidthChar;
+
+use super::popups::{boxed, centred};
+use crate::app::ApprovalModal;
+
+/// The widest the modal gets.
+const MODAL_WIDTH: u16 = 80;
+/// Rows of the command (or summary) before it is cut.
+const SUBJECT_ROWS: usize = 6;
+/// Rows of the other arguments before they are cut.
+const ARGUMENT_ROWS: usize = 8;
+/// The tool whose requests are about a command line, shown as `$ command`; its `approve_always`
+/// covers the command's first word (`ApprovalRequest::prefix`), not the whole tool.
+const SHELL: &str = "shell";
+
+pub fn draw(frame: &mut Frame, modal: &ApprovalModal<'_>, theme: &Theme, area: Rect) {
+    let width = area.width.min(MODAL_WIDTH);
+    // Borders and one column of padding on each side.
+    let inner = usize::from(width.saturating_sub(4)).max(1);
+    let max_rows = usize::from(area.height.saturating_sub(2));
+    let request = modal.request;
+    let (subject, arguments, is_command) = subject_and_arguments(request);
+    let keys = keys(modal, theme, inner);
+
+    let mut subject_rows = wrap_rows(&subject, inner);
+    let mut argument_rows: Vec<String> = arguments
+        .iter()
+        .flat_map(|line| wrap_rows(line, inner))
+        .collect();
+    // Title, blank, subject, (blank, arguments), blank, keys: arguments give way first.
+    let fixed = 3 + keys.len() + usize::from(!argument_rows.is_empty());
+    let room = max_rows.saturating_sub(fixed);
+    let subject_room = SUBJECT_ROWS.min(room).max(1);
+    bound(&mut subject_rows, subject_room, inner);
+    let argument_room = ARGUMENT_ROWS.min(room.saturating_sub(subject_rows.len()));
+    bound(&mut argument_rows, argument_room, inner);
+
+    let tool = Span::styled(
+        request.tool.clone(),
+        theme.style(Role::Tool).add_modifier(Modifier::BOLD),
+    );
+    let asks = if is_command {
+        " wants to run a command"
+    } else {
+        " asks for approval"
+    };
+    let mut lines = vec![Line::from(vec![tool, Span::raw(asks)]), Line::raw("")];
+    lines.extend(
+        subject_rows
+            .into_iter()
+            .map(|row| Line::styled(row, theme.style(Role::Assistant))),
+    );
+    if !argument_rows.is_empty() {
+        lines.push(Line::raw(""));
+        lines.extend(
+            argument_rows
+                .into_iter()
+                .map(|row| Line::styled(row, theme.style(Role::Dim))),
+        );
+    }
+    lines.push(Line::raw(""));
+    lines.extend(keys);
+
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let rect = centred(area, width, height);
+    frame.render_widget(Clear, rect);
+    let block = boxed("approval needed", theme).padding(Padding::horizontal(1));
+    frame.render_widget(Paragraph::new(lines).block(block), rect);
+}
+
+/// What the call does, in the words a person decides on (`$ cargo test` for a shell command,
+/// else the summary), the arguments not already said there, and whether it is a command.
+fn subject_and_arguments(request: &ApprovalRequest) -> (String, Vec<String>, bool) {
+    if request.tool == SHELL
+        && let Ok(serde_json::Value::Object(mut map)) =
+            serde_json::from_str::<serde_json::Value>(&request.arguments)
+        && let Some(serde_json::Value::String(command)) = map.remove("command")
+    {
+        let rest = serde_json::Value::Object(map).to_string();
+        return (
+            format!("$ {}", clean(&command)),
+            argument_lines(&rest),
+            true,
+        );
+    }
+    let tool_prefix = format!("{}:", request.tool);
+    let summary = request.summary.trim();
+    let summary = summary
+        .strip_prefix(&tool_prefix)
+        .map_or(summary, str::trim_start);
+    (clean(summary), argument_lines(&request.arguments), false)
+}
+
+/// What the keys do now: answer, type a reason, or wait for the pod.
+fn keys(modal: &ApprovalModal<'_>, theme: &Theme, inner: usize) -> Vec<Line<'static>> {
+    let key = |k: &str| Span::styled(format!("{k:<6}"), theme.style(Role::Code));
+    if modal.sending {
+        return vec![Line::styled("sending your answer…", theme.style(Role::Dim))];
+    }
+    if let Some(reason) = modal.reason {
+        // The end of what was typed, so the cursor stays in view.
+        let shown = tail(reason, inner.saturating_sub(3));
+        return vec![
+            Line::raw("Why deny it? The model reads the reason (optional)."),
+            Line::from(vec![
+                Span::styled("› ", theme.style(Role::User)),
+                Span::raw(shown),
+                Span::styled(" ", theme.style(Role::Focus)),
+            ]),
+            Line::from(vec![
+                key("Enter"),
+                Span::raw("deny   "),
+                key("Esc"),
+                Span::raw("back to the question"),
+            ]),
+        ];
+    }
+    vec![
+        Line::from(vec![key("y"), Span::raw("approve this call")]),
+        Line::from(vec![key("a"), Span::raw(always(modal.request))]),
+        Line::from(vec![key("n"), Span::raw("deny (you may give a reason)")]),
+        Line::from(vec![
+            key("Esc"),
+            Span::raw("hide; the request keeps waiting (Ctrl-A shows it)"),
+        ]),
+    ]
+}
+
+/// What `a` (approve always) covers, as the pod will remember it.
+fn always(request: &ApprovalRequest) -> String {
+    match (&request.prefix, request.tool == SHELL) {
+        (Some(prefix), true) => {
+            format!("always allow `{} …` commands in this pod", clean(prefix))
+        }
+        (Some(prefix), false) => format!(
+            "always allow {} `{} …` in this pod",
+            clean(&request.tool),
+            clean(prefix)
+        ),
+        // The pod approves such a command once: its first word could not be told.
+        (None, true) => "approve this command (no first word to remember)".to_string(),
+        (None, false) => format!("always allow {} in this pod", clean(&request.tool)),
+    }
+}
+
+/// Keep at most `rows` rows; the last kept one says how many were cut.
+fn bound(rows: &mut Vec<String>, max: usize, inner: usize) {
+    if rows.len() <= max {
+        return;
+    }
+    let cut = rows.len() - max.saturating_sub(1);
+    rows.truncate(max.saturating_sub(1));
+    let more = if cut == 1 {
+        "… 1 more line".to_string()
+    } else {
+        format!("… {cut} more lines")
+    };
+    rows.push(super::fit(&more, inner as u16));
+}
+
+/// Text broken into rows of at most `width` columns (at the column, keeping spaces), each
+/// newline starting a row.
+fn wrap_rows(text: &str, width: usize) -> Vec<String> {
+    let mut rows = Vec::new();
+    for line in text.split('\n') {
+        let mut row = String::new();
+        let mut used = 0;
+        for c in line.chars() {
+            let w = c.width().unwrap_or(0);
+            if used + w > width && !row.is_empty() {
+                rows.push(std::mem::take(&mut row));
+                used = 0;
+            }
+            row.push(c);
+            used += w;
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// The last `width` columns of `text`.
+fn tail(text: &str, width: usize) -> String {
+    let mut used = 0;
+    let mut out: Vec<char> = Vec::new();
+    for c in text.chars().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.into_iter().rev().collect()
+}
+
+/// Outside text made safe to draw: tabs become spaces, other controls go; newlines stay.
+fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| if c == '\t' { ' ' } else { c })
+        .filter(|c| *c == '\n' || !c.is_control())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(tool: &str, arguments: &str, prefix: Option<&str>) -> ApprovalRequest {
+        ApprovalRequest {
+            call_id: "c".into(),
+            tool: tool.into(),
+            arguments: arguments.into(),
+            summary: format!("{tool}: something"),
+            prefix: prefix.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn shell_requests_show_the_command_and_the_rest_of_the_arguments() {
+        let shell = request(
+            "shell",
+            r#"{"command":"cargo test\u001b[2J","timeout":30}"#,
+            Some("cargo"),
+        );
+        let (subject, rest, is_command) = subject_and_arguments(&shell);
+        assert_eq!(subject, "$ cargo test[2J");
+        assert_eq!(rest, vec!["timeout: 30"]);
+        assert!(is_command);
+        assert_eq!(
+            always(&shell),
+            "always allow `cargo …` commands in this pod"
+        );
+        let write = request("write_file", r#"{"path":"a.txt"}"#, None);
+        let (subject, rest, is_command) = subject_and_arguments(&write);
+        assert_eq!(subject, "something");
+        assert_eq!(rest, vec!["path: a.txt"]);
+        assert!(!is_command);
+        assert_eq!(always(&write), "always allow write_file in this pod");
+    }
+
+    #[test]
+    fn long_text_is_wrapped_then_bounded() {
+        let mut rows = wrap_rows(&"x".repeat(50), 20);
+        assert_eq!(rows.len(), 3);
+        bound(&mut rows, 2, 20);
+        assert_eq!(rows, vec!["x".repeat(20), "… 2 more lines".to_string()]);
+        assert_eq!(tail("hello world", 5), "world");
+    }
+}
