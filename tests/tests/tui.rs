@@ -294,3 +294,50 @@ fn latency_numbers() {
     tui.send(keys::CTRL_D);
     assert!(tui.wait_exit());
 }
+
+/// A shell call waits for approval in the TUI; hiding the modal and reattaching shows the
+/// request still pending; `y` runs it; `/clear` is carried out by the pod.
+#[test]
+fn the_approval_modal_survives_reattach_and_y_runs_the_call() {
+    let sb = Sandbox::new();
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            json!({"tool_calls": [{"name": "shell", "arguments": json!({"command": "echo modal > tui-approved.txt"}).to_string()}]}),
+            json!({"text": "The file is written."}),
+        ],
+    );
+    sb.start_scripted("p", &script);
+
+    let mut tui = Tui::spawn(&sb, &["attach", "p"]);
+    tui.wait_for("connected");
+    tui.send("write the file");
+    tui.send(keys::ENTER);
+    tui.wait_for("approval needed");
+    tui.wait_for("$ echo modal > tui-approved.txt");
+    tui.wait_for("waiting for approval");
+    // Hide the modal and leave: nothing answers for the person.
+    tui.send(keys::ESC);
+    // Wait for the modal to go before the next key: Esc then a key at once reads as Alt-key.
+    tui.wait_for("Ctrl-A answers it");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit(), "the TUI exits 0 on detach");
+    assert!(!sb.path().join("tui-approved.txt").exists());
+
+    let mut again = Tui::spawn(&sb, &["attach", "p"]);
+    again.wait_for("approval needed");
+    again.wait_for("$ echo modal > tui-approved.txt");
+    again.send("y");
+    again.wait_for("The file is written.");
+    again.wait_for("idle");
+    assert!(
+        sb.path().join("tui-approved.txt").exists(),
+        "y ran the call"
+    );
+
+    again.send("/clear");
+    again.send(keys::ENTER);
+    again.wait_for("new segment");
+    again.send(keys::CTRL_D);
+    assert!(again.wait_exit());
+}
