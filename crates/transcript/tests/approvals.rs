@@ -259,3 +259,38 @@ fn waiting_keeps_the_runs_clock() {
         "the same run goes on"
     );
 }
+
+/// The status of the tool call cell for `call_id`.
+fn call_status(t: &Transcript, call_id: &str) -> seedpod_transcript::ToolStatus {
+    t.cells()
+        .iter()
+        .find_map(|cell| match &cell.kind {
+            CellKind::ToolCall {
+                call_id: id,
+                status,
+                ..
+            } if id == call_id => Some(*status),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no call cell for {call_id}"))
+}
+
+#[test]
+fn the_call_cell_says_it_waits_for_approval_until_answered() {
+    use seedpod_transcript::ToolStatus;
+    let mut t = asking();
+    assert_eq!(call_status(&t, "call_1"), ToolStatus::AwaitingApproval);
+    t.apply(&committed(
+        10,
+        entry(
+            5,
+            approval_answer(
+                "call_1",
+                ApprovalDecision::Deny {
+                    reason: "no".into(),
+                },
+            ),
+        ),
+    ));
+    assert_eq!(call_status(&t, "call_1"), ToolStatus::Running);
+}

@@ -8,7 +8,7 @@
 
 use seedpod_protocol::{ApprovalDecision, ApprovalRequest, PodState};
 
-use super::cells::{ApprovalStatus, CellKind};
+use super::cells::{ApprovalStatus, CellKind, ToolStatus};
 use super::transcript::{PendingApproval, Transcript};
 
 impl Transcript {
@@ -23,6 +23,7 @@ impl Transcript {
             status: ApprovalStatus::Waiting,
         };
         let index = self.push_committed(kind, None);
+        self.set_call_status(&request.call_id, ToolStatus::AwaitingApproval);
         self.pending_approvals.push(PendingApproval {
             request: request.clone(),
             index,
@@ -40,6 +41,8 @@ impl Transcript {
             return false;
         };
         let pending = self.pending_approvals.remove(position);
+        // Answered: the call runs now (or its error result arrives, for a denial).
+        self.set_call_status(call_id, ToolStatus::Running);
         let status = match decision {
             ApprovalDecision::Approve => ApprovalStatus::Approved,
             ApprovalDecision::ApproveAlways(standing) => {
@@ -80,6 +83,24 @@ impl Transcript {
         };
         if let CellKind::Approval { status, .. } = &mut cell.kind {
             *status = new_status;
+            cell.touch();
+        }
+    }
+}
+
+impl Transcript {
+    /// Set the status of the call cell for `call_id`, while it has no result yet.
+    fn set_call_status(&mut self, call_id: &str, new: ToolStatus) {
+        let Some(call) = self.open_calls.get(call_id) else {
+            return;
+        };
+        let Some(cell) = self.cells.get_mut(call.index) else {
+            return;
+        };
+        if let CellKind::ToolCall { status, .. } = &mut cell.kind
+            && *status != new
+        {
+            *status = new;
             cell.touch();
         }
     }

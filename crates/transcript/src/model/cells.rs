@@ -93,6 +93,8 @@ pub enum ApprovalStatus {
 pub enum ToolStatus {
     /// Streaming its arguments, or waiting for its result.
     Running,
+    /// Committed, and waiting for a person's approval before it runs.
+    AwaitingApproval,
     Ok,
     Error,
 }

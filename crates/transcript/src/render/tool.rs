@@ -44,7 +44,9 @@ pub(crate) fn tool_call(
     let mut out = vec![header(call, available, theme)];
     let output_style = match call.status {
         ToolStatus::Error => theme.style(Role::Error),
-        ToolStatus::Ok | ToolStatus::Running => theme.style(Role::Dim),
+        ToolStatus::Ok | ToolStatus::Running | ToolStatus::AwaitingApproval => {
+            theme.style(Role::Dim)
+        }
     };
     let bar = [Span::styled("  │ ", theme.style(Role::Dim))];
     if call.expanded {
@@ -66,7 +68,10 @@ pub(crate) fn tool_call(
     let output = sanitize(call.output);
     let output = output.trim_end_matches('\n');
     if output.is_empty() {
-        if call.status != ToolStatus::Running {
+        if !matches!(
+            call.status,
+            ToolStatus::Running | ToolStatus::AwaitingApproval
+        ) {
             out.push(Line::from(Span::styled(
                 "  └ (no output)",
                 theme.style(Role::Dim),
@@ -101,7 +106,7 @@ pub(crate) fn tool_call(
 fn header(call: &ToolView<'_>, available: usize, theme: &Theme) -> Line<'static> {
     let toggle = if call.expanded { "▾ " } else { "▸ " };
     let (glyph, glyph_role) = match call.status {
-        ToolStatus::Running => ("◌ ", Role::Warn),
+        ToolStatus::Running | ToolStatus::AwaitingApproval => ("◌ ", Role::Warn),
         ToolStatus::Ok => ("✓ ", Role::Ok),
         ToolStatus::Error => ("✗ ", Role::Error),
     };
@@ -112,6 +117,7 @@ fn header(call: &ToolView<'_>, available: usize, theme: &Theme) -> Line<'static>
     };
     let tail = match (call.status, call.duration_ms) {
         (ToolStatus::Running, _) => " · running".to_string(),
+        (ToolStatus::AwaitingApproval, _) => " · waiting for approval".to_string(),
         (ToolStatus::Ok | ToolStatus::Error, Some(ms)) => format!(" · {}", duration_ms(ms)),
         (ToolStatus::Ok | ToolStatus::Error, None) => String::new(),
     };
