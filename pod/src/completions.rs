@@ -112,9 +112,11 @@ fn files(cwd: &Path, scope: Option<&Scope>, prefix: &str) -> (Vec<Completion>, b
     let walker = ignore::WalkBuilder::new(&start)
         // .gitignore counts even when the directory is not (yet) a git checkout.
         .require_git(false)
-        .filter_entry(move |entry| match (&scope, entry.path().to_str()) {
-            (Some(scope), Some(path)) => scope.check(path, Access::Read).is_ok(),
-            _ => true,
+        // Entries are canonical (the pod's cwd is, and links are not followed), so the cheap
+        // check applies: this walk runs per keystroke.
+        .filter_entry(move |entry| match &scope {
+            Some(scope) => scope.allows(entry.path(), Access::Read),
+            None => true,
         })
         .build();
     let mut matches: Vec<(bool, String)> = Vec::new();

@@ -175,17 +175,9 @@ pub fn cap_message(text: &str, max_chars: usize) -> Option<String> {
     ))
 }
 
-/// `1234567` → `1,234,567`: counts in notes the model and people read.
+/// `1,234,567` for a character or byte count (`seedpod_protocol::thousands` for `usize`).
 pub(crate) fn group_thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
+    seedpod_protocol::thousands(n as u64)
 }
 
 /// The match and its surroundings, centred, escaped, at most `EXCERPT_CHARS` characters.

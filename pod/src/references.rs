@@ -12,7 +12,8 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use seedpod_protocol::{SLASH_COMMANDS, Segment, SystemItem};
+use seedpod_protocol::{PodCommand, SLASH_COMMANDS, Segment, SystemItem};
+use seedpod_tools::{BINARY_SNIFF_BYTES, looks_binary};
 
 use crate::completions::{KNOWLEDGE_DIR, WORKFLOWS_DIR};
 use crate::guard::group_thousands;
@@ -22,12 +23,6 @@ pub const DEFAULT_MAX_FILE_BYTES: usize = 100 * 1024;
 
 /// Most entries an `@dir` listing shows; the rest are counted in a note.
 pub const MAX_DIR_ENTRIES: usize = 200;
-
-/// How much of a file is looked at for a NUL byte to decide that it is binary.
-pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
-
-/// The slash commands the pod itself carries out; any other `/slug` is a workflow.
-pub const POD_COMMANDS: &[&str] = &["clear", "memory", "model", "help"];
 
 /// Where and how references are resolved.
 pub struct ReferenceContext<'a> {
@@ -58,11 +53,11 @@ pub struct WorkflowInfo {
     pub arguments: Option<String>,
 }
 
-/// A `/slug` that names a command rather than a workflow: the pod's own (`POD_COMMANDS`) and
+/// A `/slug` that names a command rather than a workflow: the pod's own (`PodCommand`) and
 /// those its clients handle themselves (`SLASH_COMMANDS`). A command wins over a workflow of
-/// the same name. Of these the pod acts only on `POD_COMMANDS`.
+/// the same name. Of these the pod acts only on `PodCommand`s.
 pub fn is_builtin_command(slug: &str) -> bool {
-    POD_COMMANDS.contains(&slug) || SLASH_COMMANDS.iter().any(|(name, _)| *name == slug)
+    PodCommand::from_name(slug).is_some() || SLASH_COMMANDS.iter().any(|(name, _)| *name == slug)
 }
 
 /// One item per reference segment, in segment order. Text, pastes, unknown segments and
@@ -144,7 +139,8 @@ fn file_body(shown: &str, real: &Path, size: u64, max_bytes: usize) -> Result<St
                 .read_to_end(&mut head)
         })
         .map_err(|e| io_reason(&e))?;
-    if head.iter().take(BINARY_SNIFF_BYTES).any(|b| *b == 0) {
+    // The same rule as `read_file`'s, so `@file` and the tool agree on what is binary.
+    if looks_binary(&head[..head.len().min(BINARY_SNIFF_BYTES)]) {
         return Err("it looks like a binary file".to_string());
     }
     let (text, note) = bounded_text(&head, size, max_bytes);

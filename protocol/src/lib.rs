@@ -16,6 +16,7 @@ pub mod entry;
 pub mod handshake;
 pub mod item;
 pub mod message;
+pub mod numbers;
 pub mod pod_event;
 pub mod segment;
 pub mod system_item;
@@ -32,6 +33,7 @@ pub use message::{
     AckOutcome, AlertLevel, ApprovalAnswer, ClientMode, ErrorCode, GoodbyeReason, InFlightToolCall,
     Method, PROTOCOL_VERSION, PodCommand, PodState, PodStatus, QueueEntry, Request, ServerMsg,
 };
+pub use numbers::thousands;
 pub use pod_event::PodEvent;
 pub use segment::{Segment, flatten_to_text, parse_typed};
 pub use system_item::SystemItem;

@@ -40,20 +40,17 @@ pub fn build(home: &Home, cwd: &Path, eff: &Effective) -> Result<PodSession> {
         ))
     })?;
     let scope = Arc::new(scope);
-    let policies: Vec<(String, Policy)> = eff
-        .approvals
-        .all()
-        .into_iter()
-        .map(|(tool, setting)| (tool.to_string(), policy(setting.value)))
-        .collect();
+    let policies = Policies::new(
+        eff.approvals
+            .all()
+            .into_iter()
+            .map(|(tool, setting)| (tool.to_string(), policy(setting.value))),
+    );
+    // A denied tool is not offered at all.
     let enabled: Vec<&str> = BUILTIN_TOOLS
         .iter()
         .map(|info| info.name)
-        .filter(|name| {
-            policies
-                .iter()
-                .all(|(tool, policy)| tool != name || *policy != Policy::Deny)
-        })
+        .filter(|name| policies.for_tool(name) != Policy::Deny)
         .collect();
     let ctx = ToolContext {
         scope: scope.clone(),
@@ -68,7 +65,7 @@ pub fn build(home: &Home, cwd: &Path, eff: &Effective) -> Result<PodSession> {
         tools.register(tool);
     }
     let session = SessionSettings {
-        policies: Policies::new(policies),
+        policies,
         scope: Some(scope),
         prompt: PromptSettings {
             identity_file: eff

@@ -109,18 +109,7 @@ pub(crate) fn io_error(action: &str, path: &str, err: &io::Error) -> ToolOutput 
     }
 }
 
-/// `1234567` as `1,234,567`: counts the model and people read.
-pub(crate) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub(crate) use seedpod_protocol::thousands;
 
 /// Cut `text` to at most `max` characters (not bytes: never splits a character).
 pub(crate) fn cut_chars(text: &str, max: usize) -> (&str, bool) {
@@ -131,12 +120,12 @@ pub(crate) fn cut_chars(text: &str, max: usize) -> (&str, bool) {
 }
 
 /// Whether the start of a file looks binary: a NUL byte in it, as git and grep decide.
-pub(crate) fn looks_binary(head: &[u8]) -> bool {
+pub fn looks_binary(head: &[u8]) -> bool {
     head.contains(&0)
 }
 
 /// How much of a file's start [`looks_binary`] inspects.
-pub(crate) const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 
 #[cfg(test)]
 mod tests {
@@ -190,15 +179,6 @@ mod tests {
         fn make_writer(&'a self) -> SharedBuf {
             self.clone()
         }
-    }
-
-    #[test]
-    fn thousands_groups_digits() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000), "1,000");
-        assert_eq!(thousands(795_200), "795,200");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 
     #[test]

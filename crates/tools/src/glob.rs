@@ -5,8 +5,8 @@ use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
 use serde::Deserialize;
 
-use crate::file_tool::{FileTool, check, io_error};
-use crate::scope::{Access, Scope};
+use crate::file_tool::FileTool;
+use crate::scope::Scope;
 use crate::walk;
 
 /// Paths returned per call; the walk is sorted, so a cut is always the same first ones.
@@ -33,14 +33,10 @@ impl FileTool for Glob {
     type Args = GlobArgs;
 
     fn run(scope: &Scope, args: GlobArgs) -> ToolOutput {
-        let shown_root = args.path.as_deref().unwrap_or(".");
-        let root = match check(scope, Self::NAME, shown_root, Access::Read) {
-            Ok(root) => root,
+        let (root, shown_root) = match walk::search_root(scope, Self::NAME, args.path.as_deref()) {
+            Ok(found) => found,
             Err(output) => return output,
         };
-        if let Err(err) = std::fs::metadata(&root) {
-            return io_error("search", shown_root, &err);
-        }
         let pattern = args.pattern.strip_prefix("./").unwrap_or(&args.pattern);
         if pattern.starts_with('/') {
             return ToolOutput::error(

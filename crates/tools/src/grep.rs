@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
 use serde::Deserialize;
 
-use crate::file_tool::{BINARY_SNIFF_BYTES, FileTool, check, cut_chars, io_error, looks_binary};
-use crate::scope::{Access, Scope};
+use crate::file_tool::{BINARY_SNIFF_BYTES, FileTool, cut_chars, looks_binary};
+use crate::scope::Scope;
 use crate::walk;
 
 /// Matching lines returned per call.
@@ -46,14 +46,10 @@ impl FileTool for Grep {
     type Args = GrepArgs;
 
     fn run(scope: &Scope, args: GrepArgs) -> ToolOutput {
-        let shown_root = args.path.as_deref().unwrap_or(".");
-        let root = match check(scope, Self::NAME, shown_root, Access::Read) {
-            Ok(root) => root,
+        let (root, shown_root) = match walk::search_root(scope, Self::NAME, args.path.as_deref()) {
+            Ok(found) => found,
             Err(output) => return output,
         };
-        if let Err(err) = std::fs::metadata(&root) {
-            return io_error("search", shown_root, &err);
-        }
         let regex = match RegexBuilder::new(&args.pattern)
             .case_insensitive(args.case_insensitive)
             .build()

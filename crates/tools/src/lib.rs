@@ -35,6 +35,7 @@ use seedpod_engine::Tool;
 
 use crate::file_tool::Blocking;
 
+pub use file_tool::{BINARY_SNIFF_BYTES, looks_binary};
 pub use scope::{Access, Blocked, Scope, ScopeError, ScopeRules};
 pub use shell::{ShellLimits, TIMEOUT_EXIT_CODE};
 pub use summary::{call_summary, shell_command_prefix};

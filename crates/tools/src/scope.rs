@@ -144,7 +144,7 @@ impl Scope {
 
     /// Whether an already canonical path may be accessed. For walkers, whose entries are
     /// canonical because they start at a canonical root and never follow symlinks.
-    pub(crate) fn allows(&self, canonical: &Path, access: Access) -> bool {
+    pub fn allows(&self, canonical: &Path, access: Access) -> bool {
         self.decide(canonical, access).is_ok()
     }
 

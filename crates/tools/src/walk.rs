@@ -2,10 +2,12 @@
 //! git's excludes are honoured as people expect (also outside a git checkout); symlinks are not
 //! followed and denied paths are never entered, so a walk stays inside what the scope allows.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ignore::WalkBuilder;
+use seedpod_engine::ToolOutput;
 
+use crate::file_tool::{check, io_error};
 use crate::scope::{Access, Scope};
 
 /// Entries a walk visits at most; a huge tree is cut rather than searched for minutes.
@@ -42,4 +44,17 @@ pub(crate) fn visited_note() -> String {
         "[stopped after visiting {} entries; give a narrower path]\n",
         crate::file_tool::thousands(MAX_VISITED as u64)
     )
+}
+
+/// Where a walk of `tool` starts: `path` (default `.`) checked for reading and existing.
+/// Returns it with the form to show in messages, or the error result for the model.
+pub(crate) fn search_root<'a>(
+    scope: &Scope,
+    tool: &str,
+    path: Option<&'a str>,
+) -> Result<(PathBuf, &'a str), ToolOutput> {
+    let shown = path.unwrap_or(".");
+    let root = check(scope, tool, shown, Access::Read)?;
+    std::fs::metadata(&root).map_err(|err| io_error("search", shown, &err))?;
+    Ok((root, shown))
 }

@@ -79,37 +79,43 @@ impl Controller {
             }
             Policy::Ask => {}
         }
-        let prefix = prefix_for(&call.name, &call.arguments);
-        if let Some(answered) = self.state.approval(&call.call_id)
-            && let Some(decision) = &answered.decision
+        match self
+            .state
+            .approval(&call.call_id)
+            .map(|a| a.decision.clone())
         {
             // Answered while the run was paused or the pod was down.
-            let _ = reply.send(Ok(authorization(decision)));
-            return;
-        }
-        if self.state.approval(&call.call_id).is_none() {
-            if self
-                .state
-                .standing_approvals
-                .iter()
-                .any(|s| s.covers(&call.name, prefix.as_deref()))
-            {
-                tracing::info!(event = "approval_standing", tool = %call.name, call_id = %call.call_id);
-                let _ = reply.send(Ok(Authorization::Allowed));
+            Some(Some(decision)) => {
+                let _ = reply.send(Ok(authorization(&decision)));
                 return;
             }
-            let request = ApprovalRequest {
-                summary: seedpod_tools::call_summary(&call.name, &call.arguments),
-                call_id: call.call_id.clone(),
-                tool: call.name.clone(),
-                arguments: call.arguments.clone(),
-                prefix,
-            };
-            tracing::info!(event = "approval_requested", tool = %request.tool, summary = %request.summary);
-            let kind = EntryKind::ApprovalRequest(request);
-            if let Err(err) = self.commit(kind, Durability::Sync).await {
-                let _ = reply.send(Err(HostError(err.to_string())));
-                return;
+            // Asked before a pause or a restart and still unanswered: wait again.
+            Some(None) => {}
+            None => {
+                let prefix = prefix_for(&call.name, &call.arguments);
+                if self
+                    .state
+                    .standing_approvals
+                    .iter()
+                    .any(|s| s.covers(&call.name, prefix.as_deref()))
+                {
+                    tracing::info!(event = "approval_standing", tool = %call.name, call_id = %call.call_id);
+                    let _ = reply.send(Ok(Authorization::Allowed));
+                    return;
+                }
+                let request = ApprovalRequest {
+                    summary: seedpod_tools::call_summary(&call.name, &call.arguments),
+                    call_id: call.call_id.clone(),
+                    tool: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                    prefix,
+                };
+                tracing::info!(event = "approval_requested", tool = %request.tool, summary = %request.summary);
+                let kind = EntryKind::ApprovalRequest(request);
+                if let Err(err) = self.commit(kind, Durability::Sync).await {
+                    let _ = reply.send(Err(HostError(err.to_string())));
+                    return;
+                }
             }
         }
         self.waiting_approval = Some(WaitingApproval {

@@ -86,9 +86,7 @@ impl Transcript {
             cell.touch();
         }
     }
-}
 
-impl Transcript {
     /// Set the status of the call cell for `call_id`, while it has no result yet.
     fn set_call_status(&mut self, call_id: &str, new: ToolStatus) {
         let Some(call) = self.open_calls.get(call_id) else {

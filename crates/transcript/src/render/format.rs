@@ -1,17 +1,6 @@
 //! Numbers as people read them: `1,234`, `12.3k`, `850ms`, `4m 05s`, `1.2 KiB`.
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use seedpod_protocol::thousands;
 
 /// Token counts for a status line: `950`, `12.3k`, `4.5M`.
 pub(crate) fn compact(n: u64) -> String {
