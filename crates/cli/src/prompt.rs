@@ -35,9 +35,9 @@ pub fn show(home: &Home, name: Option<&str>) -> Result<()> {
         Some(meta) => meta.cwd.clone(),
         None => canonical_cwd(None)?,
     };
-    let pod_name = match (&existing, name) {
-        (Some(meta), _) => meta.name.clone(),
-        (None, _) => name_for_start(home, None, &cwd)?,
+    let pod_name = match &existing {
+        Some(meta) => meta.name.clone(),
+        None => name_for_start(home, None, &cwd)?,
     };
     let eff = settings::resolve(home, &cwd, &PodConfigArgs::default(), existing.as_ref())?;
     let pod = session::build(home, &cwd, &eff)?;
