@@ -87,6 +87,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         segments: vec![segment_id],
         parent: None,
         children: Vec::new(),
+        delegated: None,
         instructions: opts.instructions.clone(),
         config,
         created_ms: first.ts,

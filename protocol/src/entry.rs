@@ -88,6 +88,15 @@ pub enum EntryKind {
         call_id: String,
         decision: ApprovalDecision,
     },
+    /// A report for this pod's parent, waiting in the durable outbox until delivered. (The end
+    /// of a parent-started run is a report by itself and needs no entry of its own.)
+    Outbox {
+        event: PodEvent,
+    },
+    /// The parent acknowledged the report with this id; it is not sent again.
+    OutboxDelivered {
+        event_id: String,
+    },
     /// Written by a newer seedpod. Clients show it raw; replay refuses it.
     #[serde(other)]
     Unknown,
@@ -111,6 +120,8 @@ impl EntryKind {
             EntryKind::Dequeued { .. } => "dequeued",
             EntryKind::ApprovalRequest(_) => "approval_request",
             EntryKind::ApprovalAnswer { .. } => "approval_answer",
+            EntryKind::Outbox { .. } => "outbox",
+            EntryKind::OutboxDelivered { .. } => "outbox_delivered",
             EntryKind::Unknown => "unknown",
         }
     }
@@ -216,6 +227,8 @@ pub enum RunTrigger {
     User,
     Notification,
     PodEvent,
+    /// Input from the pod's parent (`delegate`): the run's end is reported to the parent.
+    Parent,
     #[serde(other)]
     Unknown,
 }
@@ -282,8 +295,19 @@ pub enum QueuedItem {
         event: PodEvent,
         wake: bool,
     },
+    /// Input from the pod's parent, queued behind a running turn.
+    Delegated {
+        segments: Vec<Segment>,
+    },
     #[serde(other)]
     Unknown,
+}
+
+impl QueuedItem {
+    /// An input that starts a run (as opposed to a notification or a pod event).
+    pub fn is_input(&self) -> bool {
+        matches!(self, QueuedItem::Run { .. } | QueuedItem::Delegated { .. })
+    }
 }
 
 /// A tool call waiting for approval, with what a person needs to decide.

@@ -32,6 +32,7 @@ pub use item::ModelItem;
 pub use message::{
     AckOutcome, AlertLevel, ApprovalAnswer, ClientMode, ErrorCode, GoodbyeReason, InFlightToolCall,
     Method, PROTOCOL_VERSION, PodCommand, PodState, PodStatus, QueueEntry, Request, ServerMsg,
+    SpawnRequest,
 };
 pub use numbers::thousands;
 pub use pod_event::PodEvent;

@@ -86,8 +86,39 @@ pub enum Method {
         #[serde(default, skip_serializing_if = "String::is_empty")]
         args: String,
     },
+    /// New input from this pod's parent (DESIGN §7): handled like `run`, and the turn it
+    /// starts is reported back to the parent when it ends (`turn_ended` / `errored`).
+    Delegate {
+        segments: Vec<Segment>,
+    },
+    /// Start a child pod of this pod, answered with `spawned` once the child accepts
+    /// connections (its task is already in its log by then).
+    Spawn(SpawnRequest),
+    /// From a parent pod that came back: deliver any undelivered reports now rather than at
+    /// the next retry.
+    DeliverReports,
     #[serde(other)]
     Unknown,
+}
+
+/// What a child pod is started with: its name, its first input, and what it may touch. Paths
+/// are relative to the parent's working directory; each must be inside what the parent itself
+/// may read (`read`) or write (`write`). No `read` means the parent's working directory; no
+/// `write` means the child writes nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpawnRequest {
+    pub name: String,
+    pub task: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write: Vec<String>,
+    /// The child's model; the parent's when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Session instructions for the child's system prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
 }
 
 /// How a person answers an approval request.
@@ -176,6 +207,9 @@ impl Method {
             Method::CancelQueued { .. } => "cancel_queued",
             Method::Approve { .. } => "approve",
             Method::Command { .. } => "command",
+            Method::Delegate { .. } => "delegate",
+            Method::Spawn(_) => "spawn",
+            Method::DeliverReports => "deliver_reports",
             Method::Unknown => "unknown",
         }
     }
@@ -446,6 +480,12 @@ pub enum ServerMsg {
         command: PodCommand,
         message: String,
     },
+    /// The answer to `spawn`: the child runs and listens on `socket`.
+    Spawned {
+        id: u64,
+        name: String,
+        socket: String,
+    },
     #[serde(other)]
     Unknown,
 }
@@ -476,6 +516,7 @@ impl ServerMsg {
             | ServerMsg::StatusReply { .. }
             | ServerMsg::Completions { .. }
             | ServerMsg::CommandDone { .. }
+            | ServerMsg::Spawned { .. }
             | ServerMsg::Unknown => None,
         }
     }

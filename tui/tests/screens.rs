@@ -190,6 +190,7 @@ fn listing(name: &str, liveness: Liveness, ago_secs: Option<u64>) -> PodListing 
             segments: vec!["s".into()],
             parent: None,
             children: Vec::new(),
+            delegated: None,
             instructions: None,
             config: PodConfig {
                 provider: ProviderKind::Scripted,

@@ -97,6 +97,11 @@ pub fn entry_summary(kind: &EntryKind) -> String {
         EntryKind::Dequeued { queue_id, reason } => {
             format!("dequeued #{queue_id} ({reason:?})").to_lowercase()
         }
+        EntryKind::Outbox { event } => format!(
+            "report for the parent: {}",
+            seedpod_pod::render::pod_event_body(event)
+        ),
+        EntryKind::OutboxDelivered { event_id } => format!("parent received report {event_id}"),
         EntryKind::Unknown => "entry of an unknown kind (written by a newer seedpod)".into(),
     }
 }
@@ -109,6 +114,10 @@ fn queued(item: &QueuedItem) -> String {
                 preview(&seedpod_protocol::flatten_to_text(segments))
             )
         }
+        QueuedItem::Delegated { segments } => format!(
+            "input from the parent pod {}",
+            preview(&seedpod_protocol::flatten_to_text(segments))
+        ),
         QueuedItem::Notify { message, .. } => format!("notification {}", preview(message)),
         QueuedItem::PodEvent { event, .. } => {
             format!("pod event from {}", event.pod().unwrap_or("?"))
@@ -143,6 +152,7 @@ pub fn event_line(msg: &ServerMsg) -> Option<String> {
         ServerMsg::Goodbye { message, .. } => Some(format!("== goodbye: {message}")),
         ServerMsg::Error { message, .. } => Some(format!("!! error: {message}")),
         ServerMsg::CommandDone { message, .. } => Some(format!("-- {message}")),
+        ServerMsg::Spawned { name, .. } => Some(format!("-- spawned child pod {name}")),
         ServerMsg::InFlight { .. }
         | ServerMsg::TextDelta { .. }
         | ServerMsg::ThinkingDelta { .. }

@@ -201,7 +201,8 @@ pub fn reply_id(msg: &ServerMsg) -> Option<u64> {
         | ServerMsg::Context { id, .. }
         | ServerMsg::StatusReply { id, .. }
         | ServerMsg::Completions { id, .. }
-        | ServerMsg::CommandDone { id, .. } => Some(*id),
+        | ServerMsg::CommandDone { id, .. }
+        | ServerMsg::Spawned { id, .. } => Some(*id),
         ServerMsg::Error { id, .. } => *id,
         ServerMsg::Welcome { .. }
         | ServerMsg::Incompatible { .. }

@@ -180,6 +180,7 @@ mod tests {
             segments: vec!["s1".into()],
             parent: None,
             children: vec![],
+            delegated: None,
             instructions: None,
             config: seedpod_store::PodConfig {
                 provider: seedpod_protocol::ProviderKind::Scripted,

@@ -148,6 +148,8 @@ impl MemoryHost {
             | EntryKind::Dequeued { .. }
             | EntryKind::ApprovalRequest(_)
             | EntryKind::ApprovalAnswer { .. }
+            | EntryKind::Outbox { .. }
+            | EntryKind::OutboxDelivered { .. }
             | EntryKind::Unknown => {}
         }
     }

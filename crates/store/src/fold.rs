@@ -13,8 +13,9 @@
 use std::collections::HashSet;
 
 use seedpod_protocol::{
-    ApprovalDecision, ApprovalRequest, Entry, EntryKind, ModelConfig, ModelItem, QueueEntry,
-    RunTrigger, SegmentStart, StandingApproval, SystemItem, ToolSpec, Usage,
+    ApprovalDecision, ApprovalRequest, Entry, EntryKind, ModelConfig, ModelItem, PodEvent,
+    QueueEntry, RunEndReason, RunTrigger, SegmentStart, StandingApproval, SystemItem, ToolSpec,
+    Usage,
 };
 
 /// Why a sequence of entries does not fold. Each variant names the entry's `seq`.
@@ -63,6 +64,32 @@ pub struct SegmentState {
     pub approvals: Vec<ApprovalState>,
     /// `approve_always` answers: calls they cover run without asking.
     pub standing_approvals: Vec<StandingApproval>,
+    /// Reports for the pod's parent not yet acknowledged by it, oldest first (DESIGN §7).
+    pub outbox: Vec<PendingReport>,
+}
+
+/// A report waiting in the outbox. Its id is `<segment id>/<seq>` of the entry that made it, so
+/// the live pod and a restore derive the same id and a parent can dedupe a redelivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingReport {
+    pub event_id: String,
+    pub report: Report,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Report {
+    /// A run the parent started ended (the `run_end` is the report; no entry of its own).
+    TurnEnded,
+    /// A run the parent started ended with an error.
+    Errored { message: String },
+    /// An explicit `outbox` entry (`shut_down`, `scope_sub_delegated`, or a report carried
+    /// into a new segment), sent as written.
+    Event(PodEvent),
+}
+
+/// The id of the report made by entry `seq` of `segment_id`.
+pub fn report_id(segment_id: &str, seq: u64) -> String {
+    format!("{segment_id}/{seq}")
 }
 
 /// One approval request and, once given, its answer.
@@ -105,6 +132,7 @@ impl SegmentState {
             iterations_in_run: 0,
             approvals: Vec::new(),
             standing_approvals: start.standing_approvals.clone(),
+            outbox: Vec::new(),
         }
     }
 
@@ -152,9 +180,37 @@ impl SegmentState {
             EntryKind::TurnEnd { .. } => {
                 self.iterations_in_run = self.iterations_in_run.saturating_add(1);
             }
-            EntryKind::RunEnd { .. } => {
+            EntryKind::RunEnd { reason, message } => {
+                if self.open_run == Some(RunTrigger::Parent) {
+                    let report = match reason {
+                        RunEndReason::Error => Report::Errored {
+                            message: message.clone().unwrap_or_default(),
+                        },
+                        RunEndReason::Completed
+                        | RunEndReason::LimitReached
+                        | RunEndReason::Cancelled
+                        | RunEndReason::Abandoned
+                        | RunEndReason::Unknown => Report::TurnEnded,
+                    };
+                    self.outbox.push(PendingReport {
+                        event_id: report_id(&self.segment_id, seq),
+                        report,
+                    });
+                }
                 self.open_run = None;
                 self.approvals.clear();
+            }
+            EntryKind::Outbox { event } => {
+                // An event without an id (unknown kind) could never be acknowledged.
+                if let Some(event_id) = event.event_id() {
+                    self.outbox.push(PendingReport {
+                        event_id: event_id.to_owned(),
+                        report: Report::Event(event.clone()),
+                    });
+                }
+            }
+            EntryKind::OutboxDelivered { event_id } => {
+                self.outbox.retain(|r| &r.event_id != event_id);
             }
             EntryKind::Usage(usage) => add_usage(&mut self.usage, usage),
             EntryKind::ConfigChanged { model } => self.model = model.clone(),

@@ -26,9 +26,10 @@ mod validate;
 pub mod writer;
 
 pub use error::StoreError;
-pub use fold::{ApprovalState, FoldError, SegmentState};
+pub use fold::{ApprovalState, FoldError, PendingReport, Report, SegmentState, report_id};
 pub use meta::{
-    META_FILE, PodConfig, PodMeta, SEGMENTS_DIR, load_meta, new_segment_id, save_meta, segment_path,
+    ChildRecord, META_FILE, OutputCursor, PodConfig, PodMeta, SEGMENTS_DIR, ScopeGrant, load_meta,
+    new_segment_id, save_meta, segment_path,
 };
 pub use read::{ReadSegment, TornTail, read_segment};
 pub use torn::torn_side_file;

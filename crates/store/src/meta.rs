@@ -40,9 +40,14 @@ pub struct PodMeta {
     /// The parent pod's name, for a child pod.
     #[serde(default)]
     pub parent: Option<String>,
-    /// Names of child pods started by this pod.
+    /// Child pods started by this pod, and descendants it learned of through them, in the
+    /// order they were started. A record is kept whatever a liveness probe says (DESIGN §7).
     #[serde(default)]
-    pub children: Vec<String>,
+    pub children: Vec<ChildRecord>,
+    /// For a child pod: what its parent delegated to it. It replaces the configured scope's
+    /// read and write roots, on every start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegated: Option<ScopeGrant>,
     pub config: PodConfig,
     /// Unix milliseconds when the pod was created.
     pub created_ms: u64,
@@ -50,6 +55,67 @@ pub struct PodMeta {
     /// segment's system prompt, so a `/clear` keeps them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+}
+
+/// One child (or further descendant) of a pod.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChildRecord {
+    pub name: String,
+    /// The task it was started with, shortened for listings.
+    pub task: String,
+    /// What it may read and write. Its write roots are withheld from this pod while it lives.
+    pub scope: ScopeGrant,
+    /// Set for a grandchild or deeper: the direct child it was delegated through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+    /// Unix milliseconds when this pod recorded it.
+    pub created_ms: u64,
+    /// Where the next `read_pod_output` continues in its log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<OutputCursor>,
+}
+
+/// Canonical paths a child pod may read and write.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScopeGrant {
+    #[serde(default)]
+    pub read: Vec<PathBuf>,
+    #[serde(default)]
+    pub write: Vec<PathBuf>,
+}
+
+/// A position in a pod's log: entry `index` (0-based line) of segment `segment`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputCursor {
+    pub segment: String,
+    pub index: u64,
+}
+
+impl std::fmt::Display for OutputCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.segment, self.index)
+    }
+}
+
+impl std::str::FromStr for OutputCursor {
+    type Err = String;
+
+    /// `SEGMENT:INDEX`, as `Display` writes it.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (segment, index) = text
+            .rsplit_once(':')
+            .ok_or_else(|| format!("\"{text}\" is not a cursor; expected SEGMENT:INDEX"))?;
+        let index = index
+            .parse()
+            .map_err(|_| format!("\"{text}\" is not a cursor; INDEX must be a number"))?;
+        if segment.is_empty() {
+            return Err(format!("\"{text}\" is not a cursor; SEGMENT is empty"));
+        }
+        Ok(OutputCursor {
+            segment: segment.to_owned(),
+            index,
+        })
+    }
 }
 
 /// How the pod reaches its model.

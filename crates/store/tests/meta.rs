@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use seedpod_protocol::ProviderKind;
 use seedpod_store::{
-    META_FILE, PodConfig, PodMeta, StoreError, load_meta, new_segment_id, save_meta, segment_path,
+    ChildRecord, META_FILE, OutputCursor, PodConfig, PodMeta, ScopeGrant, StoreError, load_meta,
+    new_segment_id, save_meta, segment_path,
 };
 
 fn meta() -> PodMeta {
@@ -14,7 +15,21 @@ fn meta() -> PodMeta {
         active_segment: "0190-b".into(),
         segments: vec!["0190-a".into(), "0190-b".into()],
         parent: Some("root".into()),
-        children: vec!["kid".into()],
+        children: vec![ChildRecord {
+            name: "kid".into(),
+            task: "count the files".into(),
+            scope: ScopeGrant {
+                read: vec![PathBuf::from("/work/alpha")],
+                write: vec![PathBuf::from("/work/alpha/out")],
+            },
+            via: None,
+            created_ms: 5,
+            cursor: Some(OutputCursor {
+                segment: "0190-c".into(),
+                index: 7,
+            }),
+        }],
+        delegated: None,
         config: PodConfig {
             provider: ProviderKind::Scripted,
             model: "script".into(),

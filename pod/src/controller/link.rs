@@ -86,8 +86,11 @@ fn durability_for(kind: &EntryKind) -> Durability {
         | EntryKind::ConfigChanged { .. }
         | EntryKind::Queued { .. }
         | EntryKind::Dequeued { .. }
+        | EntryKind::OutboxDelivered { .. }
         | EntryKind::Unknown => Durability::Buffered,
-        EntryKind::ApprovalRequest(_) | EntryKind::ApprovalAnswer { .. } => Durability::Sync,
+        EntryKind::ApprovalRequest(_)
+        | EntryKind::ApprovalAnswer { .. }
+        | EntryKind::Outbox { .. } => Durability::Sync,
     }
 }
 

@@ -10,6 +10,7 @@
 //! `commit.rs` the one commit path, `snapshot.rs` attach/subscribe.
 
 mod approvals;
+mod children;
 mod commands;
 mod commit;
 mod input;

@@ -56,6 +56,10 @@ impl Controller {
             });
             return;
         }
+        if let Method::Spawn(request) = method {
+            self.spawn_child(id, request, reply).await;
+            return;
+        }
         let answer = self.handle_request(id, method).await;
         let _ = reply.send(answer);
     }
@@ -72,9 +76,23 @@ impl Controller {
                     if let Err(refusal) = self.guard("input", &text) {
                         return error(id, ErrorCode::InvalidRequest, refusal);
                     }
-                    self.run_request(id, segments).await
+                    self.run_request(id, segments, RunTrigger::User).await
                 }
             },
+            // A parent's input is never a pod command: `/clear` from a parent is text.
+            Method::Delegate { segments } => {
+                let text = seedpod_protocol::flatten_to_text(&segments);
+                if let Err(refusal) = self.guard("input", &text) {
+                    return error(id, ErrorCode::InvalidRequest, refusal);
+                }
+                self.run_request(id, segments, RunTrigger::Parent).await
+            }
+            // Answered later by `answer`: starting a process must not hold the controller.
+            Method::Spawn(_) => error(id, ErrorCode::Internal, "spawn is answered on its own task"),
+            Method::DeliverReports => {
+                self.deliver_reports_now();
+                ack(id, AckOutcome::Done)
+            }
             Method::Notify { message, wake } => {
                 tracing::info!(event = "notify_received", wake, chars = message.len());
                 if let Err(refusal) = self.guard("notification", &message) {
@@ -188,7 +206,7 @@ impl Controller {
             .pending
             .iter()
             .find(|entry| entry.queue_id == queue_id)
-            .map(|entry| matches!(entry.item, QueuedItem::Run { .. }));
+            .map(|entry| entry.item.is_input());
         match queued {
             None => error(
                 id,
@@ -218,9 +236,21 @@ impl Controller {
         }
     }
 
-    async fn run_request(&mut self, id: u64, segments: Vec<Segment>) -> ServerMsg {
+    async fn run_request(
+        &mut self,
+        id: u64,
+        segments: Vec<Segment>,
+        trigger: RunTrigger,
+    ) -> ServerMsg {
+        let queued = |segments| match trigger {
+            RunTrigger::Parent => QueuedItem::Delegated { segments },
+            RunTrigger::User
+            | RunTrigger::Notification
+            | RunTrigger::PodEvent
+            | RunTrigger::Unknown => QueuedItem::Run { segments },
+        };
         match self.activity {
-            Activity::Idle => self.start_user_run(id, segments).await,
+            Activity::Idle => self.start_user_run(id, segments, trigger).await,
             Activity::Paused => {
                 let abandoned = self
                     .close_run(RunEndReason::Abandoned, render::abandoned_body())
@@ -230,21 +260,26 @@ impl Controller {
                 }
                 if self.has_queued_run() {
                     // Inputs queued before this one go first (FIFO): queue it behind them.
-                    let reply = self.enqueue(id, QueuedItem::Run { segments }).await;
+                    let reply = self.enqueue(id, queued(segments)).await;
                     self.after_run().await;
                     reply
                 } else {
-                    self.start_user_run(id, segments).await
+                    self.start_user_run(id, segments, trigger).await
                 }
             }
-            Activity::Running { .. } => self.enqueue(id, QueuedItem::Run { segments }).await,
+            Activity::Running { .. } => self.enqueue(id, queued(segments)).await,
             Activity::Stopping => error(id, ErrorCode::Stopping, "the pod is shutting down"),
         }
     }
 
-    async fn start_user_run(&mut self, id: u64, segments: Vec<Segment>) -> ServerMsg {
+    async fn start_user_run(
+        &mut self,
+        id: u64,
+        segments: Vec<Segment>,
+        trigger: RunTrigger,
+    ) -> ServerMsg {
         let input = self.user_input(segments, None);
-        match self.start_run(RunTrigger::User, Some(input)).await {
+        match self.start_run(trigger, Some(input)).await {
             // The input is the last entry: the run task cannot commit before this returns.
             Ok(input_seq) => ack_entry(id, AckOutcome::Started, input_seq),
             Err(err) => err.to_reply(id),
@@ -273,7 +308,7 @@ impl Controller {
                 wake,
                 RunTrigger::PodEvent,
             ),
-            QueuedItem::Run { .. } | QueuedItem::Unknown => {
+            QueuedItem::Run { .. } | QueuedItem::Delegated { .. } | QueuedItem::Unknown => {
                 return error(id, ErrorCode::Internal, "not an injectable item");
             }
         };
@@ -315,10 +350,7 @@ impl Controller {
     }
 
     fn has_queued_run(&self) -> bool {
-        self.state
-            .pending
-            .iter()
-            .any(|q| matches!(q.item, QueuedItem::Run { .. }))
+        self.state.pending.iter().any(|q| q.item.is_input())
     }
 
     fn last_entry_seq(&self) -> Option<u64> {

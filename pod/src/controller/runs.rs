@@ -143,13 +143,16 @@ impl Controller {
             }
         };
         let next_run = self.state.pending.iter().find_map(|q| match &q.item {
-            QueuedItem::Run { segments } => Some((q.queue_id, segments.clone())),
+            QueuedItem::Run { segments } => Some((q.queue_id, segments.clone(), RunTrigger::User)),
+            QueuedItem::Delegated { segments } => {
+                Some((q.queue_id, segments.clone(), RunTrigger::Parent))
+            }
             QueuedItem::Notify { .. } | QueuedItem::PodEvent { .. } | QueuedItem::Unknown => None,
         });
         let started = match (next_run, woken) {
-            (Some((queue_id, segments)), _) => {
+            (Some((queue_id, segments, trigger)), _) => {
                 let input = self.user_input(segments, Some(queue_id));
-                let started = self.start_run(RunTrigger::User, Some(input)).await;
+                let started = self.start_run(trigger, Some(input)).await;
                 self.publish_queue();
                 started
             }
@@ -170,7 +173,7 @@ impl Controller {
             .state
             .pending
             .iter()
-            .filter(|q| !matches!(q.item, QueuedItem::Run { .. }))
+            .filter(|q| !q.item.is_input())
             .cloned()
             .collect();
         if queued.is_empty() {
@@ -207,7 +210,7 @@ impl Controller {
                     queue_id: entry.queue_id,
                     reason: DequeueReason::Unknown,
                 },
-                QueuedItem::Run { .. } => continue,
+                QueuedItem::Run { .. } | QueuedItem::Delegated { .. } => continue,
             };
             self.commit(kind, Durability::Buffered).await?;
         }

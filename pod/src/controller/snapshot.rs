@@ -98,6 +98,8 @@ pub fn event_ids(entries: &[Entry]) -> HashSet<String> {
             | EntryKind::Dequeued { .. }
             | EntryKind::ApprovalRequest(_)
             | EntryKind::ApprovalAnswer { .. }
+            | EntryKind::Outbox { .. }
+            | EntryKind::OutboxDelivered { .. }
             | EntryKind::Unknown => continue,
         };
         if let Some(id) = event.event_id() {

@@ -142,6 +142,7 @@ async fn parts(
         segments: vec![segment_id],
         parent: None,
         children: Vec::new(),
+        delegated: None,
         instructions: None,
         config: PodConfig {
             provider: ProviderKind::Scripted,

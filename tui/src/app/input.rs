@@ -224,8 +224,10 @@ impl App {
                 .rev()
                 .find_map(|entry| match &entry.item {
                     QueuedItem::Run { segments } => Some((entry.queue_id, segments.clone())),
+                    // The parent's inputs are the parent's to withdraw.
                     QueuedItem::Notify { .. }
                     | QueuedItem::PodEvent { .. }
+                    | QueuedItem::Delegated { .. }
                     | QueuedItem::Unknown => None,
                 })?;
         let entry = crate::composer::segments::to_entry(&segments);

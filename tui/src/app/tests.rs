@@ -602,6 +602,7 @@ fn seedpod_store_meta(name: &str) -> seedpod_client::pods::PodMeta {
         segments: vec!["s".into()],
         parent: None,
         children: Vec::new(),
+        delegated: None,
         instructions: None,
         config: seedpod_client::pods::PodConfig {
             provider: seedpod_protocol::ProviderKind::Scripted,

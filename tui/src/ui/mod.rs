@@ -94,6 +94,10 @@ fn queue_lines(app: &App, width: u16) -> Vec<Line<'static>> {
                         flatten_to_text(segments).replace('\n', " ⏎ ")
                     )
                 }
+                QueuedItem::Delegated { segments } => format!(
+                    "queued from the parent pod: {}",
+                    flatten_to_text(segments).replace('\n', " ⏎ ")
+                ),
                 QueuedItem::Notify { message, .. } => format!("queued notification: {message}"),
                 QueuedItem::PodEvent { event, .. } => format!("queued pod event: {event:?}"),
                 QueuedItem::Unknown => "queued: an item this seedpod does not know".into(),

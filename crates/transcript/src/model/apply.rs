@@ -145,6 +145,7 @@ impl Transcript {
             | ServerMsg::Context { .. }
             | ServerMsg::Completions { .. }
             | ServerMsg::CommandDone { .. }
+            | ServerMsg::Spawned { .. }
             | ServerMsg::Unknown => false,
         }
     }

@@ -82,7 +82,10 @@ impl Transcript {
                 self.approval_answer(call_id, decision)
             }
             // The queue is shown from `queued` frames, which carry its whole content.
-            EntryKind::Queued { .. } | EntryKind::Dequeued { .. } => false,
+            EntryKind::Queued { .. }
+            | EntryKind::Dequeued { .. }
+            | EntryKind::Outbox { .. }
+            | EntryKind::OutboxDelivered { .. } => false,
             EntryKind::Unknown => {
                 let kind = CellKind::Unknown {
                     label: format!("log entry #{} of an unknown kind", entry.seq),
