@@ -13,6 +13,7 @@
 
 pub mod agents;
 pub mod bus;
+pub mod children;
 pub mod completions;
 pub mod connection;
 pub mod controller;

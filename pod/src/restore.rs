@@ -32,6 +32,8 @@ pub struct OpenOptions {
     pub session: SessionSettings,
     /// Session instructions for a new pod (`start --instructions`); ignored on restore.
     pub instructions: Option<String>,
+    /// For a new child pod: lineage, task and delegated scope; ignored on restore.
+    pub child: Option<crate::children::ChildStart>,
 }
 
 pub async fn open_pod(opts: OpenOptions) -> Result<ControllerParts, PodError> {

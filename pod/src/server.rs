@@ -37,6 +37,9 @@ pub struct ServeOptions {
     pub session: crate::session::SessionSettings,
     /// Session instructions for a new pod.
     pub instructions: Option<String>,
+    /// For a new child pod: its parent, its task and its delegated scope (`pod serve --parent`).
+    /// Ignored on restore: a pod's lineage is in its `pod.json`.
+    pub child: Option<crate::children::ChildStart>,
 }
 
 /// Serve the pod until it is told to stop. `ready` is called once the socket accepts
@@ -59,6 +62,7 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
         settings: opts.settings.clone(),
         session: opts.session.clone(),
         instructions: opts.instructions.clone(),
+        child: opts.child.clone(),
     })
     .await?;
 

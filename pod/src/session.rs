@@ -21,6 +21,9 @@ pub struct SessionSettings {
     pub prompt: PromptSettings,
     pub guard: GuardMode,
     pub max_message_chars: usize,
+    /// Whether a report from a child (`turn_ended`, `errored`, `shut_down`) starts a turn of an
+    /// idle pod (`[children] wake`); otherwise it waits for the next turn.
+    pub wake_on_child_reports: bool,
 }
 
 impl Default for SessionSettings {
@@ -31,6 +34,7 @@ impl Default for SessionSettings {
             prompt: PromptSettings::default(),
             guard: GuardMode::default(),
             max_message_chars: DEFAULT_MAX_MESSAGE_CHARS,
+            wake_on_child_reports: true,
         }
     }
 }

@@ -48,6 +48,7 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
         settings: provider_settings(&eff),
         session: pod.session,
         instructions,
+        child: None,
     };
     let ready_line = args.ready_line;
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -77,6 +77,7 @@ pub fn build(home: &Home, cwd: &Path, eff: &Effective) -> Result<PodSession> {
         },
         guard: guard(eff.input.guard.value),
         max_message_chars: eff.input.max_message_chars.value,
+        wake_on_child_reports: true,
     };
     Ok(PodSession { tools, session })
 }

@@ -1,24 +1,20 @@
 //! `start`, `stop`, `restart`: spawning the detached pod process and waiting for it to be ready
 //! (an event — its `ready` line — not a poll), and the graceful stop.
 
+use std::ffi::OsString;
 use std::path::Path;
-use std::process::Stdio;
-use std::time::Duration;
 
 use anyhow::{Context as _, Result};
+use seedpod_client::launch::{self, Launch, LaunchError, READY_TIMEOUT, launch, log_tail};
 use seedpod_client::{ClientError, Connection, Home};
 use seedpod_config::{Source, process_env};
 use seedpod_protocol::{ClientMode, Method};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::args::{PodConfigArgs, ProviderArg, StartArgs};
 use crate::detect;
 use crate::exit::Exit;
 use crate::pods::{self, CLIENT_NAME, canonical_cwd};
 use crate::settings;
-
-/// How long `start` waits for a new pod to accept connections.
-pub const READY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Log lines shown when a pod fails to start.
 const LOG_TAIL_LINES: usize = 20;
@@ -106,24 +102,22 @@ pub async fn start_named(
     let config = &config;
     let log_file = crate::serve::log_path(home, name, &eff.logging);
     let exe = std::env::current_exe().context("cannot find the seedpod binary to spawn")?;
-    let mut cmd = tokio::process::Command::new(exe);
-    cmd.arg("pod").arg("serve").arg(name).arg("--ready-line");
-    cmd.arg("--cwd").arg(cwd);
+    let mut args: Vec<OsString> = vec!["--cwd".into(), cwd.into()];
     if let Some(provider) = config.provider {
-        cmd.arg("--provider")
-            .arg(settings::provider_choice(provider).as_str());
+        args.push("--provider".into());
+        args.push(settings::provider_choice(provider).as_str().into());
     }
     if let Some(model) = &config.model {
-        cmd.arg("--model").arg(model);
+        args.extend(["--model".into(), model.into()]);
     }
     if let Some(base_url) = &config.base_url {
-        cmd.arg("--base-url").arg(base_url);
+        args.extend(["--base-url".into(), base_url.into()]);
     }
     if let Some(temperature) = config.temperature {
-        cmd.arg("--temperature").arg(temperature.to_string());
+        args.extend(["--temperature".into(), temperature.to_string().into()]);
     }
     if let Some(max_tokens) = config.max_tokens {
-        cmd.arg("--max-tokens").arg(max_tokens.to_string());
+        args.extend(["--max-tokens".into(), max_tokens.to_string().into()]);
     }
     if let Some(instructions) = &config.instructions {
         // The pod process reads `@FILE` itself; it runs elsewhere, so the path is made absolute.
@@ -136,95 +130,37 @@ pub async fn start_named(
             }
             None => instructions.clone(),
         };
-        cmd.arg("--instructions").arg(arg);
+        args.extend(["--instructions".into(), arg.into()]);
     }
     if let Some(script) = &config.script {
         let script = script.canonicalize().map_err(|e| {
             Exit::failure(format!("script {} is not readable: {e}", script.display()))
         })?;
-        cmd.arg("--script").arg(script);
+        args.extend(["--script".into(), script.into()]);
     }
-    std::fs::create_dir_all(home.logs_dir())
-        .with_context(|| format!("cannot create {}", home.logs_dir().display()))?;
-    let stderr_path = home.logs_dir().join(format!("{name}.stderr"));
-    let stderr = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&stderr_path)
-        .with_context(|| format!("cannot open {}", stderr_path.display()))?;
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(stderr))
-        .current_dir(cwd);
-    detach(&mut cmd);
-    let mut child = cmd.spawn().context("cannot spawn the pod process")?;
-    let Some(stdout) = child.stdout.take() else {
-        return Err(Exit::failure("the pod process has no output pipe"));
+    let spec = Launch {
+        exe,
+        name: name.to_string(),
+        args,
+        cwd: cwd.to_path_buf(),
     };
-    let mut lines = BufReader::new(stdout).lines();
-    let ready = tokio::time::timeout(READY_TIMEOUT, lines.next_line()).await;
-    match ready {
-        Ok(Ok(Some(line))) if line.trim() == "ready" => Ok(()),
-        Ok(_) => {
-            let status = child.wait().await.ok();
-            Err(Exit::failure(format!(
-                "pod \"{name}\" exited before it was ready{}\n{}",
-                status.map(|s| format!(" ({s})")).unwrap_or_default(),
-                log_tail(home, name, &log_file)
-            )))
-        }
-        Err(_) => Err(Exit::failure(format!(
-            "pod \"{name}\" did not become ready within {}s\n{}",
-            READY_TIMEOUT.as_secs(),
-            log_tail(home, name, &log_file)
-        ))),
-    }
-}
-
-/// Put the pod in its own session so closing the terminal (SIGHUP to the session) or Ctrl-C in
-/// the shell that started it never reaches it.
-fn detach(cmd: &mut tokio::process::Command) {
-    // SAFETY: setsid is async-signal-safe and touches no memory of the parent; it runs in the
-    // forked child before exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setsid() == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    launch(home, &spec).await.map_err(|err| match err {
+        LaunchError::Exited { .. } | LaunchError::NotReady { .. } => Exit::failure(format!(
+            "{err}\n{}",
+            log_tail(
+                &[&log_file, &launch::stderr_path(home, name)],
+                LOG_TAIL_LINES
+            )
+        )),
+        LaunchError::Io { .. } | LaunchError::Spawn(_) => Exit::failure(err.to_string()),
+    })?;
+    Ok(())
 }
 
 async fn is_running(home: &Home, name: &str) -> bool {
     Connection::connect(home, name, CLIENT_NAME, ClientMode::Control)
         .await
         .is_ok()
-}
-
-fn log_tail(home: &Home, name: &str, log_file: &Path) -> String {
-    let mut out = String::new();
-    for path in [
-        log_file.to_path_buf(),
-        home.logs_dir().join(format!("{name}.stderr")),
-    ] {
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        let lines: Vec<&str> = text.lines().collect();
-        if lines.is_empty() {
-            continue;
-        }
-        out.push_str(&format!("--- last lines of {} ---\n", path.display()));
-        for line in &lines[lines.len().saturating_sub(LOG_TAIL_LINES)..] {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    if out.is_empty() {
-        out.push_str("(the pod wrote no log)");
-    }
-    out
 }
 
 /// Ask the pod to shut down and wait until it closed the connection (log flushed).

@@ -9,6 +9,7 @@
 
 pub mod connection;
 pub mod error;
+pub mod launch;
 pub mod names;
 pub mod paths;
 pub mod pods;
