@@ -18,6 +18,7 @@ mod edit_file;
 mod file_tool;
 mod glob;
 mod grep;
+mod lent;
 mod list_dir;
 mod read_file;
 mod scope;
@@ -36,6 +37,7 @@ use seedpod_engine::Tool;
 use crate::file_tool::Blocking;
 
 pub use file_tool::{BINARY_SNIFF_BYTES, looks_binary};
+pub use lent::{Lent, LentRoot};
 pub use scope::{Access, Blocked, Scope, ScopeError, ScopeRules};
 pub use shell::{ShellLimits, TIMEOUT_EXIT_CODE};
 pub use summary::{call_summary, shell_command_prefix};

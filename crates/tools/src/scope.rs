@@ -13,6 +13,8 @@ use std::fmt;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::lent::Lent;
+
 /// Scope rules as configured. Relative paths are relative to the pod's working directory.
 ///
 /// The rules are taken literally: an empty set reaches nothing. The usual default (write inside
@@ -41,6 +43,8 @@ pub struct Scope {
     read: Vec<PathBuf>,
     write: Vec<PathBuf>,
     deny: Vec<PathBuf>,
+    /// Write roots lent to child pods: readable, not writable, while they are lent.
+    lent: Lent,
 }
 
 /// An access the scope refused; `reason` is addressed to the model and says what is allowed.
@@ -80,6 +84,7 @@ impl Scope {
             read: roots(&rules.read)?,
             write: roots(&rules.write)?,
             deny: roots(&rules.deny)?,
+            lent: Lent::default(),
             cwd,
         })
     }
@@ -94,6 +99,31 @@ impl Scope {
 
     pub fn cwd(&self) -> &Path {
         &self.cwd
+    }
+
+    /// The roots this pod lent to its children; the pod's controller updates them.
+    pub fn lent(&self) -> &Lent {
+        &self.lent
+    }
+
+    /// Whether `path` may be handed to a child with `access`: this pod may access it itself
+    /// and, for writing, no other child holds any part of it. Returns the canonical root.
+    pub fn delegable(&self, path: &str, access: Access) -> Result<PathBuf, Blocked> {
+        let resolved = self.check(path, access)?;
+        if access == Access::Write
+            && let Some(held) = self.lent.overlapping(&resolved)
+        {
+            return Err(Blocked {
+                path: path.to_owned(),
+                reason: format!(
+                    "\"{path}\" overlaps {}, which child pod {} may write until it stops; \
+                     give a path outside it, or stop that child first",
+                    held.root.display(),
+                    held.child
+                ),
+            });
+        }
+        Ok(resolved)
     }
 
     pub fn check(&self, path: &str, access: Access) -> Result<PathBuf, Blocked> {
@@ -148,18 +178,26 @@ impl Scope {
         self.decide(canonical, access).is_ok()
     }
 
-    fn decide(&self, resolved: &Path, access: Access) -> Result<(), &'static str> {
+    fn decide(&self, resolved: &Path, access: Access) -> Result<(), String> {
         let inside = |roots: &[PathBuf]| roots.iter().any(|root| resolved.starts_with(root));
         if inside(&self.deny) {
-            return Err("is denied by this pod's scope");
+            return Err("is denied by this pod's scope".into());
         }
         if inside(&self.write) {
+            if access == Access::Write
+                && let Some(child) = self.lent.holder(resolved)
+            {
+                return Err(format!(
+                    "is lent to child pod {child} for writing until it stops (send_to_pod asks \
+                     it to make the change; stop_pod takes the scope back)"
+                ));
+            }
             return Ok(());
         }
         match access {
             Access::Read if inside(&self.read) => Ok(()),
-            Access::Write if inside(&self.read) => Err("is read-only in this pod's scope"),
-            Access::Read | Access::Write => Err("is outside this pod's scope"),
+            Access::Write if inside(&self.read) => Err("is read-only in this pod's scope".into()),
+            Access::Read | Access::Write => Err("is outside this pod's scope".into()),
         }
     }
 
@@ -316,6 +354,30 @@ mod tests {
                 blocked.reason
             }
         }
+    }
+
+    #[test]
+    fn lent_roots_are_readable_not_writable_and_not_delegable_twice() {
+        let d = dirs();
+        let scope = Scope::for_cwd(&d.cwd).unwrap();
+        let lent = scope.delegable("src", Access::Write).unwrap();
+        scope.lent().set(vec![crate::LentRoot {
+            root: lent,
+            child: "kid".into(),
+        }]);
+        assert!(scope.check("src/a.rs", Access::Read).is_ok());
+        let reason = refused(&scope, "src/a.rs", Access::Write);
+        assert!(reason.contains("lent to child pod kid"), "{reason}");
+        assert!(scope.check("new.txt", Access::Write).is_ok(), "the rest stays writable");
+        let twice = scope.delegable(".", Access::Write).unwrap_err();
+        assert!(twice.reason.contains("overlaps"), "{}", twice.reason);
+        assert!(scope.delegable("src", Access::Read).is_ok(), "reading can be shared");
+        let outside = scope
+            .delegable(d.outside.to_str().unwrap(), Access::Write)
+            .unwrap_err();
+        assert!(outside.reason.contains("outside"), "{}", outside.reason);
+        scope.lent().set(Vec::new());
+        assert!(scope.check("src/a.rs", Access::Write).is_ok(), "returned");
     }
 
     #[test]
