@@ -40,7 +40,7 @@ pub fn open_offline(home: &Home, name: &str) -> Result<OfflinePod, PodError> {
 /// The body the pod's next provider request will carry once it is started.
 pub fn offline_context(home: &Home, name: &str) -> Result<String, PodError> {
     let pod = open_offline(home, name)?;
-    let provider = body_renderer(&pod.meta.config, &home.pod_dir(name))?;
+    let provider = body_renderer(name, &pod.meta.config, &home.pod_dir(name))?;
     Ok(provider.request_body(&Context {
         model: &pod.state.model,
         system_prompt: &pod.state.system_prompt,

@@ -59,16 +59,22 @@ enum Purpose {
 
 /// The provider a running pod talks to.
 pub fn build_provider(
+    name: &str,
     config: &PodConfig,
     pod_dir: &Path,
     settings: &ProviderSettings,
 ) -> Result<Arc<dyn Provider>, PodError> {
-    build(config, pod_dir, settings, Purpose::Requests)
+    build(name, config, pod_dir, settings, Purpose::Requests)
 }
 
 /// A provider used only to render request bodies (offline `context`): no key required.
-pub fn body_renderer(config: &PodConfig, pod_dir: &Path) -> Result<Arc<dyn Provider>, PodError> {
+pub fn body_renderer(
+    name: &str,
+    config: &PodConfig,
+    pod_dir: &Path,
+) -> Result<Arc<dyn Provider>, PodError> {
     build(
+        name,
         config,
         pod_dir,
         &ProviderSettings::default(),
@@ -77,6 +83,7 @@ pub fn body_renderer(config: &PodConfig, pod_dir: &Path) -> Result<Arc<dyn Provi
 }
 
 fn build(
+    name: &str,
     config: &PodConfig,
     pod_dir: &Path,
     settings: &ProviderSettings,
@@ -89,9 +96,12 @@ fn build(
                     "the scripted provider needs a script: pass --script FILE".into(),
                 ));
             };
-            let provider =
-                ScriptedProvider::from_file(script, Some(pod_dir.join(SCRIPTED_RECORD_FILE)))
-                    .map_err(|e| PodError::Config(e.to_string()))?;
+            let provider = ScriptedProvider::from_file_for(
+                script,
+                Some(pod_dir.join(SCRIPTED_RECORD_FILE)),
+                Some(name),
+            )
+            .map_err(|e| PodError::Config(e.to_string()))?;
             Ok(Arc::new(provider))
         }
         ProviderKind::Anthropic => {

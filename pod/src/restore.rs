@@ -52,7 +52,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
             opts.name
         )));
     };
-    let provider = build_provider(&config, &opts.pod_dir, &opts.settings)?;
+    let provider = build_provider(&opts.name, &config, &opts.pod_dir, &opts.settings)?;
     let segment_id = new_segment_id();
     let tools = opts.tools.specs();
     let prompt = opts
@@ -123,7 +123,7 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
         meta.config.base_url = config.base_url.clone();
         save_meta(&opts.pod_dir, &meta)?;
     }
-    let provider = build_provider(&meta.config, &opts.pod_dir, &opts.settings)?;
+    let provider = build_provider(&opts.name, &meta.config, &opts.pod_dir, &opts.settings)?;
     let path = segment_path(&opts.pod_dir, &meta.active_segment);
     let read = read_segment(&path)?;
     let mut alerts = Vec::new();

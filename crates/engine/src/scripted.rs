@@ -46,11 +46,22 @@ impl ScriptedProvider {
     /// Load `script`. With `record`, every request body is appended there and the script resumes
     /// after the requests already recorded.
     pub fn from_file(script: &Path, record: Option<PathBuf>) -> Result<Self, ScriptError> {
+        Self::from_file_for(script, record, None)
+    }
+
+    /// Like `from_file`, for pod `pod`: it plays the steps tagged `"pod": "<pod>"`, or the
+    /// untagged steps when none carry its name (so a parent and its children can share one
+    /// script, each with its own cursor).
+    pub fn from_file_for(
+        script: &Path,
+        record: Option<PathBuf>,
+        pod: Option<&str>,
+    ) -> Result<Self, ScriptError> {
         let text = std::fs::read_to_string(script).map_err(|source| ScriptError::Read {
             path: script.to_path_buf(),
             source,
         })?;
-        let steps = parse_script(&text, script)?;
+        let steps = steps_for(parse_script(&text, script)?, pod);
         Ok(ScriptedProvider {
             playback: Playback::new(
                 steps,
@@ -76,6 +87,13 @@ impl ScriptedProvider {
             ),
         })
     }
+}
+
+/// The steps pod `pod` plays (see `from_file_for`).
+fn steps_for(steps: Vec<ScriptStep>, pod: Option<&str>) -> Vec<ScriptStep> {
+    let tagged = pod.is_some_and(|pod| steps.iter().any(|s| s.pod.as_deref() == Some(pod)));
+    let want = if tagged { pod } else { None };
+    steps.into_iter().filter(|s| s.pod.as_deref() == want).collect()
 }
 
 /// The scripted request body: the whole context in a fixed field order.

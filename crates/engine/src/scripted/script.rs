@@ -48,6 +48,10 @@ pub struct ScriptStep {
     /// Stream this many characters of `text` before failing with `error`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_after_chars: Option<usize>,
+    /// The pod that plays this step, so one script can drive a parent and its children: a pod
+    /// plays the steps tagged with its name, or, if none are, the untagged ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod: Option<String>,
 }
 
 impl ScriptStep {

@@ -280,3 +280,26 @@ fn request_body_is_canonical_and_deterministic() {
     assert_eq!(other.request_body(&equal), body);
     assert_eq!(provider.request_body(&ctx), body);
 }
+
+#[test]
+fn a_shared_script_gives_each_pod_its_own_steps() {
+    let step = |text: &str, pod: Option<&str>| ScriptStep {
+        pod: pod.map(str::to_owned),
+        ..ScriptStep::text(text)
+    };
+    let steps = vec![
+        step("root 1", None),
+        step("kid 1", Some("kid")),
+        step("root 2", None),
+        step("kid 2", Some("kid")),
+    ];
+    let texts = |pod| -> Vec<String> {
+        super::steps_for(steps.clone(), pod)
+            .into_iter()
+            .filter_map(|s| s.text)
+            .collect()
+    };
+    assert_eq!(texts(Some("kid")), ["kid 1", "kid 2"]);
+    assert_eq!(texts(Some("root")), ["root 1", "root 2"], "untagged: pods not named");
+    assert_eq!(texts(None), ["root 1", "root 2"]);
+}
