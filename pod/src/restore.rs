@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use seedpod_engine::ToolRegistry;
-use seedpod_protocol::{Origin, SegmentStart};
+use seedpod_protocol::{EntryKind, Origin, QueuedItem, Segment, SegmentStart};
 use seedpod_store::{
-    PodConfig, PodMeta, SegmentState, SegmentWriter, load_meta, new_segment_id, read_segment,
-    save_meta, segment_path,
+    Durability, PodConfig, PodMeta, SegmentState, SegmentWriter, load_meta, new_segment_id,
+    read_segment, save_meta, segment_path,
 };
 
 use crate::controller::ControllerParts;
@@ -34,6 +34,7 @@ pub struct OpenOptions {
     pub instructions: Option<String>,
     /// For a new child pod: lineage, task and delegated scope; ignored on restore.
     pub child: Option<crate::children::ChildStart>,
+    pub home: seedpod_client::Home,
 }
 
 pub async fn open_pod(opts: OpenOptions) -> Result<ControllerParts, PodError> {
@@ -82,20 +83,40 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
     };
     let (writer, first) =
         SegmentWriter::create(segment_path(&opts.pod_dir, &segment_id), start).await?;
+    let mut state = SegmentState::start(&first).map_err(seedpod_store::StoreError::from)?;
+    let mut entries = vec![first];
+    if let Some(child) = &opts.child {
+        // The task is queued in the log before the pod reports ready: a crash right after the
+        // start cannot lose it, and the controller starts it like any queued input.
+        let task = writer
+            .append(
+                EntryKind::Queued {
+                    queue_id: state.next_queue_id,
+                    item: QueuedItem::Delegated {
+                        segments: vec![Segment::text(child.task.clone())],
+                    },
+                },
+                Durability::Sync,
+            )
+            .await?;
+        state
+            .apply(&task)
+            .map_err(seedpod_store::StoreError::from)?;
+        entries.push(task);
+    }
     let meta = PodMeta {
         name: opts.name.clone(),
         cwd: opts.cwd.clone(),
         active_segment: segment_id.clone(),
         segments: vec![segment_id],
-        parent: None,
+        parent: opts.child.as_ref().map(|c| c.parent.clone()),
         children: Vec::new(),
-        delegated: None,
+        delegated: opts.child.as_ref().map(|c| c.grant.clone()),
         instructions: opts.instructions.clone(),
         config,
-        created_ms: first.ts,
+        created_ms: entries[0].ts,
     };
     save_meta(&opts.pod_dir, &meta)?;
-    let state = SegmentState::start(&first).map_err(seedpod_store::StoreError::from)?;
     tracing::info!(event = "session_created", pod = %opts.name, segment = %meta.active_segment);
     Ok(ControllerParts {
         name: opts.name,
@@ -103,13 +124,14 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         meta,
         writer,
         state,
-        entries: vec![first],
+        entries,
         provider,
         tools: opts.tools,
         max_iterations: opts.max_iterations,
         retry: opts.settings.retry,
         alerts: Vec::new(),
         session: opts.session,
+        home: opts.home,
     })
 }
 
@@ -180,6 +202,7 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
         retry: opts.settings.retry,
         alerts,
         session: opts.session,
+        home: opts.home,
     })
 }
 

@@ -14,10 +14,12 @@ use seedpod_store::PodConfig;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::children::tools::{CHILD_TOOLS, ChildTools};
 use crate::connection::{ConnectionInfo, serve_connection};
 use crate::controller::Controller;
 use crate::error::PodError;
 use crate::lock;
+use crate::policy::Policy;
 use crate::providers::ProviderSettings;
 use crate::restore::{OpenOptions, open_pod};
 
@@ -52,17 +54,30 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
         .map_err(|e| PodError::io(&pod_dir, "create the pod directory", e))?;
     let _lock = lock::acquire(&home.lock_path(&opts.name), &opts.name)?;
 
+    // The child-pod tools hold the controller's sender, so the channel comes first; they are
+    // registered before the pod opens so a new segment offers them.
+    let channel = Controller::channel();
+    let mut tools = opts.tools.clone();
+    let child_tools = ChildTools::new(home.clone(), opts.name.clone(), channel.0.clone());
+    let enabled: Vec<&str> = CHILD_TOOLS
+        .into_iter()
+        .filter(|name| opts.session.policies.for_tool(name) != Policy::Deny)
+        .collect();
+    for tool in child_tools.tools(&enabled) {
+        tools.register(tool);
+    }
     let parts = open_pod(OpenOptions {
         name: opts.name.clone(),
         pod_dir,
         cwd: opts.cwd.clone(),
         config: opts.config.clone(),
-        tools: opts.tools.clone(),
+        tools,
         max_iterations: opts.max_iterations,
         settings: opts.settings.clone(),
         session: opts.session.clone(),
         instructions: opts.instructions.clone(),
         child: opts.child.clone(),
+        home: home.clone(),
     })
     .await?;
 
@@ -71,7 +86,7 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     let shutdown = CancellationToken::new();
     spawn_signal_handlers(shutdown.clone());
 
-    let (controller, handle, rx) = Controller::new(parts, shutdown.clone());
+    let (controller, handle, rx) = Controller::with_channel(parts, shutdown.clone(), channel);
     let info = Arc::new(ConnectionInfo {
         pod: opts.name.clone(),
         instance: controller.instance().to_string(),

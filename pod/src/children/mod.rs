@@ -6,9 +6,15 @@
 //! children, the outbox); these tasks only do the slow work (processes, sockets, disk reads)
 //! and send the controller commands with what they found.
 
+pub mod outbox;
 pub mod output;
+pub mod probe;
+pub mod tools;
 
-use seedpod_store::ScopeGrant;
+use std::ffi::OsString;
+
+use seedpod_protocol::SpawnRequest;
+use seedpod_store::{ChildRecord, PodMeta, ScopeGrant};
 
 /// How a new pod was started by its parent: recorded in its `pod.json` at creation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,4 +25,58 @@ pub struct ChildStart {
     pub task: String,
     /// What the parent delegated; replaces the configured read and write roots.
     pub grant: ScopeGrant,
+}
+
+/// The `pod serve` arguments for a new child: the parent's provider settings (a child talks to
+/// the same kind of model unless told otherwise), its lineage, task and scope.
+pub fn child_args(
+    parent: &str,
+    meta: &PodMeta,
+    model: &str,
+    request: &SpawnRequest,
+    record: &ChildRecord,
+) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec![
+        "--parent".into(),
+        parent.into(),
+        "--task".into(),
+        request.task.clone().into(),
+        "--cwd".into(),
+        meta.cwd.clone().into(),
+        "--provider".into(),
+        meta.config.provider.as_str().into(),
+        "--model".into(),
+        request
+            .model
+            .clone()
+            .unwrap_or_else(|| model.to_owned())
+            .into(),
+    ];
+    if let Some(script) = &meta.config.script {
+        args.extend(["--script".into(), script.clone().into()]);
+    }
+    if let Some(base_url) = &meta.config.base_url {
+        args.extend(["--base-url".into(), base_url.into()]);
+    }
+    if let Some(temperature) = meta.config.temperature {
+        args.extend(["--temperature".into(), temperature.to_string().into()]);
+    }
+    if let Some(max_tokens) = meta.config.max_tokens {
+        args.extend(["--max-tokens".into(), max_tokens.to_string().into()]);
+    }
+    if let Some(instructions) = &request.instructions {
+        // `--instructions @FILE` reads a file; instructions from a model are always text.
+        let text = match instructions.starts_with('@') {
+            true => format!(" {instructions}"),
+            false => instructions.clone(),
+        };
+        args.extend(["--instructions".into(), text.into()]);
+    }
+    for root in &record.scope.read {
+        args.extend(["--scope-read".into(), root.clone().into()]);
+    }
+    for root in &record.scope.write {
+        args.extend(["--scope-write".into(), root.clone().into()]);
+    }
+    args
 }

@@ -1,27 +1,496 @@
-//! The controller's side of child pods (DESIGN §7): the records in `pod.json`, the write scope
-//! lent to children, the outbox of reports to this pod's own parent.
+//! The controller's side of child pods (DESIGN §7). It owns the records in `pod.json`, which
+//! of them it believes are live, the write scope lent to them, and this pod's own outbox.
+//! Everything slow (starting processes, sockets, reading other logs) runs on tasks in
+//! `crate::children`, which report back here with `ChildMsg`s.
 
-use seedpod_protocol::{ErrorCode, ServerMsg, SpawnRequest};
+use std::collections::HashSet;
+
+use seedpod_client::launch::{Launch, LaunchError, launch};
+use seedpod_protocol::{EntryKind, ErrorCode, PodEvent, ServerMsg, SpawnRequest};
+use seedpod_store::{
+    ChildRecord, Durability, OutputCursor, PendingReport, Report, ScopeGrant, report_id, save_meta,
+};
+use seedpod_tools::{Access, LentRoot, Scope};
 use tokio::sync::oneshot;
 
-use super::Controller;
+use super::{Command, Controller};
+use crate::children::{child_args, outbox, probe};
+
+/// Longest task text kept in a child record (listings show it; the child's log has it all).
+const RECORD_TASK_CHARS: usize = 200;
+
+/// Messages from child-pod tasks and tools to the controller.
+pub enum ChildMsg {
+    /// Start a child (from the `spawn_pod` tool; clients use `Method::Spawn`).
+    Spawn {
+        request: SpawnRequest,
+        reply: SpawnReply,
+    },
+    /// The child process started, or failed to.
+    Launched {
+        name: String,
+        result: Result<String, String>,
+        reply: SpawnReply,
+    },
+    /// The records as they are now.
+    Records {
+        reply: oneshot::Sender<Vec<ChildRecord>>,
+    },
+    /// A probe (or a conversation) found the child running or not.
+    Liveness { name: String, live: bool },
+    /// `read_pod_output` read up to here.
+    Cursor { name: String, cursor: OutputCursor },
+    /// The parent acknowledged one of this pod's reports.
+    Delivered { event_id: String },
+}
+
+/// Who asked for a spawn, and so how the answer is sent.
+pub enum SpawnReply {
+    Client {
+        id: u64,
+        reply: oneshot::Sender<ServerMsg>,
+    },
+    Tool(oneshot::Sender<Result<String, String>>),
+}
+
+impl SpawnReply {
+    fn send(self, result: Result<(String, String), String>) {
+        match self {
+            SpawnReply::Client { id, reply } => {
+                let msg = match result {
+                    Ok((name, socket)) => ServerMsg::Spawned { id, name, socket },
+                    Err(message) => ServerMsg::Error {
+                        id: Some(id),
+                        code: ErrorCode::InvalidRequest,
+                        message,
+                    },
+                };
+                let _ = reply.send(msg);
+            }
+            SpawnReply::Tool(reply) => {
+                let _ = reply.send(result.map(|(name, socket)| {
+                    format!(
+                        "started child pod {name} (socket {socket}); it is working on its task \
+                         now. You get a pod_event when it finishes a turn; read_pod_output \
+                         {name} shows what it did, send_to_pod gives it more to do."
+                    )
+                }));
+            }
+        }
+    }
+}
 
 impl Controller {
-    /// `spawn`: answered later on `reply`, once the child runs (or failed to start).
+    pub(super) async fn child_msg(&mut self, msg: ChildMsg) {
+        match msg {
+            ChildMsg::Spawn { request, reply } => self.begin_spawn(request, reply).await,
+            ChildMsg::Launched {
+                name,
+                result,
+                reply,
+            } => self.launched(name, result, reply).await,
+            ChildMsg::Records { reply } => {
+                let _ = reply.send(self.meta.children.clone());
+            }
+            ChildMsg::Liveness { name, live } => self.set_live(&name, live),
+            ChildMsg::Cursor { name, cursor } => {
+                if let Some(record) = self.meta.children.iter_mut().find(|r| r.name == name) {
+                    record.cursor = Some(cursor);
+                    self.save_meta_logged();
+                }
+            }
+            ChildMsg::Delivered { event_id } => self.delivered(event_id).await,
+        }
+    }
+
+    /// `spawn` from a client: answered when the child runs.
     pub(super) async fn spawn_child(
         &mut self,
         id: u64,
         request: SpawnRequest,
         reply: oneshot::Sender<ServerMsg>,
     ) {
-        let _ = request;
-        let _ = reply.send(ServerMsg::Error {
-            id: Some(id),
-            code: ErrorCode::Internal,
-            message: "spawn is being built".into(),
+        self.begin_spawn(request, SpawnReply::Client { id, reply })
+            .await;
+    }
+
+    /// Check the request, record the child (so a crash from here on never forgets it), lend its
+    /// write roots, then start its process on a task of its own.
+    async fn begin_spawn(&mut self, request: SpawnRequest, reply: SpawnReply) {
+        let record = match self.admit(&request) {
+            Ok(record) => record,
+            Err(message) => return reply.send(Err(message)),
+        };
+        let name = record.name.clone();
+        let args = child_args(
+            &self.name,
+            &self.meta,
+            &self.state.model.model,
+            &request,
+            &record,
+        );
+        self.meta.children.push(record);
+        if let Err(err) = save_meta(&self.pod_dir, &self.meta) {
+            self.meta.children.retain(|r| r.name != name);
+            return reply.send(Err(format!(
+                "the child could not be recorded in pod.json, so it was not started: {err}"
+            )));
+        }
+        self.not_live.remove(&name);
+        self.relend();
+        tracing::info!(event = "child_spawning", child = %name);
+        let exe = match std::env::current_exe() {
+            Ok(exe) => exe,
+            Err(err) => {
+                let result = Err(format!("cannot find the seedpod binary: {err}"));
+                return self.launched(name, result, reply).await;
+            }
+        };
+        let spec = Launch {
+            exe,
+            name: name.clone(),
+            args,
+            cwd: self.meta.cwd.clone(),
+        };
+        let home = self.home.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let result = match launch(&home, &spec).await {
+                Ok(()) => Ok(home.socket_path(&spec.name).display().to_string()),
+                Err(err) => Err(launch_failure(&home, &err)),
+            };
+            let msg = ChildMsg::Launched {
+                name: spec.name,
+                result,
+                reply,
+            };
+            let _ = tx.send(Command::Child(msg)).await;
         });
     }
 
-    /// Retry undelivered reports to the parent now.
-    pub(super) fn deliver_reports_now(&mut self) {}
+    /// What the request may have, as a record; or why not, worded for whoever asked.
+    fn admit(&self, request: &SpawnRequest) -> Result<ChildRecord, String> {
+        let name = request.name.trim();
+        seedpod_client::validate_name(name)
+            .map_err(|e| format!("\"{name}\" cannot name a pod: {e}"))?;
+        if name == self.name {
+            return Err(format!("\"{name}\" is this pod's own name; pick another"));
+        }
+        if self.meta.children.iter().any(|r| r.name == name)
+            || self
+                .home
+                .pod_dir(name)
+                .join(seedpod_store::META_FILE)
+                .exists()
+        {
+            return Err(format!(
+                "a pod named \"{name}\" exists already; pick another name (send_to_pod gives an \
+                 existing child more work)"
+            ));
+        }
+        if request.task.trim().is_empty() {
+            return Err("the task is empty; say what the child should do".into());
+        }
+        let local;
+        let scope: &Scope = match &self.session.scope {
+            Some(scope) => scope,
+            None => {
+                local = Scope::for_cwd(&self.meta.cwd).map_err(|e| e.to_string())?;
+                &local
+            }
+        };
+        let roots = |paths: &[String], access: Access| -> Result<Vec<_>, String> {
+            paths
+                .iter()
+                .map(|p| {
+                    scope.delegable(p, access).map_err(|blocked| {
+                        let what = match access {
+                            Access::Read => "read",
+                            Access::Write => "write",
+                        };
+                        format!("cannot delegate {what} access: {}", blocked.reason)
+                    })
+                })
+                .collect()
+        };
+        let read = if request.read.is_empty() {
+            vec![scope.cwd().to_path_buf()]
+        } else {
+            roots(&request.read, Access::Read)?
+        };
+        let write = roots(&request.write, Access::Write)?;
+        Ok(ChildRecord {
+            name: name.to_owned(),
+            task: shorten(request.task.trim(), RECORD_TASK_CHARS),
+            scope: ScopeGrant { read, write },
+            via: None,
+            created_ms: now_ms(),
+            cursor: None,
+        })
+    }
+
+    async fn launched(&mut self, name: String, result: Result<String, String>, reply: SpawnReply) {
+        match result {
+            Ok(socket) => {
+                tracing::info!(event = "child_spawned", child = %name);
+                let write = self
+                    .meta
+                    .children
+                    .iter()
+                    .find(|r| r.name == name)
+                    .map(|r| r.scope.write.clone())
+                    .unwrap_or_default();
+                self.report_descendant(&name, &write).await;
+                reply.send(Ok((name, socket)));
+            }
+            Err(message) => {
+                // Nothing runs and nothing was created under that name: forget it, return the
+                // scope, and say why.
+                tracing::warn!(event = "child_spawn_failed", child = %name, error = %message);
+                self.meta.children.retain(|r| r.name != name);
+                self.save_meta_logged();
+                self.relend();
+                reply.send(Err(format!("child pod {name} did not start: {message}")));
+            }
+        }
+    }
+
+    /// Tell this pod's parent (if it has one) about a new descendant, so the root knows every
+    /// pod below it and can stop it even if the pods in between are gone.
+    async fn report_descendant(&mut self, child: &str, write: &[std::path::PathBuf]) {
+        if self.meta.parent.is_none() {
+            return;
+        }
+        let event = PodEvent::ScopeSubDelegated {
+            pod: self.name.clone(),
+            event_id: report_id(&self.state.segment_id, self.state.next_seq),
+            child: child.to_owned(),
+            scope: write.iter().map(|p| p.display().to_string()).collect(),
+        };
+        if let Err(err) = self
+            .commit(EntryKind::Outbox { event }, Durability::Sync)
+            .await
+        {
+            tracing::error!(event = "outbox_commit_failed", error = %err);
+        }
+    }
+
+    /// What a report from a child says about it, before the report itself is committed.
+    pub(super) async fn note_child_event(&mut self, event: &PodEvent) {
+        match event {
+            PodEvent::TurnEnded { pod, .. } | PodEvent::Errored { pod, .. } => {
+                self.set_live(pod, true);
+            }
+            PodEvent::ShutDown { pod, .. } => self.set_live(pod, false),
+            PodEvent::ScopeSubDelegated {
+                pod, child, scope, ..
+            } => {
+                self.set_live(pod, true);
+                if !self.meta.children.iter().any(|r| &r.name == child) && child != &self.name {
+                    self.meta.children.push(ChildRecord {
+                        name: child.clone(),
+                        task: format!("(started by {pod})"),
+                        scope: ScopeGrant {
+                            read: Vec::new(),
+                            write: scope.iter().map(Into::into).collect(),
+                        },
+                        via: Some(pod.clone()),
+                        created_ms: now_ms(),
+                        cursor: None,
+                    });
+                    self.save_meta_logged();
+                    self.relend();
+                    let write: Vec<std::path::PathBuf> = scope.iter().map(Into::into).collect();
+                    self.report_descendant(child, &write).await;
+                }
+            }
+            PodEvent::Unknown => {}
+        }
+    }
+
+    /// Whether a report from `event`'s kind should start a turn of an idle pod.
+    pub(super) fn child_report_wakes(&self, event: &PodEvent, asked: bool) -> bool {
+        let kind_wakes = !matches!(
+            event,
+            PodEvent::ScopeSubDelegated { .. } | PodEvent::Unknown
+        );
+        asked && kind_wakes && self.session.wake_on_child_reports
+    }
+
+    fn set_live(&mut self, name: &str, live: bool) {
+        if !self.meta.children.iter().any(|r| r.name == name) {
+            return;
+        }
+        let changed = if live {
+            self.not_live.remove(name)
+        } else {
+            self.not_live.insert(name.to_owned())
+        };
+        if changed {
+            tracing::info!(event = "child_liveness", child = %name, live);
+            self.relend();
+        }
+    }
+
+    /// Lend every believed-live child's write roots; the rest are this pod's again.
+    pub(super) fn relend(&self) {
+        let Some(scope) = &self.session.scope else {
+            return;
+        };
+        let roots = self
+            .meta
+            .children
+            .iter()
+            .filter(|r| !self.not_live.contains(&r.name))
+            .flat_map(|r| {
+                r.scope.write.iter().map(|root| LentRoot {
+                    root: root.clone(),
+                    child: r.name.clone(),
+                })
+            })
+            .collect();
+        scope.lent().set(roots);
+    }
+
+    fn save_meta_logged(&self) {
+        if let Err(err) = save_meta(&self.pod_dir, &self.meta) {
+            tracing::warn!(event = "meta_save_failed", error = %err);
+        }
+    }
+
+    /// On start: lend to every recorded child until a probe says it is not running, ask the
+    /// live ones for undelivered reports, and start delivering this pod's own.
+    pub(super) fn relink(&mut self) {
+        self.relend();
+        if !self.meta.children.is_empty() {
+            let names: Vec<String> = self.meta.children.iter().map(|r| r.name.clone()).collect();
+            tokio::spawn(probe::relink(
+                self.home.clone(),
+                self.name.clone(),
+                names,
+                self.tx.clone(),
+            ));
+        }
+        if let Some(parent) = self.meta.parent.clone() {
+            let handle = outbox::start(
+                self.home.clone(),
+                self.name.clone(),
+                parent,
+                self.tx.clone(),
+            );
+            for report in self.state.outbox.clone() {
+                handle.send(self.report_event(&report));
+            }
+            self.outbox = Some(handle);
+        }
+    }
+
+    /// The event a pending report is sent as.
+    pub(super) fn report_event(&self, report: &PendingReport) -> PodEvent {
+        let pod = self.name.clone();
+        let event_id = report.event_id.clone();
+        match &report.report {
+            Report::TurnEnded => PodEvent::TurnEnded { pod, event_id },
+            Report::Errored { message } => PodEvent::Errored {
+                pod,
+                event_id,
+                message: message.clone(),
+            },
+            Report::Event(event) => event.clone(),
+        }
+    }
+
+    /// A commit added a report: hand it to the delivery task.
+    pub(super) fn report_added(&self) {
+        if let (Some(outbox), Some(report)) = (&self.outbox, self.state.outbox.last()) {
+            outbox.send(self.report_event(report));
+        }
+    }
+
+    async fn delivered(&mut self, event_id: String) {
+        if !self.state.outbox.iter().any(|r| r.event_id == event_id) {
+            return;
+        }
+        if let Err(err) = self
+            .commit(
+                EntryKind::OutboxDelivered { event_id },
+                Durability::Buffered,
+            )
+            .await
+        {
+            tracing::error!(event = "outbox_commit_failed", error = %err);
+        }
+    }
+
+    pub(super) fn deliver_reports_now(&mut self) {
+        if let Some(outbox) = &self.outbox {
+            outbox.nudge();
+        }
+    }
+
+    /// Stopping: a child reports `shut_down` and gets a moment to deliver what is pending.
+    pub(super) async fn final_reports(&mut self) {
+        let Some(outbox) = self.outbox.take() else {
+            return;
+        };
+        let event = PodEvent::ShutDown {
+            pod: self.name.clone(),
+            event_id: report_id(&self.state.segment_id, self.state.next_seq),
+        };
+        if let Err(err) = self
+            .commit(EntryKind::Outbox { event }, Durability::Sync)
+            .await
+        {
+            tracing::error!(event = "outbox_commit_failed", error = %err);
+        }
+        if let Some(report) = self.state.outbox.last() {
+            outbox.send(self.report_event(report));
+        }
+        for event_id in outbox.flush().await {
+            self.delivered(event_id).await;
+        }
+    }
+
+    /// Reports still pending when a new segment starts go on in the new one, ids unchanged.
+    pub(super) fn carried_reports(&self) -> Vec<PodEvent> {
+        self.state
+            .outbox
+            .iter()
+            .map(|r| self.report_event(r))
+            .collect()
+    }
 }
+
+/// A launch failure with the child's last log lines, for the person or model that asked.
+fn launch_failure(home: &seedpod_client::Home, err: &LaunchError) -> String {
+    match err {
+        LaunchError::Exited { name, .. } | LaunchError::NotReady { name } => format!(
+            "{err}\n{}",
+            seedpod_client::launch::log_tail(
+                &[
+                    &home.log_path(name),
+                    &seedpod_client::launch::stderr_path(home, name)
+                ],
+                10
+            )
+        ),
+        LaunchError::Io { .. } | LaunchError::Spawn(_) => err.to_string(),
+    }
+}
+
+fn shorten(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Names of children believed not running, for `Controller` construction.
+pub(super) type NotLive = HashSet<String>;

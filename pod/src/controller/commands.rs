@@ -143,6 +143,7 @@ impl Controller {
             .await
             .map_err(|e| format!("the new segment could not be written: {e}"))?;
         let state = SegmentState::start(&first).map_err(|e| e.to_string())?;
+        let carried = self.carried_reports();
         let mut meta = self.meta.clone();
         meta.active_segment = segment_id.clone();
         meta.segments.push(segment_id.clone());
@@ -161,6 +162,12 @@ impl Controller {
             seq,
             entry: (*first).clone(),
         });
+        // Reports the parent has not taken yet go on in the new segment, ids unchanged.
+        for event in carried {
+            self.commit(EntryKind::Outbox { event }, Durability::Sync)
+                .await
+                .map_err(|e| format!("a pending report could not be carried over: {e}"))?;
+        }
         Ok(())
     }
 

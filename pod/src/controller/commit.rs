@@ -50,6 +50,7 @@ impl Controller {
                 return Err(CommitError::Store(err));
             }
         };
+        let reports = self.state.outbox.len();
         if let Err(err) = self.state.apply(&entry) {
             // The writer and the fold disagree about seq: memory would drift from disk.
             self.storage_broken = Some(err.to_string());
@@ -60,6 +61,9 @@ impl Controller {
             seq = entry.seq,
             kind = entry.kind.name()
         );
+        if self.state.outbox.len() > reports {
+            self.report_added();
+        }
         self.clear_in_flight_for(&entry.kind);
         let entry = Arc::new(entry);
         self.entries.push(entry.clone());

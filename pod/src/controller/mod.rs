@@ -35,6 +35,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+pub use children::{ChildMsg, SpawnReply};
 pub use snapshot::{CatchUp, SnapshotData, SubscribeReply};
 
 use crate::bus::Bus;
@@ -89,6 +90,8 @@ pub enum Command {
         generation: u64,
         result: Result<RunOutcome, HostError>,
     },
+    /// From child-pod tools and tasks (`children.rs`).
+    Child(ChildMsg),
 }
 
 /// A cheap handle for sending commands.
@@ -135,6 +138,8 @@ pub struct ControllerParts {
     pub alerts: Vec<String>,
     /// Approval policies, input handling and what a new segment's prompt is made of.
     pub session: crate::session::SessionSettings,
+    /// Where pods live: children's directories and sockets, the parent's socket.
+    pub home: seedpod_client::Home,
 }
 
 pub struct Controller {
@@ -168,6 +173,11 @@ pub struct Controller {
     /// The run task waiting for an answer to an approval request, if one is.
     waiting_approval: Option<approvals::WaitingApproval>,
     pod_dir: PathBuf,
+    home: seedpod_client::Home,
+    /// Recorded children believed not running (their write scope is this pod's again).
+    not_live: children::NotLive,
+    /// Delivers this pod's reports to its parent, for a child pod.
+    outbox: Option<crate::children::outbox::OutboxHandle>,
 }
 
 impl Controller {
@@ -176,7 +186,19 @@ impl Controller {
         parts: ControllerParts,
         shutdown: CancellationToken,
     ) -> (Controller, ControllerHandle, mpsc::Receiver<Command>) {
-        let (tx, rx) = mpsc::channel(COMMAND_QUEUE_CAPACITY);
+        Controller::with_channel(parts, shutdown, Controller::channel())
+    }
+
+    /// The command channel, made before the controller when tools must hold its sender.
+    pub fn channel() -> (mpsc::Sender<Command>, mpsc::Receiver<Command>) {
+        mpsc::channel(COMMAND_QUEUE_CAPACITY)
+    }
+
+    pub fn with_channel(
+        parts: ControllerParts,
+        shutdown: CancellationToken,
+        (tx, rx): (mpsc::Sender<Command>, mpsc::Receiver<Command>),
+    ) -> (Controller, ControllerHandle, mpsc::Receiver<Command>) {
         let seen_events = snapshot::event_ids(&parts.entries);
         let paused = parts.state.open_run.is_some();
         let controller = Controller {
@@ -208,6 +230,9 @@ impl Controller {
             session: parts.session,
             waiting_approval: None,
             pod_dir: parts.pod_dir,
+            home: parts.home,
+            not_live: Default::default(),
+            outbox: None,
         };
         (controller, ControllerHandle { tx }, rx)
     }
@@ -235,6 +260,7 @@ impl Controller {
 
     /// Run until shutdown. Returns after the log is flushed and closed.
     pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        self.relink();
         // Anything queued durably before a restart is drained now (an idle pod with pending
         // notifications must not strand them).
         if matches!(self.activity, Activity::Idle) {
@@ -296,6 +322,7 @@ impl Controller {
             Command::RunFinished { generation, result } => {
                 self.run_finished(generation, result).await;
             }
+            Command::Child(msg) => self.child_msg(msg).await,
         }
     }
 
@@ -310,6 +337,7 @@ impl Controller {
         self.generation += 1;
         self.waiting_approval = None;
         self.publish_state();
+        self.final_reports().await;
         if let Err(err) = self.writer.close().await {
             tracing::error!(event = "store_close_failed", error = %err);
         }

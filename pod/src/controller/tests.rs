@@ -167,6 +167,7 @@ async fn parts(
         retry: seedpod_engine::RetryPolicy::default(),
         alerts: Vec::new(),
         session,
+        home: seedpod_client::Home::under(dir),
     };
     let files = Files {
         segment,

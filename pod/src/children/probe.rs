@@ -1,0 +1,168 @@
+//! Talking to children over their sockets: is it live, give it input, stop it. Each call is
+//! bounded, so a wedged child cannot hold a tool call (or the parent) forever.
+
+use std::time::Duration;
+
+use seedpod_client::{ClientError, Connection, Home};
+use seedpod_protocol::{AckOutcome, ClientMode, Method, PodState, Segment, ServerMsg};
+use tokio::sync::mpsc;
+
+use crate::controller::{ChildMsg, Command};
+
+/// One status probe, connect to reply.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+/// A graceful stop: the child finishes its log and reports `shut_down` first.
+const STOP_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// What a parent knows of a child (DESIGN §7's tri-state). A failed probe is never "gone":
+/// only a child whose pod directory is missing is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChildLiveness {
+    Live(PodState),
+    /// Not running, but its log and pod.json are there: `seedpod start NAME` restores it.
+    StoppedRestorable,
+    /// Something listens but did not answer (busy or wedged); still counted as live.
+    Unresponsive(String),
+    /// No pod.json: deleted, or never created.
+    Gone,
+}
+
+impl ChildLiveness {
+    pub fn is_live(&self) -> bool {
+        matches!(
+            self,
+            ChildLiveness::Live(_) | ChildLiveness::Unresponsive(_)
+        )
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            ChildLiveness::Live(state) => format!("live ({})", state.as_str()),
+            ChildLiveness::StoppedRestorable => "stopped (restorable)".into(),
+            ChildLiveness::Unresponsive(why) => format!("live but not answering ({why})"),
+            ChildLiveness::Gone => "gone (no pod directory)".into(),
+        }
+    }
+}
+
+fn client_name(me: &str) -> String {
+    format!("seedpod-pod:{me}")
+}
+
+pub async fn probe(home: &Home, me: &str, name: &str) -> ChildLiveness {
+    let asked = tokio::time::timeout(PROBE_TIMEOUT, async {
+        let mut conn =
+            Connection::connect(home, name, &client_name(me), ClientMode::Control).await?;
+        conn.call(Method::Status).await
+    })
+    .await;
+    match asked {
+        Ok(Ok(ServerMsg::StatusReply { status, .. })) => ChildLiveness::Live(status.state),
+        Ok(Ok(other)) => ChildLiveness::Unresponsive(format!("answered status with {other:?}")),
+        Ok(Err(ClientError::NotRunning { .. })) => not_running(home, name),
+        Ok(Err(err)) => ChildLiveness::Unresponsive(err.to_string()),
+        Err(_) => {
+            ChildLiveness::Unresponsive(format!("no answer within {}s", PROBE_TIMEOUT.as_secs()))
+        }
+    }
+}
+
+fn not_running(home: &Home, name: &str) -> ChildLiveness {
+    if home.pod_dir(name).join(seedpod_store::META_FILE).exists() {
+        ChildLiveness::StoppedRestorable
+    } else {
+        ChildLiveness::Gone
+    }
+}
+
+/// After a restart: probe every recorded child, tell the controller what was found, and ask
+/// live ones to deliver reports that waited for us.
+pub async fn relink(home: Home, me: String, names: Vec<String>, tx: mpsc::Sender<Command>) {
+    for name in names {
+        let liveness = probe(&home, &me, &name).await;
+        tracing::info!(event = "child_relinked", child = %name, liveness = %liveness.describe());
+        if liveness.is_live() {
+            let nudge = tokio::time::timeout(PROBE_TIMEOUT, async {
+                let mut conn =
+                    Connection::connect(&home, &name, &client_name(&me), ClientMode::Control)
+                        .await?;
+                conn.call(Method::DeliverReports).await
+            })
+            .await;
+            if let Ok(Err(err)) = nudge {
+                tracing::info!(event = "child_nudge_failed", child = %name, error = %err);
+            }
+        }
+        let msg = ChildMsg::Liveness {
+            live: liveness.is_live(),
+            name,
+        };
+        if tx.send(Command::Child(msg)).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Give `name` new input as its parent; returns how it was taken.
+pub async fn send_input(
+    home: &Home,
+    me: &str,
+    name: &str,
+    message: &str,
+) -> Result<String, String> {
+    let mut conn = Connection::connect(home, name, &client_name(me), ClientMode::Control)
+        .await
+        .map_err(|err| match err {
+            ClientError::NotRunning { .. } => format!(
+                "child pod {name} is not running ({}); nothing was sent. A person can restore it \
+                 with `seedpod start {name}`.",
+                not_running(home, name).describe()
+            ),
+            other => format!("cannot reach child pod {name}: {other}"),
+        })?;
+    let method = Method::Delegate {
+        segments: vec![Segment::text(message)],
+    };
+    match conn.call(method).await {
+        Ok(ServerMsg::Ack {
+            outcome, queue_id, ..
+        }) => Ok(match (outcome, queue_id) {
+            (AckOutcome::Queued, Some(queue_id)) => format!(
+                "child pod {name} is busy; your message is queued (#{queue_id}) and starts its \
+                 next turn. You get a pod_event when that turn ends."
+            ),
+            _ => format!(
+                "child pod {name} took your message and started a turn; you get a pod_event \
+                 when it ends."
+            ),
+        }),
+        Ok(other) => Err(format!("child pod {name} answered unexpectedly: {other:?}")),
+        Err(err) => Err(format!("child pod {name} did not take the message: {err}")),
+    }
+}
+
+/// Ask `name` to shut down and wait until it has closed its log. `Ok(false)`: it was not
+/// running.
+pub async fn stop(home: &Home, me: &str, name: &str) -> Result<bool, String> {
+    let mut conn =
+        match Connection::connect(home, name, &client_name(me), ClientMode::Control).await {
+            Ok(conn) => conn,
+            Err(ClientError::NotRunning { .. }) => return Ok(false),
+            Err(err) => return Err(format!("cannot reach child pod {name}: {err}")),
+        };
+    let stopped = tokio::time::timeout(STOP_TIMEOUT, async {
+        conn.call(Method::Shutdown).await?;
+        // The pod closes every connection only after its log is closed.
+        while let Ok(Some(_)) = conn.recv().await {}
+        Ok::<(), ClientError>(())
+    })
+    .await;
+    match stopped {
+        Ok(Ok(())) => Ok(true),
+        Ok(Err(err)) => Err(format!("child pod {name} did not stop cleanly: {err}")),
+        Err(_) => Err(format!(
+            "child pod {name} did not stop within {}s",
+            STOP_TIMEOUT.as_secs()
+        )),
+    }
+}

@@ -1,0 +1,399 @@
+//! The five tools a pod's model drives its children with: `spawn_pod`, `send_to_pod`,
+//! `read_pod_output`, `list_pods`, `stop_pod`. Each call either asks the controller (which owns
+//! the records and the lent scope) or does the slow work here and reports what it found.
+//! Like every tool, problems come back as error results worded for the model.
+
+use std::sync::Arc;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use seedpod_client::Home;
+use seedpod_engine::{Tool, ToolOutput};
+use seedpod_protocol::{SpawnRequest, ToolSpec};
+use seedpod_store::{ChildRecord, OutputCursor};
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::{mpsc, oneshot};
+
+use super::output::{DEFAULT_BUDGET_CHARS, read_output};
+use super::probe::{self, ChildLiveness};
+use crate::controller::{ChildMsg, Command, SpawnReply};
+
+/// Tool names, in the order the model sees them.
+pub const CHILD_TOOLS: [&str; 5] = [
+    "spawn_pod",
+    "send_to_pod",
+    "read_pod_output",
+    "list_pods",
+    "stop_pod",
+];
+
+/// What every child tool needs: where pods live, who "I" am, and the controller.
+#[derive(Clone)]
+pub struct ChildTools {
+    home: Home,
+    me: String,
+    tx: mpsc::Sender<Command>,
+}
+
+impl ChildTools {
+    pub fn new(home: Home, me: String, tx: mpsc::Sender<Command>) -> ChildTools {
+        ChildTools { home, me, tx }
+    }
+
+    /// The tools named in `enabled`, in `CHILD_TOOLS` order.
+    pub fn tools(&self, enabled: &[&str]) -> Vec<Arc<dyn Tool>> {
+        CHILD_TOOLS
+            .iter()
+            .filter(|name| enabled.contains(name))
+            .map(|name| {
+                Arc::new(ChildTool {
+                    kind: *name,
+                    ctx: self.clone(),
+                }) as Arc<dyn Tool>
+            })
+            .collect()
+    }
+
+    async fn ask<T>(&self, msg: impl FnOnce(oneshot::Sender<T>) -> ChildMsg) -> Result<T, String> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Command::Child(msg(reply)))
+            .await
+            .map_err(|_| "the pod is stopping".to_string())?;
+        rx.await.map_err(|_| "the pod is stopping".to_string())
+    }
+
+    async fn records(&self) -> Result<Vec<ChildRecord>, String> {
+        self.ask(|reply| ChildMsg::Records { reply }).await
+    }
+
+    async fn record(&self, name: &str) -> Result<ChildRecord, String> {
+        let records = self.records().await?;
+        records
+            .iter()
+            .find(|r| r.name == name)
+            .cloned()
+            .ok_or_else(|| {
+                let known: Vec<&str> = records.iter().map(|r| r.name.as_str()).collect();
+                format!(
+                    "\"{name}\" is not a child of this pod (children: {}); list_pods shows them",
+                    if known.is_empty() {
+                        "none".into()
+                    } else {
+                        known.join(", ")
+                    }
+                )
+            })
+    }
+
+    async fn tell_liveness(&self, name: &str, live: bool) {
+        let msg = ChildMsg::Liveness {
+            name: name.to_owned(),
+            live,
+        };
+        let _ = self.tx.send(Command::Child(msg)).await;
+    }
+}
+
+struct ChildTool {
+    kind: &'static str,
+    ctx: ChildTools,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpawnArgs {
+    name: String,
+    task: String,
+    #[serde(default)]
+    scope: Option<ScopeArgs>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    instructions: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ScopeArgs {
+    #[serde(default)]
+    read: Vec<String>,
+    #[serde(default)]
+    write: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SendArgs {
+    name: String,
+    message: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadArgs {
+    name: String,
+    #[serde(default)]
+    since: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NameArgs {
+    name: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+fn parse<T: for<'de> Deserialize<'de>>(tool: &str, arguments: &str) -> Result<T, String> {
+    serde_json::from_str(arguments)
+        .map_err(|e| format!("the arguments for {tool} do not match its schema: {e}"))
+}
+
+fn name_param(what: &str) -> serde_json::Value {
+    json!({"type": "string", "description": what})
+}
+
+impl Tool for ChildTool {
+    fn spec(&self) -> ToolSpec {
+        let (description, parameters) = match self.kind {
+            "spawn_pod" => (
+                "Start a child pod: a separate agent with its own history and log that works \
+                 on `task` in this directory and reports back (a pod_event) when it finishes \
+                 a turn. By default it may read this directory and write nothing; `scope.write` \
+                 lends it paths to write, which you cannot write until it stops.",
+                json!({
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["name", "task"],
+                    "properties": {
+                        "name": name_param("A new pod name: letters, digits, - and _."),
+                        "task": {"type": "string", "description": "What the child should do; its first input."},
+                        "scope": {
+                            "type": "object",
+                            "additionalProperties": false,
+                            "properties": {
+                                "read": {"type": "array", "items": {"type": "string"}, "description": "Paths it may read (default: this directory)."},
+                                "write": {"type": "array", "items": {"type": "string"}, "description": "Paths it may write (default: none)."}
+                            }
+                        },
+                        "model": {"type": "string", "description": "Its model (default: yours)."},
+                        "instructions": {"type": "string", "description": "Extra instructions for its system prompt."}
+                    }
+                }),
+            ),
+            "send_to_pod" => (
+                "Give a child pod more input. It starts a turn (or queues behind the running \
+                 one); you get a pod_event when that turn ends.",
+                json!({
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["name", "message"],
+                    "properties": {
+                        "name": name_param("The child's name."),
+                        "message": {"type": "string", "description": "What to tell it."}
+                    }
+                }),
+            ),
+            "read_pod_output" => (
+                "Read what a child pod did since you last read (its inputs, answers, tool calls \
+                 and results), a page at a time. Continues where the last read stopped unless \
+                 `since` gives a cursor.",
+                json!({
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["name"],
+                    "properties": {
+                        "name": name_param("The child's name."),
+                        "since": {"type": "string", "description": "A cursor (SEGMENT:INDEX) from an earlier read."}
+                    }
+                }),
+            ),
+            "list_pods" => (
+                "List this pod's children and their descendants: whether each is live, \
+                 stopped (restorable) or gone, its task, and what it may write.",
+                json!({"type": "object", "additionalProperties": false, "properties": {}}),
+            ),
+            _ => (
+                "Stop a child pod (or a descendant) gracefully; what it may write becomes \
+                 yours again. Its log stays; a person can restore it with `seedpod start`.",
+                json!({
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["name"],
+                    "properties": {"name": name_param("The pod to stop.")}
+                }),
+            ),
+        };
+        ToolSpec {
+            name: self.kind.to_owned(),
+            description: description.to_owned(),
+            parameters,
+        }
+    }
+
+    fn call(&self, arguments: String) -> BoxFuture<'static, ToolOutput> {
+        let ctx = self.ctx.clone();
+        let kind = self.kind;
+        async move {
+            let result = match kind {
+                "spawn_pod" => spawn(&ctx, &arguments).await,
+                "send_to_pod" => send(&ctx, &arguments).await,
+                "read_pod_output" => read(&ctx, &arguments).await,
+                "list_pods" => list(&ctx, &arguments).await,
+                _ => stop(&ctx, &arguments).await,
+            };
+            match result {
+                Ok(text) => ToolOutput::ok(text),
+                Err(text) => ToolOutput::error(text),
+            }
+        }
+        .boxed()
+    }
+}
+
+async fn spawn(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
+    let args: SpawnArgs = parse("spawn_pod", arguments)?;
+    let scope = args.scope.unwrap_or_default();
+    let request = SpawnRequest {
+        name: args.name,
+        task: args.task,
+        read: scope.read,
+        write: scope.write,
+        model: args.model,
+        instructions: args.instructions,
+    };
+    ctx.ask(|reply| ChildMsg::Spawn {
+        request,
+        reply: SpawnReply::Tool(reply),
+    })
+    .await?
+}
+
+async fn send(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
+    let args: SendArgs = parse("send_to_pod", arguments)?;
+    ctx.record(&args.name).await?;
+    let sent = probe::send_input(&ctx.home, &ctx.me, &args.name, &args.message).await;
+    ctx.tell_liveness(&args.name, sent.is_ok()).await;
+    sent
+}
+
+async fn read(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
+    let args: ReadArgs = parse("read_pod_output", arguments)?;
+    let record = ctx.record(&args.name).await?;
+    let since = match &args.since {
+        Some(text) => Some(text.parse::<OutputCursor>()?),
+        None => record.cursor.clone(),
+    };
+    let pod_dir = ctx.home.pod_dir(&args.name);
+    let name = args.name.clone();
+    let page = tokio::task::spawn_blocking(move || {
+        let meta = seedpod_store::load_meta(&pod_dir)
+            .map_err(|e| format!("cannot read child pod {name}'s pod.json: {e}"))?
+            .ok_or_else(|| format!("child pod {name} is gone: its pod directory is missing"))?;
+        read_output(&pod_dir, &meta, since.as_ref(), DEFAULT_BUDGET_CHARS)
+            .map_err(|e| e.to_string())
+    })
+    .await
+    .map_err(|e| format!("reading the child's log failed: {e}"))??;
+    let msg = ChildMsg::Cursor {
+        name: args.name.clone(),
+        cursor: page.next.clone(),
+    };
+    let _ = ctx.tx.send(Command::Child(msg)).await;
+    Ok(format!(
+        "{}\nnext cursor: {}{}",
+        page.text.trim_end(),
+        page.next,
+        if page.more {
+            " (more follows: call read_pod_output again)"
+        } else {
+            ""
+        }
+    ))
+}
+
+async fn list(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
+    let _: NoArgs = parse("list_pods", arguments)?;
+    let records = ctx.records().await?;
+    if records.is_empty() {
+        return Ok("this pod has no children; spawn_pod starts one".into());
+    }
+    let mut out = Vec::new();
+    for record in &records {
+        let liveness = probe::probe(&ctx.home, &ctx.me, &record.name).await;
+        ctx.tell_liveness(&record.name, liveness.is_live()).await;
+        out.push(describe(ctx, record, &liveness));
+    }
+    Ok(out.join("\n"))
+}
+
+fn describe(ctx: &ChildTools, record: &ChildRecord, liveness: &ChildLiveness) -> String {
+    let via = record
+        .via
+        .as_ref()
+        .map(|via| format!(" (child of {via})"))
+        .unwrap_or_default();
+    let write = if record.scope.write.is_empty() {
+        "nothing".to_owned()
+    } else {
+        let roots: Vec<String> = record
+            .scope
+            .write
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        roots.join(", ")
+    };
+    let activity = last_activity(ctx, &record.name)
+        .map(|ms| {
+            format!(
+                "; last activity {}",
+                seedpod_client::pods::ago(ms, std::time::SystemTime::now())
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "- {}{via}: {}{activity}; writes {write}; task: {}",
+        record.name,
+        liveness.describe(),
+        record.task
+    )
+}
+
+fn last_activity(ctx: &ChildTools, name: &str) -> Option<u64> {
+    let dir = ctx.home.pod_dir(name);
+    let meta = seedpod_store::load_meta(&dir).ok().flatten()?;
+    let modified = std::fs::metadata(seedpod_store::segment_path(&dir, &meta.active_segment))
+        .ok()?
+        .modified()
+        .ok()?;
+    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    u64::try_from(since.as_millis()).ok()
+}
+
+async fn stop(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
+    let args: NameArgs = parse("stop_pod", arguments)?;
+    let record = ctx.record(&args.name).await?;
+    let stopped = probe::stop(&ctx.home, &ctx.me, &args.name).await?;
+    ctx.tell_liveness(&args.name, false).await;
+    let returned = if record.scope.write.is_empty() {
+        String::new()
+    } else {
+        let roots: Vec<String> = record
+            .scope
+            .write
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        format!("; you may write {} again", roots.join(", "))
+    };
+    Ok(if stopped {
+        format!("stopped child pod {}{returned}", args.name)
+    } else {
+        format!("child pod {} was not running{returned}", args.name)
+    })
+}
