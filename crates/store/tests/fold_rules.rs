@@ -400,3 +400,66 @@ fn run_end_closes_pending_approvals_but_standing_ones_stay() {
     assert!(fold.0.approvals.is_empty());
     assert_eq!(fold.0.standing_approvals, vec![cargo]);
 }
+
+fn run(trigger: RunTrigger, reason: RunEndReason, message: Option<&str>) -> [EntryKind; 2] {
+    [
+        EntryKind::RunStart { trigger },
+        EntryKind::RunEnd {
+            reason,
+            message: message.map(str::to_owned),
+        },
+    ]
+}
+
+#[test]
+fn only_runs_the_parent_started_become_reports_until_delivered() {
+    use seedpod_protocol::PodEvent;
+    use seedpod_store::{PendingReport, Report};
+    let mut fold = Fold::new();
+    for kind in run(RunTrigger::User, RunEndReason::Completed, None) {
+        fold.ok(kind);
+    }
+    assert!(fold.0.outbox.is_empty(), "a person's turn is not reported");
+    for kind in run(RunTrigger::Parent, RunEndReason::Completed, None) {
+        fold.ok(kind);
+    }
+    for kind in run(RunTrigger::Parent, RunEndReason::Error, Some("model down")) {
+        fold.ok(kind);
+    }
+    let shut_down = PodEvent::ShutDown {
+        pod: "kid".into(),
+        event_id: "s1/7".into(),
+    };
+    fold.ok(EntryKind::Outbox {
+        event: shut_down.clone(),
+    });
+    assert_eq!(
+        fold.0.outbox,
+        [
+            PendingReport {
+                event_id: "s1/4".into(),
+                report: Report::TurnEnded,
+            },
+            PendingReport {
+                event_id: "s1/6".into(),
+                report: Report::Errored {
+                    message: "model down".into(),
+                },
+            },
+            PendingReport {
+                event_id: "s1/7".into(),
+                report: Report::Event(shut_down),
+            },
+        ],
+        "ids are the segment and the seq of the entry that made the report"
+    );
+    fold.ok(EntryKind::OutboxDelivered {
+        event_id: "s1/6".into(),
+    });
+    let left: Vec<&str> = fold.0.outbox.iter().map(|r| r.event_id.as_str()).collect();
+    assert_eq!(left, ["s1/4", "s1/7"]);
+    fold.ok(EntryKind::OutboxDelivered {
+        event_id: "nothing/1".into(),
+    });
+    assert_eq!(fold.0.outbox.len(), 2, "an unknown id changes nothing");
+}
