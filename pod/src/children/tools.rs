@@ -28,6 +28,30 @@ pub const CHILD_TOOLS: [&str; 5] = [
     "stop_pod",
 ];
 
+/// The child tools as a closed set, so the spec and the call always agree on which is which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Spawn,
+    Send,
+    Read,
+    List,
+    Stop,
+}
+
+impl Kind {
+    const ALL: [Kind; 5] = [Kind::Spawn, Kind::Send, Kind::Read, Kind::List, Kind::Stop];
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Spawn => CHILD_TOOLS[0],
+            Kind::Send => CHILD_TOOLS[1],
+            Kind::Read => CHILD_TOOLS[2],
+            Kind::List => CHILD_TOOLS[3],
+            Kind::Stop => CHILD_TOOLS[4],
+        }
+    }
+}
+
 /// What every child tool needs: where pods live, who "I" am, and the controller.
 #[derive(Clone)]
 pub struct ChildTools {
@@ -43,12 +67,12 @@ impl ChildTools {
 
     /// The tools named in `enabled`, in `CHILD_TOOLS` order.
     pub fn tools(&self, enabled: &[&str]) -> Vec<Arc<dyn Tool>> {
-        CHILD_TOOLS
-            .iter()
-            .filter(|name| enabled.contains(name))
-            .map(|name| {
+        Kind::ALL
+            .into_iter()
+            .filter(|kind| enabled.contains(&kind.name()))
+            .map(|kind| {
                 Arc::new(ChildTool {
-                    kind: *name,
+                    kind,
                     ctx: self.clone(),
                 }) as Arc<dyn Tool>
             })
@@ -97,7 +121,7 @@ impl ChildTools {
 }
 
 struct ChildTool {
-    kind: &'static str,
+    kind: Kind,
     ctx: ChildTools,
 }
 
@@ -160,7 +184,7 @@ fn name_param(what: &str) -> serde_json::Value {
 impl Tool for ChildTool {
     fn spec(&self) -> ToolSpec {
         let (description, parameters) = match self.kind {
-            "spawn_pod" => (
+            Kind::Spawn => (
                 "Start a child pod: a separate agent with its own history and log that works \
                  on `task` in this directory and reports back (a pod_event) when it finishes \
                  a turn. By default it may read this directory and write nothing; `scope.write` \
@@ -185,7 +209,7 @@ impl Tool for ChildTool {
                     }
                 }),
             ),
-            "send_to_pod" => (
+            Kind::Send => (
                 "Give a child pod more input. It starts a turn (or queues behind the running \
                  one); you get a pod_event when that turn ends.",
                 json!({
@@ -198,7 +222,7 @@ impl Tool for ChildTool {
                     }
                 }),
             ),
-            "read_pod_output" => (
+            Kind::Read => (
                 "Read what a child pod did since you last read (its inputs, answers, tool calls \
                  and results), a page at a time. Continues where the last read stopped unless \
                  `since` gives a cursor.",
@@ -212,12 +236,12 @@ impl Tool for ChildTool {
                     }
                 }),
             ),
-            "list_pods" => (
+            Kind::List => (
                 "List this pod's children and their descendants: whether each is live, \
                  stopped (restorable) or gone, its task, and what it may write.",
                 json!({"type": "object", "additionalProperties": false, "properties": {}}),
             ),
-            _ => (
+            Kind::Stop => (
                 "Stop a child pod (or a descendant) gracefully; what it may write becomes \
                  yours again. Its log stays; a person can restore it with `seedpod start`.",
                 json!({
@@ -229,7 +253,7 @@ impl Tool for ChildTool {
             ),
         };
         ToolSpec {
-            name: self.kind.to_owned(),
+            name: self.kind.name().to_owned(),
             description: description.to_owned(),
             parameters,
         }
@@ -240,11 +264,11 @@ impl Tool for ChildTool {
         let kind = self.kind;
         async move {
             let result = match kind {
-                "spawn_pod" => spawn(&ctx, &arguments).await,
-                "send_to_pod" => send(&ctx, &arguments).await,
-                "read_pod_output" => read(&ctx, &arguments).await,
-                "list_pods" => list(&ctx, &arguments).await,
-                _ => stop(&ctx, &arguments).await,
+                Kind::Spawn => spawn(&ctx, &arguments).await,
+                Kind::Send => send(&ctx, &arguments).await,
+                Kind::Read => read(&ctx, &arguments).await,
+                Kind::List => list(&ctx, &arguments).await,
+                Kind::Stop => stop(&ctx, &arguments).await,
             };
             match result {
                 Ok(text) => ToolOutput::ok(text),
