@@ -60,6 +60,7 @@ pub const SLASH_COMMANDS: &[(&str, &str)] = &[
     ("stop", "stop the pod (asks first)"),
     ("clear", "start a new segment"),
     ("pods", "switch to another pod"),
+    ("spawn", "start a child pod: /spawn NAME TASK"),
     ("model", "switch the model: /model NAME"),
     ("memory", "append a line to AGENTS.md: /memory TEXT"),
     ("resume", "continue a paused turn"),

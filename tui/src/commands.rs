@@ -1,7 +1,8 @@
 //! Slash commands typed into the composer (`/help`, `/stop`, ...). The list and its one-line
 //! descriptions are `seedpod_protocol::SLASH_COMMANDS`, shared with the pod's completion.
-//! `/clear`, `/model` and `/memory` are carried out by the pod (`Method::Command`); the rest
-//! by the TUI.
+//! `/clear`, `/model` and `/memory` are carried out by the pod (`Method::Command`), `/spawn`
+//! asks the pod to start a child (`Method::Spawn`); the rest are the TUI's own.
+
 
 /// A command the TUI understands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,10 +16,19 @@ pub enum Command {
     Model(Option<String>),
     /// `/memory TEXT`; `None` when no text was given.
     Memory(Option<String>),
+    /// `/spawn NAME TASK...`; `None` when the name or the task is missing.
+    Spawn(Option<Spawn>),
     Resume,
     Cancel,
     Copy,
     Mouse,
+}
+
+/// A child pod to start: its name and its first input (the rest of the line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spawn {
+    pub name: String,
+    pub task: String,
 }
 
 /// What a line of input is.
@@ -56,6 +66,7 @@ pub fn parse(text: &str) -> Parsed {
         "pods" => Command::Pods,
         "model" => Command::Model((!args.is_empty()).then(|| args.to_string())),
         "memory" => Command::Memory((!args.is_empty()).then(|| args.to_string())),
+        "spawn" => Command::Spawn(spawn_args(args)),
         "resume" => Command::Resume,
         "cancel" => Command::Cancel,
         "copy" => Command::Copy,
@@ -64,6 +75,16 @@ pub fn parse(text: &str) -> Parsed {
     };
     Parsed::Command(command)
 }
+
+fn spawn_args(args: &str) -> Option<Spawn> {
+    let (name, task) = args.split_once(char::is_whitespace)?;
+    let task = task.trim();
+    (!task.is_empty()).then(|| Spawn {
+        name: name.to_string(),
+        task: task.to_string(),
+    })
+}
+
 
 #[cfg(test)]
 mod tests {
@@ -78,6 +99,24 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn spawn_takes_a_name_and_the_rest_of_the_line_as_its_task() {
+        assert_eq!(
+            parse("/spawn  tests  run the test suite\tand report "),
+            Parsed::Command(Command::Spawn(Some(Spawn {
+                name: "tests".into(),
+                task: "run the test suite\tand report".into(),
+            })))
+        );
+        assert_eq!(parse("/spawn"), Parsed::Command(Command::Spawn(None)));
+        assert_eq!(parse("/spawn tests"), Parsed::Command(Command::Spawn(None)));
+        assert_eq!(
+            parse("/spawn tests   "),
+            Parsed::Command(Command::Spawn(None))
+        );
+    }
+
 
     #[test]
     fn arguments_and_non_commands() {

@@ -32,6 +32,11 @@ pub enum Intent {
     Detach,
     /// Ctrl-P.
     Pods,
+    /// Ctrl-G: go into the child pod that reported last (its `pod_event` banner) or was just
+    /// started with `/spawn`.
+    GoToChild,
+    /// Ctrl-O: back to the pod attached before this one (like a shell's `cd -`, it toggles).
+    GoBack,
     /// Ctrl-R.
     SearchHistory,
     /// Ctrl-L: repaint everything.
@@ -71,6 +76,8 @@ pub fn intent(key: &KeyEvent, ctx: KeyContext) -> Intent {
         KeyCode::Char('c') if ctrl => Intent::Interrupt,
         KeyCode::Char('d') if ctrl && ctx.composer_empty => Intent::Detach,
         KeyCode::Char('p') if ctrl => Intent::Pods,
+        KeyCode::Char('g') if ctrl => Intent::GoToChild,
+        KeyCode::Char('o') if ctrl => Intent::GoBack,
         KeyCode::Char('r') if ctrl => Intent::SearchHistory,
         KeyCode::Char('l') if ctrl => Intent::Redraw,
         KeyCode::Char('a') if ctrl && ctx.approval_hidden => Intent::ShowApproval,
@@ -159,6 +166,18 @@ mod tests {
             ..TYPING
         };
         assert_eq!(intent(&a, hidden), Intent::ShowApproval);
+    }
+
+    #[test]
+    fn ctrl_g_and_ctrl_o_move_between_pods_even_while_typing() {
+        let g = k(KeyCode::Char('g'), KeyModifiers::CONTROL);
+        let o = k(KeyCode::Char('o'), KeyModifiers::CONTROL);
+        for ctx in [EMPTY, TYPING] {
+            assert_eq!(intent(&g, ctx), Intent::GoToChild);
+            assert_eq!(intent(&o, ctx), Intent::GoBack);
+        }
+        let plain_g = k(KeyCode::Char('g'), KeyModifiers::NONE);
+        assert_eq!(intent(&plain_g, EMPTY), Intent::Edit);
     }
 
     #[test]

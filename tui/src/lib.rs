@@ -4,14 +4,14 @@
 //! (`run.rs`), the link to the pod with reconnection (`connection.rs`), the app's state and
 //! every decision about keys and frames (`app/`, pure: events in, `Effect`s out, including the
 //! approval prompt), the composer with paste chips and references (`composer/`), the key map
-//! (`keys.rs`), slash commands (`commands.rs`; `/clear`, `/model`, `/memory` go to the pod),
-//! input history (`history.rs`), the pod picker (`picker.rs`), OSC 52
-//! (`clipboard.rs`) and the screen layout (`ui/`).
+//! (`keys.rs`), slash commands (`commands.rs`; `/clear`, `/model`, `/memory` and `/spawn` go to
+//! the pod), input history (`history.rs`), the pod picker with its tree of parents and children
+//! (`picker/`), OSC 52 (`clipboard.rs`) and the screen layout (`ui/`).
 //!
 //! Must not own: any durable state (DESIGN §1.3) — the pod's log is the record; kill the TUI at
 //! any moment and reattaching loses nothing (the input history file is a recall convenience,
 //! not pod state). Nor the transcript model and its renderers (`seedpod-transcript`), nor
-//! spawning pods (the CLI passes a `Starter`).
+//! spawning pods (the CLI passes a `Starter`; a child pod is started by its parent pod).
 //!
 //! Colours: every style comes from `seedpod_transcript::Theme` roles (semantic colours, named
 //! ANSI only, `NO_COLOR` respected; the policy is `tui/STYLE.md`).

@@ -205,7 +205,7 @@ impl Loop {
                 result: Ok(()),
             } => {
                 let history = load_history(&self.options, &pod);
-                self.app.switch_pod(&pod, history);
+                self.app.switch_pod(&pod, history, now);
                 let (link, rx) = attach(&self.options.home, &pod);
                 self.link = link;
                 self.link_rx = rx;

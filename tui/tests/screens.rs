@@ -1,6 +1,7 @@
 //! Whole screens on ratatui's `TestBackend`, pinned with insta: what a person sees when idle,
-//! while a turn runs with inputs queued, while the pod is away, in the pod picker, and when a
-//! tool call waits for approval.
+//! while a turn runs with inputs queued, while the pod is away, in the pod picker (a tree of
+//! parents and children), in a parent whose children report, and when a tool call waits for
+//! approval.
 
 use std::time::{Instant, UNIX_EPOCH};
 
@@ -10,8 +11,8 @@ use ratatui::backend::TestBackend;
 use seedpod_client::pods::{PodConfig, PodMeta};
 use seedpod_client::{Liveness, PodListing, Welcome};
 use seedpod_protocol::{
-    ApprovalRequest, Entry, EntryKind, ModelItem, PodState, ProviderKind, QueueEntry, QueuedItem,
-    RunEndReason, RunTrigger, Segment, ServerMsg, Usage,
+    ApprovalRequest, Entry, EntryKind, ModelItem, PodEvent, PodState, ProviderKind, QueueEntry,
+    QueuedItem, RunEndReason, RunTrigger, Segment, ServerMsg, SystemItem, Usage,
 };
 use seedpod_transcript::Theme;
 use seedpod_tui::App;
@@ -33,70 +34,67 @@ fn entry(seq: u64, kind: EntryKind) -> Entry {
 /// An app attached to pod `demo` whose log holds one finished turn.
 fn attached(state: PodState) -> App {
     let mut app = App::new("demo", InputHistory::in_memory(), Theme::plain());
+    load(&mut app, state, Vec::new());
+    app
+}
+
+/// The pod connects and its log arrives: one finished turn, then `more`.
+fn load(app: &mut App, state: PodState, more: Vec<EntryKind>) {
     let now = Instant::now();
+    let mut kinds = vec![
+        EntryKind::RunStart {
+            trigger: RunTrigger::User,
+        },
+        EntryKind::UserInput {
+            segments: vec![Segment::text("What is in this directory?")],
+            text: "What is in this directory?".into(),
+            queue_id: None,
+        },
+        EntryKind::AssistantItem {
+            item: ModelItem::AssistantText {
+                text: "A **Rust** workspace: `protocol/`, `pod/` and `tui/`.".into(),
+            },
+        },
+        EntryKind::Usage(Usage {
+            input_tokens: 1200,
+            output_tokens: 80,
+            ..Usage::default()
+        }),
+        EntryKind::RunEnd {
+            reason: RunEndReason::Completed,
+            message: None,
+        },
+    ];
+    kinds.extend(more);
+    let seq = kinds.len() as u64;
+    let entries: Vec<Entry> = kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, kind)| entry(i as u64, kind))
+        .collect();
     app.on_link(
         LinkEvent::Connected(Welcome {
-            pod: "demo".into(),
+            pod: app.pod.clone(),
             server_version: "0.1.0".into(),
             state,
             instance: "i".into(),
-            seq: 5,
+            seq,
         }),
         now,
     );
-    let entries = vec![
-        entry(
-            0,
-            EntryKind::RunStart {
-                trigger: RunTrigger::User,
-            },
-        ),
-        entry(
-            1,
-            EntryKind::UserInput {
-                segments: vec![Segment::text("What is in this directory?")],
-                text: "What is in this directory?".into(),
-                queue_id: None,
-            },
-        ),
-        entry(
-            2,
-            EntryKind::AssistantItem {
-                item: ModelItem::AssistantText {
-                    text: "A **Rust** workspace: `protocol/`, `pod/` and `tui/`.".into(),
-                },
-            },
-        ),
-        entry(
-            3,
-            EntryKind::Usage(Usage {
-                input_tokens: 1200,
-                output_tokens: 80,
-                ..Usage::default()
-            }),
-        ),
-        entry(
-            4,
-            EntryKind::RunEnd {
-                reason: RunEndReason::Completed,
-                message: None,
-            },
-        ),
-    ];
     for msg in [
         ServerMsg::SnapshotBegin {
-            seq: 5,
+            seq,
             state,
-            greeting: "pod demo".into(),
+            greeting: format!("pod {}", app.pod),
             segment_id: "s1".into(),
-            entries: 5,
+            entries: seq,
         },
         ServerMsg::SnapshotEntries { entries },
-        ServerMsg::SnapshotEnd { seq: 5 },
+        ServerMsg::SnapshotEnd { seq },
     ] {
         app.on_link(LinkEvent::Frame(msg), now);
     }
-    app
 }
 
 fn screen(app: &mut App) -> String {
@@ -179,7 +177,12 @@ fn incompatible() {
     insta::assert_snapshot!(screen(&mut app));
 }
 
-fn listing(name: &str, liveness: Liveness, ago_secs: Option<u64>) -> PodListing {
+fn listing(
+    name: &str,
+    parent: Option<&str>,
+    liveness: Liveness,
+    ago_secs: Option<u64>,
+) -> PodListing {
     let listed_at = 2_000_000_000_000;
     PodListing {
         name: name.into(),
@@ -188,7 +191,7 @@ fn listing(name: &str, liveness: Liveness, ago_secs: Option<u64>) -> PodListing 
             cwd: format!("/home/ada/{name}").into(),
             active_segment: "s".into(),
             segments: vec!["s".into()],
-            parent: None,
+            parent: parent.map(str::to_string),
             children: Vec::new(),
             delegated: None,
             instructions: None,
@@ -217,9 +220,12 @@ fn pod_picker() {
     let listed_at = UNIX_EPOCH + std::time::Duration::from_millis(2_000_000_000_000);
     app.on_pods(
         vec![
-            listing("api", Liveness::Stopped, Some(3 * 86_400)),
-            listing("demo", Liveness::Stopped, Some(42)),
-            listing("docs", Liveness::Unresponsive("slow".into()), None),
+            listing("api", None, Liveness::Stopped, Some(3 * 86_400)),
+            listing("demo", None, Liveness::Stopped, Some(42)),
+            listing("demo-docs", Some("demo"), Liveness::Stopped, Some(30)),
+            listing("demo-tests", Some("demo"), Liveness::Stopped, Some(5)),
+            listing("unit", Some("demo-tests"), Liveness::Stopped, Some(65)),
+            listing("docs", None, Liveness::Unresponsive("slow".into()), None),
         ],
         listed_at,
     );
@@ -331,4 +337,58 @@ fn approval_modal() {
         Instant::now(),
     );
     insta::assert_snapshot!("approval_hidden", screen(&mut app));
+}
+
+/// A parent pod, reached with a jump from its child `demo-tests`, whose children reported:
+/// each banner says who and what happened (never the body the model reads), a report waits in
+/// the queue, and the footer offers Ctrl-G into the last reporter and Ctrl-O back.
+#[test]
+fn a_parent_with_reports_from_its_children() {
+    let mut app = App::new("demo-tests", InputHistory::in_memory(), Theme::plain());
+    let now = Instant::now();
+    app.switch_pod("demo", InputHistory::in_memory(), now);
+    app.flash = None;
+    let report = |event: PodEvent| EntryKind::SystemItem {
+        item: SystemItem::PodEvent {
+            event,
+            body: "<pod_event>RAW BODY FOR THE MODEL</pod_event>".into(),
+        },
+        queue_id: None,
+    };
+    let reports = vec![
+        report(PodEvent::TurnEnded {
+            pod: "demo-docs".into(),
+            event_id: "e1".into(),
+        }),
+        report(PodEvent::Errored {
+            pod: "demo-tests".into(),
+            event_id: "e2".into(),
+            message: "the provider returned 529 overloaded".into(),
+        }),
+        report(PodEvent::ScopeSubDelegated {
+            pod: "demo-tests".into(),
+            event_id: "e3".into(),
+            child: "unit".into(),
+            scope: vec!["tests/".into()],
+        }),
+        report(PodEvent::ShutDown {
+            pod: "demo-docs".into(),
+            event_id: "e4".into(),
+        }),
+    ];
+    load(&mut app, PodState::Idle, reports);
+    let queue = vec![QueueEntry {
+        queue_id: 1,
+        item: QueuedItem::PodEvent {
+            event: PodEvent::TurnEnded {
+                pod: "unit".into(),
+                event_id: "e5".into(),
+            },
+            wake: false,
+        },
+    }];
+    app.on_link(LinkEvent::Frame(ServerMsg::Queued { seq: 20, queue }), now);
+    let shown = screen(&mut app);
+    assert!(!shown.contains("RAW BODY"), "{shown}");
+    insta::assert_snapshot!(shown);
 }

@@ -58,4 +58,8 @@ pub enum Pending {
     },
     /// A command the pod carries out (`/clear`, `/model NAME`, `/memory TEXT`).
     Command(PodCommand),
+    /// `/spawn NAME TASK`: the pod starts child `name`.
+    Spawn {
+        name: String,
+    },
 }

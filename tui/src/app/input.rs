@@ -37,6 +37,8 @@ impl App {
             Intent::Interrupt => self.ctrl_c(now),
             Intent::Detach => vec![self.exit(ExitReason::Detached)],
             Intent::Pods => self.open_picker(),
+            Intent::GoToChild => self.go_to_child(now),
+            Intent::GoBack => self.go_back(now),
             Intent::SearchHistory => {
                 self.popup = None;
                 self.overlay = Overlay::Search(Search::default());
@@ -278,6 +280,7 @@ impl App {
                 "usage: /memory TEXT — appends `* TEXT` to the project's AGENTS.md",
                 now,
             ),
+            Command::Spawn(spawn) => return self.spawn(spawn, now),
             Command::Pods => return self.open_picker(),
             Command::Resume => return vec![self.request(Pending::Resume, Method::Resume)],
             Command::Cancel => return vec![self.request(Pending::Cancel, Method::Cancel)],

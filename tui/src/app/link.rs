@@ -28,7 +28,10 @@ impl App {
                 });
                 (true, Vec::new())
             }
-            LinkEvent::Frame(msg) => (self.transcript.apply(&msg), Vec::new()),
+            LinkEvent::Frame(msg) => {
+                self.note_reports(&msg);
+                (self.transcript.apply(&msg), Vec::new())
+            }
             LinkEvent::Reply { tag, msg } => match self.pending.remove(&tag) {
                 Some(pending) => self.reply(pending, msg, now),
                 None => (false, Vec::new()),
@@ -99,6 +102,10 @@ impl App {
                 self.command_done(command, &message, now);
                 (true, Vec::new())
             }
+            (Pending::Spawn { .. }, ServerMsg::Spawned { name, .. }) => {
+                self.spawned(name, now);
+                (true, Vec::new())
+            }
             (
                 Pending::Run(_)
                 | Pending::Pause
@@ -107,7 +114,8 @@ impl App {
                 | Pending::Withdraw(_)
                 | Pending::Completion { .. }
                 | Pending::Approve { .. }
-                | Pending::Command(_),
+                | Pending::Command(_)
+                | Pending::Spawn { .. },
                 _,
             ) => (false, Vec::new()),
         }
@@ -160,6 +168,7 @@ impl App {
                     now,
                 );
             }
+            Pending::Spawn { name } => self.spawn_failed(&name, reason, now),
             Pending::Stop => return (true, vec![self.exit(ExitReason::Stopped)]),
             // A pod without completion support answers `invalid_request`; no popup then.
             Pending::Completion { .. } => return (false, Vec::new()),

@@ -5,9 +5,11 @@
 //! wheel, turn jumps and focus, `overlay.rs`
 //! the popups that take over the keyboard (help, stop confirmation, history search, picker),
 //! `link.rs` what the pod sends, `completion.rs` the completion popup, `approval.rs` the
-//! approval prompt over everything while a tool call waits for a person.
+//! approval prompt over everything while a tool call waits for a person, `children.rs` child
+//! pods: `/spawn`, Ctrl-G into the child that reported last and Ctrl-O back.
 
 mod approval;
+mod children;
 pub mod completion;
 pub mod effect;
 mod input;
@@ -79,6 +81,11 @@ pub struct App {
     ctrl_c_at: Option<Instant>,
     /// Set by `ExitReason` effects so tests and the loop can see the app is done.
     pub exit: Option<ExitReason>,
+    /// The pod attached before this one, where Ctrl-O goes back to.
+    previous_pod: Option<String>,
+    /// The child pod Ctrl-G goes into: the one whose report (`pod_event`) arrived last, or the
+    /// one `/spawn` started since.
+    last_child: Option<String>,
 }
 
 impl App {
@@ -101,12 +108,24 @@ impl App {
             next_tag: 1,
             ctrl_c_at: None,
             exit: None,
+            previous_pod: None,
+            last_child: None,
         }
     }
 
-    /// Attach to another pod: a fresh transcript and history; what is typed stays typed.
-    pub fn switch_pod(&mut self, pod: &str, history: InputHistory) {
-        self.pod = pod.to_string();
+    /// Attach to another pod: a fresh transcript and history; what is typed stays typed. The
+    /// pod left behind is remembered for Ctrl-O.
+    pub fn switch_pod(&mut self, pod: &str, history: InputHistory, now: Instant) {
+        if pod != self.pod {
+            let left = std::mem::replace(&mut self.pod, pod.to_string());
+            self.flash(
+                FlashLevel::Info,
+                format!("attached to {pod} — Ctrl-O goes back to {left}"),
+                now,
+            );
+            self.previous_pod = Some(left);
+        }
+        self.last_child = None;
         self.transcript = Transcript::new();
         self.view = ViewState::new();
         self.link = Link::Connecting;

@@ -39,24 +39,62 @@ fn restart_hint(app: &App) -> String {
 
 /// Key hints, most useful first; the line is cut at the terminal's width.
 fn hints(app: &App) -> Vec<String> {
-    static_hints(app)
-        .map(|hints| hints.iter().map(|h| h.to_string()).collect())
-        .unwrap_or_else(|| vec![restart_hint(app), "Ctrl-D detach".into()])
+    match static_hints(app) {
+        Some(Hints::Fixed(hints)) => hints.iter().map(|h| h.to_string()).collect(),
+        // Moving between pods right after the first hint: after a jump, the way back matters
+        // more than the reminders that follow.
+        Some(Hints::Main(hints)) => {
+            let mut out: Vec<String> = hints.iter().map(|h| h.to_string()).collect();
+            let at = out.len().min(1);
+            out.splice(at..at, pod_hints(app));
+            out
+        }
+        // An incompatible pod (perhaps just jumped into): the way back still works.
+        None => {
+            let mut out = vec![restart_hint(app)];
+            out.extend(pod_hints(app));
+            out.push("Ctrl-D detach".into());
+            out
+        }
+    }
+}
+
+/// Where Ctrl-G and Ctrl-O go, when they go anywhere.
+fn pod_hints(app: &App) -> Vec<String> {
+    let child = app.last_child().map(|pod| format!("Ctrl-G go to {pod}"));
+    let back = app
+        .previous_pod()
+        .map(|pod| format!("Ctrl-O back to {pod}"));
+    child.into_iter().chain(back).collect()
+}
+
+enum Hints {
+    /// A popup or prompt has the keyboard: only its keys.
+    Fixed(Vec<&'static str>),
+    /// The main screen: the pod hints join these.
+    Main(Vec<&'static str>),
 }
 
 /// The hints for everything but an incompatible pod (`None`).
-fn static_hints(app: &App) -> Option<Vec<&'static str>> {
+fn static_hints(app: &App) -> Option<Hints> {
     match &app.overlay {
-        Overlay::Help => return Some(vec!["any key closes help"]),
-        Overlay::ConfirmStop => return Some(vec!["y stop the pod", "n keep it running"]),
-        Overlay::Picker(_) => {
-            return Some(vec!["↑↓ choose", "Enter attach", "r refresh", "Esc close"]);
+        Overlay::Help => return Some(Hints::Fixed(vec!["any key closes help"])),
+        Overlay::ConfirmStop => {
+            return Some(Hints::Fixed(vec!["y stop the pod", "n keep it running"]));
         }
-        Overlay::Search(_) => return Some(Vec::new()),
+        Overlay::Picker(_) => {
+            return Some(Hints::Fixed(vec![
+                "↑↓ choose",
+                "Enter attach",
+                "r refresh",
+                "Esc close",
+            ]));
+        }
+        Overlay::Search(_) => return Some(Hints::Fixed(Vec::new())),
         Overlay::None => {}
     }
     if let Some(modal) = app.approval_modal() {
-        return Some(if modal.sending {
+        return Some(Hints::Fixed(if modal.sending {
             vec!["sending your answer…"]
         } else if modal.reason.is_some() {
             vec!["Enter deny", "Esc back to the question"]
@@ -68,19 +106,31 @@ fn static_hints(app: &App) -> Option<Vec<&'static str>> {
                 "Esc hide",
                 "PgUp/PgDn scroll",
             ]
-        });
+        }));
     }
     if app.popup.as_ref().is_some_and(|p| !p.is_empty()) {
-        return Some(vec!["↑↓ choose", "Tab/Enter accept", "Esc close"]);
+        return Some(Hints::Fixed(vec![
+            "↑↓ choose",
+            "Tab/Enter accept",
+            "Esc close",
+        ]));
     }
     if app.composer.is_empty() && app.view.focused().is_some() {
-        return Some(vec!["Enter expand/collapse", "Tab next", "Esc unfocus"]);
+        return Some(Hints::Fixed(vec![
+            "Enter expand/collapse",
+            "Tab next",
+            "Esc unfocus",
+        ]));
     }
     let mut hints = Vec::new();
     match &app.link {
         Link::Connected => {}
         Link::Connecting | Link::Reconnecting { .. } => {
-            return Some(vec!["waiting for the pod", "Ctrl-D detach", "Ctrl-P pods"]);
+            return Some(Hints::Main(vec![
+                "waiting for the pod",
+                "Ctrl-D detach",
+                "Ctrl-P pods",
+            ]));
         }
         Link::Incompatible { .. } => return None,
     }
@@ -107,5 +157,5 @@ fn static_hints(app: &App) -> Option<Vec<&'static str>> {
     if app.composer.is_empty() {
         hints.extend(["Tab focus", "Ctrl-D detach"]);
     }
-    Some(hints)
+    Some(Hints::Main(hints))
 }

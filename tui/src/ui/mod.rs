@@ -99,7 +99,10 @@ fn queue_lines(app: &App, width: u16) -> Vec<Line<'static>> {
                     flatten_to_text(segments).replace('\n', " ⏎ ")
                 ),
                 QueuedItem::Notify { message, .. } => format!("queued notification: {message}"),
-                QueuedItem::PodEvent { event, .. } => format!("queued pod event: {event:?}"),
+                QueuedItem::PodEvent { event, .. } => format!(
+                    "queued report from child pod {}",
+                    event.pod().unwrap_or("(unknown)")
+                ),
                 QueuedItem::Unknown => "queued: an item this seedpod does not know".into(),
             };
             Line::from(Span::styled(fit(&format!("  ⋯ {what}"), width), style))

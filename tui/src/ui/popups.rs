@@ -103,7 +103,9 @@ fn help(frame: &mut Frame, theme: &Theme) {
         ("[  ]", "previous / next turn"),
         ("Tab  Enter", "focus a collapsible cell / expand it"),
         ("@  #  /", "complete files, knowledge, commands"),
-        ("Ctrl-P", "pods"),
+        ("Ctrl-P", "pods (children under their parent)"),
+        ("Ctrl-G", "go into the child pod that reported last"),
+        ("Ctrl-O", "back to the pod you came from"),
         ("Ctrl-A", "show a hidden approval request"),
     ];
     let mut lines: Vec<Line> = KEYS
@@ -149,20 +151,24 @@ fn confirm_stop(frame: &mut Frame, theme: &Theme, pod: &str) {
     frame.render_widget(Paragraph::new(lines).block(boxed("stop", theme)), area);
 }
 
+/// The name column: the tree's guides and the name, cut to fit.
+const NAME_COLUMN: u16 = 24;
+
 fn pods(frame: &mut Frame, theme: &Theme, picker: &Picker) {
     let screen = frame.area();
     let width = screen.width.saturating_sub(4).min(100);
     let inner = width.saturating_sub(2);
-    let lines: Vec<Line> = match &picker.pods {
+    let lines: Vec<Line> = match &picker.rows {
         None => vec![Line::styled("listing pods…", theme.style(Role::Dim))],
-        Some(pods) if pods.is_empty() => vec![Line::styled(
+        Some(rows) if rows.is_empty() => vec![Line::styled(
             "no pods yet; `seedpod start` creates one",
             theme.style(Role::Dim),
         )],
-        Some(pods) => pods
+        Some(rows) => rows
             .iter()
             .enumerate()
-            .map(|(i, pod)| {
+            .map(|(i, row)| {
+                let pod = &row.pod;
                 let marker = if pod.name == picker.current {
                     "●"
                 } else {
@@ -172,9 +178,11 @@ fn pods(frame: &mut Frame, theme: &Theme, picker: &Picker) {
                     .last_activity_ms
                     .map(|ms| ago(ms, picker.listed_at))
                     .unwrap_or_else(|| "-".into());
+                let name = fit(&format!("{}{}", row.guide, pod.name), NAME_COLUMN);
+                let pad = usize::from(NAME_COLUMN).saturating_sub(name.width());
                 let text = format!(
-                    "{marker} {:<20} {:<12} {:>8}  {}",
-                    fit(&pod.name, 20),
+                    "{marker} {name}{:pad$} {:<12} {:>8}  {}",
+                    "",
                     pod.state(),
                     activity,
                     pod.cwd().display()
@@ -189,7 +197,13 @@ fn pods(frame: &mut Frame, theme: &Theme, picker: &Picker) {
             .collect(),
     };
     let height = (lines.len() as u16 + 2).min(screen.height.saturating_sub(2));
+    // Scrolled just enough to keep the selection in the box.
+    let rows = usize::from(height.saturating_sub(2)).max(1);
+    let scroll = picker.selected.saturating_sub(rows - 1) as u16;
     let area = centred(screen, width, height);
     frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(boxed("pods", theme)), area);
+    let list = Paragraph::new(lines)
+        .block(boxed("pods", theme))
+        .scroll((scroll, 0));
+    frame.render_widget(list, area);
 }

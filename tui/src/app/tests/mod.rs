@@ -15,6 +15,8 @@ use super::{App, Effect, ExitReason, Overlay, Pending};
 use crate::connection::LinkEvent;
 use crate::history::{HistoryEntry, InputHistory};
 
+mod children;
+
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
 }

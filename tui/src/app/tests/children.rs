@@ -1,0 +1,249 @@
+//! Child pods from the parent's side: the picker's tree, `/spawn`, Ctrl-G into the child that
+//! reported last and Ctrl-O back.
+
+use std::time::SystemTime;
+
+use crossterm::event::KeyCode;
+use seedpod_client::{Liveness, PodListing};
+use seedpod_protocol::{
+    Entry, EntryKind, ErrorCode, Method, PodEvent, ServerMsg, SpawnRequest, SystemItem,
+};
+
+use super::{Harness, ctrl, key, request, seedpod_store_meta};
+use crate::app::{Effect, Overlay};
+use crate::connection::LinkEvent;
+use crate::history::InputHistory;
+
+fn listing(name: &str, parent: Option<&str>) -> PodListing {
+    let mut meta = seedpod_store_meta(name);
+    meta.parent = parent.map(str::to_string);
+    PodListing {
+        name: name.into(),
+        meta,
+        liveness: Liveness::Stopped,
+        last_activity_ms: None,
+    }
+}
+
+fn report(pod: &str) -> EntryKind {
+    EntryKind::SystemItem {
+        item: SystemItem::PodEvent {
+            event: PodEvent::TurnEnded {
+                pod: pod.into(),
+                event_id: format!("{pod}-1"),
+            },
+            body: format!("[pod_event] {pod} finished its turn"),
+        },
+        queue_id: None,
+    }
+}
+
+impl Harness {
+    /// What the picker shows: guide and name per row.
+    fn picker_rows(&self) -> Vec<String> {
+        let Overlay::Picker(picker) = &self.app.overlay else {
+            panic!("no picker");
+        };
+        picker
+            .rows
+            .iter()
+            .flatten()
+            .map(|row| format!("{}{}", row.guide, row.pod.name))
+            .collect()
+    }
+
+    /// The event loop finished attaching to `pod`.
+    fn switched_to(&mut self, pod: &str) {
+        self.app
+            .switch_pod(pod, InputHistory::in_memory(), self.now);
+    }
+}
+
+#[test]
+fn the_picker_shows_children_under_their_parent_and_keeps_the_current_pod_selected() {
+    let mut h = Harness::connected();
+    h.switched_to("p-tests");
+    assert_eq!(h.key(ctrl('p')), vec![Effect::ListPods]);
+    h.app.on_pods(
+        vec![
+            listing("a", None),
+            listing("p", None),
+            listing("p-docs", Some("p")),
+            listing("p-tests", Some("p")),
+            listing("unit", Some("p-tests")),
+            listing("z", None),
+        ],
+        SystemTime::now(),
+    );
+    assert_eq!(
+        h.picker_rows(),
+        ["a", "p", "├─ p-docs", "└─ p-tests", "   └─ unit", "z"]
+    );
+    let Overlay::Picker(picker) = &h.app.overlay else {
+        panic!("no picker");
+    };
+    assert_eq!(picker.chosen().map(|p| p.name.as_str()), Some("p-tests"));
+    h.key(key(KeyCode::Down));
+    assert_eq!(
+        h.key(key(KeyCode::Enter)),
+        vec![Effect::Attach("unit".into())]
+    );
+}
+
+#[test]
+fn a_refreshed_listing_keeps_the_selection_on_the_same_pod() {
+    let mut h = Harness::connected();
+    h.key(ctrl('p'));
+    h.app.on_pods(
+        vec![listing("p", None), listing("q", None)],
+        SystemTime::now(),
+    );
+    h.key(key(KeyCode::Down));
+    // `q` became a child of `a`, which sorts first: it moves, the selection follows it.
+    h.app.on_pods(
+        vec![
+            listing("a", None),
+            listing("p", None),
+            listing("q", Some("a")),
+        ],
+        SystemTime::now(),
+    );
+    assert_eq!(h.picker_rows(), ["a", "└─ q", "p"]);
+    assert_eq!(h.key(key(KeyCode::Enter)), vec![Effect::Attach("q".into())]);
+}
+
+#[test]
+fn ctrl_o_goes_back_to_the_pod_attached_before_and_toggles() {
+    let mut h = Harness::connected();
+    assert!(h.key(ctrl('o')).is_empty());
+    assert!(h.flash().contains("no pod to go back to"), "{}", h.flash());
+
+    h.switched_to("worker");
+    assert!(h.flash().contains("Ctrl-O goes back to p"), "{}", h.flash());
+    assert_eq!(h.key(ctrl('o')), vec![Effect::Attach("p".into())]);
+    h.switched_to("p");
+    assert_eq!(h.app.previous_pod(), Some("worker"));
+    assert_eq!(h.key(ctrl('o')), vec![Effect::Attach("worker".into())]);
+}
+
+#[test]
+fn reattaching_to_the_same_pod_keeps_the_way_back() {
+    let mut h = Harness::connected();
+    h.switched_to("worker");
+    h.switched_to("worker");
+    assert_eq!(h.app.previous_pod(), Some("p"));
+}
+
+#[test]
+fn ctrl_g_goes_into_the_child_that_reported_last() {
+    let mut h = Harness::connected();
+    assert!(h.key(ctrl('g')).is_empty());
+    assert!(
+        h.flash().contains("no child pod has reported yet"),
+        "{}",
+        h.flash()
+    );
+
+    h.commit(report("docs"));
+    h.commit(report("tests"));
+    assert_eq!(h.key(ctrl('g')), vec![Effect::Attach("tests".into())]);
+    assert_eq!(h.app.last_child(), Some("tests"));
+}
+
+#[test]
+fn reports_in_the_snapshot_count_and_a_new_pod_starts_without_any() {
+    let mut h = Harness::connected();
+    h.commit(report("tests"));
+    h.switched_to("other");
+    assert_eq!(h.app.last_child(), None, "tests is p's child, not other's");
+    assert!(h.key(ctrl('g')).is_empty());
+
+    let entry = |seq, kind| Entry {
+        v: 1,
+        seq,
+        ts: 1,
+        kind,
+    };
+    h.frame(ServerMsg::SnapshotEntries {
+        entries: vec![entry(1, report("old")), entry(2, report("newer"))],
+    });
+    h.frame(ServerMsg::SnapshotEntries {
+        entries: vec![entry(
+            3,
+            EntryKind::OutboxDelivered {
+                event_id: "x".into(),
+            },
+        )],
+    });
+    assert_eq!(h.key(ctrl('g')), vec![Effect::Attach("newer".into())]);
+}
+
+#[test]
+fn spawn_asks_the_pod_to_start_a_child_and_ctrl_g_goes_into_it() {
+    let mut h = Harness::connected();
+    h.type_text("/spawn tests run the test suite and report failures");
+    let (tag, method) = request(&h.key(key(KeyCode::Enter)));
+    assert_eq!(
+        method,
+        Method::Spawn(SpawnRequest {
+            name: "tests".into(),
+            task: "run the test suite and report failures".into(),
+            read: Vec::new(),
+            write: Vec::new(),
+            model: None,
+            instructions: None,
+        })
+    );
+    assert!(h.app.composer.is_empty());
+    assert!(
+        h.flash().contains("starting child pod tests"),
+        "{}",
+        h.flash()
+    );
+
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Spawned {
+            id: 1,
+            name: "tests".into(),
+            socket: "/run/tests.sock".into(),
+        },
+    });
+    assert_eq!(h.flash(), "started child pod tests — Ctrl-G goes into it");
+    assert_eq!(h.key(ctrl('g')), vec![Effect::Attach("tests".into())]);
+}
+
+#[test]
+fn a_refused_spawn_says_why() {
+    let mut h = Harness::connected();
+    h.type_text("/spawn p do it");
+    let (tag, _) = request(&h.key(key(KeyCode::Enter)));
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Error {
+            id: Some(1),
+            code: ErrorCode::InvalidRequest,
+            message: "a pod named \"p\" exists already".into(),
+        },
+    });
+    assert_eq!(
+        h.flash(),
+        "child pod p not started: a pod named \"p\" exists already"
+    );
+    assert_eq!(h.app.last_child(), None);
+}
+
+#[test]
+fn spawn_without_a_task_explains_itself() {
+    let mut h = Harness::connected();
+    for typed in ["/spawn", "/spawn tests"] {
+        h.type_text(typed);
+        assert!(h.key(key(KeyCode::Enter)).is_empty(), "{typed}");
+        assert!(
+            h.flash().starts_with("usage: /spawn NAME TASK"),
+            "{}",
+            h.flash()
+        );
+        assert!(h.app.composer.is_empty());
+    }
+}
