@@ -14,12 +14,11 @@ use seedpod_store::PodConfig;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::children::tools::{CHILD_TOOLS, ChildTools};
+use crate::children::tools::ChildTools;
 use crate::connection::{ConnectionInfo, serve_connection};
 use crate::controller::Controller;
 use crate::error::PodError;
 use crate::lock;
-use crate::policy::Policy;
 use crate::providers::ProviderSettings;
 use crate::restore::{OpenOptions, open_pod};
 
@@ -58,14 +57,8 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     // registered before the pod opens so a new segment offers them.
     let channel = Controller::channel();
     let mut tools = opts.tools.clone();
-    let child_tools = ChildTools::new(home.clone(), opts.name.clone(), channel.0.clone());
-    let enabled: Vec<&str> = CHILD_TOOLS
-        .into_iter()
-        .filter(|name| opts.session.policies.for_tool(name) != Policy::Deny)
-        .collect();
-    for tool in child_tools.tools(&enabled) {
-        tools.register(tool);
-    }
+    ChildTools::new(home.clone(), opts.name.clone(), channel.0.clone())
+        .register(&mut tools, &opts.session.policies);
     let parts = open_pod(OpenOptions {
         name: opts.name.clone(),
         pod_dir,

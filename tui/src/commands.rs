@@ -3,7 +3,6 @@
 //! `/clear`, `/model` and `/memory` are carried out by the pod (`Method::Command`), `/spawn`
 //! asks the pod to start a child (`Method::Spawn`); the rest are the TUI's own.
 
-
 /// A command the TUI understands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
@@ -85,7 +84,6 @@ fn spawn_args(args: &str) -> Option<Spawn> {
     })
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,7 +114,6 @@ mod tests {
             Parsed::Command(Command::Spawn(None))
         );
     }
-
 
     #[test]
     fn arguments_and_non_commands() {

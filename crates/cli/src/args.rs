@@ -27,11 +27,16 @@ pub enum Command {
     Demo,
     /// Start a pod (or restore a stopped one from its log), detached; prints NAME when ready.
     Start(StartArgs),
-    /// List pods: name, state, pid, cwd, provider/model.
+    /// List pods: name, state, pid, provider/model, tokens, cwd; `--tree` shows child pods
+    /// under their parents.
     Ls {
-        /// One JSON object per line.
-        #[arg(long)]
+        /// One JSON object per line (with `parent`, so scripts can build the tree).
+        #[arg(long, conflicts_with = "tree")]
         json: bool,
+        /// Each child pod under its parent, with state, model and last activity. Children
+        /// whose pod is gone (no pod.json left) are shown as `gone`.
+        #[arg(long)]
+        tree: bool,
     },
     /// Submit input and print the reply as it streams; exit 0 when the run finishes, 1 on error.
     Send {
@@ -78,8 +83,17 @@ pub enum Command {
     Resume { name: Option<String> },
     /// Cancel the running or paused turn.
     Cancel { name: Option<String> },
-    /// Stop a pod gracefully; `seedpod start NAME` restores it.
-    Stop { name: Option<String> },
+    /// Stop a pod gracefully; `seedpod start NAME` restores it. Its child pods keep running
+    /// unless --with-children.
+    Stop {
+        name: Option<String>,
+        /// Stop its child pods first (and theirs, deepest first), then NAME.
+        #[arg(long)]
+        with_children: bool,
+    },
+    /// Have pod PARENT start a child pod CHILD working on TASK; prints CHILD when it runs. The
+    /// child reports back to PARENT when it finishes a turn, fails or stops.
+    Spawn(SpawnArgs),
     /// Stop and start a pod (it restores exactly from its log).
     Restart { name: Option<String> },
     /// Answer the tool call waiting for approval (approve it by default).
@@ -179,6 +193,30 @@ pub struct StartArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct SpawnArgs {
+    /// The running pod that starts the child and receives its reports.
+    pub parent: String,
+    /// The new pod's name.
+    pub child: String,
+    /// The child's first input; `-` reads standard input.
+    pub task: String,
+    /// A path the child may read (relative to this directory); repeatable. Without any, the
+    /// parent's working directory. Each must be readable by the parent.
+    #[arg(long, value_name = "PATH")]
+    pub read: Vec<PathBuf>,
+    /// A path the child may write; repeatable. Without any, the child writes nothing. Each
+    /// must be writable by the parent, which cannot write it until the child stops.
+    #[arg(long, value_name = "PATH")]
+    pub write: Vec<PathBuf>,
+    /// The child's model (default: the parent's).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Session instructions for the child: TEXT, or @FILE to read them from a file.
+    #[arg(long, value_name = "TEXT|@FILE")]
+    pub instructions: Option<String>,
+}
+
+#[derive(Debug, Args)]
 pub struct ServeArgs {
     pub name: String,
     #[command(flatten)]
@@ -189,4 +227,25 @@ pub struct ServeArgs {
     /// Print `ready` on standard output once the socket accepts connections.
     #[arg(long)]
     pub ready_line: bool,
+    #[command(flatten)]
+    pub child: ChildArgs,
+}
+
+/// How a parent pod starts a child (`seedpod pod serve CHILD --parent P --task T ...`). Only a
+/// new pod uses them; an existing pod's lineage and scope are in its `pod.json`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ChildArgs {
+    /// The parent pod's name: this pod reports to it.
+    #[arg(long, value_name = "NAME", requires = "task")]
+    pub parent: Option<String>,
+    /// The child's first input.
+    #[arg(long, value_name = "TEXT", requires = "parent")]
+    pub task: Option<String>,
+    /// An absolute path the child may read; repeatable. Replaces the configured read roots.
+    #[arg(long, value_name = "PATH", requires = "parent")]
+    pub scope_read: Vec<PathBuf>,
+    /// An absolute path the child may write; repeatable. Replaces the configured write roots
+    /// (the working directory is not one unless listed).
+    #[arg(long, value_name = "PATH", requires = "parent")]
+    pub scope_write: Vec<PathBuf>,
 }

@@ -3,11 +3,13 @@
 mod approve;
 mod args;
 mod attach;
+mod children;
 mod control;
 mod demo;
 mod detect;
 mod exit;
 mod format;
+mod lineage;
 mod logfile;
 mod pods;
 mod prompt;
@@ -19,6 +21,8 @@ mod settings;
 mod show;
 mod start;
 mod tally;
+#[cfg(test)]
+mod test_support;
 
 use anyhow::Result;
 use clap::Parser;
@@ -72,7 +76,12 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
         Command::Attach { name } => attach::attach(&home, name).await,
         Command::Demo => demo::demo(&home).await,
         Command::Start(args) => start::start(&home, args).await,
-        Command::Ls { json } => show::ls(&home, json).await,
+        Command::Ls {
+            json: _,
+            tree: true,
+        } => children::tree(&home).await,
+        Command::Ls { json, tree: false } => show::ls(&home, json).await,
+        Command::Spawn(args) => children::spawn(&home, args).await,
         Command::Send {
             name,
             text,
@@ -100,7 +109,10 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
         Command::Pause { name } => control::simple(&home, &existing(name)?, Method::Pause).await,
         Command::Resume { name } => control::simple(&home, &existing(name)?, Method::Resume).await,
         Command::Cancel { name } => control::simple(&home, &existing(name)?, Method::Cancel).await,
-        Command::Stop { name } => control::stop(&home, &existing(name)?).await,
+        Command::Stop {
+            name,
+            with_children,
+        } => children::stop(&home, &existing(name)?, with_children).await,
         Command::Restart { name } => control::restart(&home, &existing(name)?).await,
         Command::Approve {
             name,

@@ -7,12 +7,16 @@ use std::path::Path;
 
 use anyhow::Result;
 use seedpod_client::Home;
-use seedpod_protocol::{Entry, EntryKind};
+use seedpod_engine::ToolRegistry;
+use seedpod_pod::children::tools::offered_specs;
+use seedpod_pod::policy::Policies;
+use seedpod_protocol::{Entry, EntryKind, ToolSpec};
 use seedpod_store::segment_path;
 
 use crate::args::PodConfigArgs;
 use crate::exit::Exit;
 use crate::pods::{canonical_cwd, name_for_start};
+use crate::session::PodSession;
 use crate::{session, settings};
 
 pub fn show(home: &Home, name: Option<&str>) -> Result<()> {
@@ -40,11 +44,14 @@ pub fn show(home: &Home, name: Option<&str>) -> Result<()> {
         None => name_for_start(home, None, &cwd)?,
     };
     let eff = settings::resolve(home, &cwd, &PodConfigArgs::default(), existing.as_ref())?;
-    let pod = session::build(home, &cwd, &eff)?;
+    let grant = existing.as_ref().and_then(|meta| meta.delegated.as_ref());
     let model = eff.model().map(|m| m.value).unwrap_or_default();
-    let tools = pod.tools.specs();
-    let rendered = pod
-        .session
+    let PodSession {
+        tools,
+        session: pod_session,
+    } = session::build(home, &cwd, &eff, grant)?;
+    let tools = offered_tools(tools, &pod_session.policies);
+    let rendered = pod_session
         .prompt
         .render(&seedpod_pod::session::PromptFor {
             pod_name: &pod_name,
@@ -81,6 +88,14 @@ pub fn show(home: &Home, name: Option<&str>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// What a new segment of the pod offers: the built-in tools, then the child-pod tools that are
+/// not denied (as `pod serve` adds them).
+fn offered_tools(tools: ToolRegistry, policies: &Policies) -> Vec<ToolSpec> {
+    let mut specs = tools.specs();
+    specs.extend(offered_specs(policies));
+    specs
 }
 
 /// The system prompt in a segment's first line, read without touching the file (a running pod

@@ -8,11 +8,13 @@ use anyhow::Result;
 use seedpod_client::Home;
 use seedpod_config::{Effective, Logging, Rotation};
 use seedpod_engine::RetryPolicy;
+use seedpod_pod::children::ChildStart;
 use seedpod_pod::providers::{ApiKeyVar, ProviderSettings};
 use seedpod_pod::{ServeOptions, serve};
+use seedpod_store::ScopeGrant;
 use tracing_subscriber::EnvFilter;
 
-use crate::args::ServeArgs;
+use crate::args::{ChildArgs, ServeArgs};
 use crate::exit::Exit;
 use crate::logfile::{RotatingFile, RotationPolicy};
 use crate::pods::canonical_cwd;
@@ -27,16 +29,26 @@ const QUIET_AT_DEBUG: &str = "hyper=info,hyper_util=info,reqwest=info,rustls=inf
 
 pub fn run(home: Home, args: ServeArgs) -> Result<()> {
     seedpod_client::validate_name(&args.name).map_err(Exit::usage)?;
+    let child = child_start(&args.name, &args.child)?;
     let existing = settings::existing_meta(&home, &args.name)?;
     // An existing pod's project settings live in its own directory, wherever serve runs.
     let cwd = match &existing {
         Some(meta) => meta.cwd.clone(),
         None => canonical_cwd(args.config.cwd.as_deref())?,
     };
+    // An existing pod's lineage and delegated scope are in its pod.json; the flags only
+    // create a child.
+    let (child, grant) = match &existing {
+        Some(meta) => (None, meta.delegated.clone()),
+        None => {
+            let grant = child.as_ref().map(|c| c.grant.clone());
+            (child, grant)
+        }
+    };
     // Before logging exists, errors go to stderr, which `seedpod start` shows on failure.
     let eff = settings::resolve(&home, &cwd, &args.config, existing.as_ref())?;
     let _guard = init_logging(&home, &args.name, &eff.logging)?;
-    let pod = session::build(&home, &cwd, &eff)?;
+    let pod = session::build(&home, &cwd, &eff, grant.as_ref())?;
     let instructions = session::instructions(args.config.instructions.as_deref())?;
     let opts = ServeOptions {
         name: args.name.clone(),
@@ -48,7 +60,7 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
         settings: provider_settings(&eff),
         session: pod.session,
         instructions,
-        child: None,
+        child,
     };
     let ready_line = args.ready_line;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -66,6 +78,49 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
         tracing::error!(event = "server_failed", error = %err);
     }
     result.map_err(|e| Exit::failure(e.to_string()))
+}
+
+/// What `--parent`, `--task` and `--scope-*` ask for: `None` for a pod a person started.
+/// The parent passes canonical absolute paths; anything else is refused rather than resolved
+/// against a directory the parent did not mean.
+fn child_start(name: &str, args: &ChildArgs) -> Result<Option<ChildStart>> {
+    let (parent, task) = match (&args.parent, &args.task) {
+        (Some(parent), Some(task)) => (parent, task),
+        (None, None) if args.scope_read.is_empty() && args.scope_write.is_empty() => {
+            return Ok(None);
+        }
+        (None, None) => {
+            return Err(Exit::usage("--scope-read and --scope-write need --parent"));
+        }
+        (Some(_), None) => return Err(Exit::usage("--parent needs --task")),
+        (None, Some(_)) => return Err(Exit::usage("--task needs --parent")),
+    };
+    seedpod_client::validate_name(parent).map_err(|e| Exit::usage(format!("--parent: {e}")))?;
+    if parent == name {
+        return Err(Exit::usage(format!(
+            "pod \"{name}\" cannot be its own parent"
+        )));
+    }
+    let flagged = [
+        ("--scope-read", &args.scope_read),
+        ("--scope-write", &args.scope_write),
+    ];
+    for (flag, paths) in flagged {
+        if let Some(path) = paths.iter().find(|p| !p.is_absolute()) {
+            return Err(Exit::usage(format!(
+                "{flag} {}: must be an absolute path",
+                path.display()
+            )));
+        }
+    }
+    Ok(Some(ChildStart {
+        parent: parent.clone(),
+        task: task.clone(),
+        grant: ScopeGrant {
+            read: args.scope_read.clone(),
+            write: args.scope_write.clone(),
+        },
+    }))
 }
 
 fn provider_settings(eff: &Effective) -> ProviderSettings {
@@ -126,7 +181,98 @@ fn init_logging(
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
+    use clap::Parser;
     use seedpod_config::effective as config;
+
+    use super::child_start;
+    use crate::args::{Cli, Command, PodCommand, ServeArgs};
+    use crate::exit::code_of;
+
+    fn serve_args(flags: &[&str]) -> Result<ServeArgs, clap::Error> {
+        let argv = ["seedpod", "pod", "serve", "kid"].iter().chain(flags);
+        match Cli::try_parse_from(argv)?.command {
+            Some(Command::Pod {
+                command: PodCommand::Serve(args),
+            }) => Ok(args),
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_pod_without_parent_flags_is_no_child() {
+        let args = serve_args(&["--cwd", "/tmp"]).unwrap();
+        assert_eq!(child_start("kid", &args.child).unwrap(), None);
+    }
+
+    #[test]
+    fn parent_task_and_scope_make_a_child_start() {
+        let args = serve_args(&[
+            "--parent",
+            "boss",
+            "--task",
+            "count the files",
+            "--scope-read",
+            "/src/a",
+            "--scope-read",
+            "/src/b",
+            "--scope-write",
+            "/src/a/out",
+        ])
+        .unwrap();
+        let start = child_start("kid", &args.child).unwrap().unwrap();
+        assert_eq!(start.parent, "boss");
+        assert_eq!(start.task, "count the files");
+        assert_eq!(
+            start.grant.read,
+            [PathBuf::from("/src/a"), PathBuf::from("/src/b")]
+        );
+        assert_eq!(start.grant.write, [PathBuf::from("/src/a/out")]);
+    }
+
+    #[test]
+    fn parent_and_task_need_each_other_and_scope_needs_a_parent() {
+        for flags in [
+            &["--parent", "boss"][..],
+            &["--task", "t"],
+            &["--scope-read", "/x"],
+            &["--scope-write", "/x"],
+        ] {
+            let err = serve_args(flags).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                clap::error::ErrorKind::MissingRequiredArgument,
+                "{flags:?}: {err}"
+            );
+            assert_eq!(err.exit_code(), 2, "{flags:?}");
+        }
+    }
+
+    #[test]
+    fn bad_child_flags_are_usage_errors() {
+        let cases: [(&[&str], &str); 3] = [
+            (&["--parent", "kid", "--task", "t"], "its own parent"),
+            (&["--parent", "a/b", "--task", "t"], "--parent"),
+            (
+                &[
+                    "--parent",
+                    "boss",
+                    "--task",
+                    "t",
+                    "--scope-write",
+                    "rel/dir",
+                ],
+                "--scope-write rel/dir: must be an absolute path",
+            ),
+        ];
+        for (flags, expected) in cases {
+            let args = serve_args(flags).unwrap();
+            let err = child_start("kid", &args.child).unwrap_err();
+            assert_eq!(code_of(&err), 2, "{flags:?}");
+            assert!(err.to_string().contains(expected), "{flags:?}: {err}");
+        }
+    }
 
     /// `seedpod-config` states the defaults people see in `config show`; the engine has its own
     /// for callers without a configuration. They must say the same thing.

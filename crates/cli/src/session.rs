@@ -13,6 +13,7 @@ use seedpod_engine::ToolRegistry;
 use seedpod_pod::guard::GuardMode;
 use seedpod_pod::policy::{Policies, Policy};
 use seedpod_pod::session::{PromptSettings, SessionSettings};
+use seedpod_store::ScopeGrant;
 use seedpod_tools::{BUILTIN_TOOLS, Scope, ScopeRules, ShellLimits, ToolContext};
 
 use crate::exit::Exit;
@@ -23,21 +24,22 @@ pub struct PodSession {
     pub session: SessionSettings,
 }
 
-pub fn build(home: &Home, cwd: &Path, eff: &Effective) -> Result<PodSession> {
-    // The pod's own directory is always writable (unless a deny rule says otherwise); the
-    // configured roots add to it.
-    let mut write = vec![cwd.to_path_buf()];
-    write.extend(eff.scope.write.value.iter().cloned());
-    let rules = ScopeRules {
-        read: eff.scope.read.value.clone(),
-        write,
-        deny: eff.scope.deny.value.clone(),
-    };
-    let scope = Scope::new(cwd, &rules).map_err(|e| {
-        Exit::usage(format!(
+/// `grant` is what a child pod's parent delegated to it (`None` for a pod a person started).
+pub fn build(
+    home: &Home,
+    cwd: &Path,
+    eff: &Effective,
+    grant: Option<&ScopeGrant>,
+) -> Result<PodSession> {
+    let rules = scope_rules(cwd, eff, grant);
+    let scope = Scope::new(cwd, &rules).map_err(|e| match grant {
+        Some(_) => Exit::usage(format!(
+            "the scope delegated to this pod cannot be used (a path may have been removed): {e}"
+        )),
+        None => Exit::usage(format!(
             "the [scope] settings cannot be used for {}: {e}",
             cwd.display()
-        ))
+        )),
     })?;
     let scope = Arc::new(scope);
     let policies = Policies::new(
@@ -77,9 +79,33 @@ pub fn build(home: &Home, cwd: &Path, eff: &Effective) -> Result<PodSession> {
         },
         guard: guard(eff.input.guard.value),
         max_message_chars: eff.input.max_message_chars.value,
-        wake_on_child_reports: true,
+        wake_on_child_reports: eff.children.wake.value,
     };
     Ok(PodSession { tools, session })
+}
+
+/// A child pod may touch exactly what its parent delegated — not even its own working
+/// directory otherwise, since the parent lent only those roots — and the configured deny rules
+/// still apply. Any other pod's own directory is always writable (unless a deny rule says
+/// otherwise), and the configured roots add to it.
+fn scope_rules(cwd: &Path, eff: &Effective, grant: Option<&ScopeGrant>) -> ScopeRules {
+    let deny = eff.scope.deny.value.clone();
+    match grant {
+        Some(grant) => ScopeRules {
+            read: grant.read.clone(),
+            write: grant.write.clone(),
+            deny,
+        },
+        None => {
+            let mut write = vec![cwd.to_path_buf()];
+            write.extend(eff.scope.write.value.iter().cloned());
+            ScopeRules {
+                read: eff.scope.read.value.clone(),
+                write,
+                deny,
+            }
+        }
+    }
 }
 
 fn policy(policy: ConfigPolicy) -> Policy {
@@ -116,5 +142,118 @@ pub fn instructions(arg: Option<&str>) -> Result<Option<String>> {
             Ok(Some(text))
         }
         None => Ok(Some(arg.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use seedpod_client::Home;
+    use seedpod_config::{Effective, Inputs, Overrides};
+    use seedpod_store::ScopeGrant;
+    use seedpod_tools::Access;
+
+    use super::build;
+
+    /// A home, a pod directory with `.seedpod/config.toml` holding `project`, and two other
+    /// directories `shared` and `out` next to it.
+    struct Fixture {
+        dir: tempfile::TempDir,
+    }
+
+    impl Fixture {
+        fn new(project: &str) -> Fixture {
+            let dir = tempfile::tempdir().unwrap();
+            for sub in ["home/config", "work/.seedpod", "shared", "out"] {
+                std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+            }
+            std::fs::write(dir.path().join("work/.seedpod/config.toml"), project).unwrap();
+            Fixture { dir }
+        }
+
+        fn path(&self, sub: &str) -> PathBuf {
+            self.dir.path().join(sub).canonicalize().unwrap()
+        }
+
+        fn eff(&self) -> Effective {
+            Effective::resolve(&Inputs {
+                config_dir: &self.path("home/config"),
+                cwd: &self.path("work"),
+                env: &|_: &str| None,
+                flags: Overrides::default(),
+            })
+            .unwrap()
+        }
+
+        fn home(&self) -> Home {
+            Home::under(&self.path("home"))
+        }
+    }
+
+    fn allows(scope: &seedpod_tools::Scope, path: &Path, access: Access) -> bool {
+        scope.check(&path.display().to_string(), access).is_ok()
+    }
+
+    #[test]
+    fn a_pod_a_person_started_writes_its_cwd_and_the_configured_roots() {
+        let fx = Fixture::new("[scope]\nread = [\"../shared\"]\n");
+        let pod = build(&fx.home(), &fx.path("work"), &fx.eff(), None).unwrap();
+        let scope = pod.session.scope.unwrap();
+        assert!(allows(
+            &scope,
+            &fx.path("work").join("new.txt"),
+            Access::Write
+        ));
+        assert!(allows(&scope, &fx.path("shared"), Access::Read));
+        assert!(!allows(&scope, &fx.path("out"), Access::Read));
+        assert!(pod.session.wake_on_child_reports);
+    }
+
+    #[test]
+    fn a_child_gets_exactly_its_grant_and_the_configured_deny_rules() {
+        let fx = Fixture::new(
+            "[scope]\nread = [\"../out\"]\nwrite = [\"../out\"]\ndeny = [\"../shared/secret\"]\n[children]\nwake = false\n",
+        );
+        std::fs::create_dir_all(fx.dir.path().join("shared/secret")).unwrap();
+        let grant = ScopeGrant {
+            read: vec![fx.path("shared")],
+            write: vec![fx.path("work")],
+        };
+        let pod = build(&fx.home(), &fx.path("work"), &fx.eff(), Some(&grant)).unwrap();
+        let scope = pod.session.scope.unwrap();
+        assert!(allows(
+            &scope,
+            &fx.path("work").join("a.txt"),
+            Access::Write
+        ));
+        assert!(allows(&scope, &fx.path("shared"), Access::Read));
+        assert!(!allows(&scope, &fx.path("shared").join("x"), Access::Write));
+        assert!(
+            !allows(&scope, &fx.path("shared/secret"), Access::Read),
+            "the configured deny still applies"
+        );
+        assert!(
+            !allows(&scope, &fx.path("out"), Access::Read),
+            "configured roots are replaced by the grant"
+        );
+        assert!(!pod.session.wake_on_child_reports);
+    }
+
+    #[test]
+    fn a_read_only_child_cannot_write_its_own_cwd() {
+        let fx = Fixture::new("");
+        let grant = ScopeGrant {
+            read: vec![fx.path("work")],
+            write: Vec::new(),
+        };
+        let pod = build(&fx.home(), &fx.path("work"), &fx.eff(), Some(&grant)).unwrap();
+        let scope = pod.session.scope.unwrap();
+        assert!(allows(&scope, &fx.path("work"), Access::Read));
+        assert!(!allows(
+            &scope,
+            &fx.path("work").join("a.txt"),
+            Access::Write
+        ));
     }
 }

@@ -94,7 +94,7 @@ pub fn pod_config(eff: &Effective) -> Option<PodConfig> {
 /// settings and the current operational ones from its directory); without, what a new
 /// `seedpod start` in this directory would use.
 pub fn show_config(home: &Home, name: Option<&str>) -> Result<()> {
-    let (title, eff) = match name {
+    let (title, eff, meta) = match name {
         Some(name) => {
             let Some(meta) = existing_meta(home, name)? else {
                 return Err(Exit::usage(format!(
@@ -102,16 +102,71 @@ pub fn show_config(home: &Home, name: Option<&str>) -> Result<()> {
                 )));
             };
             let eff = resolve(home, &meta.cwd, &PodConfigArgs::default(), Some(&meta))?;
-            (format!("pod \"{name}\" (cwd {})", meta.cwd.display()), eff)
+            let title = format!("pod \"{name}\" (cwd {})", meta.cwd.display());
+            (title, eff, Some(meta))
         }
         None => {
             let cwd = canonical_cwd(None)?;
             let eff = resolve(home, &cwd, &PodConfigArgs::default(), None)?;
-            (format!("a new pod in {}", cwd.display()), eff)
+            (format!("a new pod in {}", cwd.display()), eff, None)
         }
     };
+    let mut text = show::render(&eff, &title, &process_env);
+    if let Some(meta) = &meta {
+        text.push_str(&delegated_note(meta));
+    }
     // The renderer never prints a key's value; the log redactor is a second net for anything
     // secret-shaped a person put in a model name or URL.
-    print!("{}", redact(&show::render(&eff, &title, &process_env)));
+    print!("{}", redact(&text));
     Ok(())
+}
+
+/// For a child pod: the scope its parent delegated, which replaces `[scope] read` and `write`
+/// (comments, so the output stays a valid config file). Empty for other pods.
+fn delegated_note(meta: &PodMeta) -> String {
+    let Some(grant) = &meta.delegated else {
+        return String::new();
+    };
+    let parent = meta.parent.as_deref().unwrap_or("its parent");
+    let list = |paths: &[std::path::PathBuf]| {
+        if paths.is_empty() {
+            "nothing".to_string()
+        } else {
+            let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            shown.join(", ")
+        }
+    };
+    format!(
+        "\n# Child of \"{parent}\": it may read and write only what {parent} delegated, which replaces\n# [scope] read and write above ([scope] deny still applies).\n#   read:  {}\n#   write: {}\n",
+        list(&grant.read),
+        list(&grant.write)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use seedpod_store::ScopeGrant;
+
+    use super::delegated_note;
+    use crate::test_support::meta;
+
+    #[test]
+    fn config_show_names_the_delegated_scope_of_a_child_only() {
+        assert_eq!(delegated_note(&meta("solo", None)), "");
+        let mut kid = meta("kid", Some("boss"));
+        kid.delegated = Some(ScopeGrant {
+            read: vec![PathBuf::from("/w"), PathBuf::from("/docs")],
+            write: Vec::new(),
+        });
+        let note = delegated_note(&kid);
+        assert!(note.contains("Child of \"boss\""), "{note}");
+        assert!(note.contains("#   read:  /w, /docs\n"), "{note}");
+        assert!(note.contains("#   write: nothing\n"), "{note}");
+        assert!(
+            note.lines().all(|l| l.is_empty() || l.starts_with('#')),
+            "comments keep `config show` a valid config file: {note}"
+        );
+    }
 }

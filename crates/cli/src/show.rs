@@ -12,8 +12,8 @@ use crate::tally::RunTally;
 pub async fn ls(home: &Home, json: bool) -> Result<()> {
     if !json {
         println!(
-            "{:<20} {:<9} {:>8}  {:<24} CWD",
-            "NAME", "STATE", "PID", "PROVIDER/MODEL"
+            "{:<20} {:<9} {:>8}  {:<24} {:>15}  CWD",
+            "NAME", "STATE", "PID", "PROVIDER/MODEL", "TOKENS IN/OUT"
         );
     }
     for pod in seedpod_client::list_pods(home, CLIENT_NAME).await {
@@ -22,6 +22,7 @@ pub async fn ls(home: &Home, json: bool) -> Result<()> {
         if json {
             let line = serde_json::json!({
                 "name": pod.name,
+                "parent": pod.meta.parent,
                 "state": pod.state(),
                 "pid": pid,
                 "cwd": pod.cwd(),

@@ -7,8 +7,19 @@ use std::process::Command;
 
 const COMMANDS: &[&str] = &[
     "start", "ls", "send", "notify", "events", "history", "context", "pause", "resume", "cancel",
-    "stop", "restart", "pod",
+    "stop", "restart", "spawn", "pod",
 ];
+
+/// `seedpod ARGS --help` on standard output.
+fn help(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_seedpod"))
+        .args(args)
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "seedpod {args:?} --help");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
 
 #[test]
 fn every_command_has_help() {
@@ -25,11 +36,46 @@ fn every_command_has_help() {
         assert!(out.status.success(), "seedpod {command} --help");
         assert!(String::from_utf8_lossy(&out.stdout).contains("Usage:"));
     }
-    let serve = Command::new(bin)
-        .args(["pod", "serve", "--help"])
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&serve.stdout).contains("--script"));
+    let serve = help(&["pod", "serve"]);
+    for flag in [
+        "--script",
+        "--parent",
+        "--task",
+        "--scope-read",
+        "--scope-write",
+    ] {
+        assert!(serve.contains(flag), "pod serve --help: {flag}");
+    }
+    assert!(help(&["ls"]).contains("--tree"));
+    assert!(help(&["stop"]).contains("--with-children"));
+    let spawn = help(&["spawn"]);
+    for flag in ["--read", "--write", "--model", "--instructions"] {
+        assert!(spawn.contains(flag), "spawn --help: {flag}");
+    }
+}
+
+#[test]
+fn child_pod_commands_refuse_bad_use_with_usage_errors() {
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_seedpod"))
+            .env("SEEDPOD_HOME", home.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["ls", "--tree", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--json"));
+
+    let out = run(&["spawn", "nobody", "kid", "do it"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no pod named \"nobody\""), "{err}");
+
+    let out = run(&["pod", "serve", "kid", "--parent", "boss"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--task"));
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The settings that govern the agent inside a pod: which built-in tools it may use and how
-//! (`[approvals]`, `[scope]`, `[shell]`), the identity it is given (`[system_prompt]`) and how
-//! its input is screened (`[input]`) — their sections of the file, layering and validation.
+//! (`[approvals]`, `[scope]`, `[shell]`), the identity it is given (`[system_prompt]`), how
+//! its input is screened (`[input]`) and how its child pods reach it (`[children]`) — their
+//! sections of the file, layering and validation.
 //!
 //! All of them are operational: read at every start of a pod, never recorded. Some are part of
 //! the stored system prompt and so reach the model only at a new segment, which the pod
@@ -90,8 +91,9 @@ impl GuardMode {
     }
 }
 
-/// `[approvals]` as written: one field per built-in tool, so a misspelt tool name is an unknown
-/// field (with its line and the valid names) rather than a setting that silently does nothing.
+/// `[approvals]` as written: one field per built-in tool (the file tools, shell, and the
+/// child-pod tools), so a misspelt tool name is an unknown field (with its line and the valid
+/// names) rather than a setting that silently does nothing.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ApprovalsFile {
@@ -102,6 +104,11 @@ pub struct ApprovalsFile {
     pub glob: Option<Policy>,
     pub grep: Option<Policy>,
     pub shell: Option<Policy>,
+    pub spawn_pod: Option<Policy>,
+    pub send_to_pod: Option<Policy>,
+    pub read_pod_output: Option<Policy>,
+    pub list_pods: Option<Policy>,
+    pub stop_pod: Option<Policy>,
 }
 
 /// `[scope]` as written. Each list replaces a lower layer's list whole.
@@ -129,6 +136,13 @@ pub struct SystemPromptFile {
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct ChildrenFile {
+    /// Whether a child's report starts a turn of an idle pod.
+    pub wake: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct InputFile {
     pub guard: Option<GuardMode>,
     pub max_message_chars: Option<usize>,
@@ -145,11 +159,17 @@ pub struct Approvals {
     glob: Setting<Policy>,
     grep: Setting<Policy>,
     shell: Setting<Policy>,
+    spawn_pod: Setting<Policy>,
+    send_to_pod: Setting<Policy>,
+    read_pod_output: Setting<Policy>,
+    list_pods: Setting<Policy>,
+    stop_pod: Setting<Policy>,
 }
 
 impl Approvals {
     /// The file tools are allowed (they are confined to the scope); shell is not confined, so a
-    /// person approves each call.
+    /// person approves each call. The child-pod tools are allowed: a child gets only scope its
+    /// parent holds, so it can do nothing the parent could not.
     pub(crate) fn defaults() -> Approvals {
         let allow = || Setting::default(Policy::Allow);
         Approvals {
@@ -160,6 +180,11 @@ impl Approvals {
             glob: allow(),
             grep: allow(),
             shell: Setting::default(Policy::Ask),
+            spawn_pod: allow(),
+            send_to_pod: allow(),
+            read_pod_output: allow(),
+            list_pods: allow(),
+            stop_pod: allow(),
         }
     }
 
@@ -171,9 +196,14 @@ impl Approvals {
         self.glob.layer(file.glob, source);
         self.grep.layer(file.grep, source);
         self.shell.layer(file.shell, source);
+        self.spawn_pod.layer(file.spawn_pod, source);
+        self.send_to_pod.layer(file.send_to_pod, source);
+        self.read_pod_output.layer(file.read_pod_output, source);
+        self.list_pods.layer(file.list_pods, source);
+        self.stop_pod.layer(file.stop_pod, source);
     }
 
-    fn slots(&self) -> [(&'static str, &Setting<Policy>); 7] {
+    fn slots(&self) -> [(&'static str, &Setting<Policy>); 12] {
         [
             ("read_file", &self.read_file),
             ("write_file", &self.write_file),
@@ -182,6 +212,11 @@ impl Approvals {
             ("glob", &self.glob),
             ("grep", &self.grep),
             ("shell", &self.shell),
+            ("spawn_pod", &self.spawn_pod),
+            ("send_to_pod", &self.send_to_pod),
+            ("read_pod_output", &self.read_pod_output),
+            ("list_pods", &self.list_pods),
+            ("stop_pod", &self.stop_pod),
         ]
     }
 
@@ -194,7 +229,8 @@ impl Approvals {
     }
 
     /// Every built-in tool and its policy: read_file, write_file, edit_file, list_dir, glob,
-    /// grep, shell.
+    /// grep, shell, then the child-pod tools spawn_pod, send_to_pod, read_pod_output,
+    /// list_pods, stop_pod.
     pub fn all(&self) -> Vec<(&'static str, Setting<Policy>)> {
         self.slots()
             .into_iter()
@@ -363,5 +399,25 @@ impl InputSettings {
             ));
         }
         Ok(())
+    }
+}
+
+/// `[children]`: how this pod's child pods reach it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChildrenSettings {
+    /// Whether a report from a child (it finished a turn, failed, shut down) starts a turn of
+    /// this pod when it is idle; otherwise the report waits for the next turn.
+    pub wake: Setting<bool>,
+}
+
+impl ChildrenSettings {
+    pub(crate) fn defaults() -> ChildrenSettings {
+        ChildrenSettings {
+            wake: Setting::default(true),
+        }
+    }
+
+    pub(crate) fn layer(&mut self, file: ChildrenFile, source: &Source) {
+        self.wake.layer(file.wake, source);
     }
 }

@@ -8,7 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::agent::{
-    Approvals, GuardMode, InputSettings, ScopeSettings, ShellSettings, SystemPromptSettings,
+    Approvals, ChildrenSettings, GuardMode, InputSettings, ScopeSettings, ShellSettings,
+    SystemPromptSettings,
 };
 use crate::error::ConfigError;
 use crate::file::{self, CONFIG_FILE, ConfigFile, LogLevel, PROJECT_DIR, ProviderChoice, Rotation};
@@ -114,6 +115,7 @@ pub struct Effective {
     pub shell: ShellSettings,
     pub system_prompt: SystemPromptSettings,
     pub input: InputSettings,
+    pub children: ChildrenSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
 }
@@ -192,6 +194,7 @@ impl Effective {
                 identity_file: None,
             },
             input: InputSettings::defaults(),
+            children: ChildrenSettings::defaults(),
             layers: Vec::new(),
         }
     }
@@ -246,6 +249,9 @@ impl Effective {
         }
         if let Some(i) = file.input {
             self.input.layer(i, source);
+        }
+        if let Some(c) = file.children {
+            self.children.layer(c, source);
         }
     }
 
@@ -363,7 +369,7 @@ impl Effective {
     /// in its log, so a restore is byte-identical) and its endpoint and script — unless a flag
     /// names a new endpoint or script (the server moved). Files and the environment still set
     /// the operational keys: key variable, timeouts, retry, logging and the agent's settings
-    /// (approvals, scope, shell, system prompt, input).
+    /// (approvals, scope, shell, system prompt, input, children).
     pub fn keep_recorded(&mut self, recorded: Recorded) {
         let source = Source::Recorded;
         let setting = |value| Setting::new(value, source.clone());

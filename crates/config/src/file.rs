@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::agent::{ApprovalsFile, InputFile, ScopeFile, ShellFile, SystemPromptFile};
+use crate::agent::{
+    ApprovalsFile, ChildrenFile, InputFile, ScopeFile, ShellFile, SystemPromptFile,
+};
 use crate::error::ConfigError;
 
 /// The file name in the config dir and in a project's `.seedpod/` directory.
@@ -139,6 +141,7 @@ pub struct ConfigFile {
     pub shell: Option<ShellFile>,
     pub system_prompt: Option<SystemPromptFile>,
     pub input: Option<InputFile>,
+    pub children: Option<ChildrenFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -259,6 +262,11 @@ list_dir = "allow"
 glob = "allow"
 grep = "allow"
 shell = "deny"
+spawn_pod = "ask"
+send_to_pod = "allow"
+read_pod_output = "allow"
+list_pods = "allow"
+stop_pod = "deny"
 
 [scope]
 read = ["~/notes"]
@@ -275,6 +283,9 @@ identity_file = "identity.md"
 [input]
 guard = "block"
 max_message_chars = 32000
+
+[children]
+wake = false
 "#,
         )
         .unwrap();
@@ -288,6 +299,8 @@ max_message_chars = 32000
         let approvals = file.approvals.unwrap();
         assert_eq!(approvals.write_file, Some(Policy::Ask));
         assert_eq!(approvals.shell, Some(Policy::Deny));
+        assert_eq!(approvals.spawn_pod, Some(Policy::Ask));
+        assert_eq!(approvals.stop_pod, Some(Policy::Deny));
         let scope = file.scope.unwrap();
         assert_eq!(scope.write, Some(Vec::new()));
         assert_eq!(scope.deny.unwrap().len(), 2);
@@ -295,6 +308,7 @@ max_message_chars = 32000
         let identity = file.system_prompt.unwrap().identity_file;
         assert_eq!(identity.as_deref(), Some(Path::new("identity.md")));
         assert_eq!(file.input.unwrap().guard, Some(GuardMode::Block));
+        assert_eq!(file.children.unwrap().wake, Some(false));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! (DESIGN §1), which the pod writes from what this crate resolves when it creates a segment.
 //!
 //! Start reading at `effective.rs`; `agent.rs` holds the settings that govern the agent inside a
-//! pod (tool approvals and scope, shell limits, identity, input guard).
+//! pod (tool approvals and scope, shell limits, identity, input guard, child pods).
 
 pub mod agent;
 pub mod effective;
@@ -19,7 +19,8 @@ pub mod show;
 pub mod source;
 
 pub use agent::{
-    Approvals, GuardMode, InputSettings, Policy, ScopeSettings, ShellSettings, SystemPromptSettings,
+    Approvals, ChildrenSettings, GuardMode, InputSettings, Policy, ScopeSettings, ShellSettings,
+    SystemPromptSettings,
 };
 pub use effective::{
     Effective, Inputs, KeyRequirement, Logging, Overrides, Recorded, Retry, Timeouts,

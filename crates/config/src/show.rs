@@ -134,7 +134,7 @@ pub fn render(eff: &Effective, title: &str, env: &dyn Fn(&str) -> Option<String>
     out
 }
 
-/// `[approvals]`, `[scope]`, `[shell]`, `[system_prompt]` and `[input]`.
+/// `[approvals]`, `[scope]`, `[shell]`, `[system_prompt]`, `[input]` and `[children]`.
 fn agent_sections(out: &mut String, eff: &Effective) {
     out.push_str("\n[approvals]\n");
     for (tool, policy) in eff.approvals.all() {
@@ -172,6 +172,17 @@ fn agent_sections(out: &mut String, eff: &Effective) {
     let guard = &eff.input.guard;
     line(out, "guard", &quote(guard.value.as_str()), &guard.source);
     num(out, "max_message_chars", &eff.input.max_message_chars);
+    out.push_str("\n[children]\n");
+    let wake = &eff.children.wake;
+    let note = if wake.value {
+        format!(
+            "{}; a report from a child starts a turn of an idle pod",
+            wake.source
+        )
+    } else {
+        format!("{}; a child's report waits for the next turn", wake.source)
+    };
+    line_with(out, "wake", &wake.value.to_string(), &note);
 }
 
 fn line(out: &mut String, key: &str, value: &str, source: &Source) {

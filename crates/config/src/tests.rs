@@ -318,6 +318,8 @@ identity_file = "identity.md"
 [input]
 guard = "block"
 max_message_chars = 1000
+[children]
+wake = false
 "#,
     );
     let eff = fx.resolve().unwrap();
@@ -352,6 +354,7 @@ max_message_chars = 1000
             ),
             eff.system_prompt.identity_file.clone().map(|i| i.value),
             (eff.input.guard.value, eff.input.max_message_chars.value),
+            eff.children.wake.value,
         )
     };
     assert_eq!(values(&shown), values(&eff));

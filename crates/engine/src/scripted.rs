@@ -93,7 +93,10 @@ impl ScriptedProvider {
 fn steps_for(steps: Vec<ScriptStep>, pod: Option<&str>) -> Vec<ScriptStep> {
     let tagged = pod.is_some_and(|pod| steps.iter().any(|s| s.pod.as_deref() == Some(pod)));
     let want = if tagged { pod } else { None };
-    steps.into_iter().filter(|s| s.pod.as_deref() == want).collect()
+    steps
+        .into_iter()
+        .filter(|s| s.pod.as_deref() == want)
+        .collect()
 }
 
 /// The scripted request body: the whole context in a fixed field order.

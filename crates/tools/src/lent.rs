@@ -28,7 +28,10 @@ impl Lent {
     }
 
     pub fn roots(&self) -> Vec<LentRoot> {
-        self.0.read().unwrap_or_else(PoisonError::into_inner).clone()
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The child `path` (canonical) is lent to, if any.
@@ -64,13 +67,30 @@ mod tests {
             root: PathBuf::from("/p/out"),
             child: "kid".into(),
         }]);
-        assert_eq!(lent.holder(Path::new("/p/out/a.txt")).as_deref(), Some("kid"));
-        assert_eq!(lent.holder(Path::new("/p/output/a.txt")), None, "not a prefix match");
-        assert!(lent.overlapping(Path::new("/p")).is_some(), "contains the lent root");
-        assert!(lent.overlapping(Path::new("/p/out/x")).is_some(), "inside it");
+        assert_eq!(
+            lent.holder(Path::new("/p/out/a.txt")).as_deref(),
+            Some("kid")
+        );
+        assert_eq!(
+            lent.holder(Path::new("/p/output/a.txt")),
+            None,
+            "not a prefix match"
+        );
+        assert!(
+            lent.overlapping(Path::new("/p")).is_some(),
+            "contains the lent root"
+        );
+        assert!(
+            lent.overlapping(Path::new("/p/out/x")).is_some(),
+            "inside it"
+        );
         assert!(lent.overlapping(Path::new("/p/src")).is_none());
         let shared = lent.clone();
         lent.set(Vec::new());
-        assert_eq!(shared.holder(Path::new("/p/out/a.txt")), None, "clones share the set");
+        assert_eq!(
+            shared.holder(Path::new("/p/out/a.txt")),
+            None,
+            "clones share the set"
+        );
     }
 }

@@ -368,10 +368,16 @@ mod tests {
         assert!(scope.check("src/a.rs", Access::Read).is_ok());
         let reason = refused(&scope, "src/a.rs", Access::Write);
         assert!(reason.contains("lent to child pod kid"), "{reason}");
-        assert!(scope.check("new.txt", Access::Write).is_ok(), "the rest stays writable");
+        assert!(
+            scope.check("new.txt", Access::Write).is_ok(),
+            "the rest stays writable"
+        );
         let twice = scope.delegable(".", Access::Write).unwrap_err();
         assert!(twice.reason.contains("overlaps"), "{}", twice.reason);
-        assert!(scope.delegable("src", Access::Read).is_ok(), "reading can be shared");
+        assert!(
+            scope.delegable("src", Access::Read).is_ok(),
+            "reading can be shared"
+        );
         let outside = scope
             .delegable(d.outside.to_str().unwrap(), Access::Write)
             .unwrap_err();

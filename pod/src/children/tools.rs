@@ -8,7 +8,7 @@ use std::sync::Arc;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use seedpod_client::Home;
-use seedpod_engine::{Tool, ToolOutput};
+use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
 use seedpod_protocol::{SpawnRequest, ToolSpec};
 use seedpod_store::{ChildRecord, OutputCursor};
 use serde::Deserialize;
@@ -18,6 +18,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::output::{DEFAULT_BUDGET_CHARS, read_output};
 use super::probe::{self, ChildLiveness};
 use crate::controller::{ChildMsg, Command, SpawnReply};
+use crate::policy::{Policies, Policy};
 
 /// Tool names, in the order the model sees them.
 pub const CHILD_TOOLS: [&str; 5] = [
@@ -27,6 +28,19 @@ pub const CHILD_TOOLS: [&str; 5] = [
     "list_pods",
     "stop_pod",
 ];
+
+/// The child tools a pod with `policies` offers: a denied tool is not offered at all.
+fn offered(policies: &Policies) -> impl Iterator<Item = Kind> + '_ {
+    Kind::ALL
+        .into_iter()
+        .filter(|kind| policies.for_tool(kind.name()) != Policy::Deny)
+}
+
+/// The specs of the child tools a pod with `policies` offers, for describing a pod without
+/// running it (`seedpod prompt show`); `ChildTools::register` offers the same ones.
+pub fn offered_specs(policies: &Policies) -> Vec<ToolSpec> {
+    offered(policies).map(spec).collect()
+}
 
 /// The child tools as a closed set, so the spec and the call always agree on which is which.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,18 +79,14 @@ impl ChildTools {
         ChildTools { home, me, tx }
     }
 
-    /// The tools named in `enabled`, in `CHILD_TOOLS` order.
-    pub fn tools(&self, enabled: &[&str]) -> Vec<Arc<dyn Tool>> {
-        Kind::ALL
-            .into_iter()
-            .filter(|kind| enabled.contains(&kind.name()))
-            .map(|kind| {
-                Arc::new(ChildTool {
-                    kind,
-                    ctx: self.clone(),
-                }) as Arc<dyn Tool>
-            })
-            .collect()
+    /// Add the child tools `policies` do not deny to `registry`, in `CHILD_TOOLS` order.
+    pub fn register(&self, registry: &mut ToolRegistry, policies: &Policies) {
+        for kind in offered(policies) {
+            registry.register(Arc::new(ChildTool {
+                kind,
+                ctx: self.clone(),
+            }));
+        }
     }
 
     async fn ask<T>(&self, msg: impl FnOnce(oneshot::Sender<T>) -> ChildMsg) -> Result<T, String> {
@@ -181,82 +191,86 @@ fn name_param(what: &str) -> serde_json::Value {
     json!({"type": "string", "description": what})
 }
 
-impl Tool for ChildTool {
-    fn spec(&self) -> ToolSpec {
-        let (description, parameters) = match self.kind {
-            Kind::Spawn => (
-                "Start a child pod: a separate agent with its own history and log that works \
+fn spec(kind: Kind) -> ToolSpec {
+    let (description, parameters) = match kind {
+        Kind::Spawn => (
+            "Start a child pod: a separate agent with its own history and log that works \
                  on `task` in this directory and reports back (a pod_event) when it finishes \
                  a turn. By default it may read this directory and write nothing; `scope.write` \
                  lends it paths to write, which you cannot write until it stops.",
-                json!({
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["name", "task"],
-                    "properties": {
-                        "name": name_param("A new pod name: letters, digits, - and _."),
-                        "task": {"type": "string", "description": "What the child should do; its first input."},
-                        "scope": {
-                            "type": "object",
-                            "additionalProperties": false,
-                            "properties": {
-                                "read": {"type": "array", "items": {"type": "string"}, "description": "Paths it may read (default: this directory)."},
-                                "write": {"type": "array", "items": {"type": "string"}, "description": "Paths it may write (default: none)."}
-                            }
-                        },
-                        "model": {"type": "string", "description": "Its model (default: yours)."},
-                        "instructions": {"type": "string", "description": "Extra instructions for its system prompt."}
-                    }
-                }),
-            ),
-            Kind::Send => (
-                "Give a child pod more input. It starts a turn (or queues behind the running \
+            json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["name", "task"],
+                "properties": {
+                    "name": name_param("A new pod name: letters, digits, - and _."),
+                    "task": {"type": "string", "description": "What the child should do; its first input."},
+                    "scope": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "properties": {
+                            "read": {"type": "array", "items": {"type": "string"}, "description": "Paths it may read (default: this directory)."},
+                            "write": {"type": "array", "items": {"type": "string"}, "description": "Paths it may write (default: none)."}
+                        }
+                    },
+                    "model": {"type": "string", "description": "Its model (default: yours)."},
+                    "instructions": {"type": "string", "description": "Extra instructions for its system prompt."}
+                }
+            }),
+        ),
+        Kind::Send => (
+            "Give a child pod more input. It starts a turn (or queues behind the running \
                  one); you get a pod_event when that turn ends.",
-                json!({
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["name", "message"],
-                    "properties": {
-                        "name": name_param("The child's name."),
-                        "message": {"type": "string", "description": "What to tell it."}
-                    }
-                }),
-            ),
-            Kind::Read => (
-                "Read what a child pod did since you last read (its inputs, answers, tool calls \
+            json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["name", "message"],
+                "properties": {
+                    "name": name_param("The child's name."),
+                    "message": {"type": "string", "description": "What to tell it."}
+                }
+            }),
+        ),
+        Kind::Read => (
+            "Read what a child pod did since you last read (its inputs, answers, tool calls \
                  and results), a page at a time. Continues where the last read stopped unless \
                  `since` gives a cursor.",
-                json!({
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["name"],
-                    "properties": {
-                        "name": name_param("The child's name."),
-                        "since": {"type": "string", "description": "A cursor (SEGMENT:INDEX) from an earlier read."}
-                    }
-                }),
-            ),
-            Kind::List => (
-                "List this pod's children and their descendants: whether each is live, \
+            json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["name"],
+                "properties": {
+                    "name": name_param("The child's name."),
+                    "since": {"type": "string", "description": "A cursor (SEGMENT:INDEX) from an earlier read."}
+                }
+            }),
+        ),
+        Kind::List => (
+            "List this pod's children and their descendants: whether each is live, \
                  stopped (restorable) or gone, its task, and what it may write.",
-                json!({"type": "object", "additionalProperties": false, "properties": {}}),
-            ),
-            Kind::Stop => (
-                "Stop a child pod (or a descendant) gracefully; what it may write becomes \
+            json!({"type": "object", "additionalProperties": false, "properties": {}}),
+        ),
+        Kind::Stop => (
+            "Stop a child pod (or a descendant) gracefully; what it may write becomes \
                  yours again. Its log stays; a person can restore it with `seedpod start`.",
-                json!({
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["name"],
-                    "properties": {"name": name_param("The pod to stop.")}
-                }),
-            ),
-        };
-        ToolSpec {
-            name: self.kind.name().to_owned(),
-            description: description.to_owned(),
-            parameters,
-        }
+            json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["name"],
+                "properties": {"name": name_param("The pod to stop.")}
+            }),
+        ),
+    };
+    ToolSpec {
+        name: kind.name().to_owned(),
+        description: description.to_owned(),
+        parameters,
+    }
+}
+
+impl Tool for ChildTool {
+    fn spec(&self) -> ToolSpec {
+        spec(self.kind)
     }
 
     fn call(&self, arguments: String) -> BoxFuture<'static, ToolOutput> {

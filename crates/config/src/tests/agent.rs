@@ -1,5 +1,5 @@
-//! `[approvals]`, `[scope]`, `[shell]`, `[system_prompt]` and `[input]`: defaults, layering,
-//! errors and how `config show` prints them.
+//! `[approvals]`, `[scope]`, `[shell]`, `[system_prompt]`, `[input]` and `[children]`:
+//! defaults, layering, errors and how `config show` prints them.
 
 use std::path::{Path, PathBuf};
 
@@ -7,7 +7,7 @@ use super::Fixture;
 use crate::effective::{HOME_ENV, INPUT_GUARD_ENV};
 use crate::*;
 
-const TOOLS: [&str; 7] = [
+const TOOLS: [&str; 12] = [
     "read_file",
     "write_file",
     "edit_file",
@@ -15,6 +15,11 @@ const TOOLS: [&str; 7] = [
     "glob",
     "grep",
     "shell",
+    "spawn_pod",
+    "send_to_pod",
+    "read_pod_output",
+    "list_pods",
+    "stop_pod",
 ];
 
 fn paths(list: &[&str]) -> Vec<PathBuf> {
@@ -22,7 +27,7 @@ fn paths(list: &[&str]) -> Vec<PathBuf> {
 }
 
 #[test]
-fn defaults_allow_the_file_tools_ask_for_shell_and_set_no_extra_scope() {
+fn defaults_allow_the_file_and_child_tools_ask_for_shell_and_set_no_extra_scope() {
     let eff = Fixture::new().resolve().unwrap();
     let all = eff.approvals.all();
     let names: Vec<&str> = all.iter().map(|(name, _)| *name).collect();
@@ -43,6 +48,7 @@ fn defaults_allow_the_file_tools_ask_for_shell_and_set_no_extra_scope() {
     assert_eq!(eff.system_prompt.identity_file, None);
     assert_eq!(eff.input.guard, Setting::default(GuardMode::Warn));
     assert_eq!(eff.input.max_message_chars, Setting::default(32_000));
+    assert_eq!(eff.children.wake, Setting::default(true));
 }
 
 #[test]
@@ -83,6 +89,55 @@ fn every_tool_name_in_the_file_sets_that_tool() {
             "{tool}"
         );
     }
+}
+
+#[test]
+fn child_tools_layer_like_the_others() {
+    let fx = Fixture::new();
+    fx.user_file("[approvals]\nspawn_pod = \"ask\"\nstop_pod = \"deny\"\n");
+    fx.project_file("[approvals]\nspawn_pod = \"deny\"\n");
+    let approvals = fx.resolve().unwrap().approvals;
+    assert_eq!(
+        approvals.policy("spawn_pod"),
+        Some(Setting::new(
+            Policy::Deny,
+            Source::ProjectFile(fx.project_path())
+        ))
+    );
+    assert_eq!(
+        approvals.policy("stop_pod"),
+        Some(Setting::new(Policy::Deny, Source::UserFile(fx.user_path())))
+    );
+    assert_eq!(
+        approvals.policy("send_to_pod"),
+        Some(Setting::default(Policy::Allow))
+    );
+}
+
+#[test]
+fn children_wake_layers_and_rejects_non_booleans() {
+    let fx = Fixture::new();
+    fx.user_file("[children]\nwake = false\n");
+    assert_eq!(
+        fx.resolve().unwrap().children.wake,
+        Setting::new(false, Source::UserFile(fx.user_path()))
+    );
+    fx.project_file("[children]\nwake = true\n");
+    assert_eq!(
+        fx.resolve().unwrap().children.wake,
+        Setting::new(true, Source::ProjectFile(fx.project_path()))
+    );
+
+    let fx = Fixture::new();
+    fx.project_file("[children]\nwake = \"yes\"\n");
+    let err = fx.resolve().unwrap_err().to_string();
+    assert!(err.contains("line 2"), "{err}");
+    assert!(err.contains(".seedpod/config.toml"), "{err}");
+
+    let fx = Fixture::new();
+    fx.project_file("[children]\nwak = false\n");
+    let err = fx.resolve().unwrap_err().to_string();
+    assert!(err.contains("wak`") && err.contains("`wake`"), "{err}");
 }
 
 #[test]
@@ -256,7 +311,7 @@ fn show_prints_the_agent_sections_with_their_sources() {
     let mut fx = Fixture::new();
     fx.env(HOME_ENV, "/home/u").env(INPUT_GUARD_ENV, "log");
     fx.user_file("[approvals]\nshell = \"deny\"\n[scope]\nread = [\"~/notes\"]\n");
-    fx.project_file("[shell]\ntimeout_secs = 30\n");
+    fx.project_file("[shell]\ntimeout_secs = 30\n[children]\nwake = false\n");
     let eff = fx.resolve().unwrap();
     let text = show::render(&eff, "x", &|_: &str| None);
     let line = |prefix: &str| {
@@ -271,6 +326,7 @@ fn show_prints_the_agent_sections_with_their_sources() {
         "[shell]",
         "[system_prompt]",
         "[input]",
+        "[children]",
     ] {
         assert!(text.contains(section), "{section} missing:\n{text}");
     }
@@ -290,4 +346,20 @@ fn show_prints_the_agent_sections_with_their_sources() {
     assert!(line("# identity_file").contains("built-in identity"));
     assert!(line("guard = \"log\"").contains("env SEEDPOD_INPUT_GUARD"));
     assert!(line("max_message_chars = 32000").contains("# default"));
+    assert!(line("spawn_pod = \"allow\"").contains("# default"));
+    let wake = line("wake = false");
+    assert!(wake.contains(".seedpod/config.toml"), "{wake}");
+    assert!(wake.contains("waits for the next turn"), "{wake}");
+}
+
+#[test]
+fn show_explains_the_default_wake() {
+    let eff = Fixture::new().resolve().unwrap();
+    let text = show::render(&eff, "x", &|_: &str| None);
+    let wake = text.lines().find(|l| l.starts_with("wake = ")).unwrap();
+    assert!(wake.contains("wake = true"), "{wake}");
+    assert!(
+        wake.contains("# default; a report from a child starts a turn"),
+        "{wake}"
+    );
 }

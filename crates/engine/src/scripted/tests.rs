@@ -300,6 +300,10 @@ fn a_shared_script_gives_each_pod_its_own_steps() {
             .collect()
     };
     assert_eq!(texts(Some("kid")), ["kid 1", "kid 2"]);
-    assert_eq!(texts(Some("root")), ["root 1", "root 2"], "untagged: pods not named");
+    assert_eq!(
+        texts(Some("root")),
+        ["root 1", "root 2"],
+        "untagged: pods not named"
+    );
     assert_eq!(texts(None), ["root 1", "root 2"]);
 }
