@@ -404,3 +404,60 @@ async fn a_child_writes_only_inside_its_delegated_scope() {
     assert!(stderr.contains("cannot delegate write access"), "{stderr}");
     assert!(!sb.home.pod_dir("kid2").exists(), "nothing was created");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_parent_takes_the_reports_a_stopped_child_could_not_deliver() {
+    let sb = Sandbox::new();
+    let gate = sb.gate("kid-done");
+    let script = sb.script(
+        "family.jsonl",
+        &[
+            call("spawn_pod", json!({"name": "kid", "task": "work while I am away"})),
+            json!({"text": "see you later"}),
+            json!({"text": "kid finished and stopped while I was away"}),
+            for_pod("kid", json!({"text": "finished", "gate": gate})),
+        ],
+    );
+    sb.start_scripted("boss", &script);
+    sb.ok(&["send", "boss", "delegate"]);
+    sb.ok(&["stop", "boss"]);
+    let mut kid = sb.connect("kid", ClientMode::Attach).await;
+    sb.open_gate("kid-done");
+    run_ends(&mut kid, 1).await;
+    drop(kid);
+    sb.ok(&["stop", "kid"]);
+
+    // Nobody runs the kid now: the parent reads its undelivered reports from its log.
+    sb.start_scripted("boss", &script);
+    let mut boss = sb.connect("boss", ClientMode::Attach).await;
+    until(&mut boss, || settled_with(&sb, "boss", "kid", 1)).await;
+    let requests = sb.requests("boss");
+    assert_eq!(requests.len(), 3, "one woken turn for both reports");
+    assert!(requests[2].contains("[pod kid] finished a turn"));
+    assert!(requests[2].contains("[pod kid] shut down"));
+
+    // Restored, the kid delivers them itself; the parent acknowledges without a second copy.
+    sb.ok(&["start", "kid"]);
+    let mut kid = sb.connect("kid", ClientMode::Attach).await;
+    let delivered = || async {
+        sb.history("kid")
+            .await
+            .iter()
+            .filter(|e| matches!(e.kind, EntryKind::OutboxDelivered { .. }))
+            .count()
+            == 2
+    };
+    until(&mut kid, delivered).await;
+    let history = sb.history("boss").await;
+    assert_eq!(turn_reports(&history, "kid"), 1);
+    let shut_downs = history
+        .iter()
+        .filter(|e| {
+            matches!(&e.kind, EntryKind::SystemItem {
+                item: SystemItem::PodEvent { event: PodEvent::ShutDown { .. }, .. },
+                ..
+            })
+        })
+        .count();
+    assert_eq!(shut_downs, 1);
+}

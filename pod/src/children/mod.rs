@@ -13,8 +13,8 @@ pub mod tools;
 
 use std::ffi::OsString;
 
-use seedpod_protocol::SpawnRequest;
-use seedpod_store::{ChildRecord, PodMeta, ScopeGrant};
+use seedpod_protocol::{PodEvent, SpawnRequest};
+use seedpod_store::{ChildRecord, PendingReport, PodMeta, Report, ScopeGrant};
 
 /// How a new pod was started by its parent: recorded in its `pod.json` at creation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +25,21 @@ pub struct ChildStart {
     pub task: String,
     /// What the parent delegated; replaces the configured read and write roots.
     pub grant: ScopeGrant,
+}
+
+/// The event pod `pod` sends a pending report as.
+pub fn report_event(pod: &str, report: &PendingReport) -> PodEvent {
+    let pod = pod.to_owned();
+    let event_id = report.event_id.clone();
+    match &report.report {
+        Report::TurnEnded => PodEvent::TurnEnded { pod, event_id },
+        Report::Errored { message } => PodEvent::Errored {
+            pod,
+            event_id,
+            message: message.clone(),
+        },
+        Report::Event(event) => event.clone(),
+    }
 }
 
 /// The `pod serve` arguments for a new child: the parent's provider settings (a child talks to

@@ -85,6 +85,7 @@ async fn deliver(
     let mut pending: VecDeque<PodEvent> = VecDeque::new();
     let mut flush = None;
     let mut retry = FIRST_RETRY;
+    let mut failures: u32 = 0;
     let client = format!("seedpod-pod:{pod}");
     loop {
         if pending.is_empty() && flush.is_none() {
@@ -96,7 +97,21 @@ async fn deliver(
         while let Ok(msg) = rx.try_recv() {
             absorb(msg, &mut pending, &mut flush);
         }
-        let delivered = send_all(&home, &parent, &client, &mut pending).await;
+        let (delivered, failure) = send_all(&home, &parent, &client, &mut pending).await;
+        match failure {
+            // Said once per outage at info; a parent stopped for a day must not fill the log.
+            Some(error) if failures == 0 => {
+                tracing::info!(event = "outbox_waiting", parent = %parent, error = %error);
+            }
+            Some(error) => {
+                tracing::debug!(event = "outbox_retry", parent = %parent, error = %error)
+            }
+            None if failures > 0 => {
+                tracing::info!(event = "outbox_resumed", parent = %parent, failures);
+            }
+            None => {}
+        }
+        failures = if pending.is_empty() { 0 } else { failures + 1 };
         if let Some(reply) = flush.take() {
             // The stopping controller commits these itself; it no longer reads commands.
             let _ = reply.send(delivered);
@@ -139,13 +154,13 @@ fn absorb(
 }
 
 /// Send pending reports in order over one connection, stopping at the first failure. Returns
-/// the ids the parent acknowledged.
+/// the ids the parent acknowledged, and what went wrong if not all were.
 async fn send_all(
     home: &Home,
     parent: &str,
     client: &str,
     pending: &mut VecDeque<PodEvent>,
-) -> Vec<String> {
+) -> (Vec<String>, Option<String>) {
     let mut delivered = Vec::new();
     let attempt = async {
         let mut conn = Connection::connect(home, parent, client, ClientMode::Control).await?;
@@ -171,10 +186,13 @@ async fn send_all(
         }
         Ok::<(), seedpod_client::ClientError>(())
     };
-    match tokio::time::timeout(ATTEMPT_TIMEOUT, attempt).await {
-        Ok(Ok(())) => {}
-        Ok(Err(err)) => tracing::info!(event = "outbox_retry", parent = %parent, error = %err),
-        Err(_) => tracing::warn!(event = "outbox_retry", parent = %parent, error = "timed out"),
-    }
-    delivered
+    let failure = match tokio::time::timeout(ATTEMPT_TIMEOUT, attempt).await {
+        Ok(Ok(())) => None,
+        Ok(Err(err)) => Some(err.to_string()),
+        Err(_) => Some(format!(
+            "{parent} did not answer within {}s",
+            ATTEMPT_TIMEOUT.as_secs()
+        )),
+    };
+    (delivered, failure)
 }

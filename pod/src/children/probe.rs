@@ -4,9 +4,12 @@
 use std::time::Duration;
 
 use seedpod_client::{ClientError, Connection, Home};
-use seedpod_protocol::{AckOutcome, ClientMode, Method, PodState, Segment, ServerMsg};
+use seedpod_protocol::{
+    AckOutcome, ClientMode, Entry, Method, PodEvent, PodState, Segment, ServerMsg,
+};
 use tokio::sync::mpsc;
 
+use super::report_event;
 use crate::controller::{ChildMsg, Command};
 
 /// One status probe, connect to reply.
@@ -93,6 +96,13 @@ pub async fn relink(home: Home, me: String, names: Vec<String>, tx: mpsc::Sender
                 tracing::info!(event = "child_nudge_failed", child = %name, error = %err);
             }
         }
+        if liveness == ChildLiveness::StoppedRestorable {
+            let events = stopped_reports(&home, &name).await;
+            if !events.is_empty() {
+                tracing::info!(event = "stopped_child_reports", child = %name, count = events.len());
+                let _ = tx.send(Command::Child(ChildMsg::Reports { events })).await;
+            }
+        }
         let msg = ChildMsg::Liveness {
             live: liveness.is_live(),
             name,
@@ -101,6 +111,34 @@ pub async fn relink(home: Home, me: String, names: Vec<String>, tx: mpsc::Sender
             return;
         }
     }
+}
+
+/// Reports a stopped child could not deliver (its parent was away when it stopped): read from
+/// its log without touching it. Anything unreadable (a torn line from a crash) means none are
+/// taken; the child delivers them itself when it is restored.
+async fn stopped_reports(home: &Home, name: &str) -> Vec<PodEvent> {
+    let pod_dir = home.pod_dir(name);
+    let name = name.to_owned();
+    let read = tokio::task::spawn_blocking(move || {
+        let meta = seedpod_store::load_meta(&pod_dir).ok().flatten()?;
+        let path = seedpod_store::segment_path(&pod_dir, &meta.active_segment);
+        let text = std::fs::read_to_string(path).ok()?;
+        let entries: Vec<Entry> = text
+            .lines()
+            .map(serde_json::from_str)
+            .collect::<Result<_, _>>()
+            .ok()?;
+        let state = seedpod_store::SegmentState::replay(&entries).ok()?;
+        Some(
+            state
+                .outbox
+                .iter()
+                .map(|report| report_event(&name, report))
+                .collect::<Vec<_>>(),
+        )
+    })
+    .await;
+    read.ok().flatten().unwrap_or_default()
 }
 
 /// Give `name` new input as its parent; returns how it was taken.

@@ -8,13 +8,13 @@ use std::collections::HashSet;
 use seedpod_client::launch::{Launch, LaunchError, launch};
 use seedpod_protocol::{EntryKind, ErrorCode, PodEvent, ServerMsg, SpawnRequest};
 use seedpod_store::{
-    ChildRecord, Durability, OutputCursor, PendingReport, Report, ScopeGrant, report_id, save_meta,
+    ChildRecord, Durability, OutputCursor, PendingReport, ScopeGrant, report_id, save_meta,
 };
 use seedpod_tools::{Access, LentRoot, Scope};
 use tokio::sync::oneshot;
 
 use super::{Command, Controller};
-use crate::children::{child_args, outbox, probe};
+use crate::children::{child_args, outbox, probe, report_event};
 
 /// Longest task text kept in a child record (listings show it; the child's log has it all).
 const RECORD_TASK_CHARS: usize = 200;
@@ -42,6 +42,8 @@ pub enum ChildMsg {
     Cursor { name: String, cursor: OutputCursor },
     /// The parent acknowledged one of this pod's reports.
     Delivered { event_id: String },
+    /// Reports a stopped child left undelivered in its log, read by a relink.
+    Reports { events: Vec<PodEvent> },
 }
 
 /// Who asked for a spawn, and so how the answer is sent.
@@ -100,6 +102,18 @@ impl Controller {
                 }
             }
             ChildMsg::Delivered { event_id } => self.delivered(event_id).await,
+            ChildMsg::Reports { events } => {
+                for event in events {
+                    // Taken like a delivery (deduped by id); the child, when it runs again,
+                    // delivers them once more and is acknowledged without a second commit.
+                    let wake = !matches!(event, PodEvent::ScopeSubDelegated { .. });
+                    if let ServerMsg::Error { message, .. } =
+                        self.receive_report(0, event, wake).await
+                    {
+                        tracing::warn!(event = "stopped_child_report_refused", error = %message);
+                    }
+                }
+            }
         }
     }
 
@@ -387,17 +401,7 @@ impl Controller {
 
     /// The event a pending report is sent as.
     pub(super) fn report_event(&self, report: &PendingReport) -> PodEvent {
-        let pod = self.name.clone();
-        let event_id = report.event_id.clone();
-        match &report.report {
-            Report::TurnEnded => PodEvent::TurnEnded { pod, event_id },
-            Report::Errored { message } => PodEvent::Errored {
-                pod,
-                event_id,
-                message: message.clone(),
-            },
-            Report::Event(event) => event.clone(),
-        }
+        report_event(&self.name, report)
     }
 
     /// A commit added a report: hand it to the delivery task.
@@ -451,8 +455,12 @@ impl Controller {
         }
     }
 
-    /// Reports still pending when a new segment starts go on in the new one, ids unchanged.
+    /// Reports still pending when a new segment starts go on in the new one, ids unchanged. A
+    /// pod without a parent has no one to report to, so nothing is carried.
     pub(super) fn carried_reports(&self) -> Vec<PodEvent> {
+        if self.meta.parent.is_none() {
+            return Vec::new();
+        }
         self.state
             .outbox
             .iter()

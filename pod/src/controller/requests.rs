@@ -1,8 +1,8 @@
 //! Client methods (DESIGN §5 table): each returns exactly one reply frame for the requester.
 
 use seedpod_protocol::{
-    AckOutcome, DequeueReason, EntryKind, ErrorCode, Method, PodStatus, QueuedItem, RunEndReason,
-    RunTrigger, Segment, ServerMsg, SystemItem,
+    AckOutcome, DequeueReason, EntryKind, ErrorCode, Method, PodEvent, PodStatus, QueuedItem,
+    RunEndReason, RunTrigger, Segment, ServerMsg, SystemItem,
 };
 use seedpod_store::Durability;
 use tokio::sync::oneshot;
@@ -57,6 +57,10 @@ impl Controller {
             return;
         }
         if let Method::Spawn(request) = method {
+            if matches!(self.activity, Activity::Stopping) {
+                let _ = reply.send(error(id, ErrorCode::Stopping, "the pod is shutting down"));
+                return;
+            }
             self.spawn_child(id, request, reply).await;
             return;
         }
@@ -106,24 +110,7 @@ impl Controller {
                 reason,
             } => self.approve(id, call_id, answer, reason).await,
             Method::Command { name, args } => self.command(id, name, args).await,
-            Method::PodEvent { event, wake } => {
-                let event_id = event.event_id().map(str::to_string);
-                if let Some(event_id) = &event_id
-                    && self.seen_events.contains(event_id)
-                {
-                    // A retried report already in the log: acknowledge, commit nothing.
-                    return ack(id, AckOutcome::Done);
-                }
-                self.note_child_event(&event).await;
-                let wake = self.child_report_wakes(&event, wake);
-                let reply = self.inject(id, QueuedItem::PodEvent { event, wake }).await;
-                // Remembered only once the log holds it, so a report the log refused is
-                // taken again when the child retries (invariant 5).
-                if let (Some(event_id), ServerMsg::Ack { .. }) = (event_id, &reply) {
-                    self.seen_events.insert(event_id);
-                }
-                reply
-            }
+            Method::PodEvent { event, wake } => self.receive_report(id, event, wake).await,
             Method::Pause => {
                 // Pausing a paused pod is a no-op (DESIGN §5), acknowledged like a pause.
                 if self.pause() || matches!(self.activity, Activity::Paused) {
@@ -199,6 +186,31 @@ impl Controller {
                 "this method is not handled by the controller",
             ),
         }
+    }
+
+    /// A report from a child (or a script speaking for one): committed once per event id.
+    pub(super) async fn receive_report(
+        &mut self,
+        id: u64,
+        event: PodEvent,
+        wake: bool,
+    ) -> ServerMsg {
+        let event_id = event.event_id().map(str::to_string);
+        if let Some(event_id) = &event_id
+            && self.seen_events.contains(event_id)
+        {
+            // A retried report already in the log: acknowledge, commit nothing.
+            return ack(id, AckOutcome::Done);
+        }
+        self.note_child_event(&event).await;
+        let wake = self.child_report_wakes(&event, wake);
+        let reply = self.inject(id, QueuedItem::PodEvent { event, wake }).await;
+        // Remembered only once the log holds it, so a report the log refused is taken again
+        // when the child retries (invariant 5).
+        if let (Some(event_id), ServerMsg::Ack { .. }) = (event_id, &reply) {
+            self.seen_events.insert(event_id);
+        }
+        reply
     }
 
     /// Withdraw a queued input before it runs; the `dequeued` entry is durable before the ack.
