@@ -105,16 +105,16 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         entries.push(task);
     }
     let meta = PodMeta {
-        name: opts.name.clone(),
-        cwd: opts.cwd.clone(),
-        active_segment: segment_id.clone(),
-        segments: vec![segment_id],
         parent: opts.child.as_ref().map(|c| c.parent.clone()),
-        children: Vec::new(),
         delegated: opts.child.as_ref().map(|c| c.grant.clone()),
         instructions: opts.instructions.clone(),
-        config,
-        created_ms: entries[0].ts,
+        ..PodMeta::new(
+            &opts.name,
+            opts.cwd.clone(),
+            segment_id,
+            config,
+            entries[0].ts,
+        )
     };
     save_meta(&opts.pod_dir, &meta)?;
     tracing::info!(event = "session_created", pod = %opts.name, segment = %meta.active_segment);

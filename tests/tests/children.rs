@@ -412,7 +412,10 @@ async fn a_restarted_parent_takes_the_reports_a_stopped_child_could_not_deliver(
     let script = sb.script(
         "family.jsonl",
         &[
-            call("spawn_pod", json!({"name": "kid", "task": "work while I am away"})),
+            call(
+                "spawn_pod",
+                json!({"name": "kid", "task": "work while I am away"}),
+            ),
             json!({"text": "see you later"}),
             json!({"text": "kid finished and stopped while I was away"}),
             for_pod("kid", json!({"text": "finished", "gate": gate})),
@@ -453,10 +456,16 @@ async fn a_restarted_parent_takes_the_reports_a_stopped_child_could_not_deliver(
     let shut_downs = history
         .iter()
         .filter(|e| {
-            matches!(&e.kind, EntryKind::SystemItem {
-                item: SystemItem::PodEvent { event: PodEvent::ShutDown { .. }, .. },
-                ..
-            })
+            matches!(
+                &e.kind,
+                EntryKind::SystemItem {
+                    item: SystemItem::PodEvent {
+                        event: PodEvent::ShutDown { .. },
+                        ..
+                    },
+                    ..
+                }
+            )
         })
         .count();
     assert_eq!(shut_downs, 1);

@@ -187,23 +187,14 @@ fn listing(
     PodListing {
         name: name.into(),
         meta: PodMeta {
-            name: name.into(),
-            cwd: format!("/home/ada/{name}").into(),
-            active_segment: "s".into(),
-            segments: vec!["s".into()],
             parent: parent.map(str::to_string),
-            children: Vec::new(),
-            delegated: None,
-            instructions: None,
-            config: PodConfig {
-                provider: ProviderKind::Scripted,
-                model: "script".into(),
-                script: None,
-                base_url: None,
-                temperature: None,
-                max_tokens: None,
-            },
-            created_ms: 0,
+            ..PodMeta::new(
+                name,
+                format!("/home/ada/{name}").into(),
+                "s",
+                PodConfig::new(ProviderKind::Scripted, "script"),
+                0,
+            )
         },
         liveness,
         last_activity_ms: ago_secs.map(|s| listed_at - s * 1000),

@@ -131,7 +131,8 @@ async fn probe(home: &Home, name: &str, client: &str) -> Liveness {
     }
 }
 
-fn last_activity(home: &Home, name: &str, meta: &PodMeta) -> Option<u64> {
+/// When `name`'s active segment last changed (Unix ms): its last committed activity.
+pub fn last_activity(home: &Home, name: &str, meta: &PodMeta) -> Option<u64> {
     let path = segment_path(&home.pod_dir(name), &meta.active_segment);
     let modified = std::fs::metadata(path).ok()?.modified().ok()?;
     let since_epoch = modified.duration_since(UNIX_EPOCH).ok()?;
@@ -173,25 +174,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let home = Home::under(dir.path());
         assert!(list_pods(&home, "t").await.is_empty());
-        let meta = PodMeta {
-            name: "a".into(),
-            cwd: dir.path().to_path_buf(),
-            active_segment: "s1".into(),
-            segments: vec!["s1".into()],
-            parent: None,
-            children: vec![],
-            delegated: None,
-            instructions: None,
-            config: seedpod_store::PodConfig {
-                provider: seedpod_protocol::ProviderKind::Scripted,
-                model: "script".into(),
-                script: None,
-                base_url: None,
-                temperature: None,
-                max_tokens: None,
-            },
-            created_ms: 1,
-        };
+        let config = PodConfig::new(seedpod_protocol::ProviderKind::Scripted, "script");
+        let meta = PodMeta::new("a", dir.path().to_path_buf(), "s1", config, 1);
         std::fs::create_dir_all(home.pod_dir("a")).unwrap();
         seedpod_store::save_meta(&home.pod_dir("a"), &meta).unwrap();
         let pods = list_pods(&home, "t").await;

@@ -57,6 +57,45 @@ pub struct PodMeta {
     pub instructions: Option<String>,
 }
 
+impl PodMeta {
+    /// A pod with one segment, no lineage and no instructions: where creation starts.
+    pub fn new(
+        name: impl Into<String>,
+        cwd: PathBuf,
+        segment: impl Into<String>,
+        config: PodConfig,
+        created_ms: u64,
+    ) -> PodMeta {
+        let segment = segment.into();
+        PodMeta {
+            name: name.into(),
+            cwd,
+            active_segment: segment.clone(),
+            segments: vec![segment],
+            parent: None,
+            children: Vec::new(),
+            delegated: None,
+            config,
+            created_ms,
+            instructions: None,
+        }
+    }
+}
+
+impl PodConfig {
+    /// A provider and a model, with no script, endpoint or sampling settings.
+    pub fn new(provider: ProviderKind, model: impl Into<String>) -> PodConfig {
+        PodConfig {
+            provider,
+            model: model.into(),
+            script: None,
+            base_url: None,
+            temperature: None,
+            max_tokens: None,
+        }
+    }
+}
+
 /// One child (or further descendant) of a pod.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChildRecord {

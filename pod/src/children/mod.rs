@@ -27,6 +27,17 @@ pub struct ChildStart {
     pub grant: ScopeGrant,
 }
 
+/// Whether a report of this kind wakes an idle parent. A finished or failed turn is what a
+/// parent waits for; a stop usually comes from the parent itself or a person (and waking a
+/// parent that `stop --with-children` is about to stop would leave it paused mid-turn), and a
+/// grandchild is bookkeeping. Those are read at the parent's next turn.
+pub fn report_wakes(event: &PodEvent) -> bool {
+    match event {
+        PodEvent::TurnEnded { .. } | PodEvent::Errored { .. } => true,
+        PodEvent::ShutDown { .. } | PodEvent::ScopeSubDelegated { .. } | PodEvent::Unknown => false,
+    }
+}
+
 /// The event pod `pod` sends a pending report as.
 pub fn report_event(pod: &str, report: &PendingReport) -> PodEvent {
     let pod = pod.to_owned();

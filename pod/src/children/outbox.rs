@@ -165,10 +165,9 @@ async fn send_all(
     let attempt = async {
         let mut conn = Connection::connect(home, parent, client, ClientMode::Control).await?;
         while let Some(event) = pending.front() {
-            let wake = !matches!(event, PodEvent::ScopeSubDelegated { .. });
             let method = Method::PodEvent {
                 event: event.clone(),
-                wake,
+                wake: super::report_wakes(event),
             };
             match conn.call(method).await? {
                 ServerMsg::Ack { .. } => {

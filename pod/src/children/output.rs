@@ -524,24 +524,12 @@ mod tests {
     use super::*;
 
     fn meta(segments: &[&str]) -> PodMeta {
+        let config = PodConfig::new(ProviderKind::Scripted, "script");
+        let active = segments.last().unwrap().to_string();
         PodMeta {
-            name: "kid".into(),
-            cwd: PathBuf::from("/"),
-            active_segment: segments.last().unwrap().to_string(),
             segments: segments.iter().map(|s| s.to_string()).collect(),
             parent: Some("mum".into()),
-            children: Vec::new(),
-            delegated: None,
-            config: PodConfig {
-                provider: ProviderKind::Scripted,
-                model: "script".into(),
-                script: None,
-                base_url: None,
-                temperature: None,
-                max_tokens: None,
-            },
-            created_ms: 0,
-            instructions: None,
+            ..PodMeta::new("kid", PathBuf::from("/"), active, config, 0)
         }
     }
 

@@ -378,13 +378,7 @@ fn describe(ctx: &ChildTools, record: &ChildRecord, liveness: &ChildLiveness) ->
     let write = if record.scope.write.is_empty() {
         "nothing".to_owned()
     } else {
-        let roots: Vec<String> = record
-            .scope
-            .write
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        roots.join(", ")
+        roots(&record.scope.write)
     };
     let activity = last_activity(ctx, &record.name)
         .map(|ms| {
@@ -403,14 +397,15 @@ fn describe(ctx: &ChildTools, record: &ChildRecord, liveness: &ChildLiveness) ->
 }
 
 fn last_activity(ctx: &ChildTools, name: &str) -> Option<u64> {
-    let dir = ctx.home.pod_dir(name);
-    let meta = seedpod_store::load_meta(&dir).ok().flatten()?;
-    let modified = std::fs::metadata(seedpod_store::segment_path(&dir, &meta.active_segment))
-        .ok()?
-        .modified()
-        .ok()?;
-    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
-    u64::try_from(since.as_millis()).ok()
+    let meta = seedpod_store::load_meta(&ctx.home.pod_dir(name))
+        .ok()
+        .flatten()?;
+    seedpod_client::pods::last_activity(&ctx.home, name, &meta)
+}
+
+fn roots(paths: &[std::path::PathBuf]) -> String {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    shown.join(", ")
 }
 
 async fn stop(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
@@ -421,13 +416,7 @@ async fn stop(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
     let returned = if record.scope.write.is_empty() {
         String::new()
     } else {
-        let roots: Vec<String> = record
-            .scope
-            .write
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        format!("; you may write {} again", roots.join(", "))
+        format!("; you may write {} again", roots(&record.scope.write))
     };
     Ok(if stopped {
         format!("stopped child pod {}{returned}", args.name)

@@ -14,7 +14,7 @@ use seedpod_tools::{Access, LentRoot, Scope};
 use tokio::sync::oneshot;
 
 use super::{Command, Controller};
-use crate::children::{child_args, outbox, probe, report_event};
+use crate::children::{child_args, outbox, probe, report_event, report_wakes};
 
 /// Longest task text kept in a child record (listings show it; the child's log has it all).
 const RECORD_TASK_CHARS: usize = 200;
@@ -106,7 +106,7 @@ impl Controller {
                 for event in events {
                     // Taken like a delivery (deduped by id); the child, when it runs again,
                     // delivers them once more and is acknowledged without a second commit.
-                    let wake = !matches!(event, PodEvent::ScopeSubDelegated { .. });
+                    let wake = report_wakes(&event);
                     if let ServerMsg::Error { message, .. } =
                         self.receive_report(0, event, wake).await
                     {
@@ -322,13 +322,10 @@ impl Controller {
         }
     }
 
-    /// Whether a report from `event`'s kind should start a turn of an idle pod.
-    pub(super) fn child_report_wakes(&self, event: &PodEvent, asked: bool) -> bool {
-        let kind_wakes = !matches!(
-            event,
-            PodEvent::ScopeSubDelegated { .. } | PodEvent::Unknown
-        );
-        asked && kind_wakes && self.session.wake_on_child_reports
+    /// Whether a report should start a turn of an idle pod: the sender asks for it (children
+    /// ask for the kinds in `report_wakes`) and `[children] wake` allows it.
+    pub(super) fn child_report_wakes(&self, asked: bool) -> bool {
+        asked && self.session.wake_on_child_reports
     }
 
     fn set_live(&mut self, name: &str, live: bool) {

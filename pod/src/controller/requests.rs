@@ -203,7 +203,7 @@ impl Controller {
             return ack(id, AckOutcome::Done);
         }
         self.note_child_event(&event).await;
-        let wake = self.child_report_wakes(&event, wake);
+        let wake = self.child_report_wakes(wake);
         let reply = self.inject(id, QueuedItem::PodEvent { event, wake }).await;
         // Remembered only once the log holds it, so a report the log refused is taken again
         // when the child retries (invariant 5).

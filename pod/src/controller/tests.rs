@@ -135,25 +135,8 @@ async fn parts(
     let provider: Arc<dyn Provider> = Arc::new(
         ScriptedProvider::from_steps(steps, Some(record.clone())).expect("scripted provider"),
     );
-    let meta = PodMeta {
-        name: POD.into(),
-        cwd: dir.to_path_buf(),
-        active_segment: segment_id.clone(),
-        segments: vec![segment_id],
-        parent: None,
-        children: Vec::new(),
-        delegated: None,
-        instructions: None,
-        config: PodConfig {
-            provider: ProviderKind::Scripted,
-            model: "script".into(),
-            script: None,
-            base_url: None,
-            temperature: None,
-            max_tokens: None,
-        },
-        created_ms: first.ts,
-    };
+    let config = PodConfig::new(ProviderKind::Scripted, "script");
+    let meta = PodMeta::new(POD, dir.to_path_buf(), segment_id, config, first.ts);
     let parts = ControllerParts {
         name: POD.into(),
         pod_dir: dir.to_path_buf(),

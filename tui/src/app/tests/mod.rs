@@ -597,25 +597,9 @@ fn history_entries_keep_their_chips() {
 }
 
 fn seedpod_store_meta(name: &str) -> seedpod_client::pods::PodMeta {
-    seedpod_client::pods::PodMeta {
-        name: name.into(),
-        cwd: format!("/work/{name}").into(),
-        active_segment: "s".into(),
-        segments: vec!["s".into()],
-        parent: None,
-        children: Vec::new(),
-        delegated: None,
-        instructions: None,
-        config: seedpod_client::pods::PodConfig {
-            provider: seedpod_protocol::ProviderKind::Scripted,
-            model: "m".into(),
-            script: None,
-            base_url: None,
-            temperature: None,
-            max_tokens: None,
-        },
-        created_ms: 0,
-    }
+    let config =
+        seedpod_client::pods::PodConfig::new(seedpod_protocol::ProviderKind::Scripted, "m");
+    seedpod_client::pods::PodMeta::new(name, format!("/work/{name}").into(), "s", config, 0)
 }
 
 #[test]
