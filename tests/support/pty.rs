@@ -24,6 +24,8 @@ pub mod keys {
     pub const CTRL_C: &str = "\x03";
     pub const CTRL_D: &str = "\x04";
     pub const CTRL_P: &str = "\x10";
+    pub const CTRL_G: &str = "\x07";
+    pub const CTRL_O: &str = "\x0f";
     pub const ALT_ENTER: &str = "\x1b\r";
     pub const PAGE_UP: &str = "\x1b[5~";
 }

@@ -341,3 +341,51 @@ fn the_approval_modal_survives_reattach_and_y_runs_the_call() {
     again.send(keys::CTRL_D);
     assert!(again.wait_exit());
 }
+
+/// Child pods in a real terminal: `/spawn` from the composer, the child's report as a banner,
+/// the picker's tree, Ctrl-G into the child and Ctrl-O back.
+#[test]
+fn spawn_a_child_from_the_composer_jump_in_and_back() {
+    let sb = Sandbox::new();
+    let script = sb.script(
+        "family.jsonl",
+        &[
+            json!({"text": "Boss here."}),
+            json!({"text": "Noted what the kid did."}),
+            json!({"text": "Kid answer: counted to two.", "pod": "kid"}),
+        ],
+    );
+    sb.start_scripted("boss", &script);
+    let mut tui = Tui::spawn(&sb, &["attach", "boss"]);
+    tui.wait_for("connected");
+    tui.send("hello");
+    tui.send(keys::ENTER);
+    tui.wait_for("Boss here.");
+
+    tui.send("/spawn kid count to two");
+    tui.send(keys::ENTER);
+    tui.wait_for("started child pod kid");
+    // The kid's turn ends, its report wakes the boss: the banner, then the boss's answer.
+    tui.wait_for("kid finished a turn");
+    tui.wait_for("Noted what the kid did.");
+
+    tui.send(keys::CTRL_P);
+    tui.wait_for("└─ kid");
+    tui.send(keys::ESC);
+    tui.wait_until("the picker closes", |screen| {
+        !screen.contents().contains("└─ kid")
+    });
+
+    tui.send(keys::CTRL_G);
+    tui.wait_for("Kid answer: counted to two.");
+    assert!(!tui.contains("Noted what the kid did."), "{}", tui.screen());
+    tui.send(keys::CTRL_O);
+    tui.wait_for("Noted what the kid did.");
+    assert!(
+        !tui.contains("Kid answer: counted to two."),
+        "{}",
+        tui.screen()
+    );
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+}
