@@ -470,3 +470,62 @@ async fn a_restarted_parent_takes_the_reports_a_stopped_child_could_not_deliver(
         .count();
     assert_eq!(shut_downs, 1);
 }
+
+/// The CLI side: `seedpod spawn` with a write scope, `ls --tree`, and `stop` with and without
+/// `--with-children`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_spawns_lists_the_tree_and_stops_a_family() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.path().join("out")).expect("out dir");
+    let script = sb.script(
+        "family.jsonl",
+        &[
+            json!({"text": "noted"}),
+            for_pod("kid", json!({"text": "on it"})),
+        ],
+    );
+    sb.start_scripted("boss", &script);
+    let mut boss = sb.connect("boss", ClientMode::Attach).await;
+    let out = sb.ok(&["spawn", "boss", "kid", "tidy the output", "--write", "out"]);
+    assert_eq!(out.trim(), "kid");
+    let kid_meta = seedpod_store::load_meta(&sb.home.pod_dir("kid"))
+        .expect("readable")
+        .expect("kid has a pod.json");
+    assert_eq!(kid_meta.parent.as_deref(), Some("boss"));
+    let out_dir = sb.path().join("out").canonicalize().expect("canonical");
+    assert_eq!(kid_meta.delegated.expect("a grant").write, [out_dir]);
+    // The kid's turn ends and the boss, woken, answers: the family is settled.
+    until(&mut boss, || settled_with(&sb, "boss", "kid", 1)).await;
+
+    let tree = sb.ok(&["ls", "--tree"]);
+    let lines: Vec<&str> = tree.lines().collect();
+    let boss_line = lines
+        .iter()
+        .position(|l| l.starts_with("boss"))
+        .expect(&tree);
+    assert!(
+        lines[boss_line + 1].starts_with("└─ kid") && lines[boss_line + 1].contains("idle"),
+        "{tree}"
+    );
+
+    let stopped = sb.run(&["stop", "boss"]);
+    assert!(stopped.status.success());
+    let note = String::from_utf8_lossy(&stopped.stderr);
+    assert!(
+        note.contains("kid"),
+        "the note names the child left running: {note}"
+    );
+    assert!(sb.ok(&["ls", "--tree"]).contains("stopped (restorable)"));
+    assert!(sb.pid("kid").await > 0, "the kid still runs and answers");
+
+    sb.start_scripted("boss", &script);
+    let stopped = sb.ok(&["stop", "boss", "--with-children"]);
+    let order: Vec<&str> = stopped.lines().collect();
+    assert_eq!(order.len(), 2, "{stopped}");
+    assert!(
+        order[0].starts_with("stopped kid") && order[1].starts_with("stopped boss"),
+        "children first: {stopped}"
+    );
+    let tree = sb.ok(&["ls", "--tree"]);
+    assert_eq!(tree.matches("stopped (restorable)").count(), 2, "{tree}");
+}
