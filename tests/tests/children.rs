@@ -529,3 +529,40 @@ async fn the_cli_spawns_lists_the_tree_and_stops_a_family() {
     let tree = sb.ok(&["ls", "--tree"]);
     assert_eq!(tree.matches("stopped (restorable)").count(), 2, "{tree}");
 }
+
+/// `send_to_pod` to a child that crashed restores it from its log first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_to_pod_restores_a_crashed_child() {
+    let sb = Sandbox::new();
+    let gate1 = sb.gate("kid-1");
+    let gate2 = sb.gate("kid-2");
+    let script = sb.script(
+        "family.jsonl",
+        &[
+            call("spawn_pod", json!({"name": "kid", "task": "say one"})),
+            json!({"text": "kid started"}),
+            json!({"text": "kid said one"}),
+            call("send_to_pod", json!({"name": "kid", "message": "say two"})),
+            json!({"text": "asked again"}),
+            json!({"text": "kid said two"}),
+            for_pod("kid", json!({"text": "one", "gate": gate1})),
+            for_pod("kid", json!({"text": "two", "gate": gate2})),
+        ],
+    );
+    sb.start_scripted("boss", &script);
+    let mut boss = sb.connect("boss", ClientMode::Attach).await;
+    sb.ok(&["send", "boss", "delegate"]);
+    sb.open_gate("kid-1");
+    until(&mut boss, || settled_with(&sb, "boss", "kid", 1)).await;
+    sb.kill9("kid").await;
+
+    sb.ok(&["send", "boss", "ask kid again"]);
+    let sent = tool_results(&sb.history("boss").await)
+        .into_iter()
+        .find(|(tool, ..)| tool == "send_to_pod")
+        .expect("send_to_pod ran");
+    assert!(!sent.2, "{sent:?}");
+    assert!(sent.1.contains("restored it from its log"), "{sent:?}");
+    sb.open_gate("kid-2");
+    until(&mut boss, || settled_with(&sb, "boss", "kid", 2)).await;
+}

@@ -141,6 +141,26 @@ async fn stopped_reports(home: &Home, name: &str) -> Vec<PodEvent> {
     read.ok().flatten().unwrap_or_default()
 }
 
+/// Start a stopped child again (`pod serve NAME`, which restores it from its log with the
+/// settings and scope its `pod.json` records).
+pub async fn restore(home: &Home, name: &str) -> Result<(), String> {
+    let meta = seedpod_store::load_meta(&home.pod_dir(name))
+        .ok()
+        .flatten()
+        .ok_or_else(|| format!("child pod {name} has no readable pod.json"))?;
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find the seedpod binary: {e}"))?;
+    let spec = seedpod_client::launch::Launch {
+        exe,
+        name: name.to_owned(),
+        args: Vec::new(),
+        cwd: meta.cwd,
+    };
+    seedpod_client::launch::launch(home, &spec)
+        .await
+        .map_err(|e| format!("child pod {name} could not be restored: {e}"))
+}
+
 /// Give `name` new input as its parent; returns how it was taken.
 pub async fn send_input(
     home: &Home,

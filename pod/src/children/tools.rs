@@ -314,9 +314,27 @@ async fn spawn(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
 async fn send(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
     let args: SendArgs = parse("send_to_pod", arguments)?;
     ctx.record(&args.name).await?;
+    // A stopped child (crashed, or stopped by a person) is restored from its log first: it
+    // comes back exactly as it was, so giving it work is what sending to it would mean.
+    let restored = match probe::probe(&ctx.home, &ctx.me, &args.name).await {
+        ChildLiveness::StoppedRestorable => {
+            probe::restore(&ctx.home, &args.name).await?;
+            format!(
+                "child pod {} was stopped; restored it from its log. ",
+                args.name
+            )
+        }
+        ChildLiveness::Gone => {
+            return Err(format!(
+                "child pod {} is gone (its pod directory is missing); spawn_pod starts a new one",
+                args.name
+            ));
+        }
+        ChildLiveness::Live(_) | ChildLiveness::Unresponsive(_) => String::new(),
+    };
     let sent = probe::send_input(&ctx.home, &ctx.me, &args.name, &args.message).await;
     ctx.tell_liveness(&args.name, sent.is_ok()).await;
-    sent
+    sent.map(|taken| format!("{restored}{taken}"))
 }
 
 async fn read(ctx: &ChildTools, arguments: &str) -> Result<String, String> {

@@ -299,8 +299,13 @@ impl Controller {
             PodEvent::ScopeSubDelegated {
                 pod, child, scope, ..
             } => {
+                // Only a child's report adds a descendant: anyone may send `pod_event`.
+                let from_child = self.meta.children.iter().any(|r| &r.name == pod);
                 self.set_live(pod, true);
-                if !self.meta.children.iter().any(|r| &r.name == child) && child != &self.name {
+                if from_child
+                    && !self.meta.children.iter().any(|r| &r.name == child)
+                    && child != &self.name
+                {
                     self.meta.children.push(ChildRecord {
                         name: child.clone(),
                         task: format!("(started by {pod})"),
