@@ -35,6 +35,7 @@ use super::{Command, Controller, ControllerHandle, ControllerParts};
 use crate::render;
 
 mod approvals;
+mod children;
 mod commands;
 mod input;
 
