@@ -566,3 +566,81 @@ async fn send_to_pod_restores_a_crashed_child() {
     sb.open_gate("kid-2");
     until(&mut boss, || settled_with(&sb, "boss", "kid", 2)).await;
 }
+
+/// Not a pass/fail check on time: how long `seedpod spawn` takes until the child accepts
+/// connections, and how long a child's report takes from its `run_end` to the parent's
+/// `pod_event` (entry timestamps, ms), printed for the issue's note
+/// (`cargo test -p seedpod-e2e --test children delegation_numbers -- --nocapture`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delegation_numbers() {
+    const ROUNDS: usize = 20;
+    let sb = Sandbox::new();
+    // Reports are committed without waking the parent, so it needs no script of its own.
+    std::fs::create_dir_all(sb.path().join(".seedpod")).expect("project dir");
+    std::fs::write(
+        sb.path().join(".seedpod/config.toml"),
+        "[children]\nwake = false\n",
+    )
+    .expect("config");
+    let steps: Vec<Value> = (0..=ROUNDS)
+        .map(|i| for_pod("kid", json!({"text": format!("round {i}")})))
+        .collect();
+    let script = sb.script("family.jsonl", &steps);
+    sb.start_scripted("boss", &script);
+    let mut boss = sb.connect("boss", ClientMode::Attach).await;
+    let started = std::time::Instant::now();
+    sb.ok(&["spawn", "boss", "kid", "round zero"]);
+    let spawn = started.elapsed();
+    pod_event_from(&mut boss, "kid").await;
+
+    let mut kid = sb.connect("kid", ClientMode::Control).await;
+    for i in 1..=ROUNDS {
+        kid.call(seedpod_protocol::Method::Delegate {
+            segments: vec![seedpod_protocol::Segment::text(format!("round {i}"))],
+        })
+        .await
+        .expect("delegated");
+        pod_event_from(&mut boss, "kid").await;
+    }
+    let kid_ends: Vec<u64> = sb
+        .history("kid")
+        .await
+        .iter()
+        .filter(|e| matches!(e.kind, EntryKind::RunEnd { .. }))
+        .map(|e| e.ts)
+        .collect();
+    let boss_reports: Vec<u64> = sb
+        .history("boss")
+        .await
+        .iter()
+        .filter(|e| {
+            matches!(
+                &e.kind,
+                EntryKind::SystemItem {
+                    item: SystemItem::PodEvent { .. },
+                    ..
+                }
+            )
+        })
+        .map(|e| e.ts)
+        .collect();
+    assert_eq!(kid_ends.len(), ROUNDS + 1);
+    assert_eq!(
+        boss_reports.len(),
+        ROUNDS + 1,
+        "one report per parent-started turn"
+    );
+    let mut latency: Vec<u64> = kid_ends
+        .iter()
+        .zip(&boss_reports)
+        .map(|(end, report)| report.saturating_sub(*end))
+        .collect();
+    latency.sort_unstable();
+    eprintln!(
+        "delegation numbers: `seedpod spawn` until the child accepts connections {spawn:?}; \
+         report latency (child run_end to parent pod_event, ms) median {} max {} over {} turns",
+        latency[latency.len() / 2],
+        latency[latency.len() - 1],
+        latency.len()
+    );
+}
