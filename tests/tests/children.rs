@@ -289,6 +289,9 @@ async fn three_levels_stop_the_middle_and_the_root_still_reaches_the_grandchild(
             for_pod("mid", write("work/sub/mid.txt")),
             for_pod("mid", write("notes.txt")),
             for_pod("mid", json!({"text": "grand is tidying", "gate": mid_gate})),
+            for_pod("mid", call("list_pods", json!({}))),
+            for_pod("mid", write("work/sub/mid.txt")),
+            for_pod("mid", json!({"text": "wrote it myself"})),
             for_pod("grand", json!({"text": "tidying", "gate": grand_gate})),
         ],
     );
@@ -353,6 +356,20 @@ async fn three_levels_stop_the_middle_and_the_root_still_reaches_the_grandchild(
     assert!(mid_results.iter().any(|(_, c, _)| c.contains("read-only")));
     assert!(!sb.path().join("notes.txt").exists());
     assert!(!sb.path().join("work/sub/mid.txt").exists());
+
+    // Restored, the middle pod finds its child stopped and has its scope back.
+    sb.ok(&["start", "mid"]);
+    sb.ok(&["send", "mid", "do it yourself"]);
+    let mid_results = tool_results(&sb.history("mid").await);
+    let (_, listing, _) = &mid_results[mid_results.len() - 2];
+    assert!(listing.contains("grand: stopped (restorable)"), "{listing}");
+    let (tool, content, is_error) = mid_results.last().expect("the write");
+    assert_eq!(
+        (tool.as_str(), *is_error),
+        ("write_file", false),
+        "{content}"
+    );
+    assert!(sb.path().join("work/sub/mid.txt").exists());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
