@@ -78,13 +78,20 @@ fn not_running(home: &Home, name: &str) -> ChildLiveness {
     }
 }
 
-/// After a restart: probe every recorded child, tell the controller what was found, and ask
-/// live ones to deliver reports that waited for us.
-pub async fn relink(home: Home, me: String, names: Vec<String>, tx: mpsc::Sender<Command>) {
-    for name in names {
+/// One recorded pod to relink: a direct child, or a descendant learned through one (whose
+/// reports go to its own parent, so they are not ours to deliver or take).
+pub struct Relink {
+    pub name: String,
+    pub direct: bool,
+}
+
+/// After a restart: probe every recorded child, tell the controller what was found, ask live
+/// direct children to deliver reports that waited for us, and take those a stopped one left.
+pub async fn relink(home: Home, me: String, pods: Vec<Relink>, tx: mpsc::Sender<Command>) {
+    for Relink { name, direct } in pods {
         let liveness = probe(&home, &me, &name).await;
         tracing::info!(event = "child_relinked", child = %name, liveness = %liveness.describe());
-        if liveness.is_live() {
+        if direct && liveness.is_live() {
             let nudge = tokio::time::timeout(PROBE_TIMEOUT, async {
                 let mut conn =
                     Connection::connect(&home, &name, &client_name(&me), ClientMode::Control)
@@ -96,7 +103,7 @@ pub async fn relink(home: Home, me: String, names: Vec<String>, tx: mpsc::Sender
                 tracing::info!(event = "child_nudge_failed", child = %name, error = %err);
             }
         }
-        if liveness == ChildLiveness::StoppedRestorable {
+        if direct && liveness == ChildLiveness::StoppedRestorable {
             let events = stopped_reports(&home, &name).await;
             if !events.is_empty() {
                 tracing::info!(event = "stopped_child_reports", child = %name, count = events.len());

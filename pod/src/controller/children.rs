@@ -379,11 +379,19 @@ impl Controller {
     pub(super) fn relink(&mut self) {
         self.relend();
         if !self.meta.children.is_empty() {
-            let names: Vec<String> = self.meta.children.iter().map(|r| r.name.clone()).collect();
+            let pods = self
+                .meta
+                .children
+                .iter()
+                .map(|r| probe::Relink {
+                    name: r.name.clone(),
+                    direct: r.via.is_none(),
+                })
+                .collect();
             tokio::spawn(probe::relink(
                 self.home.clone(),
                 self.name.clone(),
-                names,
+                pods,
                 self.tx.clone(),
             ));
         }
