@@ -19,7 +19,8 @@ use crate::connection::{self, CLIENT_NAME, LINK_QUEUE, LinkEvent, LinkHandle};
 use crate::history::{InputHistory, append_line};
 use crate::{clipboard, terminal, ui};
 
-/// How often the clock ticks: the running timer and spinner move, flash messages expire.
+/// How often the clock ticks while a turn runs (its timer moves); otherwise the loop sleeps
+/// until the next thing that changes by itself (`App::next_tick`), or for good when idle.
 pub const TICK: Duration = Duration::from_millis(250);
 
 /// Link events applied before a redraw. Draining a burst (a 10,000-entry snapshot arrives as
@@ -102,8 +103,6 @@ pub async fn run(options: TuiOptions) -> Result<Outcome> {
     let mut terminate = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
     let mut hangup = signal(SignalKind::hangup()).context("cannot watch SIGHUP")?;
     let mut events = EventStream::new();
-    let mut tick = tokio::time::interval(TICK);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let reason = loop {
         if let Some(reason) = state.app.exit {
             break reason;
@@ -114,6 +113,7 @@ pub async fn run(options: TuiOptions) -> Result<Outcome> {
             })?;
             state.dirty = false;
         }
+        let wake = state.app.next_tick(Instant::now());
         let effects = tokio::select! {
             event = events.next() => match event {
                 Some(Ok(event)) => state.terminal_event(event),
@@ -125,7 +125,7 @@ pub async fn run(options: TuiOptions) -> Result<Outcome> {
             _ = hangup.recv() => break ExitReason::Detached,
             Some(event) = state.link_rx.recv() => state.link_events(event),
             Some(result) = bg_rx.recv() => state.background(result),
-            _ = tick.tick() => {
+            () = sleep_until(wake) => {
                 state.dirty |= state.app.on_tick(Instant::now());
                 Vec::new()
             }
@@ -139,6 +139,14 @@ pub async fn run(options: TuiOptions) -> Result<Outcome> {
         pod: state.app.pod.clone(),
         reason,
     })
+}
+
+/// Sleep until `at`, or forever for `None` (another branch of the loop's `select!` wins).
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
 }
 
 fn attach(home: &Home, pod: &str) -> (LinkHandle, mpsc::Receiver<LinkEvent>) {

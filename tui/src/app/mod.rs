@@ -175,11 +175,21 @@ impl App {
         }
         if self
             .ctrl_c_at
-            .is_some_and(|at| now.duration_since(at) > DOUBLE_CTRL_C)
+            .is_some_and(|at| now.duration_since(at) >= DOUBLE_CTRL_C)
         {
             self.ctrl_c_at = None;
         }
         changed || matches!(self.pod_state(), PodState::Running)
+    }
+
+    /// When the screen next changes by itself, for the loop to sleep until: every tick while a
+    /// turn runs (its timer), when a flash message expires, when a first Ctrl-C stops counting.
+    /// `None`: nothing changes until an event arrives, so an idle TUI never wakes.
+    pub fn next_tick(&self, now: Instant) -> Option<Instant> {
+        let running = matches!(self.pod_state(), PodState::Running).then(|| now + crate::run::TICK);
+        let flash = self.flash.as_ref().map(|f| f.until);
+        let ctrl_c = self.ctrl_c_at.map(|at| at + DOUBLE_CTRL_C);
+        [running, flash, ctrl_c].into_iter().flatten().min()
     }
 
     /// The listing the picker asked for.

@@ -908,3 +908,25 @@ fn other_overlays_come_first_and_the_modal_waits_behind_them() {
     h.key(key(KeyCode::Char('q')));
     assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
 }
+
+#[test]
+fn an_idle_tui_sleeps_until_something_changes_by_itself() {
+    let mut h = Harness::connected();
+    let now = h.now;
+    assert_eq!(
+        h.app.next_tick(now),
+        None,
+        "idle, nothing to expire: no wake-ups"
+    );
+    h.app.flash(super::FlashLevel::Info, "saved", now);
+    let expires = h.app.next_tick(now).expect("the flash expires");
+    assert!(expires > now);
+    assert!(
+        h.app.on_tick(expires),
+        "the expired flash is cleared and redrawn"
+    );
+    assert_eq!(h.app.next_tick(expires), None);
+    h.state(PodState::Running);
+    let tick = h.app.next_tick(now).expect("a running turn's timer moves");
+    assert_eq!(tick, now + crate::run::TICK);
+}
