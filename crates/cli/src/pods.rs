@@ -51,10 +51,8 @@ pub fn resolve_existing(home: &Home, name: Option<&str>) -> Result<String> {
         }
         None => {
             let cwd = canonical_cwd(None)?;
-            known_pods(home)
-                .into_iter()
-                .find(|(_, meta)| meta.cwd == cwd)
-                .map(|(name, _)| name)
+            directory_pod(&known_pods(home), &cwd)
+                .map(str::to_string)
                 .ok_or_else(|| {
                     Exit::usage(format!(
                         "no pod for {} (known: {}); name one, or start one here with `seedpod start`",
@@ -66,6 +64,16 @@ pub fn resolve_existing(home: &Home, name: Option<&str>) -> Result<String> {
     }
 }
 
+/// The pod a command without a NAME means in `cwd`: one working there, a pod started by a person
+/// before any child pod (children share their parent's directory, and typing `seedpod` there
+/// means the parent), then by name.
+fn directory_pod<'a>(pods: &'a [(String, PodMeta)], cwd: &Path) -> Option<&'a str> {
+    pods.iter()
+        .filter(|(_, meta)| meta.cwd == cwd)
+        .min_by_key(|(name, meta)| (meta.parent.is_some(), name.clone()))
+        .map(|(name, _)| name.as_str())
+}
+
 /// The name `start` uses: the given one, the pod already serving this directory, or the
 /// directory's basename made unique.
 pub fn name_for_start(home: &Home, name: Option<&str>, cwd: &Path) -> Result<String> {
@@ -74,8 +82,8 @@ pub fn name_for_start(home: &Home, name: Option<&str>, cwd: &Path) -> Result<Str
         return Ok(name.to_string());
     }
     let pods = known_pods(home);
-    if let Some((name, _)) = pods.iter().find(|(_, meta)| meta.cwd == cwd) {
-        return Ok(name.clone());
+    if let Some(name) = directory_pod(&pods, cwd) {
+        return Ok(name.to_string());
     }
     let base = sanitise_dir_name(cwd);
     let taken = |candidate: &str| pods.iter().any(|(n, _)| n == candidate);
@@ -110,5 +118,27 @@ pub fn text_or_stdin(text: Option<String>) -> Result<String> {
             Ok(buf.trim_end_matches('\n').to_string())
         }
         Some(text) => Ok(text.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::meta;
+
+    #[test]
+    fn a_directory_means_its_own_pod_not_a_child_working_there() {
+        let pods = vec![
+            ("alpha".to_string(), meta("alpha", Some("zed"))),
+            ("zed".to_string(), meta("zed", None)),
+        ];
+        let cwd = Path::new("/w");
+        assert_eq!(directory_pod(&pods, cwd), Some("zed"));
+        assert_eq!(
+            directory_pod(&pods[..1], cwd),
+            Some("alpha"),
+            "a child alone"
+        );
+        assert_eq!(directory_pod(&pods, Path::new("/elsewhere")), None);
     }
 }
