@@ -510,7 +510,20 @@ async fn the_cli_spawns_lists_the_tree_and_stops_a_family() {
         .expect("kid has a pod.json");
     assert_eq!(kid_meta.parent.as_deref(), Some("boss"));
     let out_dir = sb.path().join("out").canonicalize().expect("canonical");
-    assert_eq!(kid_meta.delegated.expect("a grant").write, [out_dir]);
+    assert_eq!(
+        kid_meta.delegated.expect("a grant").write,
+        [out_dir.clone()]
+    );
+    // The child's system prompt says who started it and what it may write.
+    let context = sb.context("kid").await;
+    assert!(
+        context.contains("You are a child pod started by pod boss"),
+        "{context}"
+    );
+    assert!(
+        context.contains(&format!("write {}", out_dir.display())),
+        "{context}"
+    );
     // The kid's turn ends and the boss, woken, answers: the family is settled.
     until(&mut boss, || settled_with(&sb, "boss", "kid", 1)).await;
 

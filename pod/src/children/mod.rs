@@ -53,6 +53,28 @@ pub fn report_event(pod: &str, report: &PendingReport) -> PodEvent {
     }
 }
 
+/// What a child is told about itself in its session instructions (a layer of its system
+/// prompt, rendered once per segment like every layer): who started it, what it may touch, and
+/// that its parent reads what it does.
+fn standing(parent: &str, record: &ChildRecord) -> String {
+    let list = |paths: &[std::path::PathBuf]| {
+        if paths.is_empty() {
+            "nothing".to_owned()
+        } else {
+            let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            shown.join(", ")
+        }
+    };
+    format!(
+        "You are a child pod started by pod {parent} for the task in your first message. \
+         {parent} is told when a turn it started ends and reads what you did, so end each turn \
+         with a short summary of what you did and what is left. Your file tools may read {} and \
+         write {}; anything else is refused.",
+        list(&record.scope.read),
+        list(&record.scope.write)
+    )
+}
+
 /// The `pod serve` arguments for a new child: the parent's provider settings (a child talks to
 /// the same kind of model unless told otherwise), its lineage, task and scope.
 pub fn child_args(
@@ -90,14 +112,14 @@ pub fn child_args(
     if let Some(max_tokens) = meta.config.max_tokens {
         args.extend(["--max-tokens".into(), max_tokens.to_string().into()]);
     }
-    if let Some(instructions) = &request.instructions {
-        // `--instructions @FILE` reads a file; instructions from a model are always text.
-        let text = match instructions.starts_with('@') {
-            true => format!(" {instructions}"),
-            false => instructions.clone(),
-        };
-        args.extend(["--instructions".into(), text.into()]);
+    // Always given, and always text (`--instructions @FILE` would read a file): the child's own
+    // standing, then whatever the parent added.
+    let mut instructions = standing(parent, record);
+    if let Some(extra) = &request.instructions {
+        instructions.push_str("\n\n");
+        instructions.push_str(extra);
     }
+    args.extend(["--instructions".into(), instructions.into()]);
     for root in &record.scope.read {
         args.extend(["--scope-read".into(), root.clone().into()]);
     }
