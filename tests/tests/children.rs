@@ -237,6 +237,7 @@ async fn a_killed_child_is_listed_restorable_and_after_start_still_reports() {
     sb.open_gate("kid-1");
     until(&mut boss, || settled_with(&sb, "boss", "kid", 1)).await;
 
+    let out_dir = out_dir.display().to_string();
     let context = sb.context("kid").await;
     sb.kill9("kid").await;
     sb.ok(&["send", "boss", "how is kid?"]);
@@ -512,7 +513,7 @@ async fn the_cli_spawns_lists_the_tree_and_stops_a_family() {
     let out_dir = sb.path().join("out").canonicalize().expect("canonical");
     assert_eq!(
         kid_meta.delegated.expect("a grant").write,
-        [out_dir.clone()]
+        std::slice::from_ref(&out_dir)
     );
     // The child's system prompt says who started it and what it may write.
     let context = sb.context("kid").await;
