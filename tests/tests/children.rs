@@ -237,7 +237,6 @@ async fn a_killed_child_is_listed_restorable_and_after_start_still_reports() {
     sb.open_gate("kid-1");
     until(&mut boss, || settled_with(&sb, "boss", "kid", 1)).await;
 
-    let out_dir = out_dir.display().to_string();
     let context = sb.context("kid").await;
     sb.kill9("kid").await;
     sb.ok(&["send", "boss", "how is kid?"]);
