@@ -674,3 +674,42 @@ async fn delegation_numbers() {
         latency.len()
     );
 }
+
+/// A child whose model fails reports `errored` with the reason, and the parent wakes to it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_child_reports_the_error() {
+    let sb = Sandbox::new();
+    let gate = sb.gate("kid-fails");
+    let script = sb.script(
+        "family.jsonl",
+        &[
+            call("spawn_pod", json!({"name": "kid", "task": "try"})),
+            json!({"text": "kid is trying"}),
+            json!({"text": "kid failed; I will do it myself"}),
+            for_pod(
+                "kid",
+                json!({"text": "starting", "gate": gate, "error": {"kind": "permanent", "message": "the model server is down"}, "error_after_chars": 4}),
+            ),
+        ],
+    );
+    sb.start_scripted("boss", &script);
+    let mut boss = sb.connect("boss", ClientMode::Attach).await;
+    sb.ok(&["send", "boss", "delegate"]);
+    sb.open_gate("kid-fails");
+    let event = pod_event_from(&mut boss, "kid").await;
+    match event {
+        PodEvent::Errored { message, .. } => {
+            assert!(message.contains("the model server is down"), "{message}");
+        }
+        other => panic!("expected errored, got {other:?}"),
+    }
+    // The first run's end was read while waiting for the report; this is the woken run's.
+    run_ends(&mut boss, 1).await;
+    let requests = sb.requests("boss");
+    assert_eq!(requests.len(), 3, "the report woke the boss");
+    assert!(
+        requests[2].contains("[pod kid] stopped with an error"),
+        "{}",
+        requests[2]
+    );
+}
