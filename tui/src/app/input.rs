@@ -189,6 +189,10 @@ impl App {
         self.popup = None;
         if self.composer.is_empty() {
             if let Some(index) = self.view.focused() {
+                // Enter on a child's report goes into that child; on anything else it folds.
+                if let Some(child) = self.reporter_at(index).filter(|c| *c != self.pod) {
+                    return vec![Effect::Attach(child.to_string())];
+                }
                 self.transcript.toggle(index);
             }
             return Vec::new();

@@ -1,7 +1,10 @@
 //! Moving around the transcript: the mouse wheel, `[` / `]` between turns, and Tab focus over
-//! the cells that expand and collapse. Scrolling by lines and pages is `ViewState`'s own.
+//! the cells that expand and collapse and the banners of child pods' reports (Enter goes into
+//! that child). Scrolling by lines and pages is `ViewState`'s own.
 
 use crossterm::event::{MouseEvent, MouseEventKind};
+
+use seedpod_transcript::CellKind;
 
 use super::{App, WHEEL_LINES};
 
@@ -38,10 +41,10 @@ impl App {
         }
     }
 
-    /// Tab / Shift-Tab over the cells that expand and collapse.
+    /// Tab / Shift-Tab over the cells that expand and collapse, and child pods' reports.
     pub(super) fn cycle_focus(&mut self, forward: bool) {
         let toggleable: Vec<usize> = (0..self.transcript.cells().len())
-            .filter(|i| self.transcript.is_toggleable(*i))
+            .filter(|i| self.transcript.is_toggleable(*i) || self.reporter_at(*i).is_some())
             .collect();
         if toggleable.is_empty() {
             return;
@@ -66,6 +69,14 @@ impl App {
         if let Some(index) = next.copied() {
             self.view.set_focus(Some(index));
             self.view.jump_to_cell(index);
+        }
+    }
+
+    /// The child pod whose report is cell `index`, if it is one.
+    pub(super) fn reporter_at(&self, index: usize) -> Option<&str> {
+        match &self.transcript.cells().get(index)?.kind {
+            CellKind::PodEvent { event } => event.pod(),
+            _ => None,
         }
     }
 }

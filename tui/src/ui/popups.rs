@@ -101,7 +101,7 @@ fn help(frame: &mut Frame, theme: &Theme) {
         ("Up/Down  Ctrl-R", "input history / search it"),
         ("PgUp/PgDn  Home/End", "scroll / top, bottom (follow)"),
         ("[  ]", "previous / next turn"),
-        ("Tab  Enter", "focus a collapsible cell / expand it"),
+        ("Tab  Enter", "focus a cell / expand it, or go into a child"),
         ("@  #  /", "complete files, knowledge, commands"),
         ("Ctrl-P", "pods (children under their parent)"),
         ("Ctrl-G", "go into the child pod that reported last"),

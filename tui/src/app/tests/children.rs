@@ -247,3 +247,18 @@ fn spawn_without_a_task_explains_itself() {
         assert!(h.app.composer.is_empty());
     }
 }
+
+#[test]
+fn tab_reaches_a_childs_report_and_enter_goes_into_that_child() {
+    let mut h = Harness::connected();
+    h.commit(report("kid"));
+    assert!(h.key(key(KeyCode::Tab)).is_empty());
+    assert!(
+        h.app.view.focused().is_some(),
+        "the report banner takes the focus"
+    );
+    assert_eq!(
+        h.key(key(KeyCode::Enter)),
+        vec![Effect::Attach("kid".into())]
+    );
+}
