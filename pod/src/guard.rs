@@ -165,11 +165,10 @@ pub fn scan(text: &str) -> Vec<Detection> {
 /// `\n\n[truncated: this message had 50,000 characters; only the first 32,000 were kept]`.
 /// None when it fits.
 pub fn cap_message(text: &str, max_chars: usize) -> Option<String> {
-    let (cut, _) = text.char_indices().nth(max_chars)?;
+    let kept = seedpod_protocol::char_prefix(text, max_chars)?;
     let total = text.chars().count();
     Some(format!(
-        "{}\n\n[truncated: this message had {} characters; only the first {} were kept]",
-        &text[..cut],
+        "{kept}\n\n[truncated: this message had {} characters; only the first {} were kept]",
         group_thousands(total),
         group_thousands(max_chars),
     ))

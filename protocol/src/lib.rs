@@ -20,6 +20,7 @@ pub mod numbers;
 pub mod pod_event;
 pub mod segment;
 pub mod system_item;
+pub mod text;
 
 pub use codec::{FrameError, MAX_FRAME_BYTES, decode_request, encode, line_codec};
 pub use completion::{Completion, CompletionKind, SLASH_COMMANDS};
@@ -38,3 +39,4 @@ pub use numbers::thousands;
 pub use pod_event::PodEvent;
 pub use segment::{Segment, flatten_to_text, parse_typed};
 pub use system_item::SystemItem;
+pub use text::{char_prefix, ellipsize};

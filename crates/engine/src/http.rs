@@ -289,10 +289,7 @@ pub(crate) fn provider_message(body: &str) -> String {
 }
 
 pub(crate) fn truncate(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
+    seedpod_protocol::ellipsize(text, max_chars)
 }
 
 /// An error and its sources, because `reqwest`'s own message hides the useful part ("connection

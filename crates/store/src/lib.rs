@@ -33,4 +33,4 @@ pub use meta::{
 };
 pub use read::{ReadSegment, TornTail, read_segment};
 pub use torn::torn_side_file;
-pub use writer::{Durability, SegmentWriter, WRITER_CHANNEL_CAPACITY, entry_line};
+pub use writer::{Durability, SegmentWriter, WRITER_CHANNEL_CAPACITY, entry_line, unix_ms};

@@ -187,7 +187,7 @@ fn new_entry(seq: u64, kind: EntryKind) -> Entry {
 }
 
 /// Wall-clock time in Unix milliseconds (0 if the clock is before 1970; `ts` is display-only).
-fn unix_ms() -> u64 {
+pub fn unix_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))

@@ -113,8 +113,8 @@ pub(crate) use seedpod_protocol::thousands;
 
 /// Cut `text` to at most `max` characters (not bytes: never splits a character).
 pub(crate) fn cut_chars(text: &str, max: usize) -> (&str, bool) {
-    match text.char_indices().nth(max) {
-        Some((end, _)) => (&text[..end], true),
+    match seedpod_protocol::char_prefix(text, max) {
+        Some(kept) => (kept, true),
         None => (text, false),
     }
 }

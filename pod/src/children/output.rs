@@ -503,11 +503,11 @@ fn origin_text(origin: &Origin) -> String {
 
 /// `text` cut to at most `max` characters (never inside one), saying how many were cut.
 fn cut(text: &str, max: usize) -> Cow<'_, str> {
-    match text.char_indices().nth(max) {
+    match seedpod_protocol::char_prefix(text, max) {
         None => Cow::Borrowed(text),
-        Some((end, _)) => {
-            let dropped = text[end..].chars().count();
-            Cow::Owned(format!("{}… [{dropped} more chars cut]", &text[..end]))
+        Some(kept) => {
+            let dropped = text[kept.len()..].chars().count();
+            Cow::Owned(format!("{kept}… [{dropped} more chars cut]"))
         }
     }
 }

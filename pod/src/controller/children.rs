@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use seedpod_client::launch::{Launch, LaunchError, launch};
 use seedpod_protocol::{EntryKind, ErrorCode, PodEvent, ServerMsg, SpawnRequest};
 use seedpod_store::{
-    ChildRecord, Durability, OutputCursor, PendingReport, ScopeGrant, report_id, save_meta,
+    ChildRecord, Durability, OutputCursor, PendingReport, ScopeGrant, report_id, save_meta, unix_ms,
 };
 use seedpod_tools::{Access, LentRoot, Scope};
 use tokio::sync::oneshot;
@@ -235,10 +235,10 @@ impl Controller {
         let write = roots(&request.write, Access::Write)?;
         Ok(ChildRecord {
             name: name.to_owned(),
-            task: shorten(request.task.trim(), RECORD_TASK_CHARS),
+            task: seedpod_protocol::ellipsize(request.task.trim(), RECORD_TASK_CHARS),
             scope: ScopeGrant { read, write },
             via: None,
-            created_ms: now_ms(),
+            created_ms: unix_ms(),
             cursor: None,
         })
     }
@@ -306,20 +306,20 @@ impl Controller {
                     && !self.meta.children.iter().any(|r| &r.name == child)
                     && child != &self.name
                 {
+                    let write: Vec<std::path::PathBuf> = scope.iter().map(Into::into).collect();
                     self.meta.children.push(ChildRecord {
                         name: child.clone(),
                         task: format!("(started by {pod})"),
                         scope: ScopeGrant {
                             read: Vec::new(),
-                            write: scope.iter().map(Into::into).collect(),
+                            write: write.clone(),
                         },
                         via: Some(pod.clone()),
-                        created_ms: now_ms(),
+                        created_ms: unix_ms(),
                         cursor: None,
                     });
                     self.save_meta_logged();
                     self.relend();
-                    let write: Vec<std::path::PathBuf> = scope.iter().map(Into::into).collect();
                     self.report_descendant(child, &write).await;
                 }
             }
@@ -494,20 +494,6 @@ fn launch_failure(home: &seedpod_client::Home, err: &LaunchError) -> String {
         ),
         LaunchError::Io { .. } | LaunchError::Spawn(_) => err.to_string(),
     }
-}
-
-fn shorten(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
 }
 
 /// Names of children believed not running, for `Controller` construction.
