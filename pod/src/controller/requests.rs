@@ -46,32 +46,30 @@ impl Controller {
         method: Method,
         reply: oneshot::Sender<ServerMsg>,
     ) {
-        if let Method::ListCompletions { kind, prefix } = method {
-            let cwd = self.meta.cwd.clone();
-            let scope = self.session.scope.clone();
-            tokio::task::spawn_blocking(move || {
-                let answer =
-                    completions::answer_in_scope(id, &cwd, scope.as_deref(), kind, &prefix);
-                let _ = reply.send(answer);
-            });
+        if matches!(self.activity, Activity::Stopping) {
+            let _ = reply.send(error(id, ErrorCode::Stopping, "the pod is shutting down"));
             return;
         }
-        if let Method::Spawn(request) = method {
-            if matches!(self.activity, Activity::Stopping) {
-                let _ = reply.send(error(id, ErrorCode::Stopping, "the pod is shutting down"));
-                return;
+        match method {
+            Method::ListCompletions { kind, prefix } => {
+                let cwd = self.meta.cwd.clone();
+                let scope = self.session.scope.clone();
+                tokio::task::spawn_blocking(move || {
+                    let answer =
+                        completions::answer_in_scope(id, &cwd, scope.as_deref(), kind, &prefix);
+                    let _ = reply.send(answer);
+                });
             }
-            self.spawn_child(id, request, reply).await;
-            return;
+            // Answered once the child runs: starting a process must not hold the controller.
+            Method::Spawn(request) => self.spawn_child(id, request, reply).await,
+            method => {
+                let answer = self.handle_request(id, method).await;
+                let _ = reply.send(answer);
+            }
         }
-        let answer = self.handle_request(id, method).await;
-        let _ = reply.send(answer);
     }
 
     pub(super) async fn handle_request(&mut self, id: u64, method: Method) -> ServerMsg {
-        if matches!(self.activity, Activity::Stopping) {
-            return error(id, ErrorCode::Stopping, "the pod is shutting down");
-        }
         match method {
             Method::Run { segments } => match commands::as_command(&segments) {
                 Some((command, args)) => self.command(id, command, args).await,
