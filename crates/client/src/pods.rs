@@ -116,7 +116,8 @@ pub async fn list_pods(home: &Home, client: &str) -> Vec<PodListing> {
     out
 }
 
-async fn probe(home: &Home, name: &str, client: &str) -> Liveness {
+/// Ask pod `name` for its status, bounded by `STATUS_TIMEOUT`.
+pub async fn probe(home: &Home, name: &str, client: &str) -> Liveness {
     let asked = tokio::time::timeout(STATUS_TIMEOUT, async {
         let mut conn = Connection::connect(home, name, client, ClientMode::Control).await?;
         conn.call(Method::Status).await

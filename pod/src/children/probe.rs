@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use seedpod_client::{ClientError, Connection, Home};
+use seedpod_client::pods::STATUS_TIMEOUT;
+use seedpod_client::{ClientError, Connection, Home, Liveness};
 use seedpod_protocol::{
     AckOutcome, ClientMode, Entry, Method, PodEvent, PodState, Segment, ServerMsg,
 };
@@ -12,8 +13,6 @@ use tokio::sync::mpsc;
 use super::report_event;
 use crate::controller::{ChildMsg, Command};
 
-/// One status probe, connect to reply.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 /// A graceful stop: the child finishes its log and reports `shut_down` first.
 const STOP_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -52,21 +51,13 @@ fn client_name(me: &str) -> String {
     format!("seedpod-pod:{me}")
 }
 
+/// The client's status probe (the one `ls` and the picker use), plus "gone" for a child whose
+/// pod directory is missing.
 pub async fn probe(home: &Home, me: &str, name: &str) -> ChildLiveness {
-    let asked = tokio::time::timeout(PROBE_TIMEOUT, async {
-        let mut conn =
-            Connection::connect(home, name, &client_name(me), ClientMode::Control).await?;
-        conn.call(Method::Status).await
-    })
-    .await;
-    match asked {
-        Ok(Ok(ServerMsg::StatusReply { status, .. })) => ChildLiveness::Live(status.state),
-        Ok(Ok(other)) => ChildLiveness::Unresponsive(format!("answered status with {other:?}")),
-        Ok(Err(ClientError::NotRunning { .. })) => not_running(home, name),
-        Ok(Err(err)) => ChildLiveness::Unresponsive(err.to_string()),
-        Err(_) => {
-            ChildLiveness::Unresponsive(format!("no answer within {}s", PROBE_TIMEOUT.as_secs()))
-        }
+    match seedpod_client::pods::probe(home, name, &client_name(me)).await {
+        Liveness::Running(status) => ChildLiveness::Live(status.state),
+        Liveness::Stopped => not_running(home, name),
+        Liveness::Unresponsive(why) => ChildLiveness::Unresponsive(why),
     }
 }
 
@@ -92,7 +83,7 @@ pub async fn relink(home: Home, me: String, pods: Vec<Relink>, tx: mpsc::Sender<
         let liveness = probe(&home, &me, &name).await;
         tracing::info!(event = "child_relinked", child = %name, liveness = %liveness.describe());
         if direct && liveness.is_live() {
-            let nudge = tokio::time::timeout(PROBE_TIMEOUT, async {
+            let nudge = tokio::time::timeout(STATUS_TIMEOUT, async {
                 let mut conn =
                     Connection::connect(&home, &name, &client_name(&me), ClientMode::Control)
                         .await?;
