@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::Result;
-use seedpod_client::pods::{STATUS_TIMEOUT, ago};
+use seedpod_client::pods::ago;
 use seedpod_client::{ClientError, Home, Liveness, PodListing};
 use seedpod_protocol::{ClientMode, Method, ServerMsg, SpawnRequest};
 
@@ -175,15 +175,10 @@ fn lineage(home: &Home) -> Lineage {
     Lineage::new(&families)
 }
 
-/// Whether `name` accepts connections; a pod that does not answer in time counts as running
-/// (it has not gone away).
+/// Whether `name` is running: a pod that does not answer in time counts as running (it has
+/// not gone away).
 async fn is_running(home: &Home, name: &str) -> bool {
-    let connect = seedpod_client::Connection::connect(home, name, CLIENT_NAME, ClientMode::Control);
-    match tokio::time::timeout(STATUS_TIMEOUT, connect).await {
-        Ok(Ok(_)) => true,
-        Ok(Err(ClientError::NotRunning { .. })) => false,
-        Ok(Err(_)) | Err(_) => true,
-    }
+    seedpod_client::pods::probe(home, name, CLIENT_NAME).await != Liveness::Stopped
 }
 
 #[cfg(test)]
