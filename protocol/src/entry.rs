@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::approval::RuleWire;
+pub use crate::approval::{CommandRule, StandingApproval};
 use crate::item::ModelItem;
 use crate::pod_event::PodEvent;
 use crate::segment::Segment;
@@ -88,6 +90,11 @@ pub enum EntryKind {
         call_id: String,
         decision: ApprovalDecision,
     },
+    /// A person withdrew a standing approval (`seedpod approvals NAME --revoke`, `/approvals`):
+    /// from here on, calls it covered are asked about again.
+    ApprovalRevoked {
+        standing: StandingApproval,
+    },
     /// A report for this pod's parent, waiting in the durable outbox until delivered. (The end
     /// of a parent-started run is a report by itself and needs no entry of its own.)
     Outbox {
@@ -129,6 +136,7 @@ impl EntryKind {
             EntryKind::Dequeued { .. } => "dequeued",
             EntryKind::ApprovalRequest(_) => "approval_request",
             EntryKind::ApprovalAnswer { .. } => "approval_answer",
+            EntryKind::ApprovalRevoked { .. } => "approval_revoked",
             EntryKind::Outbox { .. } => "outbox",
             EntryKind::OutboxDelivered { .. } => "outbox_delivered",
             EntryKind::ContextWindow(_) => "context_window",
@@ -422,6 +430,7 @@ impl QueuedItem {
 
 /// A tool call waiting for approval, with what a person needs to decide.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "RequestWire", into = "RequestWire")]
 pub struct ApprovalRequest {
     pub call_id: String,
     pub tool: String,
@@ -429,10 +438,53 @@ pub struct ApprovalRequest {
     pub arguments: String,
     /// One line for prompts and lists, e.g. `shell: cargo test`.
     pub summary: String,
-    /// What an `approve_always` answer would cover beyond the tool: for `shell`, the command's
-    /// first word (`cargo`). `None` means the whole tool.
+    /// What an `approve_always` answer would cover beyond the tool: for `shell`, the narrowest
+    /// rule that covers this command (`git status …`, or the exact command). `None` means the
+    /// whole tool, except for `shell`, where it means "always" cannot be offered (the command is
+    /// not one a rule may cover) and the answer counts as a single approval.
+    pub always: Option<CommandRule>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct RequestWire {
+    call_id: String,
+    tool: String,
+    arguments: String,
+    summary: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prefix: Option<String>,
+    prefix: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exact: Option<Vec<String>>,
+}
+
+impl From<RequestWire> for ApprovalRequest {
+    fn from(wire: RequestWire) -> ApprovalRequest {
+        ApprovalRequest {
+            call_id: wire.call_id,
+            tool: wire.tool,
+            arguments: wire.arguments,
+            summary: wire.summary,
+            always: RuleWire {
+                prefix: wire.prefix,
+                exact: wire.exact,
+            }
+            .into_rule(),
+        }
+    }
+}
+
+impl From<ApprovalRequest> for RequestWire {
+    fn from(request: ApprovalRequest) -> RequestWire {
+        let RuleWire { prefix, exact } = RuleWire::from_rule(request.always);
+        RequestWire {
+            call_id: request.call_id,
+            tool: request.tool,
+            arguments: request.arguments,
+            summary: request.summary,
+            prefix,
+            exact,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -446,26 +498,6 @@ pub enum ApprovalDecision {
     Deny { reason: String },
     #[serde(other)]
     Unknown,
-}
-
-/// An `approve_always` answer: calls of `tool` (whose command starts with `prefix`, when set)
-/// run without asking.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StandingApproval {
-    pub tool: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prefix: Option<String>,
-}
-
-impl StandingApproval {
-    /// Does this standing approval cover a call of `tool` whose prefix is `prefix`?
-    pub fn covers(&self, tool: &str, prefix: Option<&str>) -> bool {
-        self.tool == tool
-            && match &self.prefix {
-                None => true,
-                Some(own) => prefix == Some(own.as_str()),
-            }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -600,13 +632,13 @@ mod tests {
                 tool: "shell".into(),
                 arguments: r#"{"command":"cargo test"}"#.into(),
                 summary: "shell: cargo test".into(),
-                prefix: Some("cargo".into()),
+                always: Some(CommandRule::Prefix(vec!["cargo".into(), "test".into()])),
             }),
             EntryKind::ApprovalAnswer {
                 call_id: "c".into(),
                 decision: ApprovalDecision::ApproveAlways(StandingApproval {
                     tool: "shell".into(),
-                    prefix: Some("cargo".into()),
+                    rule: Some(CommandRule::Exact(vec!["cargo".into(), "t x".into()])),
                 }),
             },
             EntryKind::ApprovalAnswer {
@@ -637,24 +669,6 @@ mod tests {
             serde_json::to_string(&e).unwrap(),
             r#"{"v":1,"seq":7,"ts":1700000000000,"kind":"approval_answer","call_id":"c1","decision":{"type":"deny","reason":"no"}}"#
         );
-    }
-
-    #[test]
-    fn standing_approvals_cover_their_tool_and_prefix() {
-        let cargo = StandingApproval {
-            tool: "shell".into(),
-            prefix: Some("cargo".into()),
-        };
-        assert!(cargo.covers("shell", Some("cargo")));
-        assert!(!cargo.covers("shell", Some("rm")));
-        assert!(!cargo.covers("shell", None));
-        assert!(!cargo.covers("write_file", Some("cargo")));
-        let whole = StandingApproval {
-            tool: "write_file".into(),
-            prefix: None,
-        };
-        assert!(whole.covers("write_file", None));
-        assert!(whole.covers("write_file", Some("x")));
     }
 
     #[test]

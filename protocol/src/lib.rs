@@ -10,6 +10,7 @@
 //!
 //! Start reading at `message.rs` (what goes over the socket), then `entry.rs` (what goes to disk).
 
+pub mod approval;
 pub mod codec;
 pub mod completion;
 pub mod entry;
@@ -22,13 +23,14 @@ pub mod segment;
 pub mod system_item;
 pub mod text;
 
+pub use approval::{CommandRule, StandingApproval, quote_words};
 pub use codec::{FrameError, MAX_FRAME_BYTES, decode_request, encode, line_codec};
 pub use completion::{Completion, CompletionKind, SLASH_COMMANDS};
 pub use entry::{
     ApprovalDecision, ApprovalRequest, Compaction, CompactionTrigger, ContextWindow, DequeueReason,
     ENTRY_VERSION, Entry, EntryKind, FinishReason, ModelConfig, Origin, ProviderKind, QueuedItem,
-    RunEndReason, RunTrigger, SegmentStart, StandingApproval, ToolResultTrim, ToolSpec, TrimMode,
-    Usage, WindowSource,
+    RunEndReason, RunTrigger, SegmentStart, ToolResultTrim, ToolSpec, TrimMode, Usage,
+    WindowSource,
 };
 pub use item::ModelItem;
 pub use message::{

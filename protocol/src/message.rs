@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::approval::StandingApproval;
 use crate::completion::{Completion, CompletionKind};
 use crate::entry::{Entry, QueuedItem, Usage, WindowSource};
 use crate::pod_event::PodEvent;
@@ -103,6 +104,15 @@ pub enum Method {
     Earlier {
         segment_id: String,
         before_seq: u64,
+    },
+    /// The standing approvals in force, answered with `approvals`.
+    ListApprovals,
+    /// Withdraw standing approvals: `standing`, or every one when absent. Each is committed as
+    /// an `approval_revoked` entry; answered with `approvals` (what is left) once durable, or
+    /// `nothing_pending` when `standing` is not in force.
+    RevokeApproval {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        standing: Option<StandingApproval>,
     },
     #[serde(other)]
     Unknown,
@@ -222,6 +232,8 @@ impl Method {
             Method::Spawn(_) => "spawn",
             Method::DeliverReports => "deliver_reports",
             Method::Earlier { .. } => "earlier",
+            Method::ListApprovals => "list_approvals",
+            Method::RevokeApproval { .. } => "revoke_approval",
             Method::Unknown => "unknown",
         }
     }
@@ -539,6 +551,12 @@ pub enum ServerMsg {
         entries: Vec<Entry>,
         more: bool,
     },
+    /// The answer to `list_approvals` and `revoke_approval`: the standing approvals in force,
+    /// oldest first.
+    Approvals {
+        id: u64,
+        standing: Vec<StandingApproval>,
+    },
     #[serde(other)]
     Unknown,
 }
@@ -572,6 +590,7 @@ impl ServerMsg {
             | ServerMsg::CommandDone { .. }
             | ServerMsg::Spawned { .. }
             | ServerMsg::Earlier { .. }
+            | ServerMsg::Approvals { .. }
             | ServerMsg::Unknown => None,
         }
     }
@@ -627,6 +646,14 @@ mod tests {
                 prefix: "src/".into(),
             },
             Method::CancelQueued { queue_id: 4 },
+            Method::ListApprovals,
+            Method::RevokeApproval { standing: None },
+            Method::RevokeApproval {
+                standing: Some(StandingApproval {
+                    tool: "shell".into(),
+                    rule: Some(crate::approval::CommandRule::Prefix(vec!["git".into()])),
+                }),
+            },
             Method::Approve {
                 call_id: Some("c1".into()),
                 answer: ApprovalAnswer::Deny,
@@ -812,6 +839,13 @@ mod tests {
                     pending_approval: None,
                     context: ContextFill::default(),
                 },
+            },
+            ServerMsg::Approvals {
+                id: 3,
+                standing: vec![StandingApproval {
+                    tool: "edit_file".into(),
+                    rule: None,
+                }],
             },
             ServerMsg::ContextFill {
                 seq: 10,

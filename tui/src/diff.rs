@@ -90,7 +90,7 @@ mod tests {
             tool: tool.into(),
             arguments: arguments.to_string(),
             summary: String::new(),
-            prefix: None,
+            always: None,
         }
     }
 

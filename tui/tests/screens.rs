@@ -292,7 +292,7 @@ fn waiting_for_approval() -> App {
                 tool: "shell".into(),
                 arguments: arguments.into(),
                 summary: "shell: cargo test --workspace && rm -rf target/tmp".into(),
-                prefix: Some("cargo".into()),
+                always: Some(seedpod_protocol::CommandRule::Prefix(vec!["cargo".into()])),
             }),
         ),
     ] {
@@ -344,7 +344,7 @@ fn approval_modal_shows_an_edits_diff() {
         tool: "edit_file".into(),
         arguments,
         summary: "edit_file: src/lib.rs".into(),
-        prefix: None,
+        always: None,
     });
     let msg = ServerMsg::Committed {
         seq: 6,

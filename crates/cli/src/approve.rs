@@ -48,12 +48,23 @@ pub async fn approve(
         Ok(ServerMsg::Ack { outcome, .. }) => {
             let verb = match (answer, &reason) {
                 (ApprovalAnswer::Deny, Some(reason)) => format!("denied ({reason})"),
-                (ApprovalAnswer::ApproveAlways, _) => match &request.prefix {
-                    Some(prefix) if target == request.call_id => {
-                        format!("approved, and from now on every `{prefix} …` command")
+                (ApprovalAnswer::ApproveAlways, _) if target != request.call_id => {
+                    "approved (always, as the pod's rule for that call says)".to_string()
+                }
+                (ApprovalAnswer::ApproveAlways, _) => {
+                    match (&request.always, request.tool.as_str()) {
+                        (Some(rule), _) => {
+                            format!(
+                                "approved, and from now on `{}` (until revoked)",
+                                rule.display()
+                            )
+                        }
+                        (None, "shell") => {
+                            "approved once (no standing rule may cover this command)".to_string()
+                        }
+                        (None, tool) => format!("approved, and from now on every {tool} call"),
                     }
-                    _ => format!("approved, and from now on every {} call", request.tool),
-                },
+                }
                 _ => "approved".to_string(),
             };
             let then = if outcome == AckOutcome::Started {

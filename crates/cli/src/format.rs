@@ -78,18 +78,15 @@ pub fn entry_summary(kind: &EntryKind) -> String {
         }
         EntryKind::ApprovalAnswer { call_id, decision } => match decision {
             ApprovalDecision::Approve => format!("approved {call_id}"),
-            ApprovalDecision::ApproveAlways(standing) => format!(
-                "approved {call_id}, and from now on {}{}",
-                standing.tool,
-                standing
-                    .prefix
-                    .as_ref()
-                    .map(|p| format!(" `{p} …`"))
-                    .unwrap_or_default()
-            ),
+            ApprovalDecision::ApproveAlways(standing) => {
+                format!("approved {call_id}, and from now on {}", standing.display())
+            }
             ApprovalDecision::Deny { reason } => format!("denied {call_id}: {}", preview(reason)),
             ApprovalDecision::Unknown => format!("answered {call_id} (in an unknown way)"),
         },
+        EntryKind::ApprovalRevoked { standing } => {
+            format!("standing approval revoked: {}", standing.display())
+        }
         EntryKind::ConfigChanged { model } => {
             format!("model set to {}/{}", model.provider.as_str(), model.model)
         }
@@ -180,7 +177,8 @@ pub fn event_line(msg: &ServerMsg) -> Option<String> {
         | ServerMsg::Context { .. }
         | ServerMsg::StatusReply { .. }
         | ServerMsg::Completions { .. }
-        | ServerMsg::Earlier { .. } => None,
+        | ServerMsg::Earlier { .. }
+        | ServerMsg::Approvals { .. } => None,
         ServerMsg::Unknown => Some("?? an event this seedpod does not know".into()),
     }
 }

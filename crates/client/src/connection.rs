@@ -203,7 +203,8 @@ pub fn reply_id(msg: &ServerMsg) -> Option<u64> {
         | ServerMsg::Completions { id, .. }
         | ServerMsg::CommandDone { id, .. }
         | ServerMsg::Spawned { id, .. }
-        | ServerMsg::Earlier { id, .. } => Some(*id),
+        | ServerMsg::Earlier { id, .. }
+        | ServerMsg::Approvals { id, .. } => Some(*id),
         ServerMsg::Error { id, .. } => *id,
         ServerMsg::Welcome { .. }
         | ServerMsg::Incompatible { .. }

@@ -148,6 +148,7 @@ impl MemoryHost {
             | EntryKind::Dequeued { .. }
             | EntryKind::ApprovalRequest(_)
             | EntryKind::ApprovalAnswer { .. }
+            | EntryKind::ApprovalRevoked { .. }
             | EntryKind::Outbox { .. }
             | EntryKind::OutboxDelivered { .. }
             | EntryKind::ContextWindow(_)

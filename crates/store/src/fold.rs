@@ -291,6 +291,9 @@ impl SegmentState {
                     self.standing_approvals.push(standing.clone());
                 }
             }
+            EntryKind::ApprovalRevoked { standing } => {
+                self.standing_approvals.retain(|s| s != standing);
+            }
         }
         self.next_seq += 1;
         Ok(())

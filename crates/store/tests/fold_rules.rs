@@ -329,7 +329,7 @@ fn approval_request(call_id: &str) -> EntryKind {
         tool: "shell".into(),
         arguments: r#"{"command":"cargo test"}"#.into(),
         summary: "shell: cargo test".into(),
-        prefix: Some("cargo".into()),
+        always: Some(seedpod_protocol::CommandRule::Prefix(vec!["cargo".into()])),
     })
 }
 
@@ -377,7 +377,7 @@ fn run_end_closes_pending_approvals_but_standing_ones_stay() {
     use seedpod_protocol::{ApprovalDecision, StandingApproval};
     let cargo = StandingApproval {
         tool: "shell".into(),
-        prefix: Some("cargo".into()),
+        rule: Some(seedpod_protocol::CommandRule::Prefix(vec!["cargo".into()])),
     };
     let mut fold = Fold::new();
     fold.ok(EntryKind::RunStart {

@@ -18,6 +18,7 @@
 
 mod args;
 mod atomic;
+mod command;
 mod edit_file;
 mod file_tool;
 mod glob;
@@ -41,6 +42,7 @@ use seedpod_engine::Tool;
 
 use crate::file_tool::Blocking;
 
+pub use command::{Judgement, judge as judge_shell_command, narrowest_rule};
 pub use file_tool::{BINARY_SNIFF_BYTES, looks_binary};
 pub use lent::{Lent, LentRoot};
 pub use protected::ProtectedDirs;

@@ -132,6 +132,23 @@ fn is_assignment(word: &Word) -> bool {
     word.raw_assignment
 }
 
+/// Interim: the words of one simple command without assignments, wrappers or expansions.
+pub(crate) fn simple_words(command: &str) -> Option<Vec<String>> {
+    let words = simple_command_words(command)?;
+    if words.iter().any(|w| w.raw_assignment || w.has_expansion) {
+        return None;
+    }
+    let program = words.first()?;
+    if program.text.is_empty()
+        || COMPOUND.contains(&program.text.as_str())
+        || RUNS_ANOTHER_COMMAND.contains(&program.text.as_str())
+        || command.contains('#')
+    {
+        return None;
+    }
+    Some(words.into_iter().map(|w| w.text).collect())
+}
+
 /// The words of one simple command, or `None` for anything more (see [`shell_command_prefix`]).
 fn simple_command_words(command: &str) -> Option<Vec<Word>> {
     let mut words = Vec::new();

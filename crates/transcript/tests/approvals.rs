@@ -90,7 +90,7 @@ fn denials_and_standing_approvals_show_on_the_cell() {
         tool: "write_file".into(),
         arguments: r#"{"path":"a.txt","content":"x"}"#.into(),
         summary: "write_file: a.txt".into(),
-        prefix: None,
+        always: None,
     };
     t.apply(&committed(10, entry(5, approval_request(second))));
     assert_eq!(pending_call(&t), Some("call_1"), "the oldest request first");
@@ -98,7 +98,7 @@ fn denials_and_standing_approvals_show_on_the_cell() {
     // Answering the newer one first leaves the older pending.
     let always = StandingApproval {
         tool: "write_file".into(),
-        prefix: None,
+        rule: None,
     };
     t.apply(&committed(
         11,

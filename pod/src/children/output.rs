@@ -437,15 +437,17 @@ fn render(kind: &EntryKind) -> Option<String> {
         }
         EntryKind::ApprovalAnswer { decision, .. } => match decision {
             ApprovalDecision::Approve => "approval: approved".into(),
-            ApprovalDecision::ApproveAlways(standing) => match &standing.prefix {
-                Some(prefix) => format!("approval: approved always ({} {prefix})", standing.tool),
-                None => format!("approval: approved always ({})", standing.tool),
-            },
+            ApprovalDecision::ApproveAlways(standing) => {
+                format!("approval: approved always ({})", standing.display())
+            }
             ApprovalDecision::Deny { reason } => {
                 format!("approval: denied: {}", cut(reason, NOTE_CHARS))
             }
             ApprovalDecision::Unknown => "approval: answered".into(),
         },
+        EntryKind::ApprovalRevoked { standing } => {
+            format!("approval revoked: {}", standing.display())
+        }
         EntryKind::Unknown => "(an entry of a kind this seedpod does not know)".into(),
     };
     Some(text.trim_end().replace('\n', "\n  "))

@@ -12,6 +12,7 @@ use seedpod_protocol::{
     StandingApproval,
 };
 use seedpod_store::Durability;
+use seedpod_tools::Judgement;
 use tokio::sync::oneshot;
 
 use super::{Activity, Controller};
@@ -23,16 +24,8 @@ pub(super) struct WaitingApproval {
     pub reply: oneshot::Sender<Result<Authorization, HostError>>,
 }
 
-/// The tool whose `approve_always` answers are narrowed to a command prefix.
+/// The tool whose `approve_always` answers are narrowed to a command rule.
 const SHELL: &str = "shell";
-
-fn prefix_for(tool: &str, arguments: &str) -> Option<String> {
-    if tool == SHELL {
-        seedpod_tools::shell_command_prefix(arguments)
-    } else {
-        None
-    }
-}
 
 /// What the run task is told for a committed decision.
 fn authorization(decision: &ApprovalDecision) -> Authorization {
@@ -50,6 +43,19 @@ fn authorization(decision: &ApprovalDecision) -> Authorization {
 }
 
 impl Controller {
+    /// What a standing rule may make of a `shell` call, judged against this pod's scope.
+    fn judge_shell(&self, arguments: &str) -> Judgement {
+        let fallback;
+        let scope = match &self.session.scope {
+            Some(scope) => Some(scope.as_ref()),
+            None => {
+                fallback = seedpod_tools::Scope::for_cwd(&self.meta.cwd).ok();
+                fallback.as_ref()
+            }
+        };
+        seedpod_tools::judge_shell_command(arguments, scope)
+    }
+
     /// The run task asks whether `call` may run. Answers at once unless a person must decide;
     /// then the reply is kept until `approve` (or dropped when the run stops).
     pub(super) async fn authorize(
@@ -107,23 +113,27 @@ impl Controller {
             // Asked before a pause or a restart and still unanswered: wait again.
             Some(None) => {}
             None => {
-                let prefix = prefix_for(&call.name, &call.arguments);
-                if self
+                let judgement = (call.name == SHELL).then(|| self.judge_shell(&call.arguments));
+                let words = judgement.as_ref().and_then(Judgement::words);
+                if let Some(standing) = self
                     .state
                     .standing_approvals
                     .iter()
-                    .any(|s| s.covers(&call.name, prefix.as_deref()))
+                    .find(|s| s.covers(&call.name, words))
                 {
-                    tracing::info!(event = "approval_standing", tool = %call.name, call_id = %call.call_id);
+                    tracing::info!(event = "approval_standing", tool = %call.name, call_id = %call.call_id, rule = %standing.display());
                     let _ = reply.send(Ok(Authorization::Allowed));
                     return;
+                }
+                if let Some(Judgement::NotSimple(why)) = &judgement {
+                    tracing::info!(event = "approval_no_standing_rule", call_id = %call.call_id, why = %why);
                 }
                 let request = ApprovalRequest {
                     summary: seedpod_tools::call_summary(&call.name, &call.arguments),
                     call_id: call.call_id.clone(),
                     tool: call.name.clone(),
                     arguments: call.arguments.clone(),
-                    prefix,
+                    always: words.map(seedpod_tools::narrowest_rule),
                 };
                 tracing::info!(event = "approval_requested", tool = %request.tool, summary = %request.summary);
                 let kind = EntryKind::ApprovalRequest(request);
@@ -175,12 +185,12 @@ impl Controller {
             ApprovalAnswer::Approve => ApprovalDecision::Approve,
             // A shell command whose first word cannot be told is approved once, never for
             // every command.
-            ApprovalAnswer::ApproveAlways if request.tool == SHELL && request.prefix.is_none() => {
+            ApprovalAnswer::ApproveAlways if request.tool == SHELL && request.always.is_none() => {
                 ApprovalDecision::Approve
             }
             ApprovalAnswer::ApproveAlways => ApprovalDecision::ApproveAlways(StandingApproval {
                 tool: request.tool.clone(),
-                prefix: request.prefix.clone(),
+                rule: request.always.clone(),
             }),
             ApprovalAnswer::Deny => ApprovalDecision::Deny {
                 reason: reason

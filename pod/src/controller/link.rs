@@ -121,6 +121,7 @@ fn durability_for(kind: &EntryKind) -> Durability {
         EntryKind::ContextWindow(_) => Durability::Sync,
         EntryKind::ApprovalRequest(_)
         | EntryKind::ApprovalAnswer { .. }
+        | EntryKind::ApprovalRevoked { .. }
         | EntryKind::Outbox { .. } => Durability::Sync,
     }
 }

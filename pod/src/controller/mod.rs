@@ -19,6 +19,7 @@ mod link;
 mod requests;
 mod runs;
 mod snapshot;
+mod standing;
 #[cfg(test)]
 mod tests;
 

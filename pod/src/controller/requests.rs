@@ -151,6 +151,8 @@ impl Controller {
                 reason,
             } => self.approve(id, call_id, answer, reason).await,
             Method::Command { name, args } => self.command(id, name, args).await,
+            Method::ListApprovals => self.list_approvals(id),
+            Method::RevokeApproval { standing } => self.revoke_approval(id, standing).await,
             Method::PodEvent { event, wake } => self.receive_report(id, event, wake).await,
             // An idle compaction has no turn to pause: Esc stops the compaction.
             Method::Pause if self.compacting.is_some() && self.state.open_run.is_none() => {

@@ -101,6 +101,7 @@ pub fn event_ids(entries: &[Entry]) -> HashSet<String> {
             | EntryKind::Dequeued { .. }
             | EntryKind::ApprovalRequest(_)
             | EntryKind::ApprovalAnswer { .. }
+            | EntryKind::ApprovalRevoked { .. }
             | EntryKind::ContextWindow(_)
             | EntryKind::ContextPruned { .. }
             | EntryKind::Outbox { .. }

@@ -11,7 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Padding, Paragraph};
-use seedpod_protocol::ApprovalRequest;
+use seedpod_protocol::{ApprovalRequest, CommandRule, quote_words};
 use seedpod_transcript::render::argument_lines;
 use seedpod_transcript::{Role, Theme};
 use unicode_width::UnicodeWidthChar;
@@ -207,18 +207,24 @@ fn seconds(left: Duration) -> String {
 /// What a confirmed `a` grants, exactly as the pod will remember it.
 fn rule(request: &ApprovalRequest) -> String {
     let tool = clean(&request.tool);
-    match (&request.prefix, request.tool == SHELL) {
-        (Some(prefix), true) => format!(
-            "from now on, any command starting with `{}` runs in this pod without asking, \
-             whatever follows it.",
-            clean(prefix)
+    match (&request.always, request.tool == SHELL) {
+        (Some(CommandRule::Prefix(words)), true) => format!(
+            "from now on, `{} …` commands run in this pod without asking (only as one plain \
+             command: no pipes, redirections, substitutions or escapes), until revoked with \
+             /approvals.",
+            clean(&quote_words(words))
         ),
-        (Some(prefix), false) => format!(
-            "from now on, {tool} calls for `{} …` run in this pod without asking.",
-            clean(prefix)
+        (Some(CommandRule::Exact(words)), true) => format!(
+            "from now on, exactly `{}` runs in this pod without asking, until revoked with \
+             /approvals.",
+            clean(&quote_words(words))
         ),
-        (None, true) => "none, in fact: this command's first word could not be told, so the \
-                         pod approves this call once and remembers nothing."
+        (Some(rule), false) => format!(
+            "from now on, {tool} calls for `{}` run in this pod without asking.",
+            clean(&rule.display())
+        ),
+        (None, true) => "none, in fact: this is not one plain command a rule may cover, so \
+                         the pod approves this call once and remembers nothing."
             .to_string(),
         (None, false) => {
             format!("from now on, every {tool} call runs in this pod without asking.")
@@ -228,17 +234,15 @@ fn rule(request: &ApprovalRequest) -> String {
 
 /// What `a` (approve always) covers, as the pod will remember it.
 fn always(request: &ApprovalRequest) -> String {
-    match (&request.prefix, request.tool == SHELL) {
-        (Some(prefix), true) => {
-            format!("always allow `{} …` commands in this pod", clean(prefix))
-        }
-        (Some(prefix), false) => format!(
-            "always allow {} `{} …` in this pod",
+    match (&request.always, request.tool == SHELL) {
+        (Some(rule), true) => format!("always allow `{}` in this pod", clean(&rule.display())),
+        (Some(rule), false) => format!(
+            "always allow {} `{}` in this pod",
             clean(&request.tool),
-            clean(prefix)
+            clean(&rule.display())
         ),
-        // The pod approves such a command once: its first word could not be told.
-        (None, true) => "approve this command (no first word to remember)".to_string(),
+        // The pod approves such a command once: no rule may cover it.
+        (None, true) => "approve this command (no rule may cover it)".to_string(),
         (None, false) => format!("always allow {} in this pod", clean(&request.tool)),
     }
 }
@@ -380,7 +384,7 @@ mod tests {
             tool: tool.into(),
             arguments: arguments.into(),
             summary: format!("{tool}: something"),
-            prefix: prefix.map(str::to_string),
+            always: prefix.map(|p| CommandRule::Prefix(p.split(' ').map(str::to_string).collect())),
         }
     }
 
@@ -395,10 +399,7 @@ mod tests {
         assert_eq!(subject, "$ cargo test[2J");
         assert_eq!(rest, vec!["timeout: 30"]);
         assert!(is_command);
-        assert_eq!(
-            always(&shell),
-            "always allow `cargo …` commands in this pod"
-        );
+        assert_eq!(always(&shell), "always allow `cargo …` in this pod");
         let write = request("write_file", r#"{"path":"a.txt"}"#, None);
         let (subject, rest, is_command) = subject_and_arguments(&write);
         assert_eq!(subject, "something");

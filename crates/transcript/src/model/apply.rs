@@ -154,6 +154,7 @@ impl Transcript {
             | ServerMsg::CommandDone { .. }
             | ServerMsg::Spawned { .. }
             | ServerMsg::Earlier { .. }
+            | ServerMsg::Approvals { .. }
             | ServerMsg::Unknown => false,
         }
     }

@@ -88,6 +88,7 @@ impl Transcript {
             }
             // The queue is shown from `queued` frames, which carry its whole content.
             EntryKind::Queued { .. }
+            | EntryKind::ApprovalRevoked { .. }
             | EntryKind::Dequeued { .. }
             | EntryKind::Outbox { .. }
             | EntryKind::OutboxDelivered { .. } => false,

@@ -63,11 +63,7 @@ pub fn argument_lines(arguments: &str) -> Vec<String> {
 /// What an `approve_always` answer covers, in a few words: `shell: cargo …` (commands starting
 /// with `cargo`) or just the tool's name.
 pub fn standing_scope(standing: &StandingApproval) -> String {
-    let tool = sanitize(&standing.tool).replace('\n', " ");
-    match &standing.prefix {
-        Some(prefix) => format!("{tool}: {} …", sanitize(prefix).replace('\n', " ")),
-        None => tool,
-    }
+    sanitize(&standing.display()).replace('\n', "⏎")
 }
 
 /// The summary without the tool name it usually starts with (`shell: cargo test`), since the
@@ -232,12 +228,12 @@ mod tests {
     fn scopes_name_the_prefix_or_the_tool() {
         let cargo = StandingApproval {
             tool: "shell".into(),
-            prefix: Some("cargo".into()),
+            rule: Some(seedpod_protocol::CommandRule::Prefix(vec!["cargo".into()])),
         };
         assert_eq!(standing_scope(&cargo), "shell: cargo …");
         let whole = StandingApproval {
             tool: "write_file".into(),
-            prefix: None,
+            rule: None,
         };
         assert_eq!(standing_scope(&whole), "write_file");
     }

@@ -371,7 +371,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             "approval_approved_always",
             cell(approval_cell(ApprovalStatus::ApprovedAlways(StandingApproval {
                 tool: "shell".into(),
-                prefix: Some("cargo".into()),
+                rule: Some(seedpod_protocol::CommandRule::Prefix(vec!["cargo".into()])),
             }))),
         ),
         (
@@ -396,7 +396,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
                     })
                     .to_string(),
                     summary: "write_file: src/lib.rs (10 lines)".into(),
-                    prefix: None,
+                    always: None,
                 },
                 status: ApprovalStatus::Waiting,
             }),
@@ -618,7 +618,7 @@ pub fn shell_request(call_id: &str) -> ApprovalRequest {
         tool: "shell".into(),
         arguments: r#"{"command":"cargo test --workspace --all-targets"}"#.into(),
         summary: "shell: cargo test --workspace --all-targets".into(),
-        prefix: Some("cargo".into()),
+        always: Some(seedpod_protocol::CommandRule::Prefix(vec!["cargo".into()])),
     }
 }
 

@@ -3,7 +3,7 @@
 use super::*;
 use crate::policy::{Policies, Policy};
 use crate::session::SessionSettings;
-use seedpod_protocol::{ApprovalAnswer, ApprovalDecision, StandingApproval};
+use seedpod_protocol::{ApprovalAnswer, ApprovalDecision, CommandRule, StandingApproval};
 
 /// A response calling a tool named `shell` with `command`.
 fn shell(command: &str) -> ScriptStep {
@@ -63,7 +63,15 @@ async fn an_asking_call_waits_durably_and_runs_once_approved() {
         })
         .expect("the request is in the log before anyone is told");
     assert_eq!(request.tool, "shell");
-    assert_eq!(request.prefix.as_deref(), Some("cargo"));
+    let words = ["cargo".to_string(), "test".to_string()];
+    assert!(
+        request
+            .always
+            .as_ref()
+            .is_some_and(|rule| rule.covers(&words)),
+        "\"always\" would cover this command: {:?}",
+        request.always
+    );
     assert!(
         request.summary.contains("cargo test"),
         "{}",
@@ -129,12 +137,21 @@ async fn a_denied_call_becomes_an_error_result_with_the_reason() {
     pod.stop().await;
 }
 
+fn request_summaries(log: &[seedpod_protocol::Entry]) -> Vec<String> {
+    log.iter()
+        .filter_map(|e| match &e.kind {
+            EntryKind::ApprovalRequest(r) => Some(r.summary.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 #[tokio::test]
-async fn approve_always_covers_later_calls_with_the_same_first_word_only() {
+async fn approve_always_covers_the_program_and_subcommand_only() {
     let steps = vec![
         shell("cargo test"),
-        shell("cargo build --release"),
-        shell("rm -rf /tmp/x"),
+        shell("cargo test --release -p x"),
+        shell("cargo build"),
         text("done"),
     ];
     let mut pod = asking_pod(steps).await;
@@ -142,26 +159,79 @@ async fn approve_always_covers_later_calls_with_the_same_first_word_only() {
     pod.state(PodState::WaitingForApproval).await;
     pod.acked(approve(ApprovalAnswer::ApproveAlways, None))
         .await;
-    // `cargo build` runs without asking; `rm` asks.
+    // `cargo test --release` runs without asking; `cargo build` asks.
     pod.state(PodState::WaitingForApproval).await;
     let log = pod.log();
-    let requests: Vec<String> = log
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EntryKind::ApprovalRequest(r) => Some(r.summary.clone()),
-            _ => None,
-        })
-        .collect();
+    let requests = request_summaries(&log);
     assert_eq!(requests.len(), 2, "{requests:?}");
-    assert!(requests[1].contains("rm -rf"), "{requests:?}");
+    assert!(requests[1].contains("cargo build"), "{requests:?}");
+    let cargo_test = vec!["cargo".to_string(), "test".to_string()];
     assert!(log.iter().any(|e| matches!(
         &e.kind,
         EntryKind::ApprovalAnswer {
-            decision: ApprovalDecision::ApproveAlways(StandingApproval { tool, prefix }),
+            decision: ApprovalDecision::ApproveAlways(StandingApproval { tool, rule }),
             ..
-        } if tool == "shell" && prefix.as_deref() == Some("cargo")
+        } if tool == "shell" && *rule == Some(CommandRule::Prefix(cargo_test.clone()))
     )));
     pod.acked(approve(ApprovalAnswer::Deny, None)).await;
+    assert_eq!(pod.run_end().await, RunEndReason::Completed);
+    pod.assert_replay_matches_live().await;
+    pod.stop().await;
+}
+
+#[tokio::test]
+async fn a_revoked_standing_approval_asks_again_and_stays_revoked() {
+    let steps = vec![
+        shell("cargo test"),
+        text("tested"),
+        shell("cargo test"),
+        text("tested again"),
+    ];
+    let mut pod = asking_pod(steps).await;
+    pod.run("test").await;
+    pod.state(PodState::WaitingForApproval).await;
+    pod.acked(approve(ApprovalAnswer::ApproveAlways, None))
+        .await;
+    assert_eq!(pod.run_end().await, RunEndReason::Completed);
+    let standing = match pod.call(Method::ListApprovals).await {
+        ServerMsg::Approvals { standing, .. } => standing,
+        other => panic!("expected approvals, got {other:?}"),
+    };
+    assert_eq!(standing.len(), 1, "{standing:?}");
+
+    // Revoking something not in force is refused and changes nothing.
+    let stranger = StandingApproval {
+        tool: "shell".into(),
+        rule: Some(CommandRule::Prefix(vec!["rm".into()])),
+    };
+    assert_eq!(
+        refused(
+            &pod.call(Method::RevokeApproval {
+                standing: Some(stranger)
+            })
+            .await
+        ),
+        ErrorCode::NothingPending
+    );
+    match pod
+        .call(Method::RevokeApproval {
+            standing: Some(standing[0].clone()),
+        })
+        .await
+    {
+        ServerMsg::Approvals { standing, .. } => assert!(standing.is_empty(), "{standing:?}"),
+        other => panic!("expected approvals, got {other:?}"),
+    }
+    assert!(pod.log().iter().any(|e| matches!(
+        &e.kind,
+        EntryKind::ApprovalRevoked { standing: s } if *s == standing[0]
+    )));
+
+    // The same command asks again.
+    pod.run("again").await;
+    pod.state(PodState::WaitingForApproval).await;
+    assert_eq!(request_summaries(&pod.log()).len(), 2);
+    pod.acked(approve(ApprovalAnswer::Approve, None)).await;
     assert_eq!(pod.run_end().await, RunEndReason::Completed);
     pod.assert_replay_matches_live().await;
     pod.stop().await;

@@ -98,7 +98,7 @@ impl Harness {
             tool: "shell".into(),
             arguments: r#"{"command":"cargo test"}"#.into(),
             summary: "shell: cargo test".into(),
-            prefix: Some("cargo".into()),
+            always: Some(seedpod_protocol::CommandRule::Prefix(vec!["cargo".into()])),
         }));
         self.state(PodState::WaitingForApproval);
     }
@@ -838,7 +838,7 @@ fn arrows_scroll_an_edits_diff_and_answer_nothing() {
         tool: "edit_file".into(),
         arguments: serde_json::json!({"path": "a.rs", "old": old, "new": ""}).to_string(),
         summary: "edit_file: a.rs".into(),
-        prefix: None,
+        always: None,
     }));
     // From the start, grace period or not: scrolling is not an answer.
     assert!(h.key(key(KeyCode::Down)).is_empty());
