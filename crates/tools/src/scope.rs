@@ -129,6 +129,21 @@ impl Scope {
         &self.cwd
     }
 
+    /// Canonical roots granting read (write roots also grant read; see `write_roots`).
+    pub fn read_roots(&self) -> &[PathBuf] {
+        &self.read
+    }
+
+    /// Canonical roots granting read and write.
+    pub fn write_roots(&self) -> &[PathBuf] {
+        &self.write
+    }
+
+    /// Canonical paths refused whatever the roots say.
+    pub fn deny_roots(&self) -> &[PathBuf] {
+        &self.deny
+    }
+
     /// The roots this pod lent to its children; the pod's controller updates them.
     pub fn lent(&self) -> &Lent {
         &self.lent
