@@ -56,7 +56,11 @@ fn every_design_reference_in_the_code_has_a_target() {
     let design = fs::read_to_string(root.join("docs/design.md")).expect("docs/design.md exists");
     let mut files = Vec::new();
     sources(&root, &mut files);
-    assert!(files.len() > 50, "the walk found the sources: {}", files.len());
+    assert!(
+        files.len() > 50,
+        "the walk found the sources: {}",
+        files.len()
+    );
     let mut missing = Vec::new();
     let mut seen = 0;
     for file in files {
@@ -85,7 +89,10 @@ fn every_design_reference_in_the_code_has_a_target() {
         }
     }
     assert!(seen > 20, "the scan found the references: {seen}");
-    assert!(missing.is_empty(), "references without a target in docs/design.md: {missing:#?}");
+    assert!(
+        missing.is_empty(),
+        "references without a target in docs/design.md: {missing:#?}"
+    );
 }
 
 #[test]

@@ -419,5 +419,11 @@ fn the_full_prompt_is_pinned_byte_for_byte() {
     let fx = Fixture::new();
     let text = render_prompt(&fx.full_inputs()).unwrap().text;
     let text = text.replace(&fx.dir.path().display().to_string(), "ROOT");
+    // `SEEDPOD_BLESS=1` rewrites the golden after a deliberate change (review its diff).
+    if std::env::var_os("SEEDPOD_BLESS").is_some() {
+        let golden =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("src/prompt/tests/full_prompt.golden");
+        std::fs::write(golden, &text).expect("write the golden");
+    }
     assert_eq!(text, include_str!("tests/full_prompt.golden"));
 }
