@@ -42,13 +42,13 @@ use seedpod_engine::Tool;
 
 use crate::file_tool::Blocking;
 
-pub use command::{Judgement, judge as judge_shell_command, narrowest_rule};
+pub use command::{Judgement, judge as judge_shell_command, judge_command, narrowest_rule};
 pub use file_tool::{BINARY_SNIFF_BYTES, looks_binary};
 pub use lent::{Lent, LentRoot};
 pub use protected::ProtectedDirs;
 pub use scope::{Access, Blocked, BlockedKind, Scope, ScopeError, ScopeRules};
 pub use shell::{ShellLimits, TIMEOUT_EXIT_CODE};
-pub use summary::{call_summary, shell_command_prefix};
+pub use summary::call_summary;
 
 /// What a tool can do, for approval policies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,20 +1,29 @@
 //! Which `shell` commands a standing approval may cover, and the narrowest rule for one.
 //!
-//! A standing rule ("always allow `git status`") must mean what it says, so it only ever covers
-//! a command that is *one simple command with nothing hidden in it*: no list, pipeline, newline,
-//! comment, redirection, substitution, assignment, wrapper that runs another command, or
-//! program-specific escape. `judge` decides that; anything it cannot vouch for is `NotSimple`
-//! and is asked about every time.
+//! A standing rule ("always allow `git status …`") must mean what it says, so it only ever
+//! covers a command that is *one plain command with nothing hidden in it*. `judge` parses the
+//! command with bash's grammar (`parse.rs`, tree-sitter-bash) into the words bash would pass to
+//! the program, refusing lists, pipelines, newlines, comments, redirections (except descriptor
+//! duplication such as `2>&1`), substitutions, expansions, globs and assignments; then refuses
+//! wrappers and program-specific escapes (`escapes.rs`: `git -c`, `find -exec`, …). Anything it
+//! cannot vouch for is `NotSimple` and is asked about every time; "always" on it approves once.
 
-use seedpod_protocol::CommandRule;
+mod escapes;
+mod parse;
+mod rule;
+#[cfg(test)]
+mod tests;
+
 use serde_json::Value;
 
 use crate::scope::Scope;
 
+pub use rule::narrowest_rule;
+
 /// What `judge` made of a `shell` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Judgement {
-    /// One simple command; its words with quoting removed, program first.
+    /// One plain command; its words with quoting removed, program first.
     Simple(Vec<String>),
     /// Anything a rule must not cover, and why (for the log and the modal).
     NotSimple(String),
@@ -33,31 +42,23 @@ impl Judgement {
 /// as `git -C DIR` that are only harmless inside it; with no scope known, such a command is
 /// `NotSimple`).
 pub fn judge(arguments: &str, scope: Option<&Scope>) -> Judgement {
-    let _ = scope;
     let Some(command) = serde_json::from_str::<Value>(arguments)
         .ok()
         .and_then(|v| v.get("command").and_then(Value::as_str).map(str::to_owned))
     else {
         return Judgement::NotSimple("the call has no command string".into());
     };
-    match crate::summary::simple_words(&command) {
-        Some(words) => Judgement::Simple(words),
-        None => Judgement::NotSimple("not one simple command".into()),
-    }
+    judge_command(&command, scope)
 }
 
-/// The narrowest rule an "always" answer offers for a judged command: program and subcommand
-/// for programs that have subcommands (`git status …`), else the exact command.
-pub fn narrowest_rule(words: &[String]) -> CommandRule {
-    const SUBCOMMANDS: &[&str] = &["git", "cargo", "npm", "go", "docker", "kubectl", "make"];
-    match words {
-        [program, sub, ..]
-            if SUBCOMMANDS.contains(&program.as_str())
-                && sub.chars().all(|c| c.is_ascii_lowercase() || c == '-')
-                && !sub.starts_with('-') =>
-        {
-            CommandRule::Prefix(vec![program.clone(), sub.clone()])
-        }
-        _ => CommandRule::Exact(words.to_vec()),
+/// Judge one command line.
+pub fn judge_command(command: &str, scope: Option<&Scope>) -> Judgement {
+    let words = match parse::words(command) {
+        Ok(words) => words,
+        Err(why) => return Judgement::NotSimple(why),
+    };
+    match escapes::check(&words, scope) {
+        Ok(()) => Judgement::Simple(words),
+        Err(why) => Judgement::NotSimple(why),
     }
 }
