@@ -1,0 +1,142 @@
+//! Issue 13 must-show: a standing approval means what the person saw. After "always" on
+//! `git status` in a real repository, the issue's attacks (a comment hiding a second line, `-c`
+//! config, `GIT_CONFIG_*` and `PATH` assignments, `--output`, a list) are each asked about again
+//! and, denied, leave no payload behind; a plain `git status --short` runs without asking.
+
+use std::process::Command;
+
+use seedpod_e2e::{Sandbox, is_run_end, wait_for};
+use seedpod_protocol::{
+    ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClientMode, CommandRule, EntryKind, Method,
+    Segment, ServerMsg,
+};
+use serde_json::json;
+
+fn shell_step(command: &str) -> serde_json::Value {
+    json!({"tool_calls": [{"name": "shell", "arguments": json!({"command": command}).to_string()}]})
+}
+
+fn approval_request(msg: &ServerMsg) -> Option<ApprovalRequest> {
+    match msg {
+        ServerMsg::Committed { entry, .. } => match &entry.kind {
+            EntryKind::ApprovalRequest(request) => Some(request.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+const ATTACKS: &[&str] = &[
+    "git status #\ntouch PWNED1",
+    "git -c alias.x='!touch PWNED2' x",
+    "git -c core.fsmonitor='touch PWNED3' status",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch PWNED4' git status",
+    "PATH=./evil:$PATH git status",
+    "git diff --output=PWNED6",
+    "git status; touch PWNED7",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_always_on_git_status_every_attack_is_asked_about_again() {
+    let sb = Sandbox::new();
+    let init = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(sb.path())
+        .status()
+        .expect("this test needs git installed (`git init` could not start)");
+    assert!(init.success(), "git init failed in {}", sb.path().display());
+
+    let mut steps = vec![shell_step("git status"), shell_step("git status --short")];
+    steps.extend(ATTACKS.iter().map(|attack| shell_step(attack)));
+    steps.push(json!({"text": "done"}));
+    let script = sb.script("s.jsonl", &steps);
+    sb.start_scripted("p", &script);
+    let mut events = sb.connect("p", ClientMode::Attach).await;
+    let mut seen = Vec::new();
+    let mut control = sb.connect("p", ClientMode::Control).await;
+    control
+        .call(Method::Run {
+            segments: vec![Segment::text("look at the repo")],
+        })
+        .await
+        .expect("run accepted");
+
+    let first = wait_for(&mut events, &mut seen, approval_request).await;
+    assert_eq!(first.summary, "shell: git status");
+    assert_eq!(
+        first.always,
+        Some(CommandRule::Prefix(vec!["git".into(), "status".into()])),
+        "always offers program and subcommand"
+    );
+    control
+        .call(Method::Approve {
+            call_id: Some(first.call_id.clone()),
+            answer: ApprovalAnswer::ApproveAlways,
+            reason: None,
+        })
+        .await
+        .expect("approve always acknowledged");
+
+    let mut asked = Vec::new();
+    for _ in ATTACKS {
+        let request = wait_for(&mut events, &mut seen, approval_request).await;
+        assert!(
+            request.always.is_none(),
+            "no standing rule may be offered for {:?}",
+            request.arguments
+        );
+        asked.push(request.arguments.clone());
+        control
+            .call(Method::Approve {
+                call_id: Some(request.call_id),
+                answer: ApprovalAnswer::Deny,
+                reason: Some("not covered".into()),
+            })
+            .await
+            .expect("denial acknowledged");
+    }
+    wait_for(&mut events, &mut seen, is_run_end).await;
+
+    for (attack, arguments) in ATTACKS.iter().zip(&asked) {
+        let command: serde_json::Value = serde_json::from_str(arguments).expect("arguments");
+        assert_eq!(command["command"], *attack, "asked in order");
+    }
+    for n in 1..=7 {
+        let payload = sb.path().join(format!("PWNED{n}"));
+        assert!(!payload.exists(), "{} exists", payload.display());
+    }
+
+    // The log: one approve_always for `git status`, the covered call ran without a request,
+    // and every attack has its request and its denial.
+    let history = sb.history("p").await;
+    let requests: Vec<&ApprovalRequest> = history
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EntryKind::ApprovalRequest(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(requests.len(), 1 + ATTACKS.len());
+    assert!(
+        !requests.iter().any(|r| r.summary.contains("--short")),
+        "the covered call was asked about"
+    );
+    let denials = history
+        .iter()
+        .filter(|e| {
+            matches!(
+                &e.kind,
+                EntryKind::ApprovalAnswer {
+                    decision: ApprovalDecision::Deny { .. },
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(denials, ATTACKS.len());
+    let short_ran = history.iter().any(|e| {
+        matches!(&e.kind, EntryKind::ToolResult { content, is_error: false, .. }
+            if !content.contains("denied"))
+    });
+    assert!(short_ran, "git status --short ran and returned a result");
+}
