@@ -140,3 +140,88 @@ async fn after_always_on_git_status_every_attack_is_asked_about_again() {
     });
     assert!(short_ran, "git status --short ran and returned a result");
 }
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `seedpod approvals`: lists what "always" made, revokes it (the log says so and the same call
+/// asks again), refuses a bad number, and reads a stopped pod's rules from its log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approvals_lists_and_revokes_standing_rules() {
+    let sb = Sandbox::new();
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            shell_step("cargo test -p x"),
+            json!({"text": "tested"}),
+            shell_step("cargo test --release"),
+            json!({"text": "tested again"}),
+            shell_step("cargo test"),
+            json!({"text": "and again"}),
+        ],
+    );
+    sb.start_scripted("p", &script);
+    let mut events = sb.connect("p", ClientMode::Attach).await;
+    let mut seen = Vec::new();
+    assert!(
+        sb.ok(&["approvals", "p"]).contains("no standing approvals"),
+        "an empty list says how rules are made"
+    );
+
+    sb.ok(&["send", "p", "test", "--no-wait"]);
+    wait_for(&mut events, &mut seen, approval_request).await;
+    let answered = sb.ok(&["approve", "p", "--always"]);
+    assert!(answered.contains("cargo test …"), "{answered}");
+    wait_for(&mut events, &mut seen, is_run_end).await;
+
+    // Covered: the second run asks nothing.
+    sb.ok(&["send", "p", "again"]);
+    let listed = sb.ok(&["approvals", "p"]);
+    assert_eq!(listed.trim(), "1  shell: cargo test …");
+    let json: serde_json::Value =
+        serde_json::from_str(&sb.ok(&["approvals", "p", "--json"])).expect("json list");
+    assert_eq!(json, json!([{"tool": "shell", "prefix": "cargo test"}]));
+
+    let bad = sb.run(&["approvals", "p", "--revoke", "2"]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("has 1 standing approval"),
+        "{}",
+        stderr(&bad)
+    );
+
+    let revoked = sb.ok(&["approvals", "p", "--revoke", "1"]);
+    assert!(revoked.contains("revoked shell: cargo test …"), "{revoked}");
+    assert!(sb.ok(&["approvals", "p"]).contains("no standing approvals"));
+    let history = sb.history("p").await;
+    assert!(history.iter().any(|e| matches!(
+        &e.kind,
+        EntryKind::ApprovalRevoked { standing } if standing.display() == "shell: cargo test …"
+    )));
+
+    // Revoked: the same kind of call asks again.
+    sb.ok(&["send", "p", "once more", "--no-wait"]);
+    let again = wait_for(&mut events, &mut seen, approval_request).await;
+    assert_eq!(again.summary, "shell: cargo test");
+    sb.ok(&["approve", "p", "--always"]);
+    wait_for(&mut events, &mut seen, is_run_end).await;
+
+    // Stopped: the list comes from the log; revoking needs the pod.
+    sb.ok(&["stop", "p"]);
+    assert_eq!(
+        stdout(&sb.run(&["approvals", "p"])).trim(),
+        "1  shell: cargo test …"
+    );
+    let refused = sb.run(&["approvals", "p", "--revoke-all"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("is stopped; start it"),
+        "{}",
+        stderr(&refused)
+    );
+}

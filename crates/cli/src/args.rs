@@ -110,12 +110,26 @@ pub enum Command {
         /// Deny it instead; the model reads REASON in the call's error result.
         #[arg(long, value_name = "REASON", conflicts_with = "always")]
         deny: Option<String>,
-        /// Approve it and stop asking for this tool (for shell: commands with this first word).
+        /// Approve it and stop asking for the calls its rule covers (for shell: program and
+        /// subcommand, or the exact command; `seedpod approvals NAME` lists and revokes rules).
         #[arg(long)]
         always: bool,
         /// The call to answer (default: the oldest one waiting).
         #[arg(long, value_name = "CALL_ID")]
         call: Option<String>,
+    },
+    /// The standing approvals ("always" answers) of pod NAME, numbered; revoke one or all.
+    Approvals {
+        name: Option<String>,
+        /// Print them as a JSON array.
+        #[arg(long)]
+        json: bool,
+        /// Withdraw standing approval N (as numbered by the list); that call asks again.
+        #[arg(long, value_name = "N", conflicts_with = "revoke_all")]
+        revoke: Option<usize>,
+        /// Withdraw every standing approval.
+        #[arg(long)]
+        revoke_all: bool,
     },
     /// The system prompt: `prompt show [NAME]` renders it layer by layer with each source.
     Prompt {

@@ -1,5 +1,6 @@
 //! The `seedpod` command: parses flags, wires the crates, nothing else (DESIGN §2).
 
+mod approvals;
 mod approve;
 mod args;
 mod attach;
@@ -132,6 +133,19 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
             always,
             call,
         } => approve::approve(&home, &existing(name)?, deny, always, call).await,
+        Command::Approvals {
+            name,
+            json,
+            revoke,
+            revoke_all,
+        } => {
+            let action = match (revoke, revoke_all) {
+                (Some(n), _) => approvals::Action::Revoke(n),
+                (None, true) => approvals::Action::RevokeAll,
+                (None, false) => approvals::Action::List,
+            };
+            approvals::approvals(&home, &existing(name)?, action, json).await
+        }
         Command::Prompt {
             command: PromptCommand::Show { name },
         } => prompt::show(&home, name.as_deref()).await,
