@@ -67,6 +67,7 @@ pub const SLASH_COMMANDS: &[(&str, &str)] = &[
     ("resume", "continue a paused turn"),
     ("cancel", "cancel the running or paused turn"),
     ("copy", "copy the last answer to the clipboard"),
+    ("approvals", "standing approvals: list, d revokes"),
     (
         "mouse",
         "mouse-wheel scrolling on/off (then Shift-drag selects)",

@@ -24,6 +24,8 @@ pub enum Command {
     Cancel,
     Copy,
     Mouse,
+    /// `/approvals`: list the standing approvals and revoke them.
+    Approvals,
 }
 
 /// A child pod to start: its name and its first input (the rest of the line).
@@ -74,6 +76,7 @@ pub fn parse(text: &str) -> Parsed {
         "cancel" => Command::Cancel,
         "copy" => Command::Copy,
         "mouse" => Command::Mouse,
+        "approvals" => Command::Approvals,
         other => return Parsed::Unknown(other.to_string()),
     };
     Parsed::Command(command)

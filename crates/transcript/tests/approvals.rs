@@ -294,3 +294,27 @@ fn the_call_cell_says_it_waits_for_approval_until_answered() {
     ));
     assert_eq!(call_status(&t, "call_1"), ToolStatus::Running);
 }
+
+#[test]
+fn a_revoked_standing_approval_leaves_a_line_in_the_transcript() {
+    let mut t = asking();
+    let standing = StandingApproval {
+        tool: "shell".into(),
+        rule: Some(seedpod_protocol::CommandRule::Prefix(vec![
+            "git".into(),
+            "status".into(),
+        ])),
+    };
+    t.apply(&committed(
+        20,
+        entry(
+            12,
+            seedpod_protocol::EntryKind::ApprovalRevoked { standing },
+        ),
+    ));
+    let revoked = t.cells().iter().find_map(|cell| match &cell.kind {
+        CellKind::ApprovalRevoked { rule } => Some(rule.clone()),
+        _ => None,
+    });
+    assert_eq!(revoked.as_deref(), Some("shell: git status …"));
+}

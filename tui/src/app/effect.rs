@@ -58,6 +58,8 @@ pub enum Pending {
     },
     /// A command the pod carries out (`/clear`, `/model NAME`, `/memory TEXT`).
     Command(PodCommand),
+    /// `/approvals`: the list, or what is left after a revocation.
+    Approvals,
     /// `/spawn NAME TASK`: the pod starts child `name`.
     Spawn {
         name: String,

@@ -297,6 +297,7 @@ impl App {
             ),
             Command::Spawn(spawn) => return self.spawn(spawn, now),
             Command::Pods => return self.open_picker(),
+            Command::Approvals => return self.open_approvals(now),
             Command::Resume => return vec![self.request(Pending::Resume, Method::Resume)],
             Command::Cancel => return vec![self.request(Pending::Cancel, Method::Cancel)],
             Command::Copy => match self.transcript.last_answer() {

@@ -37,7 +37,8 @@ impl App {
             }
             LinkEvent::Frame(msg) => {
                 self.note_reports(&msg);
-                (self.transcript.apply(&msg), Vec::new())
+                let effects = self.approvals_changed(&msg);
+                (self.transcript.apply(&msg), effects)
             }
             LinkEvent::Reply { tag, msg } => match self.pending.remove(&tag) {
                 Some(pending) => self.reply(pending, msg, now),
@@ -109,6 +110,10 @@ impl App {
                 self.command_done(command, &message, now);
                 (true, Vec::new())
             }
+            (Pending::Approvals, ServerMsg::Approvals { standing, .. }) => {
+                self.approvals_listed(standing);
+                (true, Vec::new())
+            }
             (Pending::Spawn { .. }, ServerMsg::Spawned { name, .. }) => {
                 self.spawned(name, now);
                 (true, Vec::new())
@@ -135,6 +140,7 @@ impl App {
                 | Pending::Approve { .. }
                 | Pending::Command(_)
                 | Pending::Spawn { .. }
+                | Pending::Approvals
                 | Pending::Earlier { .. },
                 _,
             ) => (false, Vec::new()),
@@ -194,6 +200,7 @@ impl App {
                 );
             }
             Pending::Spawn { name } => self.spawn_failed(&name, reason, now),
+            Pending::Approvals => self.approvals_failed(reason, now),
             Pending::Earlier { generation } => self.earlier_failed(generation, reason, now),
             Pending::Stop => return (true, vec![self.exit(ExitReason::Stopped)]),
             // A pod without completion support answers `invalid_request`; no popup then.

@@ -18,6 +18,7 @@ mod input;
 mod link;
 mod navigate;
 mod overlay;
+mod standing;
 #[cfg(test)]
 mod tests;
 
@@ -32,6 +33,7 @@ pub use self::approval::{ANSWER_GRACE, ApprovalModal, ApprovalPrompt, COUNTDOWN_
 pub use self::completion::Popup;
 pub use self::effect::{Effect, ExitReason, Pending};
 pub use self::overlay::{Overlay, Search};
+pub use self::standing::Standing;
 use crate::composer::Composer;
 use crate::history::InputHistory;
 

@@ -16,6 +16,8 @@ pub enum Overlay {
     ConfirmStop,
     Search(Search),
     Picker(Picker),
+    /// `/approvals`.
+    Approvals(super::standing::Standing),
 }
 
 /// Ctrl-R state: the query typed so far and the history index it matched.
@@ -53,6 +55,7 @@ impl App {
             },
             Overlay::Search(search) => self.search_key(search, key),
             Overlay::Picker(picker) => self.picker_key(picker, key),
+            Overlay::Approvals(standing) => self.approvals_key(standing, key),
         };
         self.overlay = next;
         Some(effects)

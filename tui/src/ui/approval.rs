@@ -407,7 +407,7 @@ mod tests {
         assert!(!is_command);
         assert_eq!(always(&write), "always allow write_file in this pod");
         assert!(
-            rule(&shell).contains("starting with `cargo`"),
+            rule(&shell).contains("`cargo …` commands run in this pod without asking"),
             "{}",
             rule(&shell)
         );

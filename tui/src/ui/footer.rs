@@ -92,6 +92,9 @@ fn static_hints(app: &App, now: Instant) -> Option<Hints> {
                 "Esc close",
             ]));
         }
+        Overlay::Approvals(_) => {
+            return Some(Hints::Fixed(vec!["↑↓ choose", "d revoke", "Esc close"]));
+        }
         Overlay::Search(_) => return Some(Hints::Fixed(Vec::new())),
         Overlay::None => {}
     }

@@ -26,6 +26,7 @@ pub fn draw(frame: &mut Frame, app: &App, above: Rect) {
         Overlay::Help => help(frame, &app.theme),
         Overlay::ConfirmStop => confirm_stop(frame, &app.theme, &app.pod),
         Overlay::Picker(picker) => pods(frame, &app.theme, picker),
+        Overlay::Approvals(standing) => approvals(frame, &app.theme, standing),
     }
 }
 
@@ -126,6 +127,48 @@ fn help(frame: &mut Frame, theme: &Theme) {
     let area = centred(frame.area(), 76, lines.len() as u16 + 2);
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(boxed("help", theme)), area);
+}
+
+fn approvals(frame: &mut Frame, theme: &Theme, standing: &crate::app::Standing) {
+    let lines: Vec<Line> = match &standing.rules {
+        None => vec![Line::styled("asking the pod…", theme.style(Role::Dim))],
+        Some(rules) if rules.is_empty() => vec![
+            Line::raw("No standing approvals."),
+            Line::styled(
+                "Answering `a` on an approval makes one; it shows here, and d revokes it.",
+                theme.style(Role::Dim),
+            ),
+        ],
+        Some(rules) => rules
+            .iter()
+            .enumerate()
+            .map(|(i, rule)| {
+                let text: String = rule
+                    .display()
+                    .chars()
+                    .map(|c| if c.is_control() { '⏎' } else { c })
+                    .collect();
+                let line = Line::raw(format!("{:>3}  {text}", i + 1));
+                if i == standing.selected {
+                    line.style(theme.style(Role::Focus))
+                } else {
+                    line
+                }
+            })
+            .collect(),
+    };
+    let width = lines
+        .iter()
+        .map(|l| l.width() as u16 + 4)
+        .max()
+        .unwrap_or(40)
+        .clamp(40, 100);
+    let area = centred(frame.area(), width, lines.len() as u16 + 2);
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines).block(boxed("standing approvals", theme)),
+        area,
+    );
 }
 
 fn key_line<'a>(theme: &Theme, key: &str, what: &'a str) -> Line<'a> {

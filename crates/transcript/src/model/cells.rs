@@ -51,6 +51,7 @@ impl Cell {
             | CellKind::ModelChanged { .. }
             | CellKind::ContextPruned { .. }
             | CellKind::WindowLearned { .. }
+            | CellKind::ApprovalRevoked { .. }
             | CellKind::LogHead { .. }
             | CellKind::Unknown { .. } => false,
         }
@@ -215,6 +216,10 @@ pub enum CellKind {
     /// The model server's context window, learned from its "too long" error.
     WindowLearned {
         tokens: u64,
+    },
+    /// A person withdrew a standing approval; `rule` is its display (`shell: git status …`).
+    ApprovalRevoked {
+        rule: String,
     },
     /// The top of a transcript whose log goes further back (see [`LogHead`]).
     LogHead {

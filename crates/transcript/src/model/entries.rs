@@ -87,8 +87,14 @@ impl Transcript {
                 self.approval_answer(call_id, decision)
             }
             // The queue is shown from `queued` frames, which carry its whole content.
+            EntryKind::ApprovalRevoked { standing } => {
+                let kind = CellKind::ApprovalRevoked {
+                    rule: standing.display(),
+                };
+                self.push_committed(kind, None);
+                true
+            }
             EntryKind::Queued { .. }
-            | EntryKind::ApprovalRevoked { .. }
             | EntryKind::Dequeued { .. }
             | EntryKind::Outbox { .. }
             | EntryKind::OutboxDelivered { .. } => false,

@@ -126,6 +126,15 @@ pub(crate) fn window_learned(tokens: u64, available: usize, theme: &Theme) -> Ve
     note(&text, available, theme)
 }
 
+/// A standing approval withdrawn: from here on those calls ask again.
+pub(crate) fn approval_revoked(rule: &str, available: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let text = format!(
+        "standing approval revoked: {} — such calls ask again",
+        sanitize(rule).replace('\n', "⏎")
+    );
+    note(&text, available, theme)
+}
+
 /// The top of a transcript whose log goes further back. While pages can still come it is one
 /// line at any width (cut if need be), so turning into "loading" never moves the cells under
 /// it; the last words (the beginning, the cap) may wrap.

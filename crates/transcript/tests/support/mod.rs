@@ -560,6 +560,12 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             cell(CellKind::WindowLearned { tokens: 16_000 }),
         ),
         (
+            "approval_revoked",
+            cell(CellKind::ApprovalRevoked {
+                rule: "shell: git status …".into(),
+            }),
+        ),
+        (
             "log_head_more",
             cell(CellKind::LogHead {
                 head: LogHead::More,
@@ -664,6 +670,7 @@ pub fn kinds(t: &Transcript) -> Vec<&'static str> {
             CellKind::Compaction { .. } => "compaction",
             CellKind::ContextPruned { .. } => "pruned",
             CellKind::WindowLearned { .. } => "window",
+            CellKind::ApprovalRevoked { .. } => "revoked",
             CellKind::LogHead { .. } => "head",
             CellKind::Unknown { .. } => "unknown",
         })

@@ -17,6 +17,7 @@ use crate::history::{HistoryEntry, InputHistory};
 
 mod children;
 mod earlier;
+mod standing;
 
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
