@@ -106,6 +106,8 @@ fn type_ahead_does_not_answer_and_always_needs_a_confirmation() {
     tui.wait_for("Approve always? That sets a standing rule:");
     tui.wait_for("`mkdir");
     assert!(answers(&history(&sb)).is_empty(), "a alone answered");
+    // The confirmation has its own grace: wait until it takes keys.
+    tui.wait_for("a/Enter approve always");
     tui.send("a");
     tui.wait_for("Made the directory.");
     tui.wait_for("idle");

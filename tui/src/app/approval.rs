@@ -202,6 +202,9 @@ impl App {
             }
             KeyCode::Char('a' | 'A') if !ctrl => {
                 if !sending {
+                    // The confirmation is a new question: its own grace, so `aa` typed in
+                    // one go never makes a standing rule.
+                    self.approval.opened = Some((call_id.clone(), now));
                     self.approval.confirming = Some(call_id);
                 }
                 Vec::new()

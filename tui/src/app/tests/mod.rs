@@ -863,6 +863,7 @@ fn a_asks_to_confirm_before_approving_always() {
         "a alone sends nothing"
     );
     assert!(h.app.approval_modal().is_some_and(|m| m.confirming));
+    h.later(ANSWER_GRACE);
     let (_, method) = request(&h.key(key(KeyCode::Char('a'))));
     assert_eq!(
         method,
@@ -880,6 +881,7 @@ fn enter_confirms_and_esc_or_another_key_backs_out() {
     let mut h = Harness::connected();
     h.asking_ready();
     h.key(key(KeyCode::Char('a')));
+    h.later(ANSWER_GRACE);
     assert!(h.key(key(KeyCode::Esc)).is_empty(), "Esc sends nothing");
     let modal = h
         .app
@@ -887,11 +889,13 @@ fn enter_confirms_and_esc_or_another_key_backs_out() {
         .expect("back to the question, not hidden");
     assert!(!modal.confirming);
     h.key(key(KeyCode::Char('a')));
+    h.later(ANSWER_GRACE);
     assert!(h.key(key(KeyCode::Char('y'))).is_empty(), "y backs out too");
     assert!(h.app.approval_modal().is_some_and(|m| !m.confirming));
     assert!(h.app.composer.is_empty());
 
     h.key(key(KeyCode::Char('a')));
+    h.later(ANSWER_GRACE);
     let (_, method) = request(&h.key(key(KeyCode::Enter)));
     assert!(
         matches!(
@@ -1073,4 +1077,31 @@ fn an_idle_tui_sleeps_until_something_changes_by_itself() {
     h.state(PodState::Running);
     let tick = h.app.next_tick(now).expect("a running turn's timer moves");
     assert_eq!(tick, now + crate::run::TICK);
+}
+
+#[test]
+fn the_always_confirmation_has_its_own_grace_so_aa_sets_no_rule() {
+    let mut h = Harness::connected();
+    h.asking_ready();
+    assert!(h.key(key(KeyCode::Char('a'))).is_empty());
+    let modal = h.app.approval_modal().expect("asking");
+    assert!(modal.confirming, "a asks to confirm");
+    assert_eq!(modal.grace_left(h.now), Some(ANSWER_GRACE));
+    // A second `a` (or Enter) typed right away is not the confirmation.
+    h.later(Duration::from_millis(50));
+    assert!(h.key(key(KeyCode::Char('a'))).is_empty(), "aa answered");
+    assert!(h.key(key(KeyCode::Enter)).is_empty(), "a⏎ answered");
+    assert!(h.app.approval_modal().is_some_and(|m| m.confirming));
+    h.later(ANSWER_GRACE);
+    let (_, method) = request(&h.key(key(KeyCode::Char('a'))));
+    assert!(
+        matches!(
+            method,
+            Method::Approve {
+                answer: ApprovalAnswer::ApproveAlways,
+                ..
+            }
+        ),
+        "{method:?}"
+    );
 }
