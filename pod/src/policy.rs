@@ -15,6 +15,9 @@ pub enum Policy {
     Ask,
     /// Refuse it (such a tool is normally not offered at all).
     Deny,
+    /// `shell` only, with the sandbox enforced: run confined without asking; a call that asks
+    /// to leave the sandbox (`"sandbox": false`) waits for a person like `Ask`.
+    Sandboxed,
 }
 
 impl Policy {
@@ -23,6 +26,7 @@ impl Policy {
             Policy::Allow => "allow",
             Policy::Ask => "ask",
             Policy::Deny => "deny",
+            Policy::Sandboxed => "sandboxed",
         }
     }
 }

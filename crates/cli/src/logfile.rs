@@ -61,10 +61,11 @@ impl RotatingFile {
         let meta = file.metadata()?;
         // A file left by an earlier run belongs to the day it was last written, so a pod
         // restarted the next morning rotates yesterday's lines away on its first write.
-        let day = meta
-            .modified()
-            .map(day_of)
-            .unwrap_or_else(|_| day_of(clock()));
+        // An empty file (just created) has nothing to rotate: it belongs to the clock's day.
+        let day = match meta.modified() {
+            Ok(modified) if meta.len() > 0 => day_of(modified),
+            Ok(_) | Err(_) => day_of(clock()),
+        };
         Ok(RotatingFile {
             dir,
             stem,

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use anyhow::Result;
 use seedpod_client::Home;
-use seedpod_config::{Effective, GuardMode as ConfigGuard, Policy as ConfigPolicy, Source};
+use seedpod_config::{
+    Effective, GuardMode as ConfigGuard, Policy as ConfigPolicy, SandboxMode, Source,
+};
 use seedpod_engine::ToolRegistry;
 use seedpod_pod::children::tools::CHILD_TOOLS;
 use seedpod_pod::context::ContextSettings;
@@ -16,7 +18,10 @@ use seedpod_pod::guard::GuardMode;
 use seedpod_pod::policy::{Policies, Policy};
 use seedpod_pod::session::{PromptSettings, SessionSettings};
 use seedpod_store::ScopeGrant;
-use seedpod_tools::{BUILTIN_TOOLS, ProtectedDirs, Scope, ScopeRules, ShellLimits, ToolContext};
+use seedpod_tools::{
+    BUILTIN_TOOLS, ProtectedDirs, Sandbox, SandboxSupport, Scope, ScopeRules, ShellLimits,
+    ToolContext,
+};
 
 use crate::exit::Exit;
 
@@ -54,12 +59,15 @@ pub fn build(
         ],
         user_home: std::env::home_dir(),
     }));
-    let policies = Policies::new(
-        eff.approvals
-            .all()
-            .into_iter()
-            .map(|(tool, setting)| (tool.to_string(), policy(setting.value))),
-    );
+    let (sandbox, sandbox_alert) = sandbox(eff, &scope);
+    let policies = Policies::new(eff.approvals.all().into_iter().map(|(tool, setting)| {
+        let mut policy = policy(setting.value);
+        // Without an enforced sandbox, "sandboxed" cannot keep its promise: it asks instead.
+        if policy == Policy::Sandboxed && sandbox.is_none() {
+            policy = Policy::Ask;
+        }
+        (tool.to_string(), policy)
+    }));
     // A denied tool is not offered at all.
     let enabled: Vec<&str> = BUILTIN_TOOLS
         .iter()
@@ -73,6 +81,7 @@ pub fn build(
             max_timeout: Duration::from_secs(eff.shell.max_timeout_secs.value),
             ..ShellLimits::default()
         },
+        sandbox,
     };
     let mut tools = ToolRegistry::new();
     for tool in seedpod_tools::builtin_tools(&ctx, &enabled) {
@@ -80,7 +89,11 @@ pub fn build(
     }
     let session = SessionSettings {
         context: context_settings(eff),
-        startup_alerts: eff.untrusted_warning().into_iter().collect(),
+        startup_alerts: eff
+            .untrusted_warning()
+            .into_iter()
+            .chain(sandbox_alert)
+            .collect(),
         policies,
         scope: Some(scope),
         prompt: PromptSettings {
@@ -157,6 +170,53 @@ fn policy(policy: ConfigPolicy) -> Policy {
         ConfigPolicy::Allow => Policy::Allow,
         ConfigPolicy::Ask => Policy::Ask,
         ConfigPolicy::Deny => Policy::Deny,
+        ConfigPolicy::Sandboxed => Policy::Sandboxed,
+    }
+}
+
+/// The shell sandbox for this pod's scope, or `None` with the alert that says why not (only
+/// when the person asked for it: `sandbox = "scope"` on a kernel without Landlock, or
+/// `shell = "sandboxed"` with the sandbox off). A child's scope is its delegated scope, so its
+/// sandbox is too.
+fn sandbox(eff: &Effective, scope: &Arc<Scope>) -> (Option<Sandbox>, Option<String>) {
+    let sandboxed = eff
+        .approvals
+        .policy("shell")
+        .is_some_and(|p| p.value == ConfigPolicy::Sandboxed);
+    match (eff.shell.sandbox.value, SandboxSupport::probe()) {
+        (SandboxMode::Scope, SandboxSupport::Landlock { .. }) => {
+            let sandbox =
+                Sandbox::new(scope.clone(), eff.shell.network.value, std::env::home_dir());
+            (Some(sandbox), None)
+        }
+        (SandboxMode::Scope, SandboxSupport::Unsupported(why)) => {
+            let then = if sandboxed {
+                "[approvals] shell = \"sandboxed\" asks before every command instead"
+            } else {
+                "shell commands run unconfined, under approvals alone"
+            };
+            (
+                None,
+                Some(format!("the shell sandbox is not enforced: {why}; {then}")),
+            )
+        }
+        (SandboxMode::Off, _) if sandboxed => (
+            None,
+            Some(
+                "[approvals] shell = \"sandboxed\" needs [shell] sandbox = \"scope\"; it asks \
+                 before every command instead"
+                    .into(),
+            ),
+        ),
+        (SandboxMode::Off, _) => (None, None),
+    }
+}
+
+/// For `config show`: what the sandbox setting means on this machine.
+pub fn sandbox_status(eff: &Effective) -> String {
+    match eff.shell.sandbox.value {
+        SandboxMode::Off => "not enforced ([shell] sandbox = \"off\")".into(),
+        SandboxMode::Scope => SandboxSupport::probe().describe(eff.shell.network.value),
     }
 }
 

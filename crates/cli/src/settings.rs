@@ -112,6 +112,10 @@ pub fn show_config(home: &Home, name: Option<&str>) -> Result<()> {
         }
     };
     let mut text = show::render(&eff, &title, &process_env);
+    text.push_str(&format!(
+        "\n# shell sandbox on this machine: {}\n",
+        crate::session::sandbox_status(&eff)
+    ));
     if let Some(meta) = &meta {
         text.push_str(&delegated_note(meta));
     }

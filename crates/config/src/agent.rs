@@ -33,16 +33,20 @@ pub enum Policy {
     Ask,
     /// Do not offer the tool to the model at all.
     Deny,
+    /// `shell` only: run confined by the sandbox without asking; a call that asks to leave the
+    /// sandbox waits for a person. Acts as `ask` where the sandbox is not enforced.
+    Sandboxed,
 }
 
 impl Policy {
-    pub const ALL: [Policy; 3] = [Policy::Allow, Policy::Ask, Policy::Deny];
+    pub const ALL: [Policy; 4] = [Policy::Allow, Policy::Ask, Policy::Deny, Policy::Sandboxed];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Policy::Allow => "allow",
             Policy::Ask => "ask",
             Policy::Deny => "deny",
+            Policy::Sandboxed => "sandboxed",
         }
     }
 
@@ -131,6 +135,10 @@ impl ApprovalsFile {
     }
 }
 
+fn quote_policy(policy: Policy) -> String {
+    format!("\"{}\"", policy.as_str())
+}
+
 /// `[scope]` as written. Each list replaces a lower layer's list whole.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -145,6 +153,27 @@ pub struct ScopeFile {
 pub struct ShellFile {
     pub timeout_secs: Option<u64>,
     pub max_timeout_secs: Option<u64>,
+    pub sandbox: Option<SandboxMode>,
+    pub network: Option<bool>,
+}
+
+/// `[shell] sandbox`: whether `shell` commands run confined to the pod's scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxMode {
+    /// Confined (Landlock) to the scope's write roots and temp dirs, where the kernel can.
+    Scope,
+    /// Not confined: approvals alone govern `shell`.
+    Off,
+}
+
+impl SandboxMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::Scope => "scope",
+            SandboxMode::Off => "off",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -248,6 +277,21 @@ impl Approvals {
             .map(|(_, setting)| setting.clone())
     }
 
+    /// `sandboxed` is a way to run commands: only `shell` can have it.
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
+        for (tool, setting) in self.slots() {
+            if tool != "shell" && setting.value == Policy::Sandboxed {
+                return Err(ConfigError::Invalid {
+                    key: format!("approvals.{tool}"),
+                    value: quote_policy(setting.value),
+                    origin: setting.source.clone(),
+                    reason: "\"sandboxed\" applies to shell only; use allow, ask or deny".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Every built-in tool and its policy: read_file, write_file, edit_file, list_dir, glob,
     /// grep, shell, then the child-pod tools spawn_pod, send_to_pod, read_pod_output,
     /// list_pods, stop_pod.
@@ -337,6 +381,10 @@ pub struct ShellSettings {
     pub timeout_secs: Setting<u64>,
     /// The longest limit a call may ask for; at least `timeout_secs`.
     pub max_timeout_secs: Setting<u64>,
+    /// Whether commands run confined to the scope (default `scope`).
+    pub sandbox: Setting<SandboxMode>,
+    /// Whether sandboxed commands may use the network (default true).
+    pub network: Setting<bool>,
 }
 
 impl ShellSettings {
@@ -344,12 +392,16 @@ impl ShellSettings {
         ShellSettings {
             timeout_secs: Setting::default(DEFAULT_SHELL_TIMEOUT_SECS),
             max_timeout_secs: Setting::default(DEFAULT_SHELL_MAX_TIMEOUT_SECS),
+            sandbox: Setting::default(SandboxMode::Scope),
+            network: Setting::default(true),
         }
     }
 
     pub(crate) fn layer(&mut self, file: ShellFile, source: &Source) {
         self.timeout_secs.layer(file.timeout_secs, source);
         self.max_timeout_secs.layer(file.max_timeout_secs, source);
+        self.sandbox.layer(file.sandbox, source);
+        self.network.layer(file.network, source);
     }
 
     pub(crate) fn validate(&self) -> Result<(), ConfigError> {

@@ -534,6 +534,7 @@ impl Effective {
             ));
         }
         self.shell.validate()?;
+        self.approvals.validate()?;
         self.input.validate()?;
         self.context.validate()
     }

@@ -24,8 +24,8 @@ pub mod source;
 pub mod trust;
 
 pub use agent::{
-    Approvals, ChildrenSettings, GuardMode, InputSettings, Policy, ScopeSettings, ShellSettings,
-    SystemPromptSettings,
+    Approvals, ChildrenSettings, GuardMode, InputSettings, Policy, SandboxMode, ScopeSettings,
+    ShellSettings, SystemPromptSettings,
 };
 pub use context::ContextSettings;
 pub use effective::{

@@ -10,6 +10,8 @@
 //! | `[scope] read`, `write` | a root not in the list below | dropping a root |
 //! | `[scope] deny` | dropping an entry of the list below | adding one |
 //! | `[shell] timeout_secs`, `max_timeout_secs` | a longer limit | a shorter one |
+//! | `[shell] sandbox` | `"off"` where a lower layer confines | `"scope"` |
+//! | `[shell] network` | `true` where a lower layer says `false` | `false` |
 //! | `[input] guard` | weaker, in the order off < log < warn < block | stronger |
 //! | `base_url` | any other endpoint: it receives the conversation and the API key | — |
 //! | `api_key_env` | any other variable: it picks which secret leaves the machine | — |
@@ -22,7 +24,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::agent::{GuardMode, Policy};
+use crate::agent::{GuardMode, Policy, SandboxMode};
 use crate::effective::Effective;
 use crate::file::ConfigFile;
 
@@ -148,6 +150,27 @@ pub(crate) fn restrain(
             }
         }
     }
+    if let Some(shell) = &mut project.shell {
+        if let Some(wanted) = shell.sandbox
+            && wanted == SandboxMode::Off
+            && below.shell.sandbox.value != SandboxMode::Off
+        {
+            ignored.push(Ignored {
+                key: "shell.sandbox".into(),
+                wanted: quote(wanted.as_str()),
+                kept: quote(below.shell.sandbox.value.as_str()),
+            });
+            shell.sandbox = None;
+        }
+        if shell.network == Some(true) && !below.shell.network.value {
+            ignored.push(Ignored {
+                key: "shell.network".into(),
+                wanted: "true".into(),
+                kept: "false".into(),
+            });
+            shell.network = None;
+        }
+    }
     if let Some(input) = &mut project.input
         && let Some(wanted) = input.guard
     {
@@ -219,7 +242,8 @@ pub fn policy_rank(policy: Policy) -> u8 {
     match policy {
         Policy::Deny => 0,
         Policy::Ask => 1,
-        Policy::Allow => 2,
+        Policy::Sandboxed => 2,
+        Policy::Allow => 3,
     }
 }
 

@@ -171,7 +171,7 @@ fn agent_sections(out: &mut String, eff: &Effective) {
     for (tool, policy) in eff.approvals.all() {
         let note = match policy.value {
             Policy::Deny => format!("{}; not offered to the model", policy.source),
-            Policy::Allow | Policy::Ask => policy.source.to_string(),
+            Policy::Allow | Policy::Ask | Policy::Sandboxed => policy.source.to_string(),
         };
         line_with(out, tool, &quote(policy.value.as_str()), &note);
     }
@@ -191,6 +191,13 @@ fn agent_sections(out: &mut String, eff: &Effective) {
     out.push_str("\n[shell]\n");
     num(out, "timeout_secs", &eff.shell.timeout_secs);
     num(out, "max_timeout_secs", &eff.shell.max_timeout_secs);
+    line(
+        out,
+        "sandbox",
+        &quote(eff.shell.sandbox.value.as_str()),
+        &eff.shell.sandbox.source,
+    );
+    num(out, "network", &eff.shell.network);
     out.push_str("\n[system_prompt]\n");
     opt(
         out,

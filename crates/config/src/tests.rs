@@ -204,6 +204,10 @@ fn invalid_values_name_key_value_and_origin() {
         ("[retry]\nmax_retries = 50\n", "retry.max_retries"),
         ("[timeouts]\nidle_read_ms = 0\n", "timeouts.idle_read_ms"),
         ("[logging]\nkeep_days = 0\n", "logging.keep_days"),
+        (
+            "[approvals]\nwrite_file = \"sandboxed\"\n",
+            "approvals.write_file",
+        ),
     ];
     for (text, key) in cases {
         let fx = Fixture::new();

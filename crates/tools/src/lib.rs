@@ -27,6 +27,7 @@ mod lent;
 mod list_dir;
 mod protected;
 mod read_file;
+mod sandbox;
 mod scope;
 mod shell;
 mod summary;
@@ -46,8 +47,9 @@ pub use command::{Judgement, judge as judge_shell_command, judge_command, narrow
 pub use file_tool::{BINARY_SNIFF_BYTES, looks_binary};
 pub use lent::{Lent, LentRoot};
 pub use protected::ProtectedDirs;
+pub use sandbox::{Sandbox, SandboxError, Support as SandboxSupport};
 pub use scope::{Access, Blocked, BlockedKind, Scope, ScopeError, ScopeRules};
-pub use shell::{ShellLimits, TIMEOUT_EXIT_CODE};
+pub use shell::{ShellLimits, TIMEOUT_EXIT_CODE, wants_unconfined};
 pub use summary::call_summary;
 
 /// What a tool can do, for approval policies.
@@ -83,6 +85,8 @@ pub const BUILTIN_TOOLS: &[ToolInfo] = &[
 pub struct ToolContext {
     pub scope: Arc<Scope>,
     pub shell: ShellLimits,
+    /// Confines `shell` commands; `None`: they run unconfined (sandbox off or not supported).
+    pub sandbox: Option<Sandbox>,
 }
 
 /// The built-in tools named in `enabled` (unknown names ignored), in [`BUILTIN_TOOLS`] order.
@@ -150,7 +154,11 @@ impl Builtin {
             Builtin::ListDir => Arc::new(Blocking::<list_dir::ListDir>::new(scope)),
             Builtin::Glob => Arc::new(Blocking::<glob::Glob>::new(scope)),
             Builtin::Grep => Arc::new(Blocking::<grep::Grep>::new(scope)),
-            Builtin::Shell => Arc::new(shell::Shell::new(scope.cwd().to_owned(), ctx.shell)),
+            Builtin::Shell => Arc::new(shell::Shell::new(
+                scope.cwd().to_owned(),
+                ctx.shell,
+                ctx.sandbox.clone(),
+            )),
         }
     }
 
@@ -176,6 +184,7 @@ mod tests {
         let ctx = ToolContext {
             scope: Arc::new(Scope::for_cwd(&f.cwd).unwrap()),
             shell: ShellLimits::default(),
+            sandbox: None,
         };
         let names: Vec<&str> = BUILTIN_TOOLS.iter().map(|t| t.name).collect();
         builtin_tools(&ctx, &names)
@@ -213,6 +222,7 @@ mod tests {
         let ctx = ToolContext {
             scope: Arc::new(Scope::for_cwd(&f.cwd).unwrap()),
             shell: ShellLimits::default(),
+            sandbox: None,
         };
         let tools = builtin_tools(&ctx, &["shell", "nope", "read_file"]);
         let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();

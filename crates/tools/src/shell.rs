@@ -1,9 +1,11 @@
 //! `shell`: run a command line with `bash -lc` in the pod's working directory.
 //!
-//! Not confined by the filesystem scope (a shell can reach anything the user can): the pod's
-//! approvals govern it. What this file guarantees instead is that a command cannot outlive its
-//! call by accident or flood the model: it runs in its own process group, which is killed whole
-//! on timeout or when the call is dropped, and its output is captured within a fixed budget.
+//! With the sandbox on (`sandbox/`, Landlock) each command runs confined to the pod's scope;
+//! a call with `"sandbox": false` runs unconfined, which the pod's approvals always ask a person
+//! about. Without it a shell can reach anything the user can and only approvals govern it.
+//! Either way a command cannot outlive its call by accident or flood the model: it runs in its
+//! own process group, which is killed whole on timeout or when the call is dropped, and its
+//! output is captured within a fixed budget.
 
 use std::collections::VecDeque;
 use std::os::unix::process::ExitStatusExt;
@@ -22,6 +24,7 @@ use tokio::time::Instant;
 
 use crate::args;
 use crate::file_tool::thousands;
+use crate::sandbox::Sandbox;
 
 /// Exit code reported for a command killed at its timeout, as coreutils' `timeout` does.
 pub const TIMEOUT_EXIT_CODE: i32 = 124;
@@ -63,6 +66,7 @@ impl Default for ShellLimits {
 pub(crate) struct Shell {
     cwd: PathBuf,
     limits: ShellLimits,
+    sandbox: Option<Sandbox>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -74,11 +78,28 @@ pub(crate) struct ShellArgs {
     /// maximum are in the tool description.
     #[schemars(range(min = 1))]
     timeout_secs: Option<u64>,
+    /// false: run outside the sandbox. A person is asked first; use it only when the command
+    /// must write outside the writable directories or reach the network and the sandbox stopped
+    /// it.
+    sandbox: Option<bool>,
+}
+
+/// Whether a `shell` call's raw arguments ask to run outside the sandbox (`"sandbox": false`);
+/// the pod asks a person about such a call whatever the policy.
+pub fn wants_unconfined(arguments: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(arguments)
+        .ok()
+        .and_then(|v| v.get("sandbox").and_then(serde_json::Value::as_bool))
+        == Some(false)
 }
 
 impl Shell {
-    pub(crate) fn new(cwd: PathBuf, limits: ShellLimits) -> Self {
-        Shell { cwd, limits }
+    pub(crate) fn new(cwd: PathBuf, limits: ShellLimits, sandbox: Option<Sandbox>) -> Self {
+        Shell {
+            cwd,
+            limits,
+            sandbox,
+        }
     }
 }
 
@@ -91,12 +112,26 @@ impl Tool for Shell {
                  code, stdout and stderr (each cut to {} KiB, keeping the start and the end). A \
                  non-zero exit code is a normal result. Times out after {} s unless timeout_secs \
                  says otherwise (at most {} s); on timeout the command and everything it started \
-                 are killed and the exit code is {TIMEOUT_EXIT_CODE}. Not confined to the file \
-                 scope: each command is subject to the user's approval. Prefer read_file, grep, \
-                 glob and edit_file for files.",
+                 are killed and the exit code is {TIMEOUT_EXIT_CODE}. {} Prefer read_file, \
+                 grep, glob and edit_file for files.",
                 self.limits.max_output_bytes / 1024,
                 self.limits.default_timeout.as_secs(),
                 self.limits.max_timeout.as_secs(),
+                match &self.sandbox {
+                    Some(sandbox) => format!(
+                        "Runs in a sandbox: it may write only inside the writable directories \
+                         of the file scope and temporary directories{}; \"sandbox\": false runs \
+                         it outside, after a person approves.",
+                        if sandbox.network() {
+                            ""
+                        } else {
+                            ", with no network"
+                        }
+                    ),
+                    None => "Not confined to the file scope: each command is subject to the \
+                             user's approval."
+                        .to_string(),
+                },
             ),
             parameters: args::schema::<ShellArgs>(),
         }
@@ -105,9 +140,13 @@ impl Tool for Shell {
     fn call(&self, arguments: String) -> BoxFuture<'static, ToolOutput> {
         let cwd = self.cwd.clone();
         let limits = self.limits;
+        let sandbox = self.sandbox.clone();
         async move {
             match args::parse::<ShellArgs>("shell", &arguments) {
-                Ok(args) => run(cwd, limits, args).await,
+                Ok(args) => {
+                    let sandbox = sandbox.filter(|_| args.sandbox != Some(false));
+                    run(cwd, limits, sandbox, args).await
+                }
                 Err(output) => output,
             }
         }
@@ -115,7 +154,12 @@ impl Tool for Shell {
     }
 }
 
-async fn run(cwd: PathBuf, limits: ShellLimits, args: ShellArgs) -> ToolOutput {
+async fn run(
+    cwd: PathBuf,
+    limits: ShellLimits,
+    sandbox: Option<Sandbox>,
+    args: ShellArgs,
+) -> ToolOutput {
     let mut notes = Vec::new();
     let timeout = match args.timeout_secs.map(Duration::from_secs) {
         None => limits.default_timeout,
@@ -133,7 +177,8 @@ async fn run(cwd: PathBuf, limits: ShellLimits, args: ShellArgs) -> ToolOutput {
         }
         Some(requested) => requested,
     };
-    let mut child = match tokio::process::Command::new("bash")
+    let mut command = tokio::process::Command::new("bash");
+    command
         .arg("-lc")
         .arg(&args.command)
         .current_dir(&cwd)
@@ -142,9 +187,15 @@ async fn run(cwd: PathBuf, limits: ShellLimits, args: ShellArgs) -> ToolOutput {
         .stderr(Stdio::piped())
         // Its own process group, so a timeout can kill everything the command started.
         .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-    {
+        .kill_on_drop(true);
+    if let Some(sandbox) = &sandbox {
+        // Never run unconfined because confinement failed: the call fails instead.
+        match sandbox.prepare() {
+            Ok(prepared) => prepared.apply(&mut command),
+            Err(err) => return ToolOutput::error(format!("{err}; the command was not run")),
+        }
+    }
+    let mut child = match command.spawn() {
         Ok(child) => child,
         Err(err) => return ToolOutput::error(format!("could not start bash: {err}")),
     };
@@ -220,7 +271,33 @@ async fn run(cwd: PathBuf, limits: ShellLimits, args: ShellArgs) -> ToolOutput {
     // A timer can win the race against output already waiting in a pipe; keep that output.
     drain_ready(&mut stdout, &mut out_buf, &mut out);
     drain_ready(&mut stderr, &mut err_buf, &mut err);
+    if let Some(sandbox) = &sandbox
+        && status.is_some_and(|s| !s.success())
+        && err.mentions_denial()
+    {
+        notes.push(sandbox_note(sandbox));
+    }
     ToolOutput::ok(render(&status_line, &notes, &out, &err))
+}
+
+/// Said after a failed sandboxed command whose errors look like the sandbox refused something.
+fn sandbox_note(sandbox: &Sandbox) -> String {
+    let roots: Vec<String> = sandbox
+        .write_paths()
+        .iter()
+        .filter(|p| !p.starts_with("/dev"))
+        .map(|p| p.display().to_string())
+        .collect();
+    format!(
+        "[the command ran in the sandbox: it may write only under {}{}. If it must do more, \
+         call shell again with \"sandbox\": false — a person will be asked to approve it]",
+        roots.join(", "),
+        if sandbox.network() {
+            ""
+        } else {
+            ", and the network is off"
+        }
+    )
 }
 
 async fn read_some(
@@ -347,6 +424,20 @@ impl Capture {
         self.total - (self.head.len() + self.tail.len()) as u64
     }
 
+    /// Whether what was kept reads like a refusal by the kernel (EACCES, EPERM, a refused
+    /// connection).
+    fn mentions_denial(&self) -> bool {
+        let text = String::from_utf8_lossy(&self.head).into_owned()
+            + &String::from_utf8_lossy(&self.tail.iter().copied().collect::<Vec<u8>>());
+        [
+            "Permission denied",
+            "Operation not permitted",
+            "Read-only file system",
+        ]
+        .iter()
+        .any(|needle| text.contains(needle))
+    }
+
     fn render(&self, name: &str) -> String {
         let mut text = String::from_utf8_lossy(&self.head).into_owned();
         let dropped = self.dropped();
@@ -436,7 +527,7 @@ mod tests {
     #[tokio::test]
     async fn dropping_the_call_kills_the_whole_process_group() {
         let f = Fixture::new();
-        let shell = Shell::new(f.cwd.clone(), ShellLimits::default());
+        let shell = Shell::new(f.cwd.clone(), ShellLimits::default(), None);
         let call = tokio::spawn(
             shell.call(r#"{"command": "sleep 100 & echo $! > pidfile; wait"}"#.to_owned()),
         );

@@ -57,6 +57,7 @@ impl Fixture {
         let ctx = ToolContext {
             scope: Arc::new(scope),
             shell,
+            sandbox: None,
         };
         let names: Vec<&str> = BUILTIN_TOOLS.iter().map(|t| t.name).collect();
         let mut registry = ToolRegistry::new();

@@ -60,6 +60,36 @@ const CASES: &[(&str, &str, &[&str])] = &[
         &["shell.max_timeout_secs"],
     ),
     ("", "[shell]\ntimeout_secs = 600\n", &["shell.timeout_secs"]),
+    // The sandbox: turning it off or opening the network loosens; "sandboxed" is looser than
+    // "ask" and tighter than "allow".
+    ("", "[shell]\nsandbox = \"off\"\n", &["shell.sandbox"]),
+    ("", "[shell]\nsandbox = \"scope\"\n", &[]),
+    (
+        "[shell]\nsandbox = \"off\"\n",
+        "[shell]\nsandbox = \"off\"\n",
+        &[],
+    ),
+    (
+        "[shell]\nnetwork = false\n",
+        "[shell]\nnetwork = true\n",
+        &["shell.network"],
+    ),
+    ("", "[shell]\nnetwork = false\n", &[]),
+    (
+        "",
+        "[approvals]\nshell = \"sandboxed\"\n",
+        &["approvals.shell"],
+    ),
+    (
+        "[approvals]\nshell = \"allow\"\n",
+        "[approvals]\nshell = \"sandboxed\"\n",
+        &[],
+    ),
+    (
+        "[approvals]\nshell = \"sandboxed\"\n",
+        "[approvals]\nshell = \"allow\"\n",
+        &["approvals.shell"],
+    ),
     // The input guard: off < log < warn < block.
     ("", "[input]\nguard = \"off\"\n", &["input.guard"]),
     ("", "[input]\nguard = \"block\"\n", &[]),

@@ -48,6 +48,10 @@ pub fn judge(arguments: &str, scope: Option<&Scope>) -> Judgement {
     else {
         return Judgement::NotSimple("the call has no command string".into());
     };
+    // Running outside the sandbox is a person's decision each time.
+    if crate::shell::wants_unconfined(arguments) {
+        return Judgement::NotSimple("it asks to run outside the sandbox".into());
+    }
     judge_command(&command, scope)
 }
 

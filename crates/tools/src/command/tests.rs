@@ -306,3 +306,18 @@ fn parsing_never_panics_on_odd_input() {
         let _ = judged(input, &scope);
     }
 }
+
+#[test]
+fn a_call_that_leaves_the_sandbox_is_never_covered() {
+    let (_dir, scope) = scope();
+    let arguments = json!({"command": "git status", "sandbox": false}).to_string();
+    assert_eq!(
+        judge(&arguments, Some(&scope)),
+        Judgement::NotSimple("it asks to run outside the sandbox".into())
+    );
+    let confined = json!({"command": "git status", "sandbox": true}).to_string();
+    assert!(matches!(
+        judge(&confined, Some(&scope)),
+        Judgement::Simple(_)
+    ));
+}

@@ -1,0 +1,211 @@
+//! The `shell` sandbox: each command runs confined by Landlock to what the pod's scope allows.
+//!
+//! - **Writes** only under the scope's write roots and the temporary directories (`/tmp`,
+//!   `$TMPDIR`), plus the terminal-ish device files (`/dev/null`, `/dev/tty`, `/dev/pts`).
+//! - **Reads and execution** under the scope's read and write roots, the system directories
+//!   (`/usr`, `/bin`, `/lib*`, `/etc`, `/opt`, `/proc`, `/sys`, `/dev`, `/run`, `/nix`, `/snap`) and the toolchain directories of the person's home (`~/.cargo`, `~/.rustup`, …);
+//!   the rest of the home directory (keys, other projects) is not readable.
+//! - **Network**: with `network = false`, TCP `connect` and `bind` are refused (Landlock ABI 4+).
+//! - **Signals and abstract Unix sockets** are scoped to the command's own processes (ABI 6+),
+//!   so a command cannot signal the pod or other programs of the person.
+//!
+//! Not enforced (see `docs/sandbox.md`): `deny` roots inside a readable root (Landlock only
+//! grants, it cannot carve out), roots lent to a child pod (still writable by the parent's
+//! shell), UDP and Unix-domain sockets on the filesystem, and anything on a kernel without
+//! Landlock (the pod says so at start).
+//!
+//! How: the ruleset is built in the pod (which allocates and opens the paths) before the command
+//! is spawned; between fork and exec the child only calls `prctl(PR_SET_NO_NEW_PRIVS)` and
+//! `landlock_restrict_self` on the prepared descriptor, both async-signal-safe.
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::scope::Scope;
+
+/// Whether this kernel can confine `shell`, and how far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Support {
+    /// Landlock with this ABI version.
+    Landlock { abi: u32 },
+    /// No Landlock, and why (old kernel, disabled at boot, another OS).
+    Unsupported(String),
+}
+
+impl Support {
+    /// Ask the kernel.
+    pub fn probe() -> Support {
+        #[cfg(target_os = "linux")]
+        {
+            linux::probe()
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Support::Unsupported("Landlock is a Linux feature".into())
+        }
+    }
+
+    /// For `config show` and the start-up alert: what is enforced.
+    pub fn describe(&self, network: bool) -> String {
+        match self {
+            Support::Landlock { abi } => {
+                let net = match (network, *abi >= 4) {
+                    (true, _) => "network allowed",
+                    (false, true) => "TCP connect and bind denied",
+                    (false, false) => "network NOT restricted (needs Landlock ABI 4, Linux 6.7)",
+                };
+                let scoped = if *abi >= 6 {
+                    "; signals and abstract sockets scoped"
+                } else {
+                    ""
+                };
+                format!(
+                    "enforced (Landlock ABI {abi}: writes only under the write roots and temp dirs; {net}{scoped})"
+                )
+            }
+            Support::Unsupported(why) => format!("not enforced ({why})"),
+        }
+    }
+}
+
+/// A sandbox for one pod's shell: its scope and whether the network is allowed.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    scope: Arc<Scope>,
+    network: bool,
+    /// The person's home, for the toolchain directories (read-only).
+    home: Option<PathBuf>,
+    /// Whether the temporary directories are writable (always, but for tests that must not
+    /// depend on where the machine keeps its checkout).
+    temp_dirs: bool,
+}
+
+/// Why a command could not be confined; the call fails rather than run unconfined.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("the shell sandbox could not be set up: {0}")]
+    Setup(String),
+}
+
+/// A prepared confinement for one command: applied in the child before `exec`.
+pub(crate) struct Prepared {
+    #[cfg(target_os = "linux")]
+    fd: std::os::fd::OwnedFd,
+}
+
+impl Sandbox {
+    pub fn new(scope: Arc<Scope>, network: bool, home: Option<PathBuf>) -> Sandbox {
+        Sandbox {
+            scope,
+            network,
+            home,
+            temp_dirs: true,
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn without_temp_dirs(mut self) -> Sandbox {
+        self.temp_dirs = false;
+        self
+    }
+
+    pub fn network(&self) -> bool {
+        self.network
+    }
+
+    /// Directories the command may write under.
+    pub fn write_paths(&self) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self.scope.write_roots().to_vec();
+        if self.temp_dirs {
+            paths.push(PathBuf::from("/tmp"));
+            paths.push(PathBuf::from("/var/tmp"));
+            if let Some(tmp) = std::env::var_os("TMPDIR") {
+                paths.push(PathBuf::from(tmp));
+            }
+        }
+        for device in [
+            "/dev/null",
+            "/dev/zero",
+            "/dev/full",
+            "/dev/tty",
+            "/dev/pts",
+            "/dev/shm",
+        ] {
+            paths.push(PathBuf::from(device));
+        }
+        paths
+    }
+
+    /// Directories the command may read and execute from.
+    pub fn read_paths(&self) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self.scope.read_roots().to_vec();
+        paths.push(self.scope.cwd().to_path_buf());
+        for system in SYSTEM_DIRS {
+            paths.push(PathBuf::from(system));
+        }
+        if let Some(home) = &self.home {
+            for dir in HOME_TOOLCHAINS {
+                paths.push(home.join(dir));
+            }
+        }
+        paths
+    }
+
+    /// Build the ruleset for one command (before the process is spawned).
+    pub(crate) fn prepare(&self) -> Result<Prepared, SandboxError> {
+        #[cfg(target_os = "linux")]
+        {
+            let fd = linux::ruleset(&self.read_paths(), &self.write_paths(), self.network)?;
+            Ok(Prepared { fd })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Err(SandboxError::Setup(
+                "Landlock is a Linux feature; set [shell] sandbox = \"off\"".into(),
+            ))
+        }
+    }
+}
+
+impl Prepared {
+    /// Arrange for the child to confine itself between fork and exec.
+    pub(crate) fn apply(self, command: &mut tokio::process::Command) {
+        #[cfg(target_os = "linux")]
+        linux::confine_on_exec(command, self.fd);
+        #[cfg(not(target_os = "linux"))]
+        let _ = command;
+    }
+}
+
+/// Read-only system directories a shell needs to run programs.
+const SYSTEM_DIRS: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc",
+    "/sys", "/dev", "/run", "/nix", "/snap",
+];
+
+/// Toolchains installed in the home directory, read-only: the tools people run through
+/// `shell` live there (cargo, rustup, nvm, pyenv …), and so do the login files `bash -l` reads.
+const HOME_TOOLCHAINS: &[&str] = &[
+    ".cargo",
+    ".rustup",
+    ".local/bin",
+    ".local/lib",
+    ".nvm",
+    ".pyenv",
+    ".volta",
+    ".bun",
+    ".deno",
+    "go",
+    ".sdkman",
+    ".profile",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".gitconfig",
+    ".config/git",
+];

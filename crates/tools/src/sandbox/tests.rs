@@ -1,0 +1,186 @@
+//! A real `bash` run through the real shell tool, confined: writes outside the write roots fail
+//! with EACCES, inside they work, system files stay readable, and with the network off a
+//! connect to a local listener is refused. Skipped (with a message) where the kernel has no
+//! Landlock.
+
+use std::fs;
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use seedpod_engine::Tool;
+use serde_json::json;
+
+use super::{Sandbox, Support};
+use crate::scope::{Scope, ScopeRules};
+use crate::shell::{Shell, ShellLimits};
+
+fn landlock() -> bool {
+    match Support::probe() {
+        Support::Landlock { .. } => true,
+        Support::Unsupported(why) => {
+            eprintln!("skipped: kernel lacks Landlock ({why})");
+            false
+        }
+    }
+}
+
+struct Fixture {
+    _root: tempfile::TempDir,
+    project: std::path::PathBuf,
+    outside: std::path::PathBuf,
+}
+
+/// `project/` is the pod's directory (its write root); `outside/` is next to it, not in scope.
+/// The sandboxes built here leave the temp dirs out, so where the machine keeps its temp
+/// files does not matter.
+fn fixture() -> Fixture {
+    let root = tempfile::tempdir().expect("temp dir");
+    let project = root.path().join("project");
+    let outside = root.path().join("outside");
+    fs::create_dir_all(&project).expect("project");
+    fs::create_dir_all(&outside).expect("outside");
+    fs::write(outside.join("secret.txt"), "outside secret").expect("secret");
+    Fixture {
+        project: project.canonicalize().expect("canonical"),
+        outside: outside.canonicalize().expect("canonical"),
+        _root: root,
+    }
+}
+
+fn shell(project: &std::path::Path, network: bool) -> Shell {
+    let scope = Scope::new(
+        project,
+        &ScopeRules {
+            write: vec![".".into()],
+            ..ScopeRules::default()
+        },
+    )
+    .expect("scope");
+    let sandbox = Sandbox::new(Arc::new(scope), network, None).without_temp_dirs();
+    Shell::new(project.to_path_buf(), ShellLimits::default(), Some(sandbox))
+}
+
+async fn run(shell: &Shell, command: &str) -> String {
+    let output = shell.call(json!({ "command": command }).to_string()).await;
+    assert!(!output.is_error, "{}", output.content);
+    output.content
+}
+
+#[tokio::test]
+async fn writes_land_only_under_the_write_roots() {
+    if !landlock() {
+        return;
+    }
+    let f = fixture();
+    let shell = shell(&f.project, true);
+    let inside = run(&shell, "echo ok > inside.txt && cat inside.txt").await;
+    assert!(inside.starts_with("exit code 0"), "{inside}");
+    assert_eq!(
+        fs::read_to_string(f.project.join("inside.txt")).expect("written"),
+        "ok\n"
+    );
+
+    let target = f.outside.join("escaped.txt");
+    let outside = run(&shell, &format!("echo pwned > '{}'", target.display())).await;
+    assert!(outside.starts_with("exit code 1"), "{outside}");
+    assert!(outside.contains("Permission denied"), "{outside}");
+    assert!(
+        outside.contains("the command ran in the sandbox"),
+        "the result explains the refusal: {outside}"
+    );
+    assert!(!target.exists(), "a write landed outside the write roots");
+
+    // Unless the machine keeps its temp files under a system directory (readable on purpose).
+    let readable = [
+        "/usr", "/etc", "/opt", "/run", "/nix", "/snap", "/dev", "/proc", "/sys",
+    ];
+    if readable.iter().any(|dir| f.outside.starts_with(dir)) {
+        eprintln!(
+            "the read check is skipped: {} is under a system dir",
+            f.outside.display()
+        );
+    } else {
+        let secret = f.outside.join("secret.txt");
+        let read_outside = run(&shell, &format!("cat '{}'", secret.display())).await;
+        assert!(
+            !read_outside.contains("outside secret"),
+            "a read outside the scope succeeded: {read_outside}"
+        );
+    }
+
+    let system = run(
+        &shell,
+        "head -c 0 /etc/passwd && ls /usr/bin >/dev/null && echo fine",
+    )
+    .await;
+    assert!(
+        system.contains("fine"),
+        "system files stay usable: {system}"
+    );
+}
+
+#[tokio::test]
+async fn sandbox_false_runs_unconfined() {
+    if !landlock() {
+        return;
+    }
+    let f = fixture();
+    let shell = shell(&f.project, true);
+    let target = f.outside.join("allowed.txt");
+    let output = shell
+        .call(
+            json!({
+                "command": format!("echo approved > '{}'", target.display()),
+                "sandbox": false
+            })
+            .to_string(),
+        )
+        .await;
+    assert!(
+        output.content.starts_with("exit code 0"),
+        "{}",
+        output.content
+    );
+    assert!(target.exists());
+}
+
+#[tokio::test]
+async fn without_network_a_local_connect_is_refused() {
+    if !landlock() {
+        return;
+    }
+    if !matches!(Support::probe(), Support::Landlock { abi } if abi >= 4) {
+        eprintln!("skipped: Landlock ABI below 4 cannot restrict TCP");
+        return;
+    }
+    let f = fixture();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("listener");
+    let port = listener.local_addr().expect("addr").port();
+    let connect = format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected");
+
+    let open = run(&shell(&f.project, true), &connect).await;
+    assert!(open.contains("connected"), "with network on: {open}");
+
+    let closed = run(&shell(&f.project, false), &connect).await;
+    assert!(
+        !closed.contains("connected") && closed.contains("Permission denied"),
+        "with network off: {closed}"
+    );
+}
+
+#[test]
+fn support_describes_what_is_enforced() {
+    let full = Support::Landlock { abi: 7 };
+    assert!(full.describe(false).contains("TCP connect and bind denied"));
+    assert!(full.describe(true).contains("network allowed"));
+    assert!(
+        Support::Landlock { abi: 3 }
+            .describe(false)
+            .contains("NOT restricted")
+    );
+    assert!(
+        Support::Unsupported("no".into())
+            .describe(true)
+            .starts_with("not enforced")
+    );
+}
