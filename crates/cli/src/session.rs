@@ -185,9 +185,15 @@ fn sandbox(eff: &Effective, scope: &Arc<Scope>) -> (Option<Sandbox>, Option<Stri
         .is_some_and(|p| p.value == ConfigPolicy::Sandboxed);
     match (eff.shell.sandbox.value, SandboxSupport::probe()) {
         (SandboxMode::Scope, SandboxSupport::Landlock { .. }) => {
-            let sandbox =
-                Sandbox::new(scope.clone(), eff.shell.network.value, std::env::home_dir());
-            (Some(sandbox), None)
+            match Sandbox::new(scope.clone(), eff.shell.network.value, std::env::home_dir()) {
+                Ok(sandbox) => (Some(sandbox), None),
+                Err(err) => (
+                    None,
+                    Some(format!(
+                        "{err}; shell commands run unconfined, under approvals alone"
+                    )),
+                ),
+            }
         }
         (SandboxMode::Scope, SandboxSupport::Unsupported(why)) => {
             let then = if sandboxed {

@@ -120,8 +120,8 @@ impl Tool for Shell {
                 match &self.sandbox {
                     Some(sandbox) => format!(
                         "Runs in a sandbox: it may write only inside the writable directories \
-                         of the file scope and temporary directories{}; \"sandbox\": false runs \
-                         it outside, after a person approves.",
+                         of the file scope and $TMPDIR{}; \"sandbox\": false runs it outside, \
+                         after a person approves.",
                         if sandbox.network() {
                             ""
                         } else {
@@ -191,7 +191,10 @@ async fn run(
     if let Some(sandbox) = &sandbox {
         // Never run unconfined because confinement failed: the call fails instead.
         match sandbox.prepare() {
-            Ok(prepared) => prepared.apply(&mut command),
+            Ok(prepared) => {
+                command.env("TMPDIR", sandbox.temp_dir());
+                prepared.apply(&mut command);
+            }
             Err(err) => return ToolOutput::error(format!("{err}; the command was not run")),
         }
     }

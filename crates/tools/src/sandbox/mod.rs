@@ -1,7 +1,9 @@
 //! The `shell` sandbox: each command runs confined by Landlock to what the pod's scope allows.
 //!
-//! - **Writes** only under the scope's write roots and the temporary directories (`/tmp`,
-//!   `$TMPDIR`), plus the terminal-ish device files (`/dev/null`, `/dev/tty`, `/dev/pts`).
+//! - **Writes** only under the scope's write roots and a private temporary directory made for
+//!   the pod (its commands get it as `TMPDIR`), plus the terminal-ish device files
+//!   (`/dev/null`, `/dev/tty`, `/dev/pts`). Not `/tmp` itself: other users' and other projects'
+//!   files live there, and a project checked out under `/tmp` would be writable whole.
 //! - **Reads and execution** under the scope's read and write roots, the system directories
 //!   (`/usr`, `/bin`, `/lib*`, `/etc`, `/opt`, `/proc`, `/sys`, `/dev`, `/run`, `/nix`, `/snap`) and the toolchain directories of the person's home (`~/.cargo`, `~/.rustup`, …);
 //!   the rest of the home directory (keys, other projects) is not readable.
@@ -80,9 +82,8 @@ pub struct Sandbox {
     network: bool,
     /// The person's home, for the toolchain directories (read-only).
     home: Option<PathBuf>,
-    /// Whether the temporary directories are writable (always, but for tests that must not
-    /// depend on where the machine keeps its checkout).
-    temp_dirs: bool,
+    /// The pod's private temporary directory (`TMPDIR` of its commands), removed with the pod.
+    temp: Arc<tempfile::TempDir>,
 }
 
 /// Why a command could not be confined; the call fails rather than run unconfined.
@@ -99,19 +100,29 @@ pub(crate) struct Prepared {
 }
 
 impl Sandbox {
-    pub fn new(scope: Arc<Scope>, network: bool, home: Option<PathBuf>) -> Sandbox {
-        Sandbox {
+    /// A sandbox for `scope`; makes the pod's private temporary directory (mode 0700).
+    pub fn new(
+        scope: Arc<Scope>,
+        network: bool,
+        home: Option<PathBuf>,
+    ) -> Result<Sandbox, SandboxError> {
+        let temp = tempfile::Builder::new()
+            .prefix("seedpod-shell-")
+            .tempdir()
+            .map_err(|e| {
+                SandboxError::Setup(format!("cannot make a temporary directory for it: {e}"))
+            })?;
+        Ok(Sandbox {
             scope,
             network,
             home,
-            temp_dirs: true,
-        }
+            temp: Arc::new(temp),
+        })
     }
 
-    #[cfg(test)]
-    pub(crate) fn without_temp_dirs(mut self) -> Sandbox {
-        self.temp_dirs = false;
-        self
+    /// The private temporary directory, given to commands as `TMPDIR`.
+    pub fn temp_dir(&self) -> &std::path::Path {
+        self.temp.path()
     }
 
     pub fn network(&self) -> bool {
@@ -121,13 +132,7 @@ impl Sandbox {
     /// Directories the command may write under.
     pub fn write_paths(&self) -> Vec<PathBuf> {
         let mut paths: Vec<PathBuf> = self.scope.write_roots().to_vec();
-        if self.temp_dirs {
-            paths.push(PathBuf::from("/tmp"));
-            paths.push(PathBuf::from("/var/tmp"));
-            if let Some(tmp) = std::env::var_os("TMPDIR") {
-                paths.push(PathBuf::from(tmp));
-            }
-        }
+        paths.push(self.temp.path().to_path_buf());
         for device in [
             "/dev/null",
             "/dev/zero",
@@ -175,6 +180,7 @@ impl Sandbox {
 impl Prepared {
     /// Arrange for the child to confine itself between fork and exec.
     pub(crate) fn apply(self, command: &mut tokio::process::Command) {
+        // `tempfile`'s temp dir, `mktemp` and most tools honour TMPDIR.
         #[cfg(target_os = "linux")]
         linux::confine_on_exec(command, self.fd);
         #[cfg(not(target_os = "linux"))]

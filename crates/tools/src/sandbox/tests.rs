@@ -31,8 +31,8 @@ struct Fixture {
 }
 
 /// `project/` is the pod's directory (its write root); `outside/` is next to it, not in scope.
-/// The sandboxes built here leave the temp dirs out, so where the machine keeps its temp
-/// files does not matter.
+/// Both live in `/tmp` (or `$TMPDIR`), which the sandbox does not open: only its own private
+/// temporary directory is writable.
 fn fixture() -> Fixture {
     let root = tempfile::tempdir().expect("temp dir");
     let project = root.path().join("project");
@@ -56,7 +56,7 @@ fn shell(project: &std::path::Path, network: bool) -> Shell {
         },
     )
     .expect("scope");
-    let sandbox = Sandbox::new(Arc::new(scope), network, None).without_temp_dirs();
+    let sandbox = Sandbox::new(Arc::new(scope), network, None).expect("sandbox");
     Shell::new(project.to_path_buf(), ShellLimits::default(), Some(sandbox))
 }
 
