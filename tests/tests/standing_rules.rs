@@ -136,9 +136,12 @@ async fn after_always_on_git_status_every_attack_is_asked_about_again() {
     assert_eq!(denials, ATTACKS.len());
     let short_ran = history.iter().any(|e| {
         matches!(&e.kind, EntryKind::ToolResult { content, is_error: false, .. }
-            if !content.contains("denied"))
+            if content.contains("?? s.jsonl"))
     });
-    assert!(short_ran, "git status --short ran and returned a result");
+    assert!(
+        short_ran,
+        "git status --short ran and printed its short format"
+    );
 }
 
 fn stdout(output: &std::process::Output) -> String {
