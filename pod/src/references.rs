@@ -133,11 +133,11 @@ fn file_reference(path: &str, ctx: &ReferenceContext) -> Resolved {
 
 fn file_body(shown: &str, real: &Path, size: u64, max_bytes: usize) -> Result<String, String> {
     let mut head = Vec::new();
-    File::open(real)
-        .and_then(|file| {
-            file.take(max_bytes.max(BINARY_SNIFF_BYTES) as u64)
-                .read_to_end(&mut head)
-        })
+    // Race-free: the checked path is opened without following symlinks (and a file with other
+    // names, which may be outside the scope, is not attached).
+    seedpod_tools::open_checked(real, shown)?
+        .take(max_bytes.max(BINARY_SNIFF_BYTES) as u64)
+        .read_to_end(&mut head)
         .map_err(|e| io_reason(&e))?;
     // The same rule as `read_file`'s, so `@file` and the tool agree on what is binary.
     if looks_binary(&head[..head.len().min(BINARY_SNIFF_BYTES)]) {

@@ -7,6 +7,9 @@
 use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::beneath::{self, OpenError};
 
 /// What a write did to the target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,9 +25,11 @@ pub(crate) enum Written {
 /// process is recognisable and never taken for the target.
 const TEMP_PREFIX: &str = ".seedpod-write-";
 
-/// Write `bytes` to `path` atomically, creating missing parent directories. The caller has
-/// already checked `path` (and so its would-be parents) against the scope.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<Written> {
+/// Write `bytes` to the canonical, checked `path` atomically, creating missing parent
+/// directories. Everything happens relative to a handle on the parent directory opened without
+/// following symlinks (`beneath.rs`), so the directory cannot be swapped for a link between the
+/// scope check and the rename.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<Written, OpenError> {
     write_atomic_with(path, bytes, |_| Ok(()))
 }
 
@@ -35,49 +40,57 @@ pub(crate) fn write_atomic_with(
     path: &Path,
     bytes: &[u8],
     before_rename: impl FnOnce(&Path) -> io::Result<()>,
-) -> io::Result<Written> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path has no parent"))?;
-    std::fs::create_dir_all(dir)?;
-    let existing = match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(io::Error::new(
-                io::ErrorKind::IsADirectory,
-                "it is a directory",
-            ));
-        }
-        Ok(meta) => Some(meta),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => None,
-        Err(err) => return Err(err),
+) -> Result<Written, OpenError> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(OpenError::Io(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the path has no parent",
+        )));
     };
-    let mut temp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .suffix(".tmp")
-        // A new file gets the usual 0666 less umask, not tempfile's private 0600.
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(dir)?;
-    if let Some(meta) = &existing {
-        // Replacing must not change the mode (an edited script stays executable).
-        temp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(meta.permissions().mode()))?;
+    let dir_fd = beneath::create_dirs(dir)?;
+    let existing = beneath::stat_at(&dir_fd, name)?;
+    if let Some(st) = &existing
+        && st.st_mode & libc::S_IFMT == libc::S_IFDIR
+    {
+        return Err(OpenError::Io(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "it is a directory",
+        )));
     }
-    temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
-    // On error `temp` is dropped here, which deletes the temporary file.
-    before_rename(temp.path())?;
-    temp.persist(path).map_err(|err| err.error)?;
-    sync_dir(dir)?;
+    let temp_name = temp_name();
+    let mut temp = beneath::create_new_at(&dir_fd, temp_name.as_ref(), 0o666)?;
+    let result = (|| -> io::Result<()> {
+        if let Some(st) = &existing {
+            // Replacing must not change the mode (an edited script stays executable).
+            temp.set_permissions(std::fs::Permissions::from_mode(st.st_mode & 0o7777))?;
+        }
+        temp.write_all(bytes)?;
+        temp.sync_all()?;
+        before_rename(&dir.join(&temp_name))?;
+        beneath::rename_at(&dir_fd, temp_name.as_ref(), name)?;
+        // The rename itself must survive a power cut.
+        std::fs::File::from(dir_fd.try_clone()?).sync_all()
+    })();
+    if let Err(err) = result {
+        beneath::unlink_at(&dir_fd, temp_name.as_ref());
+        return Err(OpenError::Io(err));
+    }
     Ok(match existing {
-        Some(meta) => Written::Replaced {
-            old_len: meta.len(),
+        Some(st) => Written::Replaced {
+            old_len: u64::try_from(st.st_size).unwrap_or(0),
         },
         None => Written::Created,
     })
 }
 
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    std::fs::File::open(dir)?.sync_all()
+/// A hidden name no real file has: the prefix, the process and a counter.
+fn temp_name() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!("{TEMP_PREFIX}{}-{n}-{nanos:x}.tmp", std::process::id())
 }
 
 #[cfg(test)]
@@ -115,6 +128,7 @@ mod tests {
         .unwrap_err();
 
         assert_eq!(err.to_string(), "simulated crash");
+        assert!(matches!(err, OpenError::Io(_)));
         assert_eq!(std::fs::read(&target).unwrap(), b"old content\n");
         assert!(
             !seen_temp.unwrap().exists(),
@@ -151,6 +165,9 @@ mod tests {
     fn a_directory_is_not_replaced() {
         let dir = tempfile::tempdir().unwrap();
         let err = write_atomic(dir.path(), b"x").unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::IsADirectory);
+        assert!(
+            matches!(&err, OpenError::Io(e) if e.kind() == io::ErrorKind::IsADirectory),
+            "{err}"
+        );
     }
 }

@@ -5,7 +5,7 @@ use seedpod_engine::ToolOutput;
 use serde::Deserialize;
 
 use crate::atomic::write_atomic;
-use crate::file_tool::{FileTool, check, io_error, looks_binary, thousands};
+use crate::file_tool::{FileTool, check, looks_binary, open_error, thousands};
 use crate::scope::{Access, Scope};
 
 /// How many occurrence line numbers an ambiguity error lists.
@@ -49,9 +49,14 @@ impl FileTool for EditFile {
         if args.old == args.new {
             return ToolOutput::error("old and new are the same text; there is nothing to change");
         }
-        let bytes = match std::fs::read(&path) {
+        let bytes = match crate::beneath::open_read(&path).and_then(|mut file| {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut bytes)
+                .map(|_| bytes)
+                .map_err(crate::beneath::OpenError::Io)
+        }) {
             Ok(bytes) => bytes,
-            Err(err) => return io_error("read", shown, &err),
+            Err(err) => return open_error("read", shown, &err),
         };
         if looks_binary(&bytes) {
             return ToolOutput::error(format!(
@@ -73,7 +78,7 @@ impl FileTool for EditFile {
             (1, _) | (_, true) => {
                 let edited = text.replace(&args.old, &args.new);
                 if let Err(err) = write_atomic(&path, edited.as_bytes()) {
-                    return io_error("write", shown, &err);
+                    return open_error("write", shown, &err);
                 }
                 let count = lines.len();
                 let which = if count == 1 {

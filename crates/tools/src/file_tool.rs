@@ -93,6 +93,17 @@ pub(crate) fn check(
 }
 
 /// An I/O failure on `path`, with the usual next step for the common kinds.
+/// An error result for a race-free open (`beneath.rs`) that failed.
+pub(crate) fn open_error(action: &str, path: &str, err: &crate::beneath::OpenError) -> ToolOutput {
+    match err {
+        crate::beneath::OpenError::Io(err) => io_error(action, path, err),
+        other => {
+            tracing::warn!(event = "tool_blocked", path = %path, reason = %other);
+            ToolOutput::error(other.describe(path))
+        }
+    }
+}
+
 pub(crate) fn io_error(action: &str, path: &str, err: &io::Error) -> ToolOutput {
     let hint = match err.kind() {
         io::ErrorKind::NotFound => {

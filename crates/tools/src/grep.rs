@@ -125,7 +125,15 @@ struct Search {
 impl Search {
     /// Append the file's matching lines, stopping at [`MAX_MATCHES`] in total.
     fn file(&mut self, path: &Path, shown: &str) -> io::Result<()> {
-        let mut file = std::fs::File::open(path)?;
+        // Race-free: a file swapped for a link since the walk saw it, or one with other names
+        // (hard links) that may be outside the scope, is skipped.
+        let mut file = match crate::beneath::open_read(path) {
+            Ok(file) => file,
+            Err(crate::beneath::OpenError::Io(err)) => return Err(err),
+            Err(crate::beneath::OpenError::Changed | crate::beneath::OpenError::HardLinked(_)) => {
+                return Ok(());
+            }
+        };
         let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
         (&mut file)
             .take(BINARY_SNIFF_BYTES as u64)

@@ -18,6 +18,7 @@
 
 mod args;
 mod atomic;
+mod beneath;
 mod command;
 mod edit_file;
 mod file_tool;
@@ -43,6 +44,7 @@ use seedpod_engine::Tool;
 
 use crate::file_tool::Blocking;
 
+pub use beneath::open_checked;
 pub use command::{Judgement, judge as judge_shell_command, judge_command, narrowest_rule};
 pub use file_tool::{BINARY_SNIFF_BYTES, looks_binary};
 pub use lent::{Lent, LentRoot};

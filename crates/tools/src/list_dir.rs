@@ -38,7 +38,20 @@ impl FileTool for ListDir {
             Err(output) => return output,
         };
         let shown = &args.path;
-        let entries = match std::fs::read_dir(&path) {
+        // The directory is opened without following symlinks and listed through that handle,
+        // so one swapped for a link after the check is not listed.
+        let dir = match crate::beneath::open_dir(&path) {
+            Ok(dir) => dir,
+            Err(crate::beneath::OpenError::Io(err))
+                if err.kind() == std::io::ErrorKind::NotADirectory =>
+            {
+                return ToolOutput::error(format!(
+                    "\"{shown}\" is a file, not a directory; use read_file to read it"
+                ));
+            }
+            Err(err) => return crate::file_tool::open_error("list", shown, &err),
+        };
+        let entries = match std::fs::read_dir(crate::beneath::listing_path(&dir, &path)) {
             Ok(entries) => entries,
             Err(err) if err.kind() == std::io::ErrorKind::NotADirectory => {
                 return ToolOutput::error(format!(

@@ -509,12 +509,16 @@ mod tool_tests {
     async fn a_hard_link_to_a_protected_file_does_not_carry_the_write() {
         let f = fixture();
         std::fs::hard_link(f.path(".git/config"), f.path("linked")).unwrap();
-        f.ok(
-            "edit_file",
-            &json!({"path": "linked", "old": "bare = false", "new": "fsmonitor = touch PWNED"})
-                .to_string(),
-        )
-        .await;
+        // Editing reads first, and a file with other names is not read.
+        let refused = f
+            .err(
+                "edit_file",
+                &json!({"path": "linked", "old": "bare = false", "new": "fsmonitor = touch PWNED"})
+                    .to_string(),
+            )
+            .await;
+        assert!(refused.contains("2 hard links"), "{refused}");
+        // Writing replaces the name; the other name keeps the old content.
         f.ok(
             "write_file",
             &json!({"path": "linked", "content": "x"}).to_string(),

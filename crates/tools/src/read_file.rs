@@ -7,7 +7,7 @@ use seedpod_engine::ToolOutput;
 use serde::Deserialize;
 
 use crate::file_tool::{
-    BINARY_SNIFF_BYTES, FileTool, check, cut_chars, io_error, looks_binary, thousands,
+    BINARY_SNIFF_BYTES, FileTool, check, cut_chars, io_error, looks_binary, open_error, thousands,
 };
 use crate::scope::{Access, Scope};
 
@@ -54,11 +54,17 @@ impl FileTool for ReadFile {
             );
         }
         let shown = &args.path;
-        let opened = std::fs::metadata(&path).and_then(|meta| {
+        // Opened without following any symlink (the path was checked in its canonical form),
+        // so nothing swapped in since the check is read.
+        let file = match crate::beneath::open_read(&path) {
+            Ok(file) => file,
+            Err(err) => return open_error("read", shown, &err),
+        };
+        let opened = file.metadata().and_then(|meta| {
             if meta.is_dir() {
                 Err(io::Error::from(io::ErrorKind::IsADirectory))
             } else {
-                std::fs::File::open(&path)
+                Ok(file)
             }
         });
         match opened.and_then(|file| read_window(file, offset, limit)) {

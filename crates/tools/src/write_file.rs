@@ -5,7 +5,7 @@ use seedpod_engine::ToolOutput;
 use serde::Deserialize;
 
 use crate::atomic::{Written, write_atomic};
-use crate::file_tool::{FileTool, check, io_error, thousands};
+use crate::file_tool::{FileTool, check, open_error, thousands};
 use crate::scope::{Access, Scope};
 
 pub(crate) struct WriteFile;
@@ -43,7 +43,7 @@ impl FileTool for WriteFile {
                 args.path,
                 thousands(old_len)
             )),
-            Err(err) => io_error("write", &args.path, &err),
+            Err(err) => open_error("write", &args.path, &err),
         }
     }
 }
