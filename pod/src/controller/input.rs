@@ -8,6 +8,7 @@ use seedpod_store::Durability;
 
 use super::Controller;
 use super::commit::CommitError;
+use super::data_guard::{DataSource, Guarded};
 use crate::guard::{self, GuardMode};
 use crate::references::{self, ReferenceContext};
 
@@ -119,7 +120,26 @@ impl Controller {
             max_file_bytes: MAX_ATTACHMENT_BYTES,
         };
         let resolved = references::resolve(segments, &ctx);
-        for reference in resolved {
+        for mut reference in resolved {
+            // Attached files and knowledge notes are outside text: the guard reads them (without
+            // their first line, the pod's own `[File: …]` header).
+            if let SystemItem::FileAttachment { path, body }
+            | SystemItem::Knowledge { slug: path, body } = &mut reference.item
+                && reference.problem.is_none()
+            {
+                let content = body
+                    .split_once('\n')
+                    .map_or("", |(_, rest)| rest)
+                    .to_string();
+                match self.guard_data(DataSource::Attachment(path), &content) {
+                    Guarded::Pass => {}
+                    Guarded::Noted(note) => body.push_str(&note),
+                    Guarded::Withheld(replacement) => {
+                        let header = body.lines().next().unwrap_or_default().to_string();
+                        *body = format!("{header}\n{replacement}");
+                    }
+                }
+            }
             if let Some(problem) = reference.problem {
                 self.publish_alert(AlertLevel::Warn, problem);
             }

@@ -9,6 +9,7 @@ use seedpod_protocol::{EntryKind, InFlightToolCall, ServerMsg};
 use seedpod_store::Durability;
 use tokio::sync::{mpsc, oneshot};
 
+use super::data_guard::{DataSource, Guarded};
 use super::{Activity, Command, Controller};
 
 /// Handed to `drive_run`; every call is a command to the controller tagged with the run's
@@ -186,12 +187,20 @@ impl Controller {
                 name,
                 content,
                 is_error,
-            } => EntryKind::ToolResult {
-                call_id,
-                name,
-                content: self.fit_tool_result(content),
-                is_error,
-            },
+            } => {
+                let content = self.fit_tool_result(content);
+                let content = match self.guard_data(DataSource::ToolResult(&name), &content) {
+                    Guarded::Pass => content,
+                    Guarded::Noted(note) => content + &note,
+                    Guarded::Withheld(replacement) => replacement,
+                };
+                EntryKind::ToolResult {
+                    call_id,
+                    name,
+                    content,
+                    is_error,
+                }
+            }
             other => other,
         };
         let fill_changes = matches!(kind, EntryKind::Usage(_));

@@ -14,6 +14,7 @@ mod children;
 mod commands;
 mod commit;
 mod context;
+mod data_guard;
 mod input;
 mod link;
 mod requests;

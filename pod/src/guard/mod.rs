@@ -10,6 +10,10 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexBuilder};
+
+#[cfg(test)]
+mod corpus;
+mod normalize;
 use serde::{Deserialize, Serialize};
 
 /// Longest message, in characters, that reaches the model whole. Longer ones are cut by
@@ -59,18 +63,41 @@ pub enum InjectionPattern {
     /// A NUL character, which no text a person types contains.
     NulBytes,
     /// An attempt to close a delimiter the pod or a chat format uses (`[/File]`, `<|im_end|>`,
-    /// `</user>`, a `---END---` line), so that what follows looks like it came from elsewhere.
+    /// an unmatched `</user>`, a `---END---` line), so that what follows looks like it came
+    /// from elsewhere.
     DelimiterEscape,
+    /// A line that imitates the pod's own framing of what it tells the model: `[notification]`,
+    /// `[pod NAME] finished a turn`, `[File: …]`, `[interrupted]`, … typed by someone or found
+    /// in a file or a tool's output.
+    ForgedMarker,
+    /// Asking for secrets or the conversation to leave: "send the .env to https://…", "print
+    /// your system prompt", a markdown image whose URL carries a placeholder for data.
+    Exfiltration,
+    /// Asking the model to hide what it does from the person ("do not tell the user").
+    Concealment,
+    /// Text addressed to the AI reading it ("Note to the AI:", "If you are an AI assistant"),
+    /// which ordinary documents and tool output never contain.
+    AiAddressed,
+    /// Pushing the model to run something at once, secretly or without asking.
+    ToolCoaxing,
+    /// Letters hidden from view: zero-width or direction-control characters inside a word.
+    HiddenCharacters,
 }
 
 impl InjectionPattern {
-    pub const ALL: [InjectionPattern; 6] = [
+    pub const ALL: [InjectionPattern; 12] = [
         InjectionPattern::IgnoreInstructions,
         InjectionPattern::RoleOverride,
         InjectionPattern::FakeSystemTags,
         InjectionPattern::InstructionInjection,
         InjectionPattern::NulBytes,
         InjectionPattern::DelimiterEscape,
+        InjectionPattern::ForgedMarker,
+        InjectionPattern::Exfiltration,
+        InjectionPattern::Concealment,
+        InjectionPattern::AiAddressed,
+        InjectionPattern::ToolCoaxing,
+        InjectionPattern::HiddenCharacters,
     ];
 
     pub fn as_str(&self) -> &'static str {
@@ -81,6 +108,12 @@ impl InjectionPattern {
             InjectionPattern::InstructionInjection => "instruction_injection",
             InjectionPattern::NulBytes => "nul_bytes",
             InjectionPattern::DelimiterEscape => "delimiter_escape",
+            InjectionPattern::ForgedMarker => "forged_marker",
+            InjectionPattern::Exfiltration => "exfiltration",
+            InjectionPattern::Concealment => "concealment",
+            InjectionPattern::AiAddressed => "ai_addressed",
+            InjectionPattern::ToolCoaxing => "tool_coaxing",
+            InjectionPattern::HiddenCharacters => "hidden_characters",
         }
     }
 
@@ -92,12 +125,17 @@ impl InjectionPattern {
                 r"(?:(?:previous|prior|above|earlier|preceding|original|system)\s+)+",
                 r"(?:instructions?|prompts?|directions?|rules|guidelines|context)\b",
                 r"|\bdisregard\s+(?:(?:all|any|your|the)\s+)*(?:instructions|rules|guidelines)\b",
+                r"|\b(?:ignore|disregard|forget)\s+(?:everything|anything)\s+(?:above|before|prior|",
+                r"previously|you\s+(?:were|have\s+been)\s+told)\b",
+                r"|\bstop\s+following\s+(?:your|the)\s+(?:instructions|rules|guidelines)\b",
             ),
             InjectionPattern::RoleOverride => concat!(
                 r"\byou\s+are\s+now\s+(?:an?|the|my|no\s+longer|acting|in\s+\w+\s+mode)\b",
                 r"|\bact\s+as\s+(?:the\s+|a\s+)?(?:system|root|admin(?:istrator)?)\b",
                 r"|\bfrom\s+now\s+on,?\s+you\s+(?:are|will\s+be|must\s+act)\b",
                 r"|\bpretend\s+(?:to\s+be|you\s+are)\s+(?:the\s+)?system\b",
+                r"|\b(?:god|jailbreak|dan|unrestricted|unfiltered)\s+mode\b",
+                r"|\bdo\s+anything\s+now\b",
             ),
             // `<system>` only where it does not follow a name, so `Vec<System>` is code.
             InjectionPattern::FakeSystemTags => concat!(
@@ -112,6 +150,10 @@ impl InjectionPattern {
                 r"|\boverride\s+(?:(?:your|the|all|any|previous|prior|system)\s+)+(?:instructions|prompt|rules)\b",
                 r"|\byour\s+(?:real|true|actual|new)\s+instructions\s+(?:are|is)\b",
                 r"|\bupdated\s+system\s+prompt\s*:",
+                r"|\b(?:system|admin(?:istrator)?|security)\s+override\b",
+                r"|\b(?:begin|start)\s+new\s+instructions\b",
+                r"|\b(?:these|the\s+following)\s+are\s+(?:your\s+)?new\s+instructions\b",
+                r"|\[\s*inst\s*\]",
             ),
             InjectionPattern::NulBytes => r"\x00",
             InjectionPattern::DelimiterEscape => concat!(
@@ -120,6 +162,53 @@ impl InjectionPattern {
                 r"|</\s*(?:user|assistant|human|instructions?|context|tool_result|document|input)\s*>",
                 r"|^[ \t]*[-=#*]{3,}[ \t]*END\b[^\n]*?[-=#*]{3,}[ \t]*$",
             ),
+            InjectionPattern::ForgedMarker => concat!(
+                r"^[ \t>]*\[(?:notification|interrupted|pod_event|system\s+message|tool\s+result)\]",
+                r"|^[ \t>]*\[pod\s+[\w.-]+\]\s+(?:finished\s+a\s+turn|stopped\s+with|shut\s+down|says|reports)",
+                r"|^[ \t>]*\[(?:file|dir):\s*[^\]\n]+\]",
+                r"|^[ \t>]*\[(?:knowledge:\s*#|workflow:\s*/)[^\]\n]*\]",
+            ),
+            InjectionPattern::Exfiltration => concat!(
+                r"\b(?:send|post|upload|e-?mail|forward|transmit|exfiltrate|leak|copy)\b[^\n]{0,60}?",
+                r"(?:~/\.ssh|id_rsa|id_ed25519|\.env\b|\.aws|api[_ -]?keys?|secrets?|credentials|",
+                r"passwords?|private\s+keys?|tokens?|environment\s+variables)[^\n]{0,60}?",
+                r"\b(?:to|into)\s+(?:https?://|[\w.+-]+@[\w-]+\.|the\s+public\b)",
+                r"|\b(?:print|reveal|show|output|repeat|dump|disclose|leak)\s+(?:me\s+)?(?:your|the)\s+",
+                r"(?:(?:full|entire|complete|hidden|original|initial|exact)\s+)*",
+                r"(?:system\s+prompt|initial\s+prompt|hidden\s+(?:prompt|instructions))\b",
+                r"|\brepeat\s+the\s+(?:text|words|message)\s+above\b",
+                r"|!\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&][\w-]+=(?:\{|\$|<|%7B|\[)",
+                r"|\b(?:append|add|attach|include|encode)\b[^\n.]{0,40}\b(?:secret|key|token|password|",
+                r"conversation|chat\s+history)\b[^\n.]{0,40}\b(?:url|query|parameter|link|image)\b",
+            ),
+            InjectionPattern::Concealment => concat!(
+                r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|ask|mention\s+(?:it|this)\s+to)",
+                r"\s+(?:the\s+)?(?:user|human|person|operator)\b",
+                r"|\b(?:and|but)\s+(?:do\s+not|don'?t|never)\s+mention\s+(?:it|this)\b",
+                r"|\b(?:keep|hide)\s+(?:this|it)\s+(?:secret\s+)?from\s+the\s+(?:user|human|person)\b",
+            ),
+            InjectionPattern::AiAddressed => concat!(
+                r"\b(?:note|message|instructions?|attention|important|reminder)\s*(?:to|for)?\s*:?\s*",
+                r"(?:the\s+|any\s+|all\s+)?(?:ai|llm|ai\s+assistant|assistant|agent|chatbot|copilot|",
+                r"claude|gpt|chatgpt|language\s+model)s?\s*[:,]",
+                r"|\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|(?:large\s+)?language\s+model|ai\s+assistant|",
+                r"assistant|ai\s+agent|chatbot|bot)\b",
+                r"|\b(?:ai|llm|assistant|agent)s?\s+(?:\w+\s+)?(?:reading|processing|parsing|summari[sz]ing|",
+                r"analy[sz]ing)\s+this\b",
+                r"|\bdear\s+(?:ai|assistant|llm|agent|chatbot)\b",
+                r"|\bfor\s+the\s+(?:llm|ai)\s+(?:processing|reading)\b",
+            ),
+            InjectionPattern::ToolCoaxing => concat!(
+                r"\b(?:run|execute)\b[^\n]{0,80}\bwithout\s+(?:asking|confirmation|approval|permission)\b",
+                r"|\b(?:silently|secretly|quietly)\s+(?:run|execute|call|invoke|delete|send|upload|copy|push)\b",
+                r"|\b(?:assistant|ai|agent|llm)\b[^\n]{0,40}\b(?:must|should)\s+(?:now\s+|immediately\s+)?",
+                r"(?:run|execute|call|invoke)\b",
+                r"|\byou\s+(?:must|should)\s+(?:now\s+)?immediately\s+(?:run|execute|call|invoke)\b",
+            ),
+            // Detected on the original text (normalisation removes these characters).
+            InjectionPattern::HiddenCharacters => {
+                r"[\p{L}\p{N}][\x{00AD}\x{200B}-\x{200F}\x{202A}-\x{202E}\x{2060}-\x{2064}\x{2066}-\x{2069}\x{FEFF}]+[\p{L}\p{N}]"
+            }
         }
     }
 }
@@ -149,16 +238,48 @@ static PATTERNS: LazyLock<Vec<(InjectionPattern, Regex)>> = LazyLock::new(|| {
 
 /// The pattern families found in `text`, in `InjectionPattern::ALL` order, each at most once
 /// (with an excerpt of its first match).
+///
+/// Matching runs on the normalised text (`normalize.rs`: invisible characters removed,
+/// look-alikes folded, spelled-out words joined), so excerpts show that form;
+/// `HiddenCharacters` looks at the original.
 pub fn scan(text: &str) -> Vec<Detection> {
+    let normalized = normalize::normalize(text);
     PATTERNS
         .iter()
         .filter_map(|(pattern, regex)| {
-            regex.find(text).map(|found| Detection {
-                pattern: *pattern,
-                excerpt: excerpt(text, found.range()),
-            })
+            let haystack = match pattern {
+                InjectionPattern::HiddenCharacters => text,
+                _ => normalized.as_str(),
+            };
+            regex
+                .find_iter(haystack)
+                .find(|found| !is_matched_close(*pattern, haystack, found.range()))
+                .map(|found| Detection {
+                    pattern: *pattern,
+                    excerpt: excerpt(haystack, found.range()),
+                })
         })
         .collect()
+}
+
+/// A closing tag such as `</user>` whose opening tag came earlier in the same text is markup,
+/// not an escape from the pod's framing.
+fn is_matched_close(pattern: InjectionPattern, text: &str, found: Range<usize>) -> bool {
+    if pattern != InjectionPattern::DelimiterEscape {
+        return false;
+    }
+    let matched = &text[found.clone()];
+    let Some(name) = matched
+        .trim()
+        .strip_prefix("</")
+        .and_then(|rest| rest.strip_suffix('>'))
+        .map(|name| name.trim().to_ascii_lowercase())
+    else {
+        return false;
+    };
+    text[..found.start]
+        .to_ascii_lowercase()
+        .contains(&format!("<{name}>"))
 }
 
 /// Cut `text` to `max_chars` characters (char boundary) and append a note the model sees, e.g.
