@@ -443,6 +443,21 @@ pub struct ApprovalRequest {
     /// whole tool, except for `shell`, where it means "always" cannot be offered (the command is
     /// not one a rule may cover) and the answer counts as a single approval.
     pub always: Option<CommandRule>,
+    /// For a `write_file` that would replace an existing file: what it holds now, so a person
+    /// sees the change as a diff. Read by the pod when it asks (through the scope), bounded.
+    pub replaces: Option<Replaces>,
+}
+
+/// The current content of a file a write would replace, as the approval shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Replaces {
+    /// The whole current text.
+    Text { content: String },
+    /// Not shown (too large, binary, unreadable), and why.
+    Unshown { why: String },
+    #[serde(other)]
+    Unknown,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -455,6 +470,8 @@ struct RequestWire {
     prefix: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     exact: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    replaces: Option<Replaces>,
 }
 
 impl From<RequestWire> for ApprovalRequest {
@@ -469,6 +486,7 @@ impl From<RequestWire> for ApprovalRequest {
                 exact: wire.exact,
             }
             .into_rule(),
+            replaces: wire.replaces,
         }
     }
 }
@@ -483,6 +501,7 @@ impl From<ApprovalRequest> for RequestWire {
             summary: request.summary,
             prefix,
             exact,
+            replaces: request.replaces,
         }
     }
 }
@@ -633,6 +652,7 @@ mod tests {
                 arguments: r#"{"command":"cargo test"}"#.into(),
                 summary: "shell: cargo test".into(),
                 always: Some(CommandRule::Prefix(vec!["cargo".into(), "test".into()])),
+                replaces: None,
             }),
             EntryKind::ApprovalAnswer {
                 call_id: "c".into(),

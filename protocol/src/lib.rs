@@ -29,7 +29,7 @@ pub use completion::{Completion, CompletionKind, SLASH_COMMANDS};
 pub use entry::{
     ApprovalDecision, ApprovalRequest, Compaction, CompactionTrigger, ContextWindow, DequeueReason,
     ENTRY_VERSION, Entry, EntryKind, FinishReason, ModelConfig, Origin, ProviderKind, QueuedItem,
-    RunEndReason, RunTrigger, SegmentStart, ToolResultTrim, ToolSpec, TrimMode, Usage,
+    Replaces, RunEndReason, RunTrigger, SegmentStart, ToolResultTrim, ToolSpec, TrimMode, Usage,
     WindowSource,
 };
 pub use item::ModelItem;

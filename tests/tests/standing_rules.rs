@@ -228,3 +228,49 @@ async fn approvals_lists_and_revokes_standing_rules() {
         stderr(&refused)
     );
 }
+
+/// `[approvals] write_file = "ask"`: the request carries what the file holds now, so the modal
+/// shows the write as a diff; a new file carries nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_asked_write_carries_the_current_content_for_the_diff() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(&sb.home.config).expect("config dir");
+    std::fs::write(
+        sb.home.config.join("config.toml"),
+        "[approvals]\nwrite_file = \"ask\"\n",
+    )
+    .expect("config");
+    std::fs::write(sb.path().join("notes.txt"), "one\nold\n").expect("file");
+    let write = |path: &str| {
+        json!({"tool_calls": [{"name": "write_file",
+            "arguments": json!({"path": path, "content": "one\ntwo\n"}).to_string()}]})
+    };
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            write("notes.txt"),
+            write("new.txt"),
+            json!({"text": "done"}),
+        ],
+    );
+    sb.start_scripted("p", &script);
+    let mut events = sb.connect("p", ClientMode::Attach).await;
+    let mut seen = Vec::new();
+    sb.ok(&["send", "p", "write", "--no-wait"]);
+    let first = wait_for(&mut events, &mut seen, approval_request).await;
+    assert_eq!(
+        first.replaces,
+        Some(seedpod_protocol::Replaces::Text {
+            content: "one\nold\n".into()
+        })
+    );
+    sb.ok(&["approve", "p"]);
+    let second = wait_for(&mut events, &mut seen, approval_request).await;
+    assert_eq!(second.replaces, None, "a new file has nothing to replace");
+    sb.ok(&["approve", "p"]);
+    wait_for(&mut events, &mut seen, is_run_end).await;
+    assert_eq!(
+        std::fs::read_to_string(sb.path().join("notes.txt")).expect("written"),
+        "one\ntwo\n"
+    );
+}

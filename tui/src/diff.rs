@@ -1,8 +1,8 @@
 //! What an edit asked for approval would change, as a line diff a person can read in the
-//! approval modal: `edit_file`'s `old` against its `new`, `write_file`'s content as added lines
-//! (the TUI does not read the file it would replace; the pod owns the file system).
+//! approval modal: `edit_file`'s `old` against its `new`, `write_file`'s content against what the
+//! file holds now, which the pod puts in the request (the TUI never reads the pod's files).
 
-use seedpod_protocol::ApprovalRequest;
+use seedpod_protocol::{ApprovalRequest, Replaces};
 
 /// Above this many line pairs the diff is not worked out line by line: everything old is shown
 /// removed, everything new added. Keeps a huge edit from stalling a frame.
@@ -31,12 +31,16 @@ pub fn edit_diff(request: &ApprovalRequest) -> Option<(String, Vec<DiffLine>)> {
     let path = text("path")?.to_string();
     match request.tool.as_str() {
         "edit_file" => Some((path, line_diff(text("old")?, text("new")?))),
+        // Against what the file holds now when the pod sent it (a new file: all added).
         "write_file" => Some((
             path,
-            text("content")?
-                .lines()
-                .map(|l| DiffLine::Added(l.to_string()))
-                .collect(),
+            match &request.replaces {
+                Some(Replaces::Text { content }) => line_diff(content, text("content")?),
+                Some(Replaces::Unshown { .. } | Replaces::Unknown) | None => text("content")?
+                    .lines()
+                    .map(|l| DiffLine::Added(l.to_string()))
+                    .collect(),
+            },
         )),
         _ => None,
     }
@@ -91,6 +95,7 @@ mod tests {
             arguments: arguments.to_string(),
             summary: String::new(),
             always: None,
+            replaces: None,
         }
     }
 
@@ -124,6 +129,19 @@ mod tests {
             serde_json::json!({"path": "b.txt", "content": "one\ntwo\n"}),
         );
         assert_eq!(edit_diff(&write).map(|(_, l)| l.len()), Some(2));
+        // Replacing a file the pod read: the diff is against what it holds now.
+        let mut replacing = write.clone();
+        replacing.replaces = Some(Replaces::Text {
+            content: "one\nold\n".into(),
+        });
+        assert_eq!(
+            edit_diff(&replacing).map(|(_, l)| l),
+            Some(vec![
+                DiffLine::Same("one".into()),
+                DiffLine::Removed("old".into()),
+                DiffLine::Added("two".into())
+            ])
+        );
         let shell = request("shell", serde_json::json!({"command": "ls"}));
         assert_eq!(edit_diff(&shell), None);
     }

@@ -293,6 +293,7 @@ fn waiting_for_approval() -> App {
                 arguments: arguments.into(),
                 summary: "shell: cargo test --workspace && rm -rf target/tmp".into(),
                 always: Some(seedpod_protocol::CommandRule::Prefix(vec!["cargo".into()])),
+                replaces: None,
             }),
         ),
     ] {
@@ -345,6 +346,7 @@ fn approval_modal_shows_an_edits_diff() {
         arguments,
         summary: "edit_file: src/lib.rs".into(),
         always: None,
+        replaces: None,
     });
     let msg = ServerMsg::Committed {
         seq: 6,

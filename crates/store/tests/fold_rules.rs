@@ -330,6 +330,7 @@ fn approval_request(call_id: &str) -> EntryKind {
         arguments: r#"{"command":"cargo test"}"#.into(),
         summary: "shell: cargo test".into(),
         always: Some(seedpod_protocol::CommandRule::Prefix(vec!["cargo".into()])),
+        replaces: None,
     })
 }
 

@@ -91,6 +91,7 @@ fn denials_and_standing_approvals_show_on_the_cell() {
         arguments: r#"{"path":"a.txt","content":"x"}"#.into(),
         summary: "write_file: a.txt".into(),
         always: None,
+        replaces: None,
     };
     t.apply(&committed(10, entry(5, approval_request(second))));
     assert_eq!(pending_call(&t), Some("call_1"), "the oldest request first");

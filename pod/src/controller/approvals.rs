@@ -8,8 +8,8 @@
 
 use seedpod_engine::{Authorization, HostError, PendingCall};
 use seedpod_protocol::{
-    AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, EntryKind, ErrorCode, ServerMsg,
-    StandingApproval,
+    AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, EntryKind, ErrorCode, Replaces,
+    ServerMsg, StandingApproval,
 };
 use seedpod_store::Durability;
 use seedpod_tools::Judgement;
@@ -23,6 +23,9 @@ pub(super) struct WaitingApproval {
     pub call_id: String,
     pub reply: oneshot::Sender<Result<Authorization, HostError>>,
 }
+
+/// The most bytes of a file `write_file` would replace that an approval request carries.
+const REPLACES_MAX_BYTES: u64 = 64 * 1024;
 
 /// The tool whose `approve_always` answers are narrowed to a command rule.
 const SHELL: &str = "shell";
@@ -54,6 +57,52 @@ impl Controller {
             }
         };
         seedpod_tools::judge_shell_command(arguments, scope)
+    }
+
+    /// What the file a `write_file` call names holds now, for the approval's diff: read through
+    /// the scope, race-free, off the controller's loop, at most `REPLACES_MAX_BYTES`. `None`
+    /// when there is no such file (the write creates it) or the path is not the pod's to read.
+    async fn current_content(&self, arguments: &str) -> Option<Replaces> {
+        let path = serde_json::from_str::<serde_json::Value>(arguments)
+            .ok()?
+            .get("path")?
+            .as_str()?
+            .to_owned();
+        let scope = match &self.session.scope {
+            Some(scope) => scope.clone(),
+            None => std::sync::Arc::new(seedpod_tools::Scope::for_cwd(&self.meta.cwd).ok()?),
+        };
+        tokio::task::spawn_blocking(move || {
+            let real = scope.check(&path, seedpod_tools::Access::Read).ok()?;
+            let meta = std::fs::symlink_metadata(&real).ok()?;
+            if !meta.is_file() {
+                return None;
+            }
+            if meta.len() > REPLACES_MAX_BYTES {
+                return Some(Replaces::Unshown {
+                    why: format!("the file has {} bytes", meta.len()),
+                });
+            }
+            let mut bytes = Vec::new();
+            let read = seedpod_tools::open_checked(&real, &path).and_then(|mut file| {
+                std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| e.to_string())
+            });
+            Some(match read {
+                Err(why) => Replaces::Unshown { why },
+                Ok(_) if seedpod_tools::looks_binary(&bytes) => Replaces::Unshown {
+                    why: "it is a binary file".into(),
+                },
+                Ok(_) => match String::from_utf8(bytes) {
+                    Ok(content) => Replaces::Text { content },
+                    Err(_) => Replaces::Unshown {
+                        why: "it is not UTF-8 text".into(),
+                    },
+                },
+            })
+        })
+        .await
+        .ok()
+        .flatten()
     }
 
     /// The run task asks whether `call` may run. Answers at once unless a person must decide;
@@ -134,12 +183,19 @@ impl Controller {
                 if let Some(Judgement::NotSimple(why)) = &judgement {
                     tracing::info!(event = "approval_no_standing_rule", call_id = %call.call_id, why = %why);
                 }
+                let always = words.map(seedpod_tools::narrowest_rule);
+                let replaces = if call.name == "write_file" {
+                    self.current_content(&call.arguments).await
+                } else {
+                    None
+                };
                 let request = ApprovalRequest {
                     summary: seedpod_tools::call_summary(&call.name, &call.arguments),
                     call_id: call.call_id.clone(),
                     tool: call.name.clone(),
                     arguments: call.arguments.clone(),
-                    always: words.map(seedpod_tools::narrowest_rule),
+                    always,
+                    replaces,
                 };
                 tracing::info!(event = "approval_requested", tool = %request.tool, summary = %request.summary);
                 let kind = EntryKind::ApprovalRequest(request);

@@ -385,6 +385,7 @@ mod tests {
             arguments: arguments.into(),
             summary: format!("{tool}: something"),
             always: prefix.map(|p| CommandRule::Prefix(p.split(' ').map(str::to_string).collect())),
+            replaces: None,
         }
     }
 

@@ -397,6 +397,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
                     .to_string(),
                     summary: "write_file: src/lib.rs (10 lines)".into(),
                     always: None,
+                    replaces: None,
                 },
                 status: ApprovalStatus::Waiting,
             }),
@@ -625,6 +626,7 @@ pub fn shell_request(call_id: &str) -> ApprovalRequest {
         arguments: r#"{"command":"cargo test --workspace --all-targets"}"#.into(),
         summary: "shell: cargo test --workspace --all-targets".into(),
         always: Some(seedpod_protocol::CommandRule::Prefix(vec!["cargo".into()])),
+        replaces: None,
     }
 }
 

@@ -100,6 +100,7 @@ impl Harness {
             arguments: r#"{"command":"cargo test"}"#.into(),
             summary: "shell: cargo test".into(),
             always: Some(seedpod_protocol::CommandRule::Prefix(vec!["cargo".into()])),
+            replaces: None,
         }));
         self.state(PodState::WaitingForApproval);
     }
@@ -840,6 +841,7 @@ fn arrows_scroll_an_edits_diff_and_answer_nothing() {
         arguments: serde_json::json!({"path": "a.rs", "old": old, "new": ""}).to_string(),
         summary: "edit_file: a.rs".into(),
         always: None,
+        replaces: None,
     }));
     // From the start, grace period or not: scrolling is not an answer.
     assert!(h.key(key(KeyCode::Down)).is_empty());
