@@ -156,6 +156,22 @@ fn type_ahead_does_not_answer_and_always_needs_a_confirmation() {
         "y approves once"
     );
 
+    // `/approvals` lists the rule `a` made; `d` revokes it, and the log says so.
+    tui.send("/approvals");
+    tui.send(keys::ENTER);
+    tui.wait_for("standing approvals");
+    tui.wait_for("1  shell: mkdir");
+    tui.send("d");
+    tui.wait_for("No standing approvals.");
+    assert!(
+        history(&sb)
+            .iter()
+            .any(|e| matches!(e.kind, EntryKind::ApprovalRevoked { .. })),
+        "the revocation is in the log"
+    );
+    tui.send(keys::ESC);
+    tui.wait_for("standing approval revoked: shell: mkdir");
+
     tui.send(keys::CTRL_D);
     assert!(tui.wait_exit(), "the TUI exits 0 on detach");
 }
