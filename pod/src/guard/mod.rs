@@ -143,6 +143,7 @@ impl InjectionPattern {
                 r"|\[\s*/?\s*system\s*\]",
                 r"|<\|\s*im_start\s*\|>\s*system",
                 r"|<\|\s*system\s*\|>|<<\s*sys\s*>>",
+                r"|<\|\s*start_header_id\s*\|>\s*system|<start_of_turn>\s*(?:system|model)\b",
                 r"|^[ \t]*#{1,6}[ \t]*system[ \t]*:",
             ),
             InjectionPattern::InstructionInjection => concat!(
