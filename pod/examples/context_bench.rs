@@ -4,6 +4,9 @@
 //!
 //! `cargo run --release -p seedpod-pod --example context_bench [ITEMS]`
 
+// Test code: a failed unwrap is how it reports a broken fixture.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::time::{Duration, Instant};
 
 use seedpod_engine::{Context, OpenAiConfig, OpenAiProvider, Provider};

@@ -483,7 +483,7 @@ mod tests {
             entries: vec![&entry],
         });
         let owned = encode(&ServerMsg::SnapshotEntries {
-            entries: vec![entry.clone()],
+            entries: vec![entry],
         });
         assert_eq!(borrowed, owned);
     }

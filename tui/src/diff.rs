@@ -130,7 +130,7 @@ mod tests {
         );
         assert_eq!(edit_diff(&write).map(|(_, l)| l.len()), Some(2));
         // Replacing a file the pod read: the diff is against what it holds now.
-        let mut replacing = write.clone();
+        let mut replacing = write;
         replacing.replaces = Some(Replaces::Text {
             content: "one\nold\n".into(),
         });

@@ -3,6 +3,9 @@
 //! Being an integration test of this package also makes `cargo test --workspace` build the
 //! `seedpod` binary that the end-to-end tests in `tests/` drive.
 
+// Test code: a failed unwrap is how it reports a broken fixture.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::process::Command;
 
 const COMMANDS: &[&str] = &[

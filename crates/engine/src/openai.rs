@@ -124,7 +124,13 @@ impl Provider for OpenAiProvider {
         };
         // Strings, numbers and `serde_json::Value`s (string-keyed, sorted maps): there is no
         // input that makes this fail.
-        serde_json::to_string(&request).expect("a chat completions request body always serialises")
+        #[allow(
+            clippy::expect_used,
+            reason = "serialising these types cannot fail (see above)"
+        )]
+        let body = serde_json::to_string(&request)
+            .expect("a chat completions request body always serialises");
+        body
     }
 
     fn stream(&self, body: String) -> EventStream {

@@ -1,6 +1,9 @@
 //! Damage that a crash cannot cause stops restore with `file:line` and a way out, and leaves the
 //! file byte-for-byte as it was.
 
+// Test code: a failed unwrap is how it reports a broken fixture.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::path::Path;

@@ -1,6 +1,9 @@
 //! Property: whatever entries the pod commits, folding them live (as the writer returns them)
 //! equals replaying them from the file — the heart of invariant 2.
 
+// Test code: a failed unwrap is how it reports a broken fixture.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use proptest::prelude::*;

@@ -1,5 +1,8 @@
 //! The fold's rules, one behaviour per test.
 
+// Test code: a failed unwrap is how it reports a broken fixture.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use seedpod_protocol::{

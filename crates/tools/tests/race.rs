@@ -3,6 +3,8 @@
 //! the real file tools read, write, edit and list through that directory for 2,000 rounds.
 //! Nothing outside may be read, written or listed; a call caught mid-swap fails cleanly.
 
+// Test code: a failed unwrap is how it reports a broken fixture.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(target_os = "linux")]
 
 use std::ffi::CString;

@@ -223,6 +223,10 @@ pub struct Detection {
     pub excerpt: String,
 }
 
+#[allow(
+    clippy::expect_used,
+    reason = "the patterns are constants, compiled (and so checked) by every test run"
+)]
 static PATTERNS: LazyLock<Vec<(InjectionPattern, Regex)>> = LazyLock::new(|| {
     InjectionPattern::ALL
         .iter()

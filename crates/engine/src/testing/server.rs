@@ -101,6 +101,10 @@ impl MockServer {
         MockServer::serving(Replies::Ordered(replies)).await
     }
 
+    #[allow(
+        clippy::expect_used,
+        reason = "test support: a loopback port that cannot be bound is a broken test machine"
+    )]
     async fn serving(replies: Replies) -> MockServer {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await

@@ -211,7 +211,7 @@ fn a_failed_fsync_acknowledges_nothing_in_the_batch() {
         fail_sync: true,
         ..FakeFile::default()
     };
-    queue.run(file.clone(), 1);
+    queue.run(file, 1);
     for err in [answer(buffered).unwrap_err(), answer(synced).unwrap_err()] {
         assert!(matches!(err, StoreError::Io { op: "fsync", .. }), "{err}");
     }

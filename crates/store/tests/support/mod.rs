@@ -1,6 +1,8 @@
 //! Shared fixtures for the store's integration tests: a segment start, a realistic run of entry
 //! kinds, raw-file helpers and a proptest strategy for fold-valid entry kinds.
 
+// Test code: a failed unwrap is how it reports a broken fixture.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(dead_code)] // each test binary uses a different subset
 
 use std::path::{Path, PathBuf};
