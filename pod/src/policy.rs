@@ -6,30 +6,9 @@
 
 use std::collections::BTreeMap;
 
-/// What happens when the model calls a tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Policy {
-    /// Run it.
-    Allow,
-    /// Commit an `approval_request` and wait for `approve`.
-    Ask,
-    /// Refuse it (such a tool is normally not offered at all).
-    Deny,
-    /// `shell` only, with the sandbox enforced: run confined without asking; a call that asks
-    /// to leave the sandbox (`"sandbox": false`) waits for a person like `Ask`.
-    Sandboxed,
-}
-
-impl Policy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Policy::Allow => "allow",
-            Policy::Ask => "ask",
-            Policy::Deny => "deny",
-            Policy::Sandboxed => "sandboxed",
-        }
-    }
-}
+/// What happens when the model calls a tool: the configuration's own type, so the file, the
+/// layering and the pod can never disagree about what a policy means.
+pub use seedpod_config::Policy;
 
 /// Policy per tool name. Tools not listed are allowed: a tool the pod registers without a
 /// configured policy (tests, future tools) is trusted like the read tools.

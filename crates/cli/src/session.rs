@@ -8,13 +8,10 @@ use std::time::Duration;
 
 use anyhow::Result;
 use seedpod_client::Home;
-use seedpod_config::{
-    Effective, GuardMode as ConfigGuard, Policy as ConfigPolicy, SandboxMode, Source,
-};
+use seedpod_config::{Effective, SandboxMode, Source};
 use seedpod_engine::ToolRegistry;
 use seedpod_pod::children::tools::CHILD_TOOLS;
 use seedpod_pod::context::ContextSettings;
-use seedpod_pod::guard::GuardMode;
 use seedpod_pod::policy::{Policies, Policy};
 use seedpod_pod::session::{PromptSettings, SessionSettings};
 use seedpod_store::ScopeGrant;
@@ -61,7 +58,7 @@ pub fn build(
     }));
     let (sandbox, sandbox_alert) = sandbox(eff, &scope);
     let policies = Policies::new(eff.approvals.all().into_iter().map(|(tool, setting)| {
-        let mut policy = policy(setting.value);
+        let mut policy = setting.value;
         // Without an enforced sandbox, "sandboxed" cannot keep its promise: it asks instead.
         if policy == Policy::Sandboxed && sandbox.is_none() {
             policy = Policy::Ask;
@@ -104,7 +101,7 @@ pub fn build(
                 .map(|s| s.value.clone()),
             config_dir: Some(home.config.clone()),
         },
-        guard: guard(eff.input.guard.value),
+        guard: eff.input.guard.value,
         max_message_chars: eff.input.max_message_chars.value,
         wake_on_child_reports: eff.children.wake.value,
     };
@@ -137,7 +134,7 @@ fn child_tools_configured(eff: &Effective) -> bool {
     CHILD_TOOLS.iter().any(|tool| {
         eff.approvals
             .policy(tool)
-            .is_some_and(|p| p.source != Source::Default && p.value != ConfigPolicy::Deny)
+            .is_some_and(|p| p.source != Source::Default && p.value != Policy::Deny)
     })
 }
 
@@ -165,15 +162,6 @@ fn scope_rules(cwd: &Path, eff: &Effective, grant: Option<&ScopeGrant>) -> Scope
     }
 }
 
-fn policy(policy: ConfigPolicy) -> Policy {
-    match policy {
-        ConfigPolicy::Allow => Policy::Allow,
-        ConfigPolicy::Ask => Policy::Ask,
-        ConfigPolicy::Deny => Policy::Deny,
-        ConfigPolicy::Sandboxed => Policy::Sandboxed,
-    }
-}
-
 /// The shell sandbox for this pod's scope, or `None` with the alert that says why not (only
 /// when the person asked for it: `sandbox = "scope"` on a kernel without Landlock, or
 /// `shell = "sandboxed"` with the sandbox off). A child's scope is its delegated scope, so its
@@ -182,7 +170,7 @@ fn sandbox(eff: &Effective, scope: &Arc<Scope>) -> (Option<Sandbox>, Option<Stri
     let sandboxed = eff
         .approvals
         .policy("shell")
-        .is_some_and(|p| p.value == ConfigPolicy::Sandboxed);
+        .is_some_and(|p| p.value == Policy::Sandboxed);
     match (eff.shell.sandbox.value, SandboxSupport::probe()) {
         (SandboxMode::Scope, SandboxSupport::Landlock { .. }) => {
             match Sandbox::new(scope.clone(), eff.shell.network.value, std::env::home_dir()) {
@@ -223,15 +211,6 @@ pub fn sandbox_status(eff: &Effective) -> String {
     match eff.shell.sandbox.value {
         SandboxMode::Off => "not enforced ([shell] sandbox = \"off\")".into(),
         SandboxMode::Scope => SandboxSupport::probe().describe(eff.shell.network.value),
-    }
-}
-
-fn guard(mode: ConfigGuard) -> GuardMode {
-    match mode {
-        ConfigGuard::Off => GuardMode::Off,
-        ConfigGuard::Log => GuardMode::Log,
-        ConfigGuard::Warn => GuardMode::Warn,
-        ConfigGuard::Block => GuardMode::Block,
     }
 }
 

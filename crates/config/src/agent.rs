@@ -10,7 +10,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
 use crate::source::{Setting, Source, layer_opt};
@@ -58,7 +58,7 @@ impl Policy {
 }
 
 /// What the input guard does with text that looks like a prompt injection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GuardMode {
     /// Do not scan.
@@ -66,6 +66,7 @@ pub enum GuardMode {
     /// Record detections in the pod's log file only.
     Log,
     /// Commit the input and raise an alert naming the detections.
+    #[default]
     Warn,
     /// Refuse the input, naming the detections; nothing is committed.
     Block,

@@ -14,7 +14,6 @@ use regex::{Regex, RegexBuilder};
 #[cfg(test)]
 mod corpus;
 mod normalize;
-use serde::{Deserialize, Serialize};
 
 /// Longest message, in characters, that reaches the model whole. Longer ones are cut by
 /// `cap_message`, with a note, so one giant paste or notification cannot crowd out the context.
@@ -23,31 +22,8 @@ pub const DEFAULT_MAX_MESSAGE_CHARS: usize = 32_000;
 /// Most characters in a `Detection::excerpt`: enough to recognise the match in an alert line.
 pub const EXCERPT_CHARS: usize = 60;
 
-/// What the pod does when `scan` finds something.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GuardMode {
-    /// Do not scan.
-    Off,
-    /// Record detections in the pod's log file only.
-    Log,
-    /// Commit the input and raise an alert naming the detections.
-    #[default]
-    Warn,
-    /// Refuse the input with an error naming the detections; nothing is committed.
-    Block,
-}
-
-impl GuardMode {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            GuardMode::Off => "off",
-            GuardMode::Log => "log",
-            GuardMode::Warn => "warn",
-            GuardMode::Block => "block",
-        }
-    }
-}
+/// What the pod does when `scan` finds something: the configuration's `[input] guard`.
+pub use seedpod_config::GuardMode;
 
 /// A family of injection attempts. `scan` reports each family at most once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
