@@ -132,7 +132,7 @@ impl Controller {
             }));
             return;
         }
-        match self.policies.for_tool(&call.name) {
+        match self.session.policies.for_tool(&call.name) {
             Policy::Allow => {
                 let _ = reply.send(Ok(Authorization::Allowed));
                 return;

@@ -469,7 +469,7 @@ impl Controller {
             return None;
         }
         let tools = flush::flush_tools(&self.tools, |name| {
-            self.policies.for_tool(name) == crate::policy::Policy::Allow
+            self.session.policies.for_tool(name) == crate::policy::Policy::Allow
         });
         if tools.is_empty() {
             return Some(Err(

@@ -192,7 +192,6 @@ pub struct Controller {
     standing_alerts: Vec<String>,
     /// Set after a log write failed; the file may end in a partial line, so no more writes.
     storage_broken: Option<String>,
-    policies: crate::policy::Policies,
     session: crate::session::SessionSettings,
     /// The run task waiting for an answer to an approval request, if one is.
     waiting_approval: Option<approvals::WaitingApproval>,
@@ -254,7 +253,6 @@ impl Controller {
             shutdown,
             standing_alerts: parts.alerts,
             storage_broken: None,
-            policies: parts.session.policies.clone(),
             session: parts.session,
             waiting_approval: None,
             pod_dir: parts.pod_dir,
