@@ -148,8 +148,10 @@ impl Sandbox {
 
     /// Directories the command may read and execute from.
     pub fn read_paths(&self) -> Vec<PathBuf> {
+        // Not the working directory as such: a child pod may have been delegated less than it
+        // (its write roots are readable already, see `write_paths`; Landlock does not stop
+        // `chdir`, so the command still starts there).
         let mut paths: Vec<PathBuf> = self.scope.read_roots().to_vec();
-        paths.push(self.scope.cwd().to_path_buf());
         for system in SYSTEM_DIRS {
             paths.push(PathBuf::from(system));
         }
