@@ -241,3 +241,41 @@ async fn a_childs_shell_is_confined_to_its_delegated_scope() {
     assert!(kid_results[1].contains("wrote"), "{}", kid_results[1]);
     assert!(sb.path().join("sub/kid.txt").exists());
 }
+
+/// What Landlock cannot refuse inside the write roots is seen: a sandboxed command that plants
+/// a git hook gets a note in its result and the person gets an alert.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_planted_git_hook_is_named_and_alerted() {
+    if landlock_abi().is_none() {
+        return;
+    }
+    let sb = Sandbox::new();
+    user_config(&sb, "[approvals]\nshell = \"allow\"\n");
+    std::fs::create_dir_all(sb.path().join(".git/hooks")).expect("hooks dir");
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            shell(
+                json!({"command": "printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/pre-commit"}),
+            ),
+            json!({"text": "done"}),
+        ],
+    );
+    sb.start_scripted("p", &script);
+    let mut events = sb.connect("p", ClientMode::Attach).await;
+    let mut seen = Vec::new();
+    sb.ok(&["send", "p", "plant", "--no-wait"]);
+    let alert = wait_for(&mut events, &mut seen, |msg| match msg {
+        ServerMsg::Alert { message, .. } if message.contains("[sandbox:") => Some(message.clone()),
+        _ => None,
+    })
+    .await;
+    assert!(alert.contains(".git/hooks/pre-commit"), "{alert}");
+    wait_for(&mut events, &mut seen, is_run_end).await;
+    let results = results(&sb.history("p").await);
+    assert!(
+        results[0].contains("must review them"),
+        "the result names it too: {}",
+        results[0]
+    );
+}

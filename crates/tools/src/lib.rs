@@ -49,6 +49,7 @@ pub use command::{Judgement, judge as judge_shell_command, judge_command, narrow
 pub use file_tool::{BINARY_SNIFF_BYTES, looks_binary};
 pub use lent::{Lent, LentRoot};
 pub use protected::ProtectedDirs;
+pub use sandbox::watch::TAMPER_NOTE;
 pub use sandbox::{Sandbox, SandboxError, Support as SandboxSupport};
 pub use scope::{Access, Blocked, BlockedKind, Scope, ScopeError, ScopeRules};
 pub use shell::{ShellLimits, TIMEOUT_EXIT_CODE, wants_unconfined};

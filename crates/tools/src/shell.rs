@@ -25,6 +25,7 @@ use tokio::time::Instant;
 use crate::args;
 use crate::file_tool::thousands;
 use crate::sandbox::Sandbox;
+use crate::sandbox::watch::{self, Snapshot};
 
 /// Exit code reported for a command killed at its timeout, as coreutils' `timeout` does.
 pub const TIMEOUT_EXIT_CODE: i32 = 124;
@@ -188,6 +189,11 @@ async fn run(
         // Its own process group, so a timeout can kill everything the command started.
         .process_group(0)
         .kill_on_drop(true);
+    // What Landlock cannot refuse inside the write roots (git hooks and config, seedpod's
+    // project config) is compared before and after the command.
+    let watched = sandbox
+        .as_ref()
+        .map(|s| (s.watched_roots(), Snapshot::take(&s.watched_roots())));
     if let Some(sandbox) = &sandbox {
         // Never run unconfined because confinement failed: the call fails instead.
         match sandbox.prepare() {
@@ -279,6 +285,13 @@ async fn run(
         && err.mentions_denial()
     {
         notes.push(sandbox_note(sandbox));
+    }
+    if let Some((roots, before)) = &watched {
+        let changed = before.changed(&Snapshot::take(roots));
+        if !changed.is_empty() {
+            tracing::warn!(event = "sandbox_protected_file_changed", files = ?changed);
+            notes.push(watch::note(&changed));
+        }
     }
     ToolOutput::ok(render(&status_line, &notes, &out, &err))
 }

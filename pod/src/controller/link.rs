@@ -189,6 +189,12 @@ impl Controller {
                 is_error,
             } => {
                 let content = self.fit_tool_result(content);
+                // A sandboxed command changed files git or seedpod run commands from outside
+                // the sandbox: the person must hear it, not only the model.
+                if let Some(at) = content.find(seedpod_tools::TAMPER_NOTE) {
+                    let line = content[at..].lines().next().unwrap_or_default().to_string();
+                    self.publish_alert(seedpod_protocol::AlertLevel::Warn, line);
+                }
                 let content = match self.guard_data(DataSource::ToolResult(&name), &content) {
                     Guarded::Pass => content,
                     Guarded::Noted(note) => content + &note,

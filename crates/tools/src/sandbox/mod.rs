@@ -24,6 +24,7 @@
 mod linux;
 #[cfg(test)]
 mod tests;
+pub(crate) mod watch;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -127,6 +128,11 @@ impl Sandbox {
 
     pub fn network(&self) -> bool {
         self.network
+    }
+
+    /// The roots whose protected files are watched around each command (`watch.rs`).
+    pub(crate) fn watched_roots(&self) -> Vec<PathBuf> {
+        self.scope.write_roots().to_vec()
     }
 
     /// Directories the command may write under.
