@@ -250,6 +250,7 @@ async fn an_asked_write_carries_the_current_content_for_the_diff() {
         &[
             write("notes.txt"),
             write("new.txt"),
+            write("/etc/hostname"),
             json!({"text": "done"}),
         ],
     );
@@ -268,6 +269,10 @@ async fn an_asked_write_carries_the_current_content_for_the_diff() {
     let second = wait_for(&mut events, &mut seen, approval_request).await;
     assert_eq!(second.replaces, None, "a new file has nothing to replace");
     sb.ok(&["approve", "p"]);
+    // A path outside the scope: the pod does not read it for the diff (nor will the tool write).
+    let third = wait_for(&mut events, &mut seen, approval_request).await;
+    assert_eq!(third.replaces, None, "the pod read outside its scope");
+    sb.ok(&["approve", "p", "--deny", "outside"]);
     wait_for(&mut events, &mut seen, is_run_end).await;
     assert_eq!(
         std::fs::read_to_string(sb.path().join("notes.txt")).expect("written"),
