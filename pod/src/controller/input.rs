@@ -15,6 +15,23 @@ use crate::references::{self, ReferenceContext};
 /// The most bytes of one `@path` file that go into history.
 pub const MAX_ATTACHMENT_BYTES: usize = 100 * 1024;
 
+/// A `user_input` entry before it is committed: typed, so a run can only start from an input.
+pub(super) struct UserInput {
+    pub segments: Vec<Segment>,
+    pub text: String,
+    pub queue_id: Option<u64>,
+}
+
+impl UserInput {
+    pub(super) fn into_entry(self) -> EntryKind {
+        EntryKind::UserInput {
+            segments: self.segments,
+            text: self.text,
+            queue_id: self.queue_id,
+        }
+    }
+}
+
 impl Controller {
     /// Scan `text` (an input or a notification) for injection patterns. `Err` carries the
     /// refusal when the guard blocks it.
@@ -61,9 +78,9 @@ impl Controller {
         }
     }
 
-    /// The `user_input` entry for `segments`: its model-visible text is cut to the configured
+    /// A person's input as it will be committed: its model-visible text is cut to the configured
     /// length with a note the model reads.
-    pub(super) fn user_input(&self, segments: Vec<Segment>, queue_id: Option<u64>) -> EntryKind {
+    pub(super) fn user_input(&self, segments: Vec<Segment>, queue_id: Option<u64>) -> UserInput {
         let text = flatten_to_text(&segments);
         let text = match guard::cap_message(&text, self.session.max_message_chars) {
             Some(capped) => {
@@ -76,7 +93,7 @@ impl Controller {
             }
             None => text,
         };
-        EntryKind::UserInput {
+        UserInput {
             segments,
             text,
             queue_id,

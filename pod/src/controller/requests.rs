@@ -28,6 +28,27 @@ fn ack_entry(id: u64, outcome: AckOutcome, entry_seq: Option<u64>) -> ServerMsg 
     }
 }
 
+/// What may be injected into history from outside a turn: only these two, by type.
+enum Injection {
+    Notify {
+        message: String,
+        wake: bool,
+    },
+    PodEvent {
+        event: seedpod_protocol::PodEvent,
+        wake: bool,
+    },
+}
+
+impl Injection {
+    fn into_queued(self) -> QueuedItem {
+        match self {
+            Injection::Notify { message, wake } => QueuedItem::Notify { message, wake },
+            Injection::PodEvent { event, wake } => QueuedItem::PodEvent { event, wake },
+        }
+    }
+}
+
 fn error(id: u64, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
     ServerMsg::Error {
         id: Some(id),
@@ -143,7 +164,7 @@ impl Controller {
                 if let Err(refusal) = self.guard("notification", &message) {
                     return error(id, ErrorCode::InvalidRequest, refusal);
                 }
-                self.inject(id, QueuedItem::Notify { message, wake }).await
+                self.inject(id, Injection::Notify { message, wake }).await
             }
             Method::Approve {
                 call_id,
@@ -257,7 +278,7 @@ impl Controller {
         }
         self.note_child_event(&event).await;
         let wake = self.child_report_wakes(wake);
-        let reply = self.inject(id, QueuedItem::PodEvent { event, wake }).await;
+        let reply = self.inject(id, Injection::PodEvent { event, wake }).await;
         // Remembered only once the log holds it, so a report the log refused is taken again
         // when the child retries (invariant 5).
         if let (Some(event_id), ServerMsg::Ack { .. }) = (event_id, &reply) {
@@ -354,12 +375,12 @@ impl Controller {
     }
 
     /// A notification or pod event: committed now when idle, durably queued otherwise.
-    async fn inject(&mut self, id: u64, item: QueuedItem) -> ServerMsg {
+    async fn inject(&mut self, id: u64, item: Injection) -> ServerMsg {
         if !matches!(self.activity, Activity::Idle) {
-            return self.enqueue(id, item).await;
+            return self.enqueue(id, item.into_queued()).await;
         }
         let (system_item, wake, trigger) = match item {
-            QueuedItem::Notify { message, wake } => (
+            Injection::Notify { message, wake } => (
                 SystemItem::Notification {
                     body: render::notification_body(&message),
                     message,
@@ -367,7 +388,7 @@ impl Controller {
                 wake,
                 RunTrigger::Notification,
             ),
-            QueuedItem::PodEvent { event, wake } => (
+            Injection::PodEvent { event, wake } => (
                 SystemItem::PodEvent {
                     body: render::pod_event_body(&event),
                     event,
@@ -375,9 +396,6 @@ impl Controller {
                 wake,
                 RunTrigger::PodEvent,
             ),
-            QueuedItem::Run { .. } | QueuedItem::Delegated { .. } | QueuedItem::Unknown => {
-                return error(id, ErrorCode::Internal, "not an injectable item");
-            }
         };
         let committed = self
             .commit(

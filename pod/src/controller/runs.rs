@@ -12,6 +12,7 @@ use seedpod_protocol::{
 use seedpod_store::Durability;
 
 use super::commit::CommitError;
+use super::input::UserInput;
 use super::link::RunLink;
 use super::{Activity, Command, Controller};
 use crate::render;
@@ -22,17 +23,14 @@ impl Controller {
     pub(super) async fn start_run(
         &mut self,
         trigger: RunTrigger,
-        input: Option<EntryKind>,
+        input: Option<UserInput>,
     ) -> Result<Option<u64>, CommitError> {
         self.commit(EntryKind::RunStart { trigger }, Durability::Buffered)
             .await?;
         let mut input_seq = None;
         if let Some(input) = input {
-            let segments = match &input {
-                EntryKind::UserInput { segments, .. } => segments.clone(),
-                _ => Vec::new(),
-            };
-            self.commit(input, Durability::Sync).await?;
+            let segments = input.segments.clone();
+            self.commit(input.into_entry(), Durability::Sync).await?;
             input_seq = self.entries.last().map(|e| e.seq);
             self.commit_references(&segments).await?;
         }
