@@ -15,6 +15,7 @@ mod commands;
 mod commit;
 mod context;
 mod data_guard;
+mod injection;
 mod input;
 mod link;
 mod requests;

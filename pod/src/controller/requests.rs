@@ -2,11 +2,12 @@
 
 use seedpod_protocol::{
     AckOutcome, DequeueReason, EntryKind, ErrorCode, Method, PodCommand, PodEvent, PodStatus,
-    QueuedItem, RunEndReason, RunTrigger, Segment, ServerMsg, SystemItem,
+    QueuedItem, RunEndReason, RunTrigger, Segment, ServerMsg,
 };
 use seedpod_store::Durability;
 use tokio::sync::oneshot;
 
+use super::injection::Injection;
 use super::{Activity, Controller, commands};
 use crate::{completions, earlier, render};
 
@@ -25,27 +26,6 @@ fn ack_entry(id: u64, outcome: AckOutcome, entry_seq: Option<u64>) -> ServerMsg 
         outcome,
         queue_id: None,
         entry_seq,
-    }
-}
-
-/// What may be injected into history from outside a turn: only these two, by type.
-enum Injection {
-    Notify {
-        message: String,
-        wake: bool,
-    },
-    PodEvent {
-        event: seedpod_protocol::PodEvent,
-        wake: bool,
-    },
-}
-
-impl Injection {
-    fn into_queued(self) -> QueuedItem {
-        match self {
-            Injection::Notify { message, wake } => QueuedItem::Notify { message, wake },
-            Injection::PodEvent { event, wake } => QueuedItem::PodEvent { event, wake },
-        }
     }
 }
 
@@ -379,24 +359,7 @@ impl Controller {
         if !matches!(self.activity, Activity::Idle) {
             return self.enqueue(id, item.into_queued()).await;
         }
-        let (system_item, wake, trigger) = match item {
-            Injection::Notify { message, wake } => (
-                SystemItem::Notification {
-                    body: render::notification_body(&message),
-                    message,
-                },
-                wake,
-                RunTrigger::Notification,
-            ),
-            Injection::PodEvent { event, wake } => (
-                SystemItem::PodEvent {
-                    body: render::pod_event_body(&event),
-                    event,
-                },
-                wake,
-                RunTrigger::PodEvent,
-            ),
-        };
+        let (system_item, wake, trigger) = item.into_system_item();
         let committed = self
             .commit(
                 EntryKind::SystemItem {

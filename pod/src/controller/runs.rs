@@ -12,6 +12,7 @@ use seedpod_protocol::{
 use seedpod_store::Durability;
 
 use super::commit::CommitError;
+use super::injection::Injection;
 use super::input::UserInput;
 use super::link::RunLink;
 use super::{Activity, Command, Controller};
@@ -184,35 +185,23 @@ impl Controller {
         let mut woken = None;
         for entry in queued {
             let kind = match entry.item {
-                QueuedItem::Notify { message, wake } => {
-                    if wake {
-                        woken.get_or_insert(RunTrigger::Notification);
-                    }
-                    EntryKind::SystemItem {
-                        item: SystemItem::Notification {
-                            body: render::notification_body(&message),
-                            message,
-                        },
-                        queue_id: Some(entry.queue_id),
-                    }
-                }
-                QueuedItem::PodEvent { event, wake } => {
-                    if wake {
-                        woken.get_or_insert(RunTrigger::PodEvent);
-                    }
-                    EntryKind::SystemItem {
-                        item: SystemItem::PodEvent {
-                            body: render::pod_event_body(&event),
-                            event,
-                        },
-                        queue_id: Some(entry.queue_id),
-                    }
-                }
                 QueuedItem::Unknown => EntryKind::Dequeued {
                     queue_id: entry.queue_id,
                     reason: DequeueReason::Unknown,
                 },
-                QueuedItem::Run { .. } | QueuedItem::Delegated { .. } => continue,
+                item => {
+                    let Some(injection) = Injection::from_queued(item) else {
+                        continue;
+                    };
+                    let (item, wake, trigger) = injection.into_system_item();
+                    if wake {
+                        woken.get_or_insert(trigger);
+                    }
+                    EntryKind::SystemItem {
+                        item,
+                        queue_id: Some(entry.queue_id),
+                    }
+                }
             };
             self.commit(kind, Durability::Buffered).await?;
         }
