@@ -157,13 +157,7 @@ impl Controller {
             Method::PodEvent { event, wake } => self.receive_report(id, event, wake).await,
             // An idle compaction has no turn to pause: Esc stops the compaction.
             Method::Pause if self.compacting.is_some() && self.state.open_run.is_none() => {
-                match self.close_run(RunEndReason::Cancelled, String::new()).await {
-                    Ok(()) => {
-                        self.after_run().await;
-                        ack(id, AckOutcome::Done)
-                    }
-                    Err(err) => err.to_reply(id),
-                }
+                self.stop_run(id, String::new()).await
             }
             Method::Pause => {
                 // Pausing a paused pod is a no-op (DESIGN §5), acknowledged like a pause.
@@ -190,16 +184,7 @@ impl Controller {
             },
             Method::Cancel => match self.activity {
                 Activity::Running { .. } | Activity::Paused => {
-                    let closed = self
-                        .close_run(RunEndReason::Cancelled, render::cancelled_body())
-                        .await;
-                    match closed {
-                        Ok(()) => {
-                            self.after_run().await;
-                            ack(id, AckOutcome::Done)
-                        }
-                        Err(err) => err.to_reply(id),
-                    }
+                    self.stop_run(id, render::cancelled_body()).await
                 }
                 Activity::Idle | Activity::Stopping => error(
                     id,
@@ -337,6 +322,18 @@ impl Controller {
             }
             Activity::Running { .. } => self.enqueue(id, queued(segments)).await,
             Activity::Stopping => error(id, ErrorCode::Stopping, "the pod is shutting down"),
+        }
+    }
+
+    /// Cancel the open run (its `run_end` says so, with `body` for the model when not empty),
+    /// then do what follows every run; the answer to the request that asked.
+    async fn stop_run(&mut self, id: u64, body: String) -> ServerMsg {
+        match self.close_run(RunEndReason::Cancelled, body).await {
+            Ok(()) => {
+                self.after_run().await;
+                ack(id, AckOutcome::Done)
+            }
+            Err(err) => err.to_reply(id),
         }
     }
 
