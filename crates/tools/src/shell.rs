@@ -79,9 +79,9 @@ pub(crate) struct ShellArgs {
     /// maximum are in the tool description.
     #[schemars(range(min = 1))]
     timeout_secs: Option<u64>,
-    /// false: run outside the sandbox. A person is asked first; use it only when the command
-    /// must write outside the writable directories or reach the network and the sandbox stopped
-    /// it.
+    /// false: run outside the sandbox, which asks the person first unless they allow every
+    /// shell command. Use it only when the sandbox stopped a command that must write outside
+    /// the writable directories or reach the network.
     sandbox: Option<bool>,
 }
 
