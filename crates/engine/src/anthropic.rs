@@ -152,13 +152,7 @@ impl Provider for AnthropicProvider {
         cache::place_breakpoints(&mut request);
         // Strings, numbers, already-valid raw JSON and `serde_json::Value`s (string-keyed, sorted
         // maps): there is no input that makes this fail.
-        #[allow(
-            clippy::expect_used,
-            reason = "serialising these types cannot fail (see above)"
-        )]
-        let body =
-            serde_json::to_string(&request).expect("an Anthropic request body always serialises");
-        body
+        crate::provider::body_json(&request)
     }
 
     fn stream(&self, body: String) -> EventStream {

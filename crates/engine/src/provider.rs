@@ -157,3 +157,13 @@ pub trait Provider: Send + Sync {
     /// dropping the stream before polling it sends nothing.
     fn stream(&self, body: String) -> EventStream;
 }
+
+/// A request body as JSON. Every provider's body is built of strings, numbers, already-valid raw
+/// JSON and `serde_json::Value`s (string-keyed maps), for which serialising cannot fail.
+#[allow(
+    clippy::expect_used,
+    reason = "serialising these types cannot fail (see above)"
+)]
+pub(crate) fn body_json(request: &impl serde::Serialize) -> String {
+    serde_json::to_string(request).expect("a request body always serialises")
+}

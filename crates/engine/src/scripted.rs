@@ -122,13 +122,7 @@ impl Provider for ScriptedProvider {
         };
         // Structs of strings and `serde_json::Value`s (string-keyed, sorted maps) always
         // serialise; there is no input that makes this fail.
-        #[allow(
-            clippy::expect_used,
-            reason = "serialising these types cannot fail (see above)"
-        )]
-        let body =
-            serde_json::to_string(&request).expect("a scripted request body always serialises");
-        body
+        crate::provider::body_json(&request)
     }
 
     fn stream(&self, body: String) -> EventStream {
