@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use seedpod_protocol::{ServerMsg, encode};
+use seedpod_protocol::{EventSeq, ServerMsg, encode};
 use tokio::sync::mpsc;
 
 /// Frames a client may fall behind before it is resynced. Large enough to absorb a burst of
@@ -31,8 +31,8 @@ struct Subscriber {
 }
 
 pub struct Bus {
-    seq: u64,
-    ring: VecDeque<(u64, Arc<str>)>,
+    seq: EventSeq,
+    ring: VecDeque<(EventSeq, Arc<str>)>,
     subscribers: Vec<Subscriber>,
 }
 
@@ -45,14 +45,14 @@ impl Default for Bus {
 impl Bus {
     pub fn new() -> Bus {
         Bus {
-            seq: 0,
+            seq: EventSeq(0),
             ring: VecDeque::with_capacity(REPLAY_RING_CAPACITY),
             subscribers: Vec::new(),
         }
     }
 
     /// The seq of the last event published (0 before any).
-    pub fn seq(&self) -> u64 {
+    pub fn seq(&self) -> EventSeq {
         self.seq
     }
 
@@ -61,8 +61,8 @@ impl Bus {
     }
 
     /// Publish one event built with the next seq.
-    pub fn publish(&mut self, build: impl FnOnce(u64) -> ServerMsg) -> u64 {
-        self.seq += 1;
+    pub fn publish(&mut self, build: impl FnOnce(EventSeq) -> ServerMsg) -> EventSeq {
+        self.seq = self.seq.next();
         let seq = self.seq;
         let line: Arc<str> = Arc::from(encode(&build(seq)));
         if self.ring.len() == REPLAY_RING_CAPACITY {
@@ -93,7 +93,7 @@ impl Bus {
     }
 
     /// The frames after `since`, if the ring still holds all of them.
-    pub fn replay_since(&self, since: u64) -> Option<Vec<Arc<str>>> {
+    pub fn replay_since(&self, since: EventSeq) -> Option<Vec<Arc<str>>> {
         if since > self.seq {
             return None;
         }
@@ -101,8 +101,8 @@ impl Bus {
             .ring
             .front()
             .map(|(seq, _)| *seq)
-            .unwrap_or(self.seq + 1);
-        if since + 1 < oldest {
+            .unwrap_or(self.seq.next());
+        if since.next() < oldest {
             return None;
         }
         Some(
@@ -125,7 +125,7 @@ mod tests {
     use super::*;
     use seedpod_protocol::PodState;
 
-    fn state(seq: u64) -> ServerMsg {
+    fn state(seq: EventSeq) -> ServerMsg {
         ServerMsg::State {
             seq,
             state: PodState::Idle,
@@ -162,10 +162,10 @@ mod tests {
         for _ in 0..(REPLAY_RING_CAPACITY + 10) {
             bus.publish(state);
         }
-        assert!(bus.replay_since(5).is_none());
-        let recent = bus.replay_since(bus.seq() - 3).unwrap();
+        assert!(bus.replay_since(EventSeq(5)).is_none());
+        let recent = bus.replay_since(EventSeq(bus.seq().get() - 3)).unwrap();
         assert_eq!(recent.len(), 3);
         assert_eq!(bus.replay_since(bus.seq()).unwrap().len(), 0);
-        assert!(bus.replay_since(bus.seq() + 1).is_none());
+        assert!(bus.replay_since(bus.seq().next()).is_none());
     }
 }

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use seedpod_protocol::{
-    ClientMode, ErrorCode, GoodbyeReason, Method, PROTOCOL_VERSION, PodState, Request, ServerMsg,
-    decode_request, encode, handshake, line_codec,
+    ClientMode, ErrorCode, EventSeq, GoodbyeReason, Method, PROTOCOL_VERSION, PodName, PodState,
+    Request, ServerMsg, decode_request, encode, handshake, line_codec,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
@@ -49,7 +49,7 @@ enum Out {
 }
 
 pub struct ConnectionInfo {
-    pub pod: String,
+    pub pod: PodName,
     pub instance: String,
 }
 
@@ -192,7 +192,7 @@ enum Hello {
     Retry(String),
 }
 
-fn hello(request: &Request, info: &ConnectionInfo, state: PodState, seq: u64) -> Hello {
+fn hello(request: &Request, info: &ConnectionInfo, state: PodState, seq: EventSeq) -> Hello {
     let Method::Hello { protocol, mode, .. } = &request.method else {
         return Hello::Retry(encode(&ServerMsg::Error {
             id: request.id,
@@ -266,7 +266,7 @@ async fn dispatch(
 async fn subscribe(
     controller: &ControllerHandle,
     out: &mpsc::Sender<Out>,
-    since: Option<u64>,
+    since: Option<EventSeq>,
 ) -> bool {
     let (reply, rx) = oneshot::channel();
     if controller
@@ -283,7 +283,7 @@ async fn subscribe(
     }
 }
 
-async fn greet(controller: &ControllerHandle) -> Option<(PodState, u64)> {
+async fn greet(controller: &ControllerHandle) -> Option<(PodState, EventSeq)> {
     let (reply, rx) = oneshot::channel();
     controller.tx.send(Command::Greet { reply }).await.ok()?;
     rx.await.ok()
@@ -467,13 +467,14 @@ async fn write_snapshot<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, snap: Snaps
 #[cfg(test)]
 mod tests {
     use super::*;
+    use seedpod_protocol::EntrySeq;
     use seedpod_protocol::{Entry, EntryKind, RunTrigger};
 
     #[test]
     fn borrowed_snapshot_batches_encode_like_the_protocol_type() {
         let entry = Entry {
             v: 1,
-            seq: 3,
+            seq: EntrySeq(3),
             ts: 9,
             kind: EntryKind::RunStart {
                 trigger: RunTrigger::User,

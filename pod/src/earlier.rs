@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use seedpod_protocol::{Entry, ServerMsg};
+use seedpod_protocol::{Entry, EntrySeq, ServerMsg};
 use seedpod_store::{PodMeta, read_segment_entries, segment_path};
 
 /// Serialised bytes one `earlier` answer carries at most (well under the frame limit), so a
@@ -20,7 +20,7 @@ pub const PAGE_ENTRIES: usize = 400;
 /// The entries before `before_seq`, newest last, as many as fit the budget (at least one,
 /// unless that one alone is over the frame budget: see `oversized`). Returns the page and
 /// whether anything earlier remains in this segment.
-pub fn page(entries: &[Arc<Entry>], before_seq: u64) -> (Vec<Entry>, bool) {
+pub fn page(entries: &[Arc<Entry>], before_seq: EntrySeq) -> (Vec<Entry>, bool) {
     let end = entries
         .iter()
         .position(|e| e.seq >= before_seq)
@@ -95,7 +95,7 @@ pub fn answer_from_files(
     pod_dir: &Path,
     meta: &PodMeta,
     segment_id: &str,
-    before_seq: u64,
+    before_seq: EntrySeq,
 ) -> ServerMsg {
     // Only this pod's own segments, by the names its `pod.json` lists: a client's string never
     // becomes a path of its choosing.
@@ -115,7 +115,7 @@ pub fn answer_from_files(
             match previous_segment(meta, &segment) {
                 Some(prev) => {
                     segment = prev.to_owned();
-                    before = u64::MAX;
+                    before = EntrySeq(u64::MAX);
                 }
                 None => return earlier(id, segment, Vec::new(), false),
             }
@@ -133,7 +133,7 @@ pub fn answer_from_files(
         let (page, more_here) = page(&entries, before);
         if page.is_empty() && !more_here {
             // An empty segment (cannot happen: every segment has its start) — go further back.
-            before = 0;
+            before = EntrySeq(0);
             continue;
         }
         let more = more_here || previous_segment(meta, &segment).is_some();
@@ -153,6 +153,7 @@ pub fn earlier(id: u64, segment_id: String, entries: Vec<Entry>, more: bool) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use seedpod_protocol::PodName;
     use seedpod_protocol::{EntryKind, RunTrigger};
 
     fn entry(seq: u64, content_len: usize) -> Arc<Entry> {
@@ -170,7 +171,7 @@ mod tests {
         };
         Arc::new(Entry {
             v: 1,
-            seq,
+            seq: EntrySeq(seq),
             ts: 0,
             kind,
         })
@@ -182,14 +183,14 @@ mod tests {
         let outside = dir.path().join("secret.jsonl");
         std::fs::write(&outside, "{}\n").unwrap();
         let meta = PodMeta::new(
-            "p",
+            PodName::new("p").unwrap(),
             dir.path().to_path_buf(),
             "s1",
             seedpod_store::PodConfig::new(seedpod_protocol::ProviderKind::Scripted, "x"),
             0,
         );
         for name in ["../secret", "../../etc/passwd", "s2", ""] {
-            let answer = answer_from_files(1, dir.path(), &meta, name, 5);
+            let answer = answer_from_files(1, dir.path(), &meta, name, EntrySeq(5));
             let ServerMsg::Error { message, .. } = &answer else {
                 panic!("{name}: {answer:?}")
             };
@@ -200,13 +201,13 @@ mod tests {
     #[test]
     fn pages_end_before_the_asked_seq_and_say_whether_more_remains() {
         let entries: Vec<_> = (0..10).map(|s| entry(s, 0)).collect();
-        let (page, more) = page(&entries, 5);
+        let (page, more) = page(&entries, EntrySeq(5));
         assert_eq!(
             page.iter().map(|e| e.seq).collect::<Vec<_>>(),
             [0, 1, 2, 3, 4]
         );
         assert!(!more);
-        let (page, more) = super::page(&entries, 0);
+        let (page, more) = super::page(&entries, EntrySeq(0));
         assert!(page.is_empty());
         assert!(!more);
     }
@@ -214,7 +215,7 @@ mod tests {
     #[test]
     fn a_page_stays_under_the_byte_budget() {
         let entries: Vec<_> = (0..10).map(|s| entry(s, PAGE_BYTES / 3)).collect();
-        let (page, more) = page(&entries, 10);
+        let (page, more) = page(&entries, EntrySeq(10));
         assert!(!page.is_empty() && page.len() < 10, "{}", page.len());
         assert!(more);
         let bytes: usize = page.iter().map(entry_size).sum();
@@ -224,7 +225,7 @@ mod tests {
     #[test]
     fn an_entry_over_the_budget_is_cut_for_display_not_dropped() {
         let entries = vec![entry(0, 0), entry(1, PAGE_BYTES * 3)];
-        let (page, more) = page(&entries, 2);
+        let (page, more) = page(&entries, EntrySeq(2));
         assert_eq!(page.len(), 1);
         assert!(more);
         assert!(entry_size(&page[0]) < PAGE_BYTES);

@@ -4,7 +4,7 @@
 
 use seedpod_client::Home;
 use seedpod_engine::Context;
-use seedpod_protocol::Entry;
+use seedpod_protocol::{Entry, PodName};
 use seedpod_store::{PodMeta, SegmentState, load_meta, read_segment, segment_path};
 
 use crate::error::PodError;
@@ -19,7 +19,7 @@ pub struct OfflinePod {
 
 /// Open a stopped pod's active segment. Holds the pod lock (shared) while reading so a pod
 /// starting at the same moment cannot race the torn-tail repair.
-pub fn open_offline(home: &Home, name: &str) -> Result<OfflinePod, PodError> {
+pub fn open_offline(home: &Home, name: &PodName) -> Result<OfflinePod, PodError> {
     let pod_dir = home.pod_dir(name);
     let _lock = lock::acquire_shared(&home.lock_path(name), name)?;
     let meta = load_meta(&pod_dir)?.ok_or_else(|| {
@@ -38,7 +38,7 @@ pub fn open_offline(home: &Home, name: &str) -> Result<OfflinePod, PodError> {
 }
 
 /// The body the pod's next provider request will carry once it is started.
-pub fn offline_context(home: &Home, name: &str) -> Result<String, PodError> {
+pub fn offline_context(home: &Home, name: &PodName) -> Result<String, PodError> {
     let pod = open_offline(home, name)?;
     let provider = body_renderer(name, &pod.meta.config, &home.pod_dir(name))?;
     Ok(provider.request_body(&Context {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use seedpod_engine::ToolRegistry;
-use seedpod_protocol::{EntryKind, Origin, QueuedItem, Segment, SegmentStart};
+use seedpod_protocol::{EntryKind, Origin, PodName, QueuedItem, Segment, SegmentStart};
 use seedpod_store::{
     Durability, PodConfig, PodMeta, SegmentState, SegmentWriter, load_meta, new_segment_id,
     read_segment, save_meta, segment_path,
@@ -19,7 +19,7 @@ use crate::session::{PromptFor, SessionSettings};
 
 /// What `serve` needs to open a pod.
 pub struct OpenOptions {
-    pub name: String,
+    pub name: PodName,
     pub pod_dir: PathBuf,
     /// Working directory for a new pod (ignored on restore: the pod keeps its own).
     pub cwd: PathBuf,
@@ -126,7 +126,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         delegated: opts.child.as_ref().map(|c| c.grant.clone()),
         instructions: opts.instructions.clone(),
         ..PodMeta::new(
-            &opts.name,
+            opts.name.clone(),
             opts.cwd.clone(),
             segment_id,
             config,

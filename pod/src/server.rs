@@ -10,6 +10,7 @@ use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
 use seedpod_client::Home;
 use seedpod_engine::ToolRegistry;
+use seedpod_protocol::PodName;
 use seedpod_store::PodConfig;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -26,7 +27,7 @@ use crate::restore::{OpenOptions, open_pod};
 pub const CONNECTION_DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub struct ServeOptions {
-    pub name: String,
+    pub name: PodName,
     pub home: Home,
     /// Working directory for a new pod.
     pub cwd: PathBuf,

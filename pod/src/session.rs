@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use seedpod_protocol::ToolSpec;
+use seedpod_protocol::{PodName, ToolSpec};
 use seedpod_tools::Scope;
 
 use crate::guard::{DEFAULT_MAX_MESSAGE_CHARS, GuardMode};
@@ -57,7 +57,7 @@ pub struct PromptSettings {
 
 /// What a segment's prompt is rendered from, for one pod.
 pub struct PromptFor<'a> {
-    pub pod_name: &'a str,
+    pub pod_name: &'a PodName,
     pub cwd: &'a Path,
     pub model: &'a str,
     /// The tools the segment offers, already shaped for `mode`
@@ -85,7 +85,7 @@ impl PromptSettings {
             PromptMode::Compact => Vec::new(),
         };
         render_prompt(&PromptInputs {
-            pod_name: pod.pod_name.to_string(),
+            pod_name: pod.pod_name.clone(),
             cwd: pod.cwd.to_path_buf(),
             model: pod.model.to_string(),
             current_date: pod.date.to_string(),

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::{CallId, EntrySeq, QueueId};
+
 use crate::approval::RuleWire;
 pub use crate::approval::{CommandRule, StandingApproval};
 use crate::item::ModelItem;
@@ -18,7 +20,7 @@ pub const ENTRY_VERSION: u32 = 1;
 pub struct Entry {
     pub v: u32,
     /// Position in the segment, from 0, without gaps.
-    pub seq: u64,
+    pub seq: EntrySeq,
     /// Unix time in milliseconds when the pod committed it (display only; never model-visible).
     pub ts: u64,
     #[serde(flatten)]
@@ -40,14 +42,14 @@ pub enum EntryKind {
         text: String,
         /// Set when this input was queued earlier; committing it also dequeues it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        queue_id: Option<u64>,
+        queue_id: Option<QueueId>,
     },
     /// Something the model produced: text, reasoning or a tool call.
     AssistantItem {
         item: ModelItem,
     },
     ToolResult {
-        call_id: String,
+        call_id: CallId,
         name: String,
         content: String,
         is_error: bool,
@@ -56,7 +58,7 @@ pub enum EntryKind {
         item: SystemItem,
         /// Set when this item was queued earlier; committing it also dequeues it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        queue_id: Option<u64>,
+        queue_id: Option<QueueId>,
     },
     /// One model response and its tool results are fully committed.
     TurnEnd {
@@ -74,12 +76,12 @@ pub enum EntryKind {
     },
     /// Durable receipt of a request that will be committed later (DESIGN §5 queues).
     Queued {
-        queue_id: u64,
+        queue_id: QueueId,
         item: QueuedItem,
     },
     /// A queued request dropped without being committed (e.g. a queued run cancelled).
     Dequeued {
-        queue_id: u64,
+        queue_id: QueueId,
         reason: DequeueReason,
     },
     /// A tool call whose policy is `ask` waits for a person's decision. Pending until an
@@ -87,7 +89,7 @@ pub enum EntryKind {
     ApprovalRequest(ApprovalRequest),
     /// A person's decision on an `approval_request`; `deny` becomes the call's error result.
     ApprovalAnswer {
-        call_id: String,
+        call_id: CallId,
         decision: ApprovalDecision,
     },
     /// A person withdrew a standing approval (`seedpod approvals NAME --revoke`, `/approvals`):
@@ -212,7 +214,7 @@ impl WindowSource {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolResultTrim {
     pub index: u64,
-    pub call_id: String,
+    pub call_id: CallId,
     pub mode: TrimMode,
     /// The text the model sees from now on.
     pub content: String,
@@ -432,7 +434,7 @@ impl QueuedItem {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "RequestWire", into = "RequestWire")]
 pub struct ApprovalRequest {
-    pub call_id: String,
+    pub call_id: CallId,
     pub tool: String,
     /// The model's raw arguments, as in the tool call.
     pub arguments: String,
@@ -462,7 +464,7 @@ pub enum Replaces {
 
 #[derive(Serialize, Deserialize)]
 struct RequestWire {
-    call_id: String,
+    call_id: CallId,
     tool: String,
     arguments: String,
     summary: String,
@@ -536,7 +538,7 @@ mod tests {
     fn entry(kind: EntryKind) -> Entry {
         Entry {
             v: ENTRY_VERSION,
-            seq: 7,
+            seq: EntrySeq(7),
             ts: 1_700_000_000_000,
             kind,
         }
@@ -616,7 +618,7 @@ mod tests {
             },
             EntryKind::SystemItem {
                 item: SystemItem::Interrupt { body: "b".into() },
-                queue_id: Some(3),
+                queue_id: Some(QueueId(3)),
             },
             EntryKind::TurnEnd {
                 iteration: 2,
@@ -636,14 +638,14 @@ mod tests {
                 model: ModelConfig::new(ProviderKind::Openai, "gpt"),
             },
             EntryKind::Queued {
-                queue_id: 4,
+                queue_id: QueueId(4),
                 item: QueuedItem::Notify {
                     message: "m".into(),
                     wake: false,
                 },
             },
             EntryKind::Dequeued {
-                queue_id: 4,
+                queue_id: QueueId(4),
                 reason: DequeueReason::Cancelled,
             },
             EntryKind::ApprovalRequest(ApprovalRequest {

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::CallId;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ModelItem {
@@ -22,12 +24,12 @@ pub enum ModelItem {
     },
     /// A tool call. `arguments` is the raw string the model produced, never re-serialised.
     ToolCall {
-        call_id: String,
+        call_id: CallId,
         name: String,
         arguments: String,
     },
     ToolResult {
-        call_id: String,
+        call_id: CallId,
         content: String,
         is_error: bool,
     },
@@ -45,7 +47,7 @@ impl ModelItem {
                 call_id,
                 name,
                 arguments,
-            } => Some((call_id, name, arguments)),
+            } => Some((call_id.as_str(), name, arguments)),
             ModelItem::UserMessage { .. }
             | ModelItem::AssistantText { .. }
             | ModelItem::Reasoning { .. }

@@ -15,6 +15,7 @@ pub mod codec;
 pub mod completion;
 pub mod entry;
 pub mod handshake;
+pub mod ids;
 pub mod item;
 pub mod message;
 pub mod numbers;
@@ -32,6 +33,7 @@ pub use entry::{
     Replaces, RunEndReason, RunTrigger, SegmentStart, ToolResultTrim, ToolSpec, TrimMode, Usage,
     WindowSource,
 };
+pub use ids::{CallId, EntrySeq, EventSeq, MAX_NAME_CHARS, NameError, PodName, QueueId};
 pub use item::ModelItem;
 pub use message::{
     AckOutcome, AlertLevel, ApprovalAnswer, ClientMode, ContextFill, ErrorCode, GoodbyeReason,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::approval::StandingApproval;
 use crate::completion::{Completion, CompletionKind};
 use crate::entry::{Entry, QueuedItem, Usage, WindowSource};
+use crate::ids::{CallId, EntrySeq, EventSeq, PodName, QueueId};
 use crate::pod_event::PodEvent;
 use crate::segment::Segment;
 
@@ -52,7 +53,7 @@ pub enum Method {
     /// after that seq; otherwise, or when it no longer holds them, it sends a full snapshot.
     Subscribe {
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        since_seq: Option<u64>,
+        since_seq: Option<EventSeq>,
     },
     GetHistory,
     GetContext,
@@ -68,13 +69,13 @@ pub enum Method {
     /// committed as a `dequeued` entry with reason `cancelled`. Only inputs (`run` items) can
     /// be withdrawn; an acknowledged notification always reaches the model.
     CancelQueued {
-        queue_id: u64,
+        queue_id: QueueId,
     },
     /// Answer a pending `approval_request`: the one for `call_id`, or the oldest pending one.
     /// Acknowledged once the `approval_answer` entry is durable.
     Approve {
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        call_id: Option<String>,
+        call_id: Option<CallId>,
         answer: ApprovalAnswer,
         /// Why, for `deny`; the model reads it in the call's error result.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -103,7 +104,7 @@ pub enum Method {
     /// the answer is the end of the segment before it. Answered with `earlier`.
     Earlier {
         segment_id: String,
-        before_seq: u64,
+        before_seq: EntrySeq,
     },
     /// The standing approvals in force, answered with `approvals`.
     ListApprovals,
@@ -124,7 +125,7 @@ pub enum Method {
 /// `write` means the child writes nothing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpawnRequest {
-    pub name: String,
+    pub name: PodName,
     pub task: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub read: Vec<String>,
@@ -346,7 +347,7 @@ pub enum AckOutcome {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueueEntry {
-    pub queue_id: u64,
+    pub queue_id: QueueId,
     pub item: QueuedItem,
 }
 
@@ -354,14 +355,14 @@ pub struct QueueEntry {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct InFlightToolCall {
     pub index: u32,
-    pub call_id: String,
+    pub call_id: CallId,
     pub name: String,
     pub arguments: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PodStatus {
-    pub name: String,
+    pub name: PodName,
     pub state: PodState,
     pub pid: u32,
     pub cwd: String,
@@ -405,14 +406,14 @@ impl ContextFill {
 pub enum ServerMsg {
     Welcome {
         protocol: u32,
-        pod: String,
+        pod: PodName,
         server_version: String,
         state: PodState,
         /// Identifies this pod process; `seq` values are only comparable within one instance.
         instance: String,
         /// The seq of the last event published before this welcome: a control client can
         /// `subscribe {since_seq: seq}` to follow from here without a snapshot.
-        seq: u64,
+        seq: EventSeq,
     },
     Incompatible {
         supported: u32,
@@ -423,11 +424,11 @@ pub enum ServerMsg {
         outcome: AckOutcome,
         /// For `queued`: the id the item will carry when it is committed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        queue_id: Option<u64>,
+        queue_id: Option<QueueId>,
         /// The log seq of the entry this request committed (a run's `user_input`, an idle
         /// pod's notification), so the client can find its own entries in the event stream.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        entry_seq: Option<u64>,
+        entry_seq: Option<EntrySeq>,
     },
     Error {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -436,7 +437,7 @@ pub enum ServerMsg {
         message: String,
     },
     SnapshotBegin {
-        seq: u64,
+        seq: EventSeq,
         state: PodState,
         greeting: String,
         segment_id: String,
@@ -456,52 +457,52 @@ pub enum ServerMsg {
         queue: Vec<QueueEntry>,
     },
     SnapshotEnd {
-        seq: u64,
+        seq: EventSeq,
     },
     Committed {
-        seq: u64,
+        seq: EventSeq,
         entry: Entry,
     },
     TextDelta {
-        seq: u64,
+        seq: EventSeq,
         text: String,
     },
     ThinkingDelta {
-        seq: u64,
+        seq: EventSeq,
         text: String,
     },
     ToolCallDelta {
-        seq: u64,
+        seq: EventSeq,
         index: u32,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        call_id: Option<String>,
+        call_id: Option<CallId>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
         arguments: String,
     },
     State {
-        seq: u64,
+        seq: EventSeq,
         state: PodState,
     },
     /// The queue of inputs waiting to be committed changed; this is its whole new content.
     Queued {
-        seq: u64,
+        seq: EventSeq,
         queue: Vec<QueueEntry>,
     },
     Alert {
-        seq: u64,
+        seq: EventSeq,
         level: AlertLevel,
         message: String,
     },
     /// A transient notice (retry waits) for the status line; never committed.
     Status {
-        seq: u64,
+        seq: EventSeq,
         message: String,
     },
     /// How full the context is changed (after a response's usage, a pruning step, a new
     /// segment, a learned window).
     ContextFill {
-        seq: u64,
+        seq: EventSeq,
         context: ContextFill,
     },
     Goodbye {
@@ -540,7 +541,7 @@ pub enum ServerMsg {
     /// The answer to `spawn`: the child runs and listens on `socket`.
     Spawned {
         id: u64,
-        name: String,
+        name: PodName,
         socket: String,
     },
     /// The answer to `earlier`: entries of `segment_id` (which is the one asked for, or the
@@ -563,7 +564,7 @@ pub enum ServerMsg {
 
 impl ServerMsg {
     /// The broadcast `seq` if this is a live event.
-    pub fn seq(&self) -> Option<u64> {
+    pub fn seq(&self) -> Option<EventSeq> {
         match self {
             ServerMsg::Committed { seq, .. }
             | ServerMsg::TextDelta { seq, .. }
@@ -636,7 +637,9 @@ mod tests {
             Method::Resume,
             Method::Cancel,
             Method::Shutdown,
-            Method::Subscribe { since_seq: Some(3) },
+            Method::Subscribe {
+                since_seq: Some(EventSeq(3)),
+            },
             Method::Subscribe { since_seq: None },
             Method::GetHistory,
             Method::GetContext,
@@ -645,7 +648,9 @@ mod tests {
                 kind: CompletionKind::File,
                 prefix: "src/".into(),
             },
-            Method::CancelQueued { queue_id: 4 },
+            Method::CancelQueued {
+                queue_id: QueueId(4),
+            },
             Method::ListApprovals,
             Method::RevokeApproval { standing: None },
             Method::RevokeApproval {
@@ -674,7 +679,7 @@ mod tests {
             },
             Method::Earlier {
                 segment_id: "s".into(),
-                before_seq: 0,
+                before_seq: EntrySeq(0),
             },
         ];
         for method in methods {
@@ -709,14 +714,14 @@ mod tests {
     fn every_server_message_round_trips() {
         let entry = Entry {
             v: 1,
-            seq: 0,
+            seq: EntrySeq(0),
             ts: 1,
             kind: EntryKind::RunStart {
                 trigger: RunTrigger::User,
             },
         };
         let queue = vec![QueueEntry {
-            queue_id: 1,
+            queue_id: QueueId(1),
             item: QueuedItem::Notify {
                 message: "n".into(),
                 wake: true,
@@ -725,11 +730,11 @@ mod tests {
         let msgs = vec![
             ServerMsg::Welcome {
                 protocol: 1,
-                pod: "p".into(),
+                pod: "p".parse().unwrap(),
                 server_version: "0.1.0".into(),
                 state: PodState::Idle,
                 instance: "i".into(),
-                seq: 4,
+                seq: EventSeq(4),
             },
             ServerMsg::Incompatible {
                 supported: 1,
@@ -738,8 +743,8 @@ mod tests {
             ServerMsg::Ack {
                 id: 1,
                 outcome: AckOutcome::Queued,
-                queue_id: Some(2),
-                entry_seq: Some(3),
+                queue_id: Some(QueueId(2)),
+                entry_seq: Some(EntrySeq(3)),
             },
             ServerMsg::Error {
                 id: None,
@@ -747,7 +752,7 @@ mod tests {
                 message: "m".into(),
             },
             ServerMsg::SnapshotBegin {
-                seq: 1,
+                seq: EventSeq(1),
                 state: PodState::Paused,
                 greeting: "g".into(),
                 segment_id: "s".into(),
@@ -772,40 +777,46 @@ mod tests {
                 }],
                 queue: queue.clone(),
             },
-            ServerMsg::SnapshotEnd { seq: 1 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(1) },
             ServerMsg::CommandDone {
                 id: 3,
                 command: PodCommand::Clear,
                 message: "new segment".into(),
             },
-            ServerMsg::Committed { seq: 2, entry },
+            ServerMsg::Committed {
+                seq: EventSeq(2),
+                entry,
+            },
             ServerMsg::TextDelta {
-                seq: 3,
+                seq: EventSeq(3),
                 text: "a".into(),
             },
             ServerMsg::ThinkingDelta {
-                seq: 4,
+                seq: EventSeq(4),
                 text: "b".into(),
             },
             ServerMsg::ToolCallDelta {
-                seq: 5,
+                seq: EventSeq(5),
                 index: 0,
                 call_id: None,
                 name: None,
                 arguments: "x".into(),
             },
             ServerMsg::State {
-                seq: 6,
+                seq: EventSeq(6),
                 state: PodState::Running,
             },
-            ServerMsg::Queued { seq: 7, queue },
+            ServerMsg::Queued {
+                seq: EventSeq(7),
+                queue,
+            },
             ServerMsg::Alert {
-                seq: 8,
+                seq: EventSeq(8),
                 level: AlertLevel::Error,
                 message: "m".into(),
             },
             ServerMsg::Status {
-                seq: 9,
+                seq: EventSeq(9),
                 message: "retrying".into(),
             },
             ServerMsg::Goodbye {
@@ -824,7 +835,7 @@ mod tests {
             ServerMsg::StatusReply {
                 id: 1,
                 status: PodStatus {
-                    name: "p".into(),
+                    name: "p".parse().unwrap(),
                     state: PodState::Idle,
                     pid: 1,
                     cwd: "/".into(),
@@ -848,7 +859,7 @@ mod tests {
                 }],
             },
             ServerMsg::ContextFill {
-                seq: 10,
+                seq: EventSeq(10),
                 context: ContextFill {
                     tokens: 12,
                     window: None,

@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use seedpod_client::{Connection, Home};
-use seedpod_protocol::{ClientMode, Entry, Method, ServerMsg};
+use seedpod_protocol::{ClientMode, Entry, Method, PodName, ServerMsg};
 use serde_json::Value;
 
 /// Upper bound for waiting on an event; only reached when a test is failing.
@@ -116,7 +116,10 @@ impl Sandbox {
 
     /// The request bodies the scripted provider received, in order.
     pub fn requests(&self, name: &str) -> Vec<String> {
-        let path = self.home.pod_dir(name).join("scripted-requests.jsonl");
+        let path = self
+            .home
+            .pod_dir(&PodName::new(name.to_string()).unwrap())
+            .join("scripted-requests.jsonl");
         std::fs::read_to_string(path)
             .unwrap_or_default()
             .lines()
@@ -134,18 +137,27 @@ impl Sandbox {
     }
 
     pub fn segment_files(&self, name: &str) -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(self.home.pod_dir(name).join("segments"))
-            .map(|dir| dir.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-            .unwrap_or_default();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(
+            self.home
+                .pod_dir(&PodName::new(name.to_string()).unwrap())
+                .join("segments"),
+        )
+        .map(|dir| dir.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
         files.retain(|p| p.extension().is_some_and(|e| e == "jsonl"));
         files.sort();
         files
     }
 
     pub async fn connect(&self, name: &str, mode: ClientMode) -> Connection {
-        Connection::connect(&self.home, name, "seedpod-e2e", mode)
-            .await
-            .expect("connect to pod")
+        Connection::connect(
+            &self.home,
+            &PodName::new(name.to_string()).unwrap(),
+            "seedpod-e2e",
+            mode,
+        )
+        .await
+        .expect("connect to pod")
     }
 
     pub async fn pid(&self, name: &str) -> u32 {

@@ -6,7 +6,9 @@
 
 use seedpod_e2e::Sandbox;
 use seedpod_e2e::pty::{Tui, keys};
-use seedpod_protocol::{ApprovalDecision, ApprovalRequest, Entry, EntryKind, StandingApproval};
+use seedpod_protocol::{
+    ApprovalDecision, ApprovalRequest, CallId, Entry, EntryKind, StandingApproval,
+};
 use serde_json::json;
 
 /// The modal's line while it still ignores keys.
@@ -29,7 +31,7 @@ fn requests(entries: &[Entry]) -> Vec<ApprovalRequest> {
         .collect()
 }
 
-fn answers(entries: &[Entry]) -> Vec<(String, ApprovalDecision)> {
+fn answers(entries: &[Entry]) -> Vec<(CallId, ApprovalDecision)> {
     entries
         .iter()
         .filter_map(|e| match &e.kind {

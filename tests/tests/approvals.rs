@@ -88,7 +88,7 @@ async fn a_client_approves_one_call_and_denies_another() {
     let requests = sb.requests("p");
     let last = requests.last().expect("the model was asked again");
     assert!(
-        last.contains("not in this directory") && last.contains(&request.call_id),
+        last.contains("not in this directory") && last.contains(request.call_id.as_str()),
         "the model reads the reason as the call's result: {last}"
     );
 }

@@ -4,18 +4,18 @@
 
 use seedpod_e2e::Sandbox;
 use seedpod_e2e::events::EventsProcess;
-use seedpod_protocol::{ClientMode, Entry, Method, Segment, ServerMsg};
+use seedpod_protocol::{ClientMode, Entry, EventSeq, Method, Segment, ServerMsg};
 use serde_json::json;
 
 /// Frames of one client after its snapshot: (seq, frame) for every live event.
-fn live_events(frames: &[ServerMsg]) -> Vec<(u64, ServerMsg)> {
+fn live_events(frames: &[ServerMsg]) -> Vec<(EventSeq, ServerMsg)> {
     frames
         .iter()
         .filter_map(|m| m.seq().map(|s| (s, m.clone())))
         .collect()
 }
 
-fn committed(frames: &[ServerMsg]) -> Vec<(u64, Entry)> {
+fn committed(frames: &[ServerMsg]) -> Vec<(EventSeq, Entry)> {
     frames
         .iter()
         .filter_map(|m| match m {

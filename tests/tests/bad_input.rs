@@ -3,7 +3,9 @@
 //! else and its state is unchanged.
 
 use seedpod_e2e::{Sandbox, is_run_end, wait_for};
-use seedpod_protocol::{ClientMode, ErrorCode, MAX_FRAME_BYTES, Method, PodState, ServerMsg};
+use seedpod_protocol::{
+    ClientMode, ErrorCode, MAX_FRAME_BYTES, Method, PodName, PodState, ServerMsg,
+};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
@@ -16,7 +18,7 @@ async fn raw(
     BufReader<tokio::net::unix::OwnedReadHalf>,
     tokio::net::unix::OwnedWriteHalf,
 ) {
-    let stream = UnixStream::connect(sb.home.socket_path("p"))
+    let stream = UnixStream::connect(sb.home.socket_path(&PodName::new("p").unwrap()))
         .await
         .expect("connect");
     let (r, w) = stream.into_split();

@@ -3,7 +3,7 @@
 //! own cursor; gates hold a child's answer so every report arrives at a known moment.
 
 use seedpod_e2e::{Sandbox, is_run_end, wait_for};
-use seedpod_protocol::{ClientMode, Entry, EntryKind, PodEvent, ServerMsg, SystemItem};
+use seedpod_protocol::{ClientMode, Entry, EntryKind, PodEvent, PodName, ServerMsg, SystemItem};
 use serde_json::{Value, json};
 
 fn call(tool: &str, arguments: Value) -> Value {
@@ -69,7 +69,7 @@ async fn settled_with(sb: &Sandbox, name: &str, child: &str, reports: usize) -> 
 
 /// A stopped pod's active segment, read from disk.
 fn log_entries(sb: &Sandbox, name: &str) -> Vec<Entry> {
-    let dir = sb.home.pod_dir(name);
+    let dir = sb.home.pod_dir(&PodName::new(name.to_string()).unwrap());
     let meta = seedpod_store::load_meta(&dir)
         .expect("pod.json readable")
         .expect("pod.json exists");
@@ -419,7 +419,10 @@ async fn a_child_writes_only_inside_its_delegated_scope() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot delegate write access"), "{stderr}");
-    assert!(!sb.home.pod_dir("kid2").exists(), "nothing was created");
+    assert!(
+        !sb.home.pod_dir(&PodName::new("kid2").unwrap()).exists(),
+        "nothing was created"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -505,7 +508,7 @@ async fn the_cli_spawns_lists_the_tree_and_stops_a_family() {
     let mut boss = sb.connect("boss", ClientMode::Attach).await;
     let out = sb.ok(&["spawn", "boss", "kid", "tidy the output", "--write", "out"]);
     assert_eq!(out.trim(), "kid");
-    let kid_meta = seedpod_store::load_meta(&sb.home.pod_dir("kid"))
+    let kid_meta = seedpod_store::load_meta(&sb.home.pod_dir(&PodName::new("kid").unwrap()))
         .expect("readable")
         .expect("kid has a pod.json");
     assert_eq!(kid_meta.parent.as_deref(), Some("boss"));

@@ -4,7 +4,9 @@
 //! queued and answered after it, in the new segment.
 
 use seedpod_e2e::{Sandbox, is_run_end, is_state, wait_for};
-use seedpod_protocol::{ClientMode, EntryKind, Method, Origin, PodCommand, PodState, Segment};
+use seedpod_protocol::{
+    ClientMode, EntryKind, Method, Origin, PodCommand, PodName, PodState, Segment,
+};
 use serde_json::json;
 
 fn compact() -> Method {
@@ -64,7 +66,7 @@ async fn kill_9_while_the_summary_streams_changes_nothing_and_compacting_again_w
         "still the first segment"
     );
     // A new segment file may have been started, but pod.json never pointed at it.
-    let meta = seedpod_store::load_meta(&sb.home.pod_dir("p"))
+    let meta = seedpod_store::load_meta(&sb.home.pod_dir(&PodName::new("p").unwrap()))
         .unwrap()
         .unwrap();
     assert_eq!(meta.segments.len(), 1, "{:?}", meta.segments);
@@ -172,5 +174,8 @@ async fn a_tool_left_out_of_a_compact_prompt_cannot_be_called_anyway() {
         .expect("the call was answered");
     assert!(result.1, "an error result");
     assert!(result.0.contains("no tool named spawn_pod"), "{}", result.0);
-    assert!(!sb.home.pod_dir("kid").exists(), "no child was started");
+    assert!(
+        !sb.home.pod_dir(&PodName::new("kid").unwrap()).exists(),
+        "no child was started"
+    );
 }

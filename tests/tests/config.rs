@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use seedpod_e2e::Sandbox;
 use seedpod_engine::testing::{MockServer, Reply};
+use seedpod_protocol::PodName;
 use serde_json::json;
 
 const OPENAI_TEXT: &str = include_str!("../../crates/engine/tests/fixtures/openai_text.sse");
@@ -46,7 +47,8 @@ fn stderr(out: &std::process::Output) -> String {
 }
 
 fn log_of(sb: &Sandbox, name: &str) -> String {
-    std::fs::read_to_string(sb.home.log_path(name)).unwrap_or_default()
+    std::fs::read_to_string(sb.home.log_path(&PodName::new(name.to_string()).unwrap()))
+        .unwrap_or_default()
 }
 
 #[test]
@@ -145,7 +147,12 @@ fn a_broken_config_file_fails_start_with_file_and_line() {
     let err = stderr(&out);
     assert!(err.contains(&path.display().to_string()), "{err}");
     assert!(err.contains("line 2") && err.contains("modle"), "{err}");
-    assert!(!sb.home.pod_dir("p").join("pod.json").exists());
+    assert!(
+        !sb.home
+            .pod_dir(&PodName::new("p").unwrap())
+            .join("pod.json")
+            .exists()
+    );
 }
 
 #[test]
@@ -173,7 +180,12 @@ fn context_values_that_cannot_work_fail_start_naming_key_and_file() {
         let err = stderr(&out);
         assert!(err.contains(start), "{text}: {err}");
         assert!(err.contains(&path.display().to_string()), "{text}: {err}");
-        assert!(!sb.home.pod_dir("p").join("pod.json").exists());
+        assert!(
+            !sb.home
+                .pod_dir(&PodName::new("p").unwrap())
+                .join("pod.json")
+                .exists()
+        );
     }
 }
 
@@ -311,7 +323,7 @@ fn logging_level_and_file_come_from_the_config() {
     sb.ok(&["stop", "loud"]);
     let custom = std::fs::read_to_string(sb.home.logs_dir().join("custom-loud.log")).unwrap();
     assert!(custom.contains("\"entry_committed\""), "{custom}");
-    assert!(!sb.home.log_path("loud").exists());
+    assert!(!sb.home.log_path(&PodName::new("loud").unwrap()).exists());
 }
 
 #[test]

@@ -16,6 +16,7 @@ use std::path::Path;
 
 use seedpod_e2e::Sandbox;
 use seedpod_e2e::limit_server::{Answer, Exchange, LimitConfig, LimitServer, Wire};
+use seedpod_protocol::PodName;
 use serde_json::Value;
 
 const WINDOW: u64 = 16_000;
@@ -120,7 +121,7 @@ fn log(sb: &Sandbox) -> Vec<Value> {
 
 /// The first entry of the segment `pod.json` names active.
 fn active_segment_start(sb: &Sandbox) -> Value {
-    let dir = sb.home.pod_dir("p");
+    let dir = sb.home.pod_dir(&PodName::new("p").unwrap());
     let meta: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("pod.json")).unwrap()).unwrap();
     let active = meta["active_segment"].as_str().expect("an active segment");

@@ -3,6 +3,7 @@
 //! saying which prompt mode a window gets and why.
 
 use seedpod_e2e::Sandbox;
+use seedpod_protocol::PodName;
 use serde_json::{Value, json};
 
 fn user_config(sb: &Sandbox, text: &str) {
@@ -100,7 +101,12 @@ fn history_all_prints_every_segment_in_order_running_or_stopped() {
     assert!(cleared.contains("new segment"), "{cleared}");
 
     let meta: Value = serde_json::from_str(
-        &std::fs::read_to_string(sb.home.pod_dir("p").join("pod.json")).unwrap(),
+        &std::fs::read_to_string(
+            sb.home
+                .pod_dir(&PodName::new("p").unwrap())
+                .join("pod.json"),
+        )
+        .unwrap(),
     )
     .unwrap();
     let ids: Vec<String> = meta["segments"]
@@ -174,7 +180,12 @@ fn history_all_reports_a_missing_segment_and_still_prints_the_rest() {
     let first = sb.segment_files("p");
     // The oldest file by pod.json order is the first listed segment.
     let meta: Value = serde_json::from_str(
-        &std::fs::read_to_string(sb.home.pod_dir("p").join("pod.json")).unwrap(),
+        &std::fs::read_to_string(
+            sb.home
+                .pod_dir(&PodName::new("p").unwrap())
+                .join("pod.json"),
+        )
+        .unwrap(),
     )
     .unwrap();
     let oldest = meta["segments"][0].as_str().unwrap().to_string();

@@ -10,7 +10,8 @@ use std::process::Stdio;
 use seedpod_client::{ClientError, Connection};
 use seedpod_e2e::{EVENT_TIMEOUT, Sandbox, is_run_end, kill, wait_exit, wait_for};
 use seedpod_protocol::{
-    ClientMode, Entry, EntryKind, Method, PodState, QueuedItem, Segment, ServerMsg, SystemItem,
+    ClientMode, Entry, EntryKind, EventSeq, Method, PodName, PodState, QueuedItem, Segment,
+    ServerMsg, SystemItem,
 };
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -30,7 +31,8 @@ fn entries(json_lines: &str) -> Vec<Entry> {
 /// Occurrences of a pod log event (`"event":"NAME"` in its JSON lines). The log is written in
 /// the background, so only count once the pod process has exited.
 fn log_events(sb: &Sandbox, name: &str, event: &str) -> usize {
-    let log = std::fs::read_to_string(sb.home.log_path(name)).unwrap_or_default();
+    let log = std::fs::read_to_string(sb.home.log_path(&PodName::new(name.to_string()).unwrap()))
+        .unwrap_or_default();
     let needle = format!("\"event\":\"{event}\"");
     log.lines().filter(|line| line.contains(&needle)).count()
 }
@@ -66,7 +68,7 @@ async fn signal_takes_the_graceful_path(signal: i32, signal_name: &str) {
     let _events = pod_mid_turn(&sb).await;
     let history = sb.ok(&["history", "p", "--json"]);
     let context = sb.ok(&["context", "p"]);
-    let socket = sb.home.socket_path("p");
+    let socket = sb.home.socket_path(&PodName::new("p").unwrap());
     assert!(socket.exists());
     let pid = sb.pid("p").await;
 
@@ -122,10 +124,16 @@ async fn kill_9_leaves_a_stale_socket_that_start_removes() {
     let old_pid = sb.pid("p").await;
     sb.kill9("p").await;
 
-    let socket = sb.home.socket_path("p");
+    let socket = sb.home.socket_path(&PodName::new("p").unwrap());
     let stale = std::fs::symlink_metadata(&socket).expect("kill -9 leaves the socket file");
     assert!(stale.file_type().is_socket());
-    let refused = Connection::connect(&sb.home, "p", "e2e", ClientMode::Control).await;
+    let refused = Connection::connect(
+        &sb.home,
+        &PodName::new("p").unwrap(),
+        "e2e",
+        ClientMode::Control,
+    )
+    .await;
     assert!(
         matches!(refused, Err(ClientError::NotRunning { .. })),
         "nothing listens on the stale socket"
@@ -151,7 +159,7 @@ async fn kill_9_leaves_a_stale_socket_that_start_removes() {
 }
 
 /// The seq of the committed entry `pick` matches, from an attached client's frames.
-fn committed_seq(pick: impl Fn(&EntryKind) -> bool) -> impl FnMut(&ServerMsg) -> Option<u64> {
+fn committed_seq(pick: impl Fn(&EntryKind) -> bool) -> impl FnMut(&ServerMsg) -> Option<EventSeq> {
     move |msg| match msg {
         ServerMsg::Committed { seq, entry } if pick(&entry.kind) => Some(*seq),
         _ => None,

@@ -3,7 +3,9 @@
 //! turn — never stranded. Checked in the request bodies the scripted provider recorded.
 
 use seedpod_e2e::{Sandbox, is_run_end, wait_for};
-use seedpod_protocol::{AckOutcome, ClientMode, EntryKind, Method, RunTrigger, Segment, ServerMsg};
+use seedpod_protocol::{
+    AckOutcome, ClientMode, EntryKind, Method, PodName, RunTrigger, Segment, ServerMsg,
+};
 use serde_json::json;
 
 fn first_text_delta(m: &ServerMsg) -> Option<()> {
@@ -132,7 +134,7 @@ async fn notifications_reach_the_model_at_the_right_request() {
     assert!(has(3, "idle-note"), "idle notify woke a turn");
 
     // The pod's own log tells the story with stable event names.
-    let log = std::fs::read_to_string(sb.home.log_path("p")).unwrap();
+    let log = std::fs::read_to_string(sb.home.log_path(&PodName::new("p").unwrap())).unwrap();
     for event in [
         "server_start",
         "turn_start",

@@ -10,7 +10,7 @@
 
 use proptest::prelude::*;
 use seedpod_e2e::{Sandbox, wait_for};
-use seedpod_protocol::{ClientMode, Method, PodCommand, PodState, Segment, ServerMsg};
+use seedpod_protocol::{ClientMode, Method, PodCommand, PodName, PodState, Segment, ServerMsg};
 use serde_json::{Value, json};
 
 #[derive(Debug, Clone)]
@@ -99,8 +99,8 @@ impl Live<'_> {
 /// The context a pod restored from a copy of `p`'s log would send next.
 fn restored_context(sb: &Sandbox) -> String {
     let other = Sandbox::new();
-    let from = sb.home.pod_dir("p");
-    let to = other.home.pod_dir("p");
+    let from = sb.home.pod_dir(&PodName::new("p").unwrap());
+    let to = other.home.pod_dir(&PodName::new("p").unwrap());
     copy_dir(&from, &to);
     let _ = std::fs::remove_file(to.join("pod.lock"));
     other.ok(&["context", "p"])

@@ -4,7 +4,7 @@
 //! as they were, the model is told why, and the pod's log records `tool_blocked`.
 
 use seedpod_e2e::{Sandbox, is_run_end, wait_for};
-use seedpod_protocol::{ClientMode, EntryKind, Method, Segment};
+use seedpod_protocol::{ClientMode, EntryKind, Method, PodName, Segment};
 use serde_json::json;
 
 const PROJECT_CONFIG: &str = "[approvals]\nshell = \"ask\"\n";
@@ -108,7 +108,8 @@ async fn the_model_cannot_loosen_policy_or_plant_a_git_command() {
         results[1].1
     );
 
-    let log = std::fs::read_to_string(sb.home.log_path("p")).expect("pod log");
+    let log =
+        std::fs::read_to_string(sb.home.log_path(&PodName::new("p").unwrap())).expect("pod log");
     let blocked: Vec<&str> = log
         .lines()
         .filter(|line| line.contains("\"tool_blocked\""))

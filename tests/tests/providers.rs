@@ -5,6 +5,7 @@
 
 use seedpod_e2e::Sandbox;
 use seedpod_engine::testing::{MockServer, Reply};
+use seedpod_protocol::PodName;
 
 const OPENAI_TOOLS: &str = include_str!("../../crates/engine/tests/fixtures/openai_tool_calls.sse");
 const OPENAI_TEXT: &str = include_str!("../../crates/engine/tests/fixtures/openai_text.sse");
@@ -159,7 +160,7 @@ async fn anthropic_thinking_signature_and_tool_arguments_survive_restart() {
         "byte-identical after restart"
     );
     // The key never reaches the pod's log.
-    let log = std::fs::read_to_string(sb.home.log_path("a")).unwrap();
+    let log = std::fs::read_to_string(sb.home.log_path(&PodName::new("a").unwrap())).unwrap();
     assert!(!log.contains("sk-ant-test-key"));
 }
 

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use seedpod_e2e::Sandbox;
+use seedpod_protocol::PodName;
 use serde_json::json;
 
 fn project_config(sb: &Sandbox, text: &str) -> PathBuf {
@@ -187,7 +188,8 @@ fn start_warns_naming_the_keys_and_the_command_and_the_pod_logs_it() {
         err.contains(&format!("seedpod trust {}", dir_of(&sb).display())),
         "{err}"
     );
-    let log = std::fs::read_to_string(sb.home.log_path("p")).unwrap_or_default();
+    let log =
+        std::fs::read_to_string(sb.home.log_path(&PodName::new("p").unwrap())).unwrap_or_default();
     assert!(log.contains("untrusted_project_config"), "{log}");
     sb.ok(&["stop", "p"]);
 }

@@ -234,7 +234,7 @@ fn fill_log(sb: &Sandbox, name: &str, total: u64) -> String {
             let entry = Entry {
                 v: 1,
                 seq,
-                ts: last.ts + seq,
+                ts: last.ts + seq.get(),
                 kind,
             };
             out.push_str(&serde_json::to_string(&entry).expect("encode"));

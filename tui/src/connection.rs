@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use seedpod_client::{ClientError, Connection, Home, Welcome, reply_id};
-use seedpod_protocol::{ClientMode, Method, ServerMsg};
+use seedpod_protocol::{ClientMode, Method, PodName, ServerMsg};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -67,7 +67,7 @@ impl Drop for LinkHandle {
 }
 
 /// Start the link to `pod`.
-pub fn spawn(home: Home, pod: String, events: mpsc::Sender<LinkEvent>) -> LinkHandle {
+pub fn spawn(home: Home, pod: PodName, events: mpsc::Sender<LinkEvent>) -> LinkHandle {
     let (requests, rx) = mpsc::channel(REQUEST_QUEUE);
     let task = tokio::spawn(run(home, pod, events, rx));
     LinkHandle { requests, task }
@@ -75,7 +75,7 @@ pub fn spawn(home: Home, pod: String, events: mpsc::Sender<LinkEvent>) -> LinkHa
 
 async fn run(
     home: Home,
-    pod: String,
+    pod: PodName,
     events: mpsc::Sender<LinkEvent>,
     mut requests: mpsc::Receiver<(u64, Method)>,
 ) {
@@ -236,7 +236,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let home = Home::under(dir.path());
         let (tx, mut rx) = mpsc::channel(16);
-        let link = spawn(home, "absent".into(), tx);
+        let link = spawn(home, "absent".parse().unwrap(), tx);
         let first = rx.recv().await.unwrap();
         assert!(
             matches!(&first, LinkEvent::Down { attempt: 1, reason } if reason.contains("not running")),

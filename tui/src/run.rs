@@ -10,6 +10,7 @@ use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use seedpod_client::{Home, PodListing};
+use seedpod_protocol::PodName;
 use seedpod_transcript::Theme;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
@@ -30,11 +31,11 @@ pub const MAX_EVENTS_PER_FRAME: usize = 1024;
 
 /// Starts (or restores) a stopped pod; the CLI passes its own `start`, which spawns the daemon
 /// detached in its own session.
-pub type Starter = Arc<dyn Fn(String) -> BoxFuture<'static, Result<()>> + Send + Sync>;
+pub type Starter = Arc<dyn Fn(PodName) -> BoxFuture<'static, Result<()>> + Send + Sync>;
 
 pub struct TuiOptions {
     pub home: Home,
-    pub pod: String,
+    pub pod: PodName,
     /// A line above everything, e.g. the demo's label.
     pub banner: Option<String>,
     /// Keep input history in `data/pods/<name>/input-history.jsonl` (off for throwaway pods).
@@ -46,7 +47,7 @@ pub struct TuiOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     /// The pod attached last (the picker may have switched).
-    pub pod: String,
+    pub pod: PodName,
     pub reason: ExitReason,
 }
 
@@ -69,7 +70,7 @@ impl Outcome {
 /// Results of work the loop started in the background.
 enum Background {
     Pods(Vec<PodListing>),
-    Started { pod: String, result: Result<()> },
+    Started { pod: PodName, result: Result<()> },
     HistoryFailed(String),
 }
 
@@ -155,13 +156,13 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
-fn attach(home: &Home, pod: &str) -> (LinkHandle, mpsc::Receiver<LinkEvent>) {
+fn attach(home: &Home, pod: &PodName) -> (LinkHandle, mpsc::Receiver<LinkEvent>) {
     // A channel per link: frames of a pod we switched away from can never reach the app.
     let (tx, rx) = mpsc::channel(LINK_QUEUE);
-    (connection::spawn(home.clone(), pod.to_string(), tx), rx)
+    (connection::spawn(home.clone(), pod.clone(), tx), rx)
 }
 
-fn load_history(options: &TuiOptions, pod: &str) -> InputHistory {
+fn load_history(options: &TuiOptions, pod: &PodName) -> InputHistory {
     if options.persist_history {
         InputHistory::load(&options.home.input_history_path(pod))
     } else {

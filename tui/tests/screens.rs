@@ -3,6 +3,8 @@
 //! parents and children), in a parent whose children report, and when a tool call waits for
 //! approval.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::time::{Instant, UNIX_EPOCH};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -11,8 +13,9 @@ use ratatui::backend::TestBackend;
 use seedpod_client::pods::{PodConfig, PodMeta};
 use seedpod_client::{Liveness, PodListing, Welcome};
 use seedpod_protocol::{
-    ApprovalRequest, Entry, EntryKind, ModelItem, PodEvent, PodState, ProviderKind, QueueEntry,
-    QueuedItem, RunEndReason, RunTrigger, Segment, ServerMsg, SystemItem, Usage,
+    ApprovalRequest, Entry, EntryKind, EntrySeq, EventSeq, ModelItem, PodEvent, PodName, PodState,
+    ProviderKind, QueueEntry, QueueId, QueuedItem, RunEndReason, RunTrigger, Segment, ServerMsg,
+    SystemItem, Usage,
 };
 use seedpod_transcript::Theme;
 use seedpod_tui::App;
@@ -25,7 +28,7 @@ const HEIGHT: u16 = 20;
 fn entry(seq: u64, kind: EntryKind) -> Entry {
     Entry {
         v: 1,
-        seq,
+        seq: EntrySeq(seq),
         ts: 1_700_000_000_000 + seq * 1000,
         kind,
     }
@@ -33,7 +36,11 @@ fn entry(seq: u64, kind: EntryKind) -> Entry {
 
 /// An app attached to pod `demo` whose log holds one finished turn.
 fn attached(state: PodState) -> App {
-    let mut app = App::new("demo", InputHistory::in_memory(), Theme::plain());
+    let mut app = App::new(
+        &PodName::new("demo").unwrap(),
+        InputHistory::in_memory(),
+        Theme::plain(),
+    );
     load(&mut app, state, Vec::new());
     app
 }
@@ -78,21 +85,21 @@ fn load(app: &mut App, state: PodState, more: Vec<EntryKind>) {
             server_version: "0.1.0".into(),
             state,
             instance: "i".into(),
-            seq,
+            seq: EventSeq(seq),
         }),
         now,
     );
     for msg in [
         ServerMsg::SnapshotBegin {
             context: Default::default(),
-            seq,
+            seq: EventSeq(seq),
             state,
             greeting: format!("pod {}", app.pod),
             segment_id: "s1".into(),
             entries: seq,
         },
         ServerMsg::SnapshotEntries { entries },
-        ServerMsg::SnapshotEnd { seq },
+        ServerMsg::SnapshotEnd { seq: EventSeq(seq) },
     ] {
         app.on_link(LinkEvent::Frame(msg), now);
     }
@@ -127,13 +134,13 @@ fn running_with_queued_inputs() {
     let now = Instant::now();
     let queue = vec![
         QueueEntry {
-            queue_id: 1,
+            queue_id: QueueId(1),
             item: QueuedItem::Run {
                 segments: vec![Segment::text("and then run the tests")],
             },
         },
         QueueEntry {
-            queue_id: 2,
+            queue_id: QueueId(2),
             item: QueuedItem::Notify {
                 message: "CI is green".into(),
                 wake: true,
@@ -141,9 +148,12 @@ fn running_with_queued_inputs() {
         },
     ];
     for msg in [
-        ServerMsg::Queued { seq: 6, queue },
+        ServerMsg::Queued {
+            seq: EventSeq(6),
+            queue,
+        },
         ServerMsg::TextDelta {
-            seq: 7,
+            seq: EventSeq(7),
             text: "Looking at the tests now".into(),
         },
     ] {
@@ -186,11 +196,11 @@ fn listing(
 ) -> PodListing {
     let listed_at = 2_000_000_000_000;
     PodListing {
-        name: name.into(),
+        name: name.parse().unwrap(),
         meta: PodMeta {
-            parent: parent.map(str::to_string),
+            parent: parent.map(|p| PodName::new(p).unwrap()),
             ..PodMeta::new(
-                name,
+                PodName::new(name.to_string()).unwrap(),
                 format!("/home/ada/{name}").into(),
                 "s",
                 PodConfig::new(ProviderKind::Scripted, "script"),
@@ -298,13 +308,13 @@ fn waiting_for_approval() -> App {
         ),
     ] {
         let msg = ServerMsg::Committed {
-            seq,
+            seq: EventSeq(seq),
             entry: entry(seq, kind),
         };
         app.on_link(LinkEvent::Frame(msg), now);
     }
     let state = ServerMsg::State {
-        seq: 8,
+        seq: EventSeq(8),
         state: PodState::WaitingForApproval,
     };
     app.on_link(LinkEvent::Frame(state), now);
@@ -349,7 +359,7 @@ fn approval_modal_shows_an_edits_diff() {
         replaces: None,
     });
     let msg = ServerMsg::Committed {
-        seq: 6,
+        seq: EventSeq(6),
         entry: entry(6, request),
     };
     app.on_link(LinkEvent::Frame(msg), now);
@@ -380,9 +390,17 @@ fn approval_modal() {
 /// the queue, and the footer offers Ctrl-G into the last reporter and Ctrl-O back.
 #[test]
 fn a_parent_with_reports_from_its_children() {
-    let mut app = App::new("demo-tests", InputHistory::in_memory(), Theme::plain());
+    let mut app = App::new(
+        &PodName::new("demo-tests").unwrap(),
+        InputHistory::in_memory(),
+        Theme::plain(),
+    );
     let now = Instant::now();
-    app.switch_pod("demo", InputHistory::in_memory(), now);
+    app.switch_pod(
+        &PodName::new("demo").unwrap(),
+        InputHistory::in_memory(),
+        now,
+    );
     app.flash = None;
     let report = |event: PodEvent| EntryKind::SystemItem {
         item: SystemItem::PodEvent {
@@ -414,7 +432,7 @@ fn a_parent_with_reports_from_its_children() {
     ];
     load(&mut app, PodState::Idle, reports);
     let queue = vec![QueueEntry {
-        queue_id: 1,
+        queue_id: QueueId(1),
         item: QueuedItem::PodEvent {
             event: PodEvent::TurnEnded {
                 pod: "unit".into(),
@@ -423,7 +441,13 @@ fn a_parent_with_reports_from_its_children() {
             wake: false,
         },
     }];
-    app.on_link(LinkEvent::Frame(ServerMsg::Queued { seq: 20, queue }), now);
+    app.on_link(
+        LinkEvent::Frame(ServerMsg::Queued {
+            seq: EventSeq(20),
+            queue,
+        }),
+        now,
+    );
     let shown = screen(&mut app);
     assert!(!shown.contains("RAW BODY"), "{shown}");
     insta::assert_snapshot!(shown);
@@ -440,7 +464,11 @@ fn after_compaction_paging_back() {
         WindowSource,
     };
     let now = Instant::now();
-    let mut app = App::new("demo", InputHistory::in_memory(), Theme::plain());
+    let mut app = App::new(
+        &PodName::new("demo").unwrap(),
+        InputHistory::in_memory(),
+        Theme::plain(),
+    );
     let start = EntryKind::SegmentStart(SegmentStart {
         segment_id: "0193f0c3-aaaa".into(),
         system_prompt: "You are demo.".into(),
@@ -465,11 +493,11 @@ fn after_compaction_paging_back() {
     });
     app.on_link(
         LinkEvent::Connected(Welcome {
-            pod: "demo".into(),
+            pod: "demo".parse().unwrap(),
             server_version: "0.1.0".into(),
             state: PodState::Idle,
             instance: "i".into(),
-            seq: 3,
+            seq: EventSeq(3),
         }),
         now,
     );
@@ -488,7 +516,7 @@ fn after_compaction_paging_back() {
                 window: Some(16_000),
                 source: Some(WindowSource::Config),
             },
-            seq: 3,
+            seq: EventSeq(3),
             state: PodState::Idle,
             greeting: "pod demo".into(),
             segment_id: "0193f0c3-aaaa".into(),
@@ -501,7 +529,7 @@ fn after_compaction_paging_back() {
                 entry(2, reply("They live in `tests/`.")),
             ],
         },
-        ServerMsg::SnapshotEnd { seq: 3 },
+        ServerMsg::SnapshotEnd { seq: EventSeq(3) },
     ] {
         app.on_link(LinkEvent::Frame(msg), now);
     }
@@ -517,7 +545,7 @@ fn after_compaction_paging_back() {
         method,
         &Method::Earlier {
             segment_id: "0193f0c3-aaaa".into(),
-            before_seq: 0
+            before_seq: EntrySeq(0)
         }
     );
     let loading = screen(&mut app);

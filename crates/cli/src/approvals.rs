@@ -7,7 +7,7 @@
 
 use anyhow::Result;
 use seedpod_client::{ClientError, Connection, Home};
-use seedpod_protocol::{ClientMode, ErrorCode, Method, ServerMsg, StandingApproval};
+use seedpod_protocol::{ClientMode, ErrorCode, Method, PodName, ServerMsg, StandingApproval};
 
 use crate::exit::Exit;
 use crate::pods::CLIENT_NAME;
@@ -19,7 +19,7 @@ pub enum Action {
     RevokeAll,
 }
 
-pub async fn approvals(home: &Home, name: &str, action: Action, json: bool) -> Result<()> {
+pub async fn approvals(home: &Home, name: &PodName, action: Action, json: bool) -> Result<()> {
     let mut conn = match Connection::connect(home, name, CLIENT_NAME, ClientMode::Control).await {
         Ok(conn) => conn,
         Err(ClientError::NotRunning { .. }) => return stopped(home, name, action, json),
@@ -67,7 +67,7 @@ async fn list(conn: &mut Connection) -> Result<Vec<StandingApproval>> {
 
 async fn revoke(
     conn: &mut Connection,
-    name: &str,
+    name: &PodName,
     standing: Option<StandingApproval>,
 ) -> Result<Vec<StandingApproval>> {
     match conn.call(Method::RevokeApproval { standing }).await? {
@@ -86,7 +86,7 @@ async fn revoke(
     }
 }
 
-fn stopped(home: &Home, name: &str, action: Action, json: bool) -> Result<()> {
+fn stopped(home: &Home, name: &PodName, action: Action, json: bool) -> Result<()> {
     match action {
         Action::List => {
             let pod = seedpod_pod::open_offline(home, name)?;
@@ -99,7 +99,7 @@ fn stopped(home: &Home, name: &str, action: Action, json: bool) -> Result<()> {
     }
 }
 
-fn no_such_number(name: &str, number: usize, count: usize) -> String {
+fn no_such_number(name: &PodName, number: usize, count: usize) -> String {
     match count {
         0 => format!("pod \"{name}\" has no standing approvals"),
         1 => format!("pod \"{name}\" has 1 standing approval; {number} is not its number (1)"),
@@ -110,7 +110,7 @@ fn no_such_number(name: &str, number: usize, count: usize) -> String {
     }
 }
 
-fn print(name: &str, standing: &[StandingApproval], json: bool) -> Result<()> {
+fn print(name: &PodName, standing: &[StandingApproval], json: bool) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string(standing)?);
         return Ok(());
@@ -142,11 +142,11 @@ mod tests {
     #[test]
     fn a_bad_number_says_how_many_there_are() {
         assert_eq!(
-            no_such_number("p", 3, 0),
+            no_such_number(&PodName::new("p").unwrap(), 3, 0),
             "pod \"p\" has no standing approvals"
         );
-        assert!(no_such_number("p", 3, 2).contains("numbered 1 to 2"));
-        assert!(no_such_number("p", 0, 1).contains("(1)"));
+        assert!(no_such_number(&PodName::new("p").unwrap(), 3, 2).contains("numbered 1 to 2"));
+        assert!(no_such_number(&PodName::new("p").unwrap(), 0, 1).contains("(1)"));
     }
 
     #[test]

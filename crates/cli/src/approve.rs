@@ -3,14 +3,16 @@
 
 use anyhow::Result;
 use seedpod_client::{ClientError, Home};
-use seedpod_protocol::{AckOutcome, ApprovalAnswer, ClientMode, ErrorCode, Method, ServerMsg};
+use seedpod_protocol::{
+    AckOutcome, ApprovalAnswer, CallId, ClientMode, ErrorCode, Method, PodName, ServerMsg,
+};
 
 use crate::exit::Exit;
 use crate::pods;
 
 pub async fn approve(
     home: &Home,
-    name: &str,
+    name: &PodName,
     deny: Option<String>,
     always: bool,
     call: Option<String>,
@@ -26,7 +28,7 @@ pub async fn approve(
             "nothing in pod \"{name}\" is waiting for approval"
         )));
     };
-    let target = call.unwrap_or_else(|| request.call_id.clone());
+    let target = call.map_or_else(|| request.call_id.clone(), CallId::from);
     let (answer, reason) = match (deny, always) {
         (Some(reason), _) => (ApprovalAnswer::Deny, Some(reason)),
         (None, true) => (ApprovalAnswer::ApproveAlways, None),

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use seedpod_protocol::{EventSeq, PodName};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -21,7 +22,7 @@ pub struct Cli {
 pub enum Command {
     /// Open the full-screen TUI on pod NAME (default: this directory's pod), starting or
     /// restoring it if needed. Detaching (Ctrl-D, /detach) leaves the pod running.
-    Attach { name: Option<String> },
+    Attach { name: Option<PodName> },
     /// The TUI on a throwaway pod played by a built-in scripted model: no API key needed. The
     /// demo pod is stopped and deleted when you leave.
     Demo,
@@ -42,7 +43,7 @@ pub enum Command {
     },
     /// Submit input and print the reply as it streams; exit 0 when the run finishes, 1 on error.
     Send {
-        name: Option<String>,
+        name: Option<PodName>,
         /// The text to send; `-` or nothing reads standard input.
         text: Option<String>,
         /// Print every event of the run as NDJSON instead of the reply text.
@@ -54,7 +55,7 @@ pub enum Command {
     },
     /// Tell a running pod something; exits 0 only after the pod durably acknowledged it.
     Notify {
-        name: Option<String>,
+        name: Option<PodName>,
         /// The message; `-` or nothing reads standard input.
         text: Option<String>,
         /// Record the notification without starting a turn.
@@ -63,17 +64,17 @@ pub enum Command {
     },
     /// Follow a pod's event stream (Ctrl-C to stop).
     Events {
-        name: Option<String>,
+        name: Option<PodName>,
         /// Raw NDJSON frames.
         #[arg(long)]
         json: bool,
         /// Continue after this event seq (of the same pod process) instead of a snapshot.
         #[arg(long)]
-        since: Option<u64>,
+        since: Option<EventSeq>,
     },
     /// Committed entries of the pod's active segment; `--all` for every segment, oldest first.
     History {
-        name: Option<String>,
+        name: Option<PodName>,
         /// One JSON entry per line (with `--all`, each segment begins with its `segment_start`).
         #[arg(long)]
         json: bool,
@@ -84,17 +85,17 @@ pub enum Command {
         all: bool,
     },
     /// The exact JSON body of the pod's next provider request.
-    Context { name: Option<String> },
+    Context { name: Option<PodName> },
     /// Pause the running turn, keeping what it committed.
-    Pause { name: Option<String> },
+    Pause { name: Option<PodName> },
     /// Resume a paused turn.
-    Resume { name: Option<String> },
+    Resume { name: Option<PodName> },
     /// Cancel the running or paused turn.
-    Cancel { name: Option<String> },
+    Cancel { name: Option<PodName> },
     /// Stop a pod gracefully; `seedpod start NAME` restores it. Its child pods keep running
     /// unless --with-children.
     Stop {
-        name: Option<String>,
+        name: Option<PodName>,
         /// Stop its child pods first (and theirs, deepest first), then NAME.
         #[arg(long)]
         with_children: bool,
@@ -103,10 +104,10 @@ pub enum Command {
     /// child reports back to PARENT when it finishes a turn, fails or stops.
     Spawn(SpawnArgs),
     /// Stop and start a pod (it restores exactly from its log).
-    Restart { name: Option<String> },
+    Restart { name: Option<PodName> },
     /// Answer the tool call waiting for approval (approve it by default).
     Approve {
-        name: Option<String>,
+        name: Option<PodName>,
         /// Deny it instead; the model reads REASON in the call's error result.
         #[arg(long, value_name = "REASON", conflicts_with = "always")]
         deny: Option<String>,
@@ -120,7 +121,7 @@ pub enum Command {
     },
     /// The standing approvals ("always" answers) of pod NAME, numbered; revoke one or all.
     Approvals {
-        name: Option<String>,
+        name: Option<PodName>,
         /// Print them as a JSON array.
         #[arg(long)]
         json: bool,
@@ -161,14 +162,14 @@ pub enum Command {
 pub enum ConfigCommand {
     /// The effective configuration (secrets redacted) of pod NAME, or without NAME of a new pod
     /// started in this directory, each value with the file, variable or flag that set it.
-    Show { name: Option<String> },
+    Show { name: Option<PodName> },
 }
 
 #[derive(Debug, Subcommand)]
 pub enum PromptCommand {
     /// The layered system prompt of pod NAME (or of a new pod in this directory), each layer
     /// with its source, and whether the pod's current segment uses it.
-    Show { name: Option<String> },
+    Show { name: Option<PodName> },
 }
 
 #[derive(Debug, Subcommand)]
@@ -218,7 +219,7 @@ pub struct PodConfigArgs {
 
 #[derive(Debug, Args)]
 pub struct StartArgs {
-    pub name: Option<String>,
+    pub name: Option<PodName>,
     #[command(flatten)]
     pub config: PodConfigArgs,
 }
@@ -226,9 +227,9 @@ pub struct StartArgs {
 #[derive(Debug, Args)]
 pub struct SpawnArgs {
     /// The running pod that starts the child and receives its reports.
-    pub parent: String,
+    pub parent: PodName,
     /// The new pod's name.
-    pub child: String,
+    pub child: PodName,
     /// The child's first input; `-` reads standard input.
     pub task: String,
     /// A path the child may read (relative to this directory); repeatable. Without any, the
@@ -249,7 +250,7 @@ pub struct SpawnArgs {
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    pub name: String,
+    pub name: PodName,
     #[command(flatten)]
     pub config: PodConfigArgs,
     /// Model requests allowed per run before it ends with `limit_reached`.
@@ -268,7 +269,7 @@ pub struct ServeArgs {
 pub struct ChildArgs {
     /// The parent pod's name: this pod reports to it.
     #[arg(long, value_name = "NAME", requires = "task")]
-    pub parent: Option<String>,
+    pub parent: Option<PodName>,
     /// The child's first input.
     #[arg(long, value_name = "TEXT", requires = "parent")]
     pub task: Option<String>,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use seedpod_client::Home;
+use seedpod_protocol::PodName;
 use seedpod_tui::{Starter, TuiOptions};
 
 use crate::args::PodConfigArgs;
@@ -14,7 +15,7 @@ use crate::pods::{self, canonical_cwd};
 use crate::start;
 
 /// Attach to `name`, or to this directory's pod (created when there is none yet).
-pub async fn attach(home: &Home, name: Option<String>) -> Result<()> {
+pub async fn attach(home: &Home, name: Option<PodName>) -> Result<()> {
     require_terminal()?;
     let name = match name {
         Some(name) => pods::resolve_existing(home, Some(&name))?,
@@ -49,7 +50,7 @@ pub fn require_terminal() -> Result<()> {
 }
 
 /// Start an existing pod in its own directory unless it already runs.
-pub async fn start_existing(home: &Home, name: &str) -> Result<()> {
+pub async fn start_existing(home: &Home, name: &PodName) -> Result<()> {
     let cwd = pods::known_pods(home)
         .into_iter()
         .find(|(n, _)| n == name)
@@ -61,7 +62,7 @@ pub async fn start_existing(home: &Home, name: &str) -> Result<()> {
 /// How the TUI's picker starts a stopped pod: the same detached spawn as `seedpod start`.
 pub fn starter(home: &Home) -> Starter {
     let home = home.clone();
-    Arc::new(move |name: String| {
+    Arc::new(move |name: PodName| {
         let home = home.clone();
         Box::pin(async move { start_existing(&home, &name).await })
     })

@@ -8,19 +8,17 @@ use std::time::SystemTime;
 use anyhow::Result;
 use seedpod_client::pods::ago;
 use seedpod_client::{ClientError, Home, Liveness, PodListing};
-use seedpod_protocol::{ClientMode, Method, ServerMsg, SpawnRequest};
+use seedpod_protocol::{ClientMode, Method, PodName, ServerMsg, SpawnRequest};
 
-use crate::args::SpawnArgs;
 use crate::exit::Exit;
 use crate::lineage::{Family, Lineage, TreeRow};
 use crate::pods::{self, CLIENT_NAME};
-use crate::{control, session, start};
+use crate::{args::SpawnArgs, control, session, start};
 
 /// `seedpod spawn PARENT CHILD TASK`: the parent starts the child (its own process, which can
 /// take up to the launch timeout), so the reply is awaited without a deadline of our own.
 pub async fn spawn(home: &Home, args: SpawnArgs) -> Result<()> {
     let parent = pods::resolve_existing(home, Some(&args.parent))?;
-    seedpod_client::validate_name(&args.child).map_err(Exit::usage)?;
     if args.child == parent {
         return Err(Exit::usage(format!(
             "a pod cannot spawn itself: name the child something other than \"{parent}\""
@@ -129,8 +127,13 @@ fn tree_state(pod: &PodListing) -> String {
 }
 
 /// `seedpod stop NAME [--with-children]`.
-pub async fn stop(home: &Home, name: &str, with_children: bool) -> Result<()> {
-    let descendants = lineage(home).descendants(name);
+pub async fn stop(home: &Home, name: &PodName, with_children: bool) -> Result<()> {
+    // Every name in the lineage came from a `pod.json`, where names are checked.
+    let descendants: Vec<PodName> = lineage(home)
+        .descendants(name)
+        .into_iter()
+        .filter_map(|child| PodName::new(child).ok())
+        .collect();
     if !with_children {
         control::stop(home, name).await?;
         let mut running = Vec::new();
@@ -177,7 +180,7 @@ fn lineage(home: &Home) -> Lineage {
 
 /// Whether `name` is running: a pod that does not answer in time counts as running (it has
 /// not gone away).
-async fn is_running(home: &Home, name: &str) -> bool {
+async fn is_running(home: &Home, name: &PodName) -> bool {
     seedpod_client::pods::probe(home, name, CLIENT_NAME).await != Liveness::Stopped
 }
 
@@ -191,7 +194,7 @@ mod tests {
 
     fn listing(name: &str, parent: Option<&str>, liveness: Liveness) -> PodListing {
         PodListing {
-            name: name.into(),
+            name: name.parse().unwrap(),
             meta: meta(name, parent),
             liveness,
             last_activity_ms: Some(1_000_000 * 1000 - 90_000),

@@ -2,14 +2,14 @@
 
 use anyhow::Result;
 use seedpod_client::Home;
-use seedpod_protocol::{AckOutcome, ClientMode, Method, ServerMsg};
+use seedpod_protocol::{AckOutcome, ClientMode, Method, PodName, ServerMsg};
 
 use crate::args::PodConfigArgs;
 use crate::exit::Exit;
 use crate::pods;
 use crate::start;
 
-pub async fn notify(home: &Home, name: &str, message: String, wake: bool) -> Result<()> {
+pub async fn notify(home: &Home, name: &PodName, message: String, wake: bool) -> Result<()> {
     let mut conn = pods::connect(home, name, ClientMode::Control).await?;
     match conn.call(Method::Notify { message, wake }).await? {
         ServerMsg::Ack { outcome, .. } => {
@@ -29,7 +29,7 @@ pub async fn notify(home: &Home, name: &str, message: String, wake: bool) -> Res
     }
 }
 
-pub async fn simple(home: &Home, name: &str, method: Method) -> Result<()> {
+pub async fn simple(home: &Home, name: &PodName, method: Method) -> Result<()> {
     let verb = method.name();
     let mut conn = pods::connect(home, name, ClientMode::Control).await?;
     match conn.call(method).await {
@@ -44,7 +44,7 @@ pub async fn simple(home: &Home, name: &str, method: Method) -> Result<()> {
     }
 }
 
-pub async fn stop(home: &Home, name: &str) -> Result<()> {
+pub async fn stop(home: &Home, name: &PodName) -> Result<()> {
     if start::stop(home, name).await? {
         println!("stopped {name}; `seedpod start {name}` restores it");
     } else {
@@ -53,7 +53,7 @@ pub async fn stop(home: &Home, name: &str) -> Result<()> {
     Ok(())
 }
 
-pub async fn restart(home: &Home, name: &str) -> Result<()> {
+pub async fn restart(home: &Home, name: &PodName) -> Result<()> {
     start::stop(home, name).await?;
     let meta = seedpod_store::load_meta(&home.pod_dir(name))?
         .ok_or_else(|| Exit::usage(format!("pod \"{name}\" has no pod.json")))?;

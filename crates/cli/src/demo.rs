@@ -10,11 +10,12 @@
 
 use anyhow::{Context as _, Result};
 use seedpod_client::{Connection, Home};
-use seedpod_protocol::{ClientMode, EntryKind, Method, Segment, ServerMsg};
+use seedpod_protocol::{ClientMode, EntryKind, Method, PodName, Segment, ServerMsg};
 use seedpod_tui::TuiOptions;
 
 use crate::args::{PodConfigArgs, ProviderArg};
 use crate::attach::{require_terminal, starter};
+use crate::exit::Exit;
 use crate::pods::canonical_cwd;
 use crate::start;
 
@@ -30,7 +31,8 @@ const BANNER: &str = "DEMO · a scripted model plays a fixed script (no API key;
 
 pub async fn demo(home: &Home) -> Result<()> {
     require_terminal()?;
-    let name = format!("demo-{}", std::process::id());
+    let name = PodName::new(format!("demo-{}", std::process::id()))
+        .map_err(|e| Exit::failure(format!("cannot name the demo pod: {e}")))?;
     let cwd = canonical_cwd(None)?;
     let pod_dir = home.pod_dir(&name);
     std::fs::create_dir_all(&pod_dir)
@@ -71,7 +73,7 @@ pub async fn demo(home: &Home) -> Result<()> {
 }
 
 /// Play the world around the pod: the opening prompt, then a notification after the answer.
-async fn drive(home: Home, name: String) -> Result<()> {
+async fn drive(home: Home, name: PodName) -> Result<()> {
     let mut conn = Connection::connect(&home, &name, "seedpod-demo", ClientMode::Attach).await?;
     conn.send(Method::Run {
         segments: vec![Segment::text(OPENING_PROMPT)],
@@ -92,7 +94,7 @@ async fn drive(home: Home, name: String) -> Result<()> {
     Ok(())
 }
 
-async fn remove(home: &Home, name: &str) -> Result<()> {
+async fn remove(home: &Home, name: &PodName) -> Result<()> {
     start::stop(home, name).await?;
     let pod_dir = home.pod_dir(name);
     std::fs::remove_dir_all(&pod_dir)

@@ -5,13 +5,14 @@
 
 use anyhow::Result;
 use seedpod_client::Home;
-use seedpod_protocol::{Compaction, CompactionTrigger, Entry, EntryKind, Origin, thousands};
+use seedpod_protocol::{
+    Compaction, CompactionTrigger, Entry, EntryKind, Origin, PodName, thousands,
+};
 use seedpod_store::{PodMeta, read_segment_entries, segment_path};
 
-use crate::exit::Exit;
-use crate::{format, settings};
+use crate::{exit::Exit, format, settings};
 
-pub fn all_segments(home: &Home, name: &str, json: bool) -> Result<()> {
+pub fn all_segments(home: &Home, name: &PodName, json: bool) -> Result<()> {
     let Some(meta) = settings::existing_meta(home, name)? else {
         return Err(Exit::usage(format!("no pod named \"{name}\"")));
     };
@@ -99,11 +100,12 @@ mod tests {
     use seedpod_protocol::{ModelConfig, ProviderKind, SegmentStart};
 
     use super::*;
+    use seedpod_protocol::EntrySeq;
 
     fn start(origin: Origin, compaction: Option<Compaction>) -> Entry {
         Entry {
             v: 1,
-            seq: 0,
+            seq: EntrySeq(0),
             ts: 0,
             kind: EntryKind::SegmentStart(SegmentStart {
                 segment_id: "s2".into(),
@@ -169,7 +171,7 @@ mod tests {
     #[test]
     fn the_active_segment_is_listed_even_when_pod_json_forgot_it() {
         let config = seedpod_store::PodConfig::new(ProviderKind::Scripted, "m");
-        let mut meta = PodMeta::new("p", "/w".into(), "s1", config, 0);
+        let mut meta = PodMeta::new(PodName::new("p").unwrap(), "/w".into(), "s1", config, 0);
         assert_eq!(segment_ids(&meta), ["s1"]);
         meta.segments = vec!["s0".into()];
         assert_eq!(segment_ids(&meta), ["s0", "s1"]);

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use seedpod_protocol::PodName;
 use seedpod_store::PodMeta;
 
 /// What one pod's `pod.json` says about its family.
@@ -32,13 +33,13 @@ impl Family {
     pub fn of(name: &str, meta: &PodMeta) -> Family {
         Family {
             name: name.to_string(),
-            parent: meta.parent.clone(),
+            parent: meta.parent.as_ref().map(PodName::to_string),
             recorded: meta
                 .children
                 .iter()
                 .map(|child| Recorded {
-                    name: child.name.clone(),
-                    via: child.via.clone(),
+                    name: child.name.to_string(),
+                    via: child.via.as_ref().map(PodName::to_string),
                 })
                 .collect(),
         }

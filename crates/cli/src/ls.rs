@@ -65,7 +65,7 @@ const COLUMNS: [(&str, Align); 7] = [
 fn row(pod: &PodListing) -> [String; 7] {
     let dash = || "-".to_string();
     [
-        pod.name.clone(),
+        pod.name.to_string(),
         pod.state().to_string(),
         pod.status().map(|s| s.pid.to_string()).unwrap_or_else(dash),
         format!("{}/{}", pod.provider(), pod.model()),
@@ -168,6 +168,7 @@ mod tests {
     use seedpod_store::{PodConfig, PodMeta};
 
     use super::*;
+    use seedpod_protocol::PodName;
 
     #[test]
     fn counts_shorten_readably() {
@@ -221,11 +222,17 @@ mod tests {
 
     fn listing(name: &str, state: Option<PodState>, context: ContextFill) -> PodListing {
         let config = PodConfig::new(ProviderKind::Scripted, "script");
-        let meta = PodMeta::new(name, PathBuf::from("/w"), "s1", config, 1);
+        let meta = PodMeta::new(
+            PodName::new(name.to_string()).unwrap(),
+            PathBuf::from("/w"),
+            "s1",
+            config,
+            1,
+        );
         let liveness = match state {
             None => Liveness::Stopped,
             Some(state) => Liveness::Running(Box::new(PodStatus {
-                name: name.into(),
+                name: name.parse().unwrap(),
                 state,
                 pid: 4_242,
                 cwd: "/w".into(),
@@ -242,7 +249,7 @@ mod tests {
             })),
         };
         PodListing {
-            name: name.into(),
+            name: name.parse().unwrap(),
             meta,
             liveness,
             last_activity_ms: None,

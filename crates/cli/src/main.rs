@@ -31,7 +31,7 @@ mod trust;
 use anyhow::Result;
 use clap::Parser;
 use seedpod_client::Home;
-use seedpod_protocol::Method;
+use seedpod_protocol::{Method, PodName};
 
 use crate::args::{Cli, Command, ConfigCommand, PodCommand, PromptCommand};
 
@@ -75,7 +75,7 @@ fn restore_sigpipe() {
 }
 
 async fn dispatch(home: Home, command: Command) -> Result<()> {
-    let existing = |name: Option<String>| pods::resolve_existing(&home, name.as_deref());
+    let existing = |name: Option<PodName>| pods::resolve_existing(&home, name.as_ref());
     match command {
         Command::Attach { name } => attach::attach(&home, name).await,
         Command::Demo => demo::demo(&home).await,
@@ -148,10 +148,10 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
         }
         Command::Prompt {
             command: PromptCommand::Show { name },
-        } => prompt::show(&home, name.as_deref()).await,
+        } => prompt::show(&home, name.as_ref()).await,
         Command::Config {
             command: ConfigCommand::Show { name },
-        } => settings::show_config(&home, name.as_deref()),
+        } => settings::show_config(&home, name.as_ref()),
         Command::Trust { dir, revoke } => trust::trust(&home, dir.as_deref(), revoke),
         Command::Pod {
             command: PodCommand::Serve(_),

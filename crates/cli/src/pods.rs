@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use seedpod_client::{ClientError, Connection, Home, sanitise_dir_name, validate_name};
-use seedpod_protocol::ClientMode;
+use seedpod_client::{ClientError, Connection, Home, sanitise_dir_name};
+use seedpod_protocol::{ClientMode, PodName};
 use seedpod_store::PodMeta;
 
 use crate::exit::Exit;
@@ -13,12 +13,15 @@ use crate::exit::Exit;
 pub const CLIENT_NAME: &str = concat!("seedpod-cli/", env!("CARGO_PKG_VERSION"));
 
 /// Every pod with a readable `pod.json`, sorted by name.
-pub fn known_pods(home: &Home) -> Vec<(String, PodMeta)> {
+pub fn known_pods(home: &Home) -> Vec<(PodName, PodMeta)> {
     seedpod_client::known_pods(home)
 }
 
 fn known_list(home: &Home) -> String {
-    let names: Vec<String> = known_pods(home).into_iter().map(|(n, _)| n).collect();
+    let names: Vec<String> = known_pods(home)
+        .into_iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
     if names.is_empty() {
         "none yet; create one with `seedpod start NAME --provider ...`".into()
     } else {
@@ -37,11 +40,11 @@ pub fn canonical_cwd(dir: Option<&Path>) -> Result<PathBuf> {
 }
 
 /// The pod an existing-pod command refers to.
-pub fn resolve_existing(home: &Home, name: Option<&str>) -> Result<String> {
+pub fn resolve_existing(home: &Home, name: Option<&PodName>) -> Result<PodName> {
     match name {
         Some(name) => {
             if home.pod_dir(name).join("pod.json").exists() {
-                Ok(name.to_string())
+                Ok(name.clone())
             } else {
                 Err(Exit::usage(format!(
                     "no pod named \"{name}\" (known: {})",
@@ -52,7 +55,7 @@ pub fn resolve_existing(home: &Home, name: Option<&str>) -> Result<String> {
         None => {
             let cwd = canonical_cwd(None)?;
             directory_pod(&known_pods(home), &cwd)
-                .map(str::to_string)
+                .cloned()
                 .ok_or_else(|| {
                     Exit::usage(format!(
                         "no pod for {} (known: {}); name one, or start one here with `seedpod start`",
@@ -67,38 +70,39 @@ pub fn resolve_existing(home: &Home, name: Option<&str>) -> Result<String> {
 /// The pod a command without a NAME means in `cwd`: one working there, a pod started by a person
 /// before any child pod (children share their parent's directory, and typing `seedpod` there
 /// means the parent), then by name.
-fn directory_pod<'a>(pods: &'a [(String, PodMeta)], cwd: &Path) -> Option<&'a str> {
+fn directory_pod<'a>(pods: &'a [(PodName, PodMeta)], cwd: &Path) -> Option<&'a PodName> {
     pods.iter()
         .filter(|(_, meta)| meta.cwd == cwd)
         .min_by_key(|(name, meta)| (meta.parent.is_some(), name.clone()))
-        .map(|(name, _)| name.as_str())
+        .map(|(name, _)| name)
 }
 
 /// The name `start` uses: the given one, the pod already serving this directory, or the
 /// directory's basename made unique.
-pub fn name_for_start(home: &Home, name: Option<&str>, cwd: &Path) -> Result<String> {
+pub fn name_for_start(home: &Home, name: Option<&PodName>, cwd: &Path) -> Result<PodName> {
     if let Some(name) = name {
-        validate_name(name).map_err(Exit::usage)?;
-        return Ok(name.to_string());
+        return Ok(name.clone());
     }
     let pods = known_pods(home);
     if let Some(name) = directory_pod(&pods, cwd) {
-        return Ok(name.to_string());
+        return Ok(name.clone());
     }
     let base = sanitise_dir_name(cwd);
-    let taken = |candidate: &str| pods.iter().any(|(n, _)| n == candidate);
+    let taken = |candidate: &PodName| pods.iter().any(|(n, _)| n == candidate);
     if !taken(&base) {
         return Ok(base);
     }
+    // The base leaves room for the suffix (it is cut 4 short of the limit), so each candidate
+    // is a name; one that somehow is not is skipped.
     let name = (2..)
-        .map(|n| format!("{base}-{n}"))
+        .filter_map(|n| PodName::new(format!("{base}-{n}")).ok())
         .find(|candidate| !taken(candidate))
         .unwrap_or(base);
     Ok(name)
 }
 
 /// Connect for requests; a stopped pod is exit 2 with the way to start it.
-pub async fn connect(home: &Home, name: &str, mode: ClientMode) -> Result<Connection> {
+pub async fn connect(home: &Home, name: &PodName, mode: ClientMode) -> Result<Connection> {
     match Connection::connect(home, name, CLIENT_NAME, mode).await {
         Ok(conn) => Ok(conn),
         Err(ClientError::NotRunning { name }) => Err(Exit::usage(format!(
@@ -129,13 +133,13 @@ mod tests {
     #[test]
     fn a_directory_means_its_own_pod_not_a_child_working_there() {
         let pods = vec![
-            ("alpha".to_string(), meta("alpha", Some("zed"))),
-            ("zed".to_string(), meta("zed", None)),
+            (PodName::new("alpha").unwrap(), meta("alpha", Some("zed"))),
+            (PodName::new("zed").unwrap(), meta("zed", None)),
         ];
         let cwd = Path::new("/w");
-        assert_eq!(directory_pod(&pods, cwd), Some("zed"));
+        assert_eq!(directory_pod(&pods, cwd).map(PodName::as_str), Some("zed"));
         assert_eq!(
-            directory_pod(&pods[..1], cwd),
+            directory_pod(&pods[..1], cwd).map(PodName::as_str),
             Some("alpha"),
             "a child alone"
         );

@@ -12,16 +12,17 @@ use seedpod_pod::context::estimate::base_tokens;
 use seedpod_pod::context::{ContextSettings, SMALL_WINDOW_TOKENS, window};
 use seedpod_pod::policy::Policies;
 use seedpod_pod::prompt::{PromptMode, tools_for_mode};
-use seedpod_protocol::{ContextWindow, Entry, EntryKind, ToolSpec, WindowSource, thousands};
+use seedpod_protocol::{
+    ContextWindow, Entry, EntryKind, PodName, ToolSpec, WindowSource, thousands,
+};
 use seedpod_store::{PodMeta, read_segment_entries, segment_path};
 
-use crate::args::PodConfigArgs;
 use crate::exit::Exit;
 use crate::pods::{canonical_cwd, name_for_start};
 use crate::session::PodSession;
-use crate::{session, settings};
+use crate::{args::PodConfigArgs, session, settings};
 
-pub async fn show(home: &Home, name: Option<&str>) -> Result<()> {
+pub async fn show(home: &Home, name: Option<&PodName>) -> Result<()> {
     let existing = match name {
         Some(name) => match settings::existing_meta(home, name)? {
             Some(meta) => Some(meta),
@@ -248,11 +249,12 @@ mod tests {
     use seedpod_protocol::{ModelConfig, Origin, ProviderKind, SegmentStart};
 
     use super::*;
+    use seedpod_protocol::EntrySeq;
 
     fn entry(seq: u64, kind: EntryKind) -> Entry {
         Entry {
             v: 1,
-            seq,
+            seq: EntrySeq(seq),
             ts: 0,
             kind,
         }

@@ -5,7 +5,8 @@ use std::io::Write;
 use anyhow::Result;
 use seedpod_client::Home;
 use seedpod_protocol::{
-    AckOutcome, ClientMode, EntryKind, Method, ModelItem, RunEndReason, ServerMsg,
+    AckOutcome, ClientMode, EntryKind, EntrySeq, Method, ModelItem, PodName, QueueId, RunEndReason,
+    ServerMsg,
 };
 
 use crate::exit::Exit;
@@ -14,12 +15,18 @@ use crate::pods;
 /// How this client recognises its own input in the stream.
 enum Marker {
     /// Committed right away at this log seq.
-    Seq(u64),
+    Seq(EntrySeq),
     /// Queued; committed later carrying this queue id.
-    Queue(u64),
+    Queue(QueueId),
 }
 
-pub async fn send(home: &Home, name: &str, text: String, json: bool, no_wait: bool) -> Result<()> {
+pub async fn send(
+    home: &Home,
+    name: &PodName,
+    text: String,
+    json: bool,
+    no_wait: bool,
+) -> Result<()> {
     let mut conn = pods::connect(home, name, ClientMode::Control).await?;
     if !no_wait {
         let since = conn.welcome.seq;

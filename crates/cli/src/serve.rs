@@ -11,6 +11,7 @@ use seedpod_engine::RetryPolicy;
 use seedpod_pod::children::ChildStart;
 use seedpod_pod::providers::{ApiKeyVar, ProviderSettings};
 use seedpod_pod::{ServeOptions, serve};
+use seedpod_protocol::PodName;
 use seedpod_store::ScopeGrant;
 use tracing_subscriber::EnvFilter;
 
@@ -28,7 +29,6 @@ const BYTES_PER_MB: u64 = 1024 * 1024;
 const QUIET_AT_DEBUG: &str = "hyper=info,hyper_util=info,reqwest=info,rustls=info,h2=info";
 
 pub fn run(home: Home, args: ServeArgs) -> Result<()> {
-    seedpod_client::validate_name(&args.name).map_err(Exit::usage)?;
     let child = child_start(&args.name, &args.child)?;
     let existing = settings::existing_meta(&home, &args.name)?;
     // An existing pod's project settings live in its own directory, wherever serve runs.
@@ -87,7 +87,7 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
 /// What `--parent`, `--task` and `--scope-*` ask for: `None` for a pod a person started.
 /// The parent passes canonical absolute paths; anything else is refused rather than resolved
 /// against a directory the parent did not mean.
-fn child_start(name: &str, args: &ChildArgs) -> Result<Option<ChildStart>> {
+fn child_start(name: &PodName, args: &ChildArgs) -> Result<Option<ChildStart>> {
     let (parent, task) = match (&args.parent, &args.task) {
         (Some(parent), Some(task)) => (parent, task),
         (None, None) if args.scope_read.is_empty() && args.scope_write.is_empty() => {
@@ -99,7 +99,6 @@ fn child_start(name: &str, args: &ChildArgs) -> Result<Option<ChildStart>> {
         (Some(_), None) => return Err(Exit::usage("--parent needs --task")),
         (None, Some(_)) => return Err(Exit::usage("--task needs --parent")),
     };
-    seedpod_client::validate_name(parent).map_err(|e| Exit::usage(format!("--parent: {e}")))?;
     if parent == name {
         return Err(Exit::usage(format!(
             "pod \"{name}\" cannot be its own parent"
@@ -145,7 +144,7 @@ fn provider_settings(eff: &Effective) -> ProviderSettings {
 
 /// The active log file: `[logging] file` (relative to the logs directory, `{name}` replaced
 /// by the pod's name so pods sharing a config do not share a file) or `<name>.log`.
-pub fn log_path(home: &Home, name: &str, logging: &Logging) -> PathBuf {
+pub fn log_path(home: &Home, name: &PodName, logging: &Logging) -> PathBuf {
     match &logging.file {
         Some(file) => {
             let file = file.value.to_string_lossy().replace("{name}", name);
@@ -158,7 +157,7 @@ pub fn log_path(home: &Home, name: &str, logging: &Logging) -> PathBuf {
 /// JSON lines, redacted, rotated daily and by size, at the configured level.
 fn init_logging(
     home: &Home,
-    name: &str,
+    name: &PodName,
     logging: &Logging,
 ) -> Result<tracing_appender::non_blocking::WorkerGuard> {
     let path = log_path(home, name, logging);
@@ -189,6 +188,7 @@ mod tests {
 
     use clap::Parser;
     use seedpod_config::effective as config;
+    use seedpod_protocol::PodName;
 
     use super::child_start;
     use crate::args::{Cli, Command, PodCommand, ServeArgs};
@@ -207,7 +207,10 @@ mod tests {
     #[test]
     fn a_pod_without_parent_flags_is_no_child() {
         let args = serve_args(&["--cwd", "/tmp"]).unwrap();
-        assert_eq!(child_start("kid", &args.child).unwrap(), None);
+        assert_eq!(
+            child_start(&PodName::new("kid").unwrap(), &args.child).unwrap(),
+            None
+        );
     }
 
     #[test]
@@ -225,7 +228,9 @@ mod tests {
             "/src/a/out",
         ])
         .unwrap();
-        let start = child_start("kid", &args.child).unwrap().unwrap();
+        let start = child_start(&PodName::new("kid").unwrap(), &args.child)
+            .unwrap()
+            .unwrap();
         assert_eq!(start.parent, "boss");
         assert_eq!(start.task, "count the files");
         assert_eq!(
@@ -255,9 +260,8 @@ mod tests {
 
     #[test]
     fn bad_child_flags_are_usage_errors() {
-        let cases: [(&[&str], &str); 3] = [
+        let cases: [(&[&str], &str); 2] = [
             (&["--parent", "kid", "--task", "t"], "its own parent"),
-            (&["--parent", "a/b", "--task", "t"], "--parent"),
             (
                 &[
                     "--parent",
@@ -272,9 +276,19 @@ mod tests {
         ];
         for (flags, expected) in cases {
             let args = serve_args(flags).unwrap();
-            let err = child_start("kid", &args.child).unwrap_err();
+            let err = child_start(&PodName::new("kid").unwrap(), &args.child).unwrap_err();
             assert_eq!(code_of(&err), 2, "{flags:?}");
             assert!(err.to_string().contains(expected), "{flags:?}: {err}");
+        }
+    }
+
+    /// A parent name that could step outside the runtime directory is refused while parsing,
+    /// before anything builds a path from it.
+    #[test]
+    fn a_parent_name_with_a_slash_is_refused_at_parse_time() {
+        for bad in ["a/b", "../x", ""] {
+            let err = serve_args(&["--parent", bad, "--task", "t"]).unwrap_err();
+            assert!(err.to_string().contains("--parent"), "{bad:?}: {err}");
         }
     }
 

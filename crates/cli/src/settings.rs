@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Result;
 use seedpod_client::Home;
 use seedpod_config::{Effective, Inputs, Overrides, ProviderChoice, Recorded, process_env, show};
-use seedpod_protocol::ProviderKind;
+use seedpod_protocol::{PodName, ProviderKind};
 use seedpod_store::{PodConfig, PodMeta, load_meta};
 
 use crate::args::{PodConfigArgs, ProviderArg};
@@ -54,7 +54,7 @@ pub fn resolve(
 }
 
 /// The pod's `pod.json`, if it exists.
-pub fn existing_meta(home: &Home, name: &str) -> Result<Option<PodMeta>> {
+pub fn existing_meta(home: &Home, name: &PodName) -> Result<Option<PodMeta>> {
     load_meta(&home.pod_dir(name)).map_err(|e| Exit::failure(e.to_string()))
 }
 
@@ -93,7 +93,7 @@ pub fn pod_config(eff: &Effective) -> Option<PodConfig> {
 /// `seedpod config show [NAME]`: with a name, that pod's configuration (its recorded model
 /// settings and the current operational ones from its directory); without, what a new
 /// `seedpod start` in this directory would use.
-pub fn show_config(home: &Home, name: Option<&str>) -> Result<()> {
+pub fn show_config(home: &Home, name: Option<&PodName>) -> Result<()> {
     let (title, eff, meta) = match name {
         Some(name) => {
             let Some(meta) = existing_meta(home, name)? else {

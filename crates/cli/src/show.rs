@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use seedpod_client::{ClientError, Connection, Home};
-use seedpod_protocol::{ClientMode, Method, ServerMsg};
+use seedpod_protocol::{ClientMode, EventSeq, Method, PodName, ServerMsg};
 
 use crate::exit::Exit;
 use crate::format;
@@ -10,7 +10,7 @@ use crate::pods::{self, CLIENT_NAME};
 use crate::tally::RunTally;
 
 /// History of a running pod, or of a stopped one read straight from its log.
-pub async fn history(home: &Home, name: &str, json: bool) -> Result<()> {
+pub async fn history(home: &Home, name: &PodName, json: bool) -> Result<()> {
     let entries = match Connection::connect(home, name, CLIENT_NAME, ClientMode::Control).await {
         Ok(mut conn) => {
             let ServerMsg::History { entries, .. } = conn.call(Method::GetHistory).await? else {
@@ -35,7 +35,7 @@ pub async fn history(home: &Home, name: &str, json: bool) -> Result<()> {
 
 /// The next request body of a running pod, or of a stopped one computed from its log by the
 /// same restore path.
-pub async fn context(home: &Home, name: &str) -> Result<()> {
+pub async fn context(home: &Home, name: &PodName) -> Result<()> {
     let body = match Connection::connect(home, name, CLIENT_NAME, ClientMode::Control).await {
         Ok(mut conn) => {
             let ServerMsg::Context { body, .. } = conn.call(Method::GetContext).await? else {
@@ -52,7 +52,12 @@ pub async fn context(home: &Home, name: &str) -> Result<()> {
     Ok(())
 }
 
-pub async fn events(home: &Home, name: &str, json: bool, since: Option<u64>) -> Result<()> {
+pub async fn events(
+    home: &Home,
+    name: &PodName,
+    json: bool,
+    since: Option<EventSeq>,
+) -> Result<()> {
     let mut conn = match since {
         None => pods::connect(home, name, ClientMode::Attach).await?,
         Some(since) => {

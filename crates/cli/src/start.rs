@@ -8,7 +8,7 @@ use anyhow::{Context as _, Result};
 use seedpod_client::launch::{self, Launch, LaunchError, READY_TIMEOUT, launch, log_tail};
 use seedpod_client::{ClientError, Connection, Home};
 use seedpod_config::{Source, process_env};
-use seedpod_protocol::{ClientMode, Method};
+use seedpod_protocol::{ClientMode, Method, PodName};
 
 use crate::args::{PodConfigArgs, ProviderArg, StartArgs};
 use crate::detect;
@@ -21,7 +21,7 @@ const LOG_TAIL_LINES: usize = 20;
 
 pub async fn start(home: &Home, args: StartArgs) -> Result<()> {
     let cwd = canonical_cwd(args.config.cwd.as_deref())?;
-    let name = pods::name_for_start(home, args.name.as_deref(), &cwd)?;
+    let name = pods::name_for_start(home, args.name.as_ref(), &cwd)?;
     start_named(home, &name, &cwd, &args.config).await?;
     println!("{name}");
     Ok(())
@@ -30,7 +30,7 @@ pub async fn start(home: &Home, args: StartArgs) -> Result<()> {
 /// Start `name` unless it already runs.
 pub async fn start_named(
     home: &Home,
-    name: &str,
+    name: &PodName,
     cwd: &Path,
     config: &PodConfigArgs,
 ) -> Result<()> {
@@ -145,7 +145,7 @@ pub async fn start_named(
     }
     let spec = Launch {
         exe,
-        name: name.to_string(),
+        name: name.clone(),
         args,
         cwd: cwd.to_path_buf(),
     };
@@ -162,14 +162,14 @@ pub async fn start_named(
     Ok(())
 }
 
-async fn is_running(home: &Home, name: &str) -> bool {
+async fn is_running(home: &Home, name: &PodName) -> bool {
     Connection::connect(home, name, CLIENT_NAME, ClientMode::Control)
         .await
         .is_ok()
 }
 
 /// Ask the pod to shut down and wait until it closed the connection (log flushed).
-pub async fn stop(home: &Home, name: &str) -> Result<bool> {
+pub async fn stop(home: &Home, name: &PodName) -> Result<bool> {
     let mut conn = match Connection::connect(home, name, CLIENT_NAME, ClientMode::Control).await {
         Ok(conn) => conn,
         Err(ClientError::NotRunning { .. }) => return Ok(false),
@@ -184,7 +184,7 @@ pub async fn stop(home: &Home, name: &str) -> Result<bool> {
 }
 
 /// Wait until no process holds the pod's lock (the pod process has exited).
-async fn wait_unlocked(home: &Home, name: &str) {
+async fn wait_unlocked(home: &Home, name: &PodName) {
     let path = home.lock_path(name);
     let _ = tokio::time::timeout(READY_TIMEOUT, async {
         tokio::task::spawn_blocking(move || {

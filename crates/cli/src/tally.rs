@@ -51,11 +51,12 @@ mod tests {
     use seedpod_protocol::{RunEndReason, RunTrigger, Usage};
 
     use super::*;
+    use seedpod_protocol::EntrySeq;
 
     fn entry(seq: u64, kind: EntryKind) -> Entry {
         Entry {
             v: 1,
-            seq,
+            seq: EntrySeq(seq),
             ts: 0,
             kind,
         }

@@ -2,15 +2,15 @@
 
 use std::path::PathBuf;
 
-use seedpod_protocol::ProviderKind;
+use seedpod_protocol::{PodName, ProviderKind};
 use seedpod_store::{PodConfig, PodMeta};
 
 /// The `pod.json` of a scripted pod in `/w`, child of `parent` if given.
 pub fn meta(name: &str, parent: Option<&str>) -> PodMeta {
     PodMeta {
-        parent: parent.map(Into::into),
+        parent: parent.map(|p| PodName::new(p).unwrap()),
         ..PodMeta::new(
-            name,
+            PodName::new(name.to_string()).unwrap(),
             PathBuf::from("/w"),
             "s",
             PodConfig::new(ProviderKind::Scripted, "script"),

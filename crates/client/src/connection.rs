@@ -7,7 +7,8 @@ use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ToFsName};
 use seedpod_protocol::{
-    ClientMode, Method, PROTOCOL_VERSION, PodState, Request, ServerMsg, encode, line_codec,
+    ClientMode, EventSeq, Method, PROTOCOL_VERSION, PodName, PodState, Request, ServerMsg, encode,
+    line_codec,
 };
 use tokio::io::{ReadHalf, WriteHalf};
 use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec, LinesCodecError};
@@ -18,16 +19,16 @@ use crate::paths::Home;
 /// What the pod said when it accepted us.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Welcome {
-    pub pod: String,
+    pub pod: PodName,
     pub server_version: String,
     pub state: PodState,
     pub instance: String,
     /// Last event seq before the welcome; `subscribe {since_seq}` from here misses nothing.
-    pub seq: u64,
+    pub seq: EventSeq,
 }
 
 pub struct Connection {
-    name: String,
+    name: PodName,
     reader: FramedRead<ReadHalf<Stream>, LinesCodec>,
     writer: FramedWrite<WriteHalf<Stream>, LinesCodec>,
     next_id: u64,
@@ -38,7 +39,7 @@ impl Connection {
     /// Connect to pod `name` under `home` and complete the handshake.
     pub async fn connect(
         home: &Home,
-        name: &str,
+        name: &PodName,
         client: &str,
         mode: ClientMode,
     ) -> Result<Connection, ClientError> {
@@ -48,23 +49,23 @@ impl Connection {
     /// Connect to a socket path directly (parents and tests).
     pub async fn connect_path(
         socket: &Path,
-        name: &str,
+        name: &PodName,
         client: &str,
         mode: ClientMode,
     ) -> Result<Connection, ClientError> {
         let stream = open(socket, name).await?;
         let (read, write) = tokio::io::split(stream);
         let mut conn = Connection {
-            name: name.to_string(),
+            name: name.clone(),
             reader: FramedRead::new(read, line_codec()),
             writer: FramedWrite::new(write, line_codec()),
             next_id: 1,
             welcome: Welcome {
-                pod: name.to_string(),
+                pod: name.clone(),
                 server_version: String::new(),
                 state: PodState::Unknown,
                 instance: String::new(),
-                seq: 0,
+                seq: EventSeq(0),
             },
         };
         conn.send(Method::Hello {
@@ -163,7 +164,7 @@ impl Connection {
         loop {
             let Some(msg) = self.recv().await? else {
                 return Err(ClientError::Closed {
-                    name: self.name.clone(),
+                    name: self.name.to_string(),
                     reason: Some("before it answered".into()),
                 });
             };
@@ -179,7 +180,7 @@ impl Connection {
                 _ => {
                     if let ServerMsg::Goodbye { message, .. } = msg {
                         return Err(ClientError::Closed {
-                            name: self.name.clone(),
+                            name: self.name.to_string(),
                             reason: Some(message),
                         });
                     }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
+use seedpod_protocol::PodName;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::paths::Home;
@@ -19,7 +20,7 @@ pub const READY_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Launch {
     /// The `seedpod` binary (a pod starts children with its own executable).
     pub exe: PathBuf,
-    pub name: String,
+    pub name: PodName,
     /// Arguments after `pod serve NAME --ready-line`.
     pub args: Vec<OsString>,
     /// The process's working directory.
@@ -37,15 +38,15 @@ pub enum LaunchError {
     Spawn(std::io::Error),
     #[error("pod \"{name}\" exited before it was ready{}", status.as_ref().map(|s| format!(" ({s})")).unwrap_or_default())]
     Exited {
-        name: String,
+        name: PodName,
         status: Option<String>,
     },
     #[error("pod \"{name}\" did not become ready within {}s", READY_TIMEOUT.as_secs())]
-    NotReady { name: String },
+    NotReady { name: PodName },
 }
 
 /// Where a pod's stderr goes (panics and anything written before its log is open).
-pub fn stderr_path(home: &Home, name: &str) -> PathBuf {
+pub fn stderr_path(home: &Home, name: &PodName) -> PathBuf {
     home.logs_dir().join(format!("{name}.stderr"))
 }
 

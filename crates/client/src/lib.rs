@@ -16,6 +16,7 @@ pub mod pods;
 
 pub use connection::{Connection, Welcome, reply_id};
 pub use error::ClientError;
-pub use names::{MAX_NAME_CHARS, sanitise_dir_name, validate_name};
+pub use names::sanitise_dir_name;
 pub use paths::{HOME_ENV, Home, current_uid};
 pub use pods::{Liveness, PodListing, known_pods, list_pods};
+pub use seedpod_protocol::{MAX_NAME_CHARS, NameError, PodName};

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use seedpod_protocol::PodName;
+
 use crate::error::ClientError;
 
 /// Environment variable that relocates config, data, state and runtime under one directory.
@@ -62,7 +64,7 @@ impl Home {
         self.data.join("pods")
     }
 
-    pub fn pod_dir(&self, name: &str) -> PathBuf {
+    pub fn pod_dir(&self, name: &PodName) -> PathBuf {
         self.pods_dir().join(name)
     }
 
@@ -70,13 +72,13 @@ impl Home {
         self.state.join("logs")
     }
 
-    pub fn log_path(&self, name: &str) -> PathBuf {
+    pub fn log_path(&self, name: &PodName) -> PathBuf {
         self.logs_dir().join(format!("{name}.log"))
     }
 
     /// The pod's socket. Long names are hashed so the path fits `sun_path`; the hash is FNV-1a,
     /// fixed here forever because a new binary must find a pod started by an old one.
-    pub fn socket_path(&self, name: &str) -> PathBuf {
+    pub fn socket_path(&self, name: &PodName) -> PathBuf {
         let plain = self.run.join(format!("{name}.sock"));
         if plain.as_os_str().len() <= MAX_SOCKET_PATH_BYTES {
             return plain;
@@ -98,12 +100,12 @@ impl Home {
 
     /// What was typed into the TUI's composer for this pod, one JSON object per line. A
     /// convenience for Up/Down and Ctrl-R, not pod state: losing it loses nothing the pod knows.
-    pub fn input_history_path(&self, name: &str) -> PathBuf {
+    pub fn input_history_path(&self, name: &PodName) -> PathBuf {
         self.pod_dir(name).join("input-history.jsonl")
     }
 
     /// Held (flock) by the one process serving this pod.
-    pub fn lock_path(&self, name: &str) -> PathBuf {
+    pub fn lock_path(&self, name: &PodName) -> PathBuf {
         self.pod_dir(name).join("pod.lock")
     }
 
@@ -111,7 +113,7 @@ impl Home {
     /// others: anyone who can reach a pod's socket can drive it.
     pub fn ensure_runtime_dir(&self) -> Result<(), ClientError> {
         ensure_private_dir(&self.run)?;
-        if let Some(parent) = self.socket_path("x").parent()
+        if let Some(parent) = self.socket_path(&PodName::default_name()).parent()
             && parent != self.run
         {
             ensure_private_dir(parent)?;
@@ -174,19 +176,36 @@ mod tests {
     #[test]
     fn home_under_one_dir() {
         let home = Home::under(Path::new("/x"));
-        assert_eq!(home.log_path("a"), PathBuf::from("/x/state/logs/a.log"));
-        assert_eq!(home.pod_dir("a"), PathBuf::from("/x/data/pods/a"));
-        assert_eq!(home.socket_path("a"), PathBuf::from("/x/run/a.sock"));
+        assert_eq!(
+            home.log_path(&PodName::new("a").unwrap()),
+            PathBuf::from("/x/state/logs/a.log")
+        );
+        assert_eq!(
+            home.pod_dir(&PodName::new("a").unwrap()),
+            PathBuf::from("/x/data/pods/a")
+        );
+        assert_eq!(
+            home.socket_path(&PodName::new("a").unwrap()),
+            PathBuf::from("/x/run/a.sock")
+        );
     }
 
     #[test]
     fn long_names_are_hashed_to_fit_sun_path() {
-        let home = Home::under(Path::new("/tmp/some/dir"));
-        let name = "n".repeat(120);
-        let path = home.socket_path(&name);
+        // The longest name a pod may have, under a deep home, overflows `sun_path` unhashed.
+        let home = Home::under(&Path::new("/tmp").join("d".repeat(60)));
+        let name = "n".repeat(seedpod_protocol::MAX_NAME_CHARS);
+        let path = home.socket_path(&PodName::new(name.to_string()).unwrap());
         assert!(path.as_os_str().len() <= MAX_SOCKET_PATH_BYTES, "{path:?}");
-        assert_eq!(path, home.socket_path(&name), "stable");
-        assert_ne!(path, home.socket_path(&"m".repeat(120)));
+        assert_eq!(
+            path,
+            home.socket_path(&PodName::new(name).unwrap()),
+            "stable"
+        );
+        assert_ne!(
+            path,
+            home.socket_path(&PodName::new("m".repeat(seedpod_protocol::MAX_NAME_CHARS)).unwrap())
+        );
     }
 
     #[test]

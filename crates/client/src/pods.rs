@@ -4,7 +4,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use seedpod_protocol::{ClientMode, ContextFill, Method, PodState, PodStatus, ServerMsg, Usage};
+use seedpod_protocol::{
+    ClientMode, ContextFill, Method, PodName, PodState, PodStatus, ServerMsg, Usage,
+};
+
 pub use seedpod_store::{PodConfig, PodMeta};
 use seedpod_store::{load_meta, segment_path};
 
@@ -16,14 +19,16 @@ use crate::paths::Home;
 pub const STATUS_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Every pod with a readable `pod.json`, sorted by name.
-pub fn known_pods(home: &Home) -> Vec<(String, PodMeta)> {
+pub fn known_pods(home: &Home) -> Vec<(PodName, PodMeta)> {
     let Ok(dir) = std::fs::read_dir(home.pods_dir()) else {
         return Vec::new();
     };
-    let mut pods: Vec<(String, PodMeta)> = dir
+    let mut pods: Vec<(PodName, PodMeta)> = dir
         .filter_map(|entry| entry.ok())
         .filter_map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
+            // A directory whose name is not a pod name was not made by seedpod: skip it
+            // rather than build paths or print terminal escapes from it.
+            let name = PodName::new(entry.file_name().to_str()?).ok()?;
             let meta = load_meta(&entry.path()).ok().flatten()?;
             Some((name, meta))
         })
@@ -46,7 +51,7 @@ pub enum Liveness {
 /// One row of the listing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PodListing {
-    pub name: String,
+    pub name: PodName,
     pub meta: PodMeta,
     pub liveness: Liveness,
     /// When the pod's active segment last changed (Unix ms): its last committed activity.
@@ -123,7 +128,7 @@ pub async fn list_pods(home: &Home, client: &str) -> Vec<PodListing> {
 }
 
 /// Ask pod `name` for its status, bounded by `STATUS_TIMEOUT`.
-pub async fn probe(home: &Home, name: &str, client: &str) -> Liveness {
+pub async fn probe(home: &Home, name: &PodName, client: &str) -> Liveness {
     let asked = tokio::time::timeout(STATUS_TIMEOUT, async {
         let mut conn = Connection::connect(home, name, client, ClientMode::Control).await?;
         conn.call(Method::Status).await
@@ -139,7 +144,7 @@ pub async fn probe(home: &Home, name: &str, client: &str) -> Liveness {
 }
 
 /// When `name`'s active segment last changed (Unix ms): its last committed activity.
-pub fn last_activity(home: &Home, name: &str, meta: &PodMeta) -> Option<u64> {
+pub fn last_activity(home: &Home, name: &PodName, meta: &PodMeta) -> Option<u64> {
     let path = segment_path(&home.pod_dir(name), &meta.active_segment);
     let modified = std::fs::metadata(path).ok()?.modified().ok()?;
     let since_epoch = modified.duration_since(UNIX_EPOCH).ok()?;
@@ -182,9 +187,15 @@ mod tests {
         let home = Home::under(dir.path());
         assert!(list_pods(&home, "t").await.is_empty());
         let config = PodConfig::new(seedpod_protocol::ProviderKind::Scripted, "script");
-        let meta = PodMeta::new("a", dir.path().to_path_buf(), "s1", config, 1);
-        std::fs::create_dir_all(home.pod_dir("a")).unwrap();
-        seedpod_store::save_meta(&home.pod_dir("a"), &meta).unwrap();
+        let meta = PodMeta::new(
+            PodName::new("a").unwrap(),
+            dir.path().to_path_buf(),
+            "s1",
+            config,
+            1,
+        );
+        std::fs::create_dir_all(home.pod_dir(&PodName::new("a").unwrap())).unwrap();
+        seedpod_store::save_meta(&home.pod_dir(&PodName::new("a").unwrap()), &meta).unwrap();
         let pods = list_pods(&home, "t").await;
         assert_eq!(pods.len(), 1);
         assert_eq!(pods[0].state(), "stopped");

@@ -6,12 +6,12 @@
 //! them from history, rather than remembering them, keeps the loop free of state that the log
 //! does not hold.
 
-use seedpod_protocol::ModelItem;
+use seedpod_protocol::{CallId, ModelItem};
 
 /// A tool call waiting for its result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingCall {
-    pub call_id: String,
+    pub call_id: CallId,
     pub name: String,
     /// The raw argument text the model produced.
     pub arguments: String,
@@ -39,7 +39,7 @@ pub fn unanswered_tool_calls(items: &[ModelItem]) -> Vec<PendingCall> {
         .filter_map(ModelItem::as_tool_call)
         .filter(|(call_id, _, _)| !answered(call_id))
         .map(|(call_id, name, arguments)| PendingCall {
-            call_id: call_id.to_owned(),
+            call_id: call_id.to_owned().into(),
             name: name.to_owned(),
             arguments: arguments.to_owned(),
         })
@@ -80,7 +80,7 @@ mod tests {
     fn ids(items: &[ModelItem]) -> Vec<String> {
         unanswered_tool_calls(items)
             .into_iter()
-            .map(|c| c.call_id)
+            .map(|c| c.call_id.into_string())
             .collect()
     }
 

@@ -8,7 +8,9 @@
 use std::time::Duration;
 
 use futures::stream::BoxStream;
-use seedpod_protocol::{FinishReason, ModelConfig, ModelItem, ProviderKind, ToolSpec, Usage};
+use seedpod_protocol::{
+    CallId, FinishReason, ModelConfig, ModelItem, ProviderKind, ToolSpec, Usage,
+};
 
 /// Everything a request is built from. Borrowed from the controller's state, which owns it.
 #[derive(Debug, Clone, Copy)]
@@ -34,7 +36,7 @@ pub enum ProviderEvent {
     /// A tool call begins. `index` identifies it for the deltas that follow and orders the calls.
     ToolCallStart {
         index: u32,
-        call_id: String,
+        call_id: CallId,
         name: String,
     },
     /// A fragment of a call's arguments, exactly as the model streamed it.

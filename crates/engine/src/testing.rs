@@ -20,7 +20,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use seedpod_protocol::{
-    EntryKind, ModelConfig, ModelItem, ProviderKind, RunTrigger, Segment, ToolSpec, flatten_to_text,
+    CallId, EntryKind, ModelConfig, ModelItem, ProviderKind, RunTrigger, Segment, ToolSpec,
+    flatten_to_text,
 };
 use tokio::sync::Notify;
 
@@ -66,7 +67,7 @@ pub struct MemoryHost {
     /// Calls of these tools are denied by `authorize`, with the reason `denied: NAME`.
     pub deny_tools: Vec<String>,
     /// Every call id `authorize` was asked about, in order.
-    pub authorized: Vec<String>,
+    pub authorized: Vec<CallId>,
 }
 
 impl MemoryHost {

@@ -47,13 +47,13 @@ fn kind(i: u64) -> EntryKind {
         },
         3 => EntryKind::AssistantItem {
             item: ModelItem::ToolCall {
-                call_id,
+                call_id: call_id.into(),
                 name: "read_file".into(),
                 arguments: format!("{{\"path\":\"src/module_{i}.rs\",\"limit\":200}}"),
             },
         },
         4 => EntryKind::ToolResult {
-            call_id,
+            call_id: call_id.into(),
             name: "read_file".into(),
             content: TOOL_OUTPUT.into(),
             is_error: false,

@@ -6,6 +6,8 @@
 
 use std::path::PathBuf;
 
+use seedpod_protocol::EntrySeq;
+
 use crate::fold::FoldError;
 
 #[derive(Debug, thiserror::Error)]
@@ -52,11 +54,14 @@ pub enum StoreError {
     /// The caller asked to append an entry that a restore would refuse (a kind from a newer
     /// seedpod, a second `segment_start`); appending it would make the log unrestorable.
     #[error("refused to append entry {seq}, nothing was written: {reason}")]
-    Refused { seq: u64, reason: String },
+    Refused { seq: EntrySeq, reason: String },
 
     /// An entry could not be serialised (not expected for the protocol's types).
     #[error("could not encode entry {seq} for the log: {source}")]
-    Encode { seq: u64, source: serde_json::Error },
+    Encode {
+        seq: EntrySeq,
+        source: serde_json::Error,
+    },
 
     /// `pod.json` exists but cannot be understood.
     #[error(

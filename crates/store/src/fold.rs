@@ -13,9 +13,9 @@
 use std::collections::HashSet;
 
 use seedpod_protocol::{
-    ApprovalDecision, ApprovalRequest, ContextWindow, Entry, EntryKind, ModelConfig, ModelItem,
-    PodEvent, QueueEntry, RunEndReason, RunTrigger, SegmentStart, StandingApproval, SystemItem,
-    ToolResultTrim, ToolSpec, Usage,
+    ApprovalDecision, ApprovalRequest, CallId, ContextWindow, Entry, EntryKind, EntrySeq,
+    ModelConfig, ModelItem, PodEvent, QueueEntry, QueueId, RunEndReason, RunTrigger, SegmentStart,
+    StandingApproval, SystemItem, ToolResultTrim, ToolSpec, Usage,
 };
 
 /// Why a sequence of entries does not fold. Each variant names the entry's `seq`.
@@ -24,22 +24,22 @@ pub enum FoldError {
     #[error("the segment has no entries; it must begin with segment_start")]
     Empty,
     #[error("entry {seq}: a segment must begin with segment_start at seq 0, found {kind}")]
-    NotAStart { seq: u64, kind: &'static str },
+    NotAStart { seq: EntrySeq, kind: &'static str },
     #[error("entry {seq}: expected seq {expected}; the log skips or repeats an entry")]
-    OutOfOrder { seq: u64, expected: u64 },
+    OutOfOrder { seq: EntrySeq, expected: EntrySeq },
     #[error("entry {seq}: segment_start may only be the first entry of a segment")]
-    SecondStart { seq: u64 },
+    SecondStart { seq: EntrySeq },
     #[error("entry {seq}: unknown entry kind, written by a newer seedpod; upgrade seedpod")]
-    UnknownKind { seq: u64 },
+    UnknownKind { seq: EntrySeq },
     #[error("entry {seq}: unknown system item kind, written by a newer seedpod; upgrade seedpod")]
-    UnknownSystemItem { seq: u64 },
+    UnknownSystemItem { seq: EntrySeq },
     #[error(
         "entry {seq}: a pruning step names history item {index}, which is not the result of call {call_id}"
     )]
     BadTrim {
-        seq: u64,
+        seq: EntrySeq,
         index: u64,
-        call_id: String,
+        call_id: CallId,
     },
 }
 
@@ -62,9 +62,9 @@ pub struct SegmentState {
     /// Sum of every `usage` entry in the segment.
     pub usage: Usage,
     /// The `seq` the next entry must carry.
-    pub next_seq: u64,
+    pub next_seq: EntrySeq,
     /// One more than the highest `queue_id` seen; queue ids start at 1.
-    pub next_queue_id: u64,
+    pub next_queue_id: QueueId,
     /// `turn_end` entries since the open run started (the iteration cap counts these).
     pub iterations_in_run: u32,
     /// Approval requests of the open run, answered or not, in request order. A run's end
@@ -111,7 +111,7 @@ pub enum Report {
 }
 
 /// The id of the report made by entry `seq` of `segment_id`.
-pub fn report_id(segment_id: &str, seq: u64) -> String {
+pub fn report_id(segment_id: &str, seq: EntrySeq) -> String {
     format!("{segment_id}/{seq}")
 }
 
@@ -150,8 +150,8 @@ impl SegmentState {
             pending: Vec::new(),
             open_run: None,
             usage: Usage::default(),
-            next_seq: 1,
-            next_queue_id: 1,
+            next_seq: EntrySeq(1),
+            next_queue_id: QueueId(1),
             iterations_in_run: 0,
             approvals: Vec::new(),
             standing_approvals: start.standing_approvals.clone(),
@@ -268,7 +268,7 @@ impl SegmentState {
                     queue_id: *queue_id,
                     item: item.clone(),
                 });
-                self.next_queue_id = self.next_queue_id.max(queue_id.saturating_add(1));
+                self.next_queue_id = self.next_queue_id.max(queue_id.next());
             }
             EntryKind::Dequeued { queue_id, .. } => self.remove_pending(Some(*queue_id)),
             EntryKind::ApprovalRequest(request) => self.approvals.push(ApprovalState {
@@ -295,7 +295,7 @@ impl SegmentState {
                 self.standing_approvals.retain(|s| s != standing);
             }
         }
-        self.next_seq += 1;
+        self.next_seq = self.next_seq.next();
         Ok(())
     }
 
@@ -349,7 +349,7 @@ impl SegmentState {
 
     /// Every trim must name a tool result of this history by position and call id; checked
     /// before any is applied, so a bad step leaves the state unchanged.
-    fn check_trims(&self, seq: u64, trims: &[ToolResultTrim]) -> Result<(), FoldError> {
+    fn check_trims(&self, seq: EntrySeq, trims: &[ToolResultTrim]) -> Result<(), FoldError> {
         for trim in trims {
             let matches = usize::try_from(trim.index)
                 .ok()
@@ -366,7 +366,7 @@ impl SegmentState {
         Ok(())
     }
 
-    fn remove_pending(&mut self, queue_id: Option<u64>) {
+    fn remove_pending(&mut self, queue_id: Option<QueueId>) {
         if let Some(id) = queue_id {
             self.pending.retain(|entry| entry.queue_id != id);
         }
@@ -389,7 +389,7 @@ fn add_usage(total: &mut Usage, add: &Usage) {
 /// The call a tool result answers, if `item` is one.
 fn tool_result_call_id(item: &ModelItem) -> Option<&str> {
     match item {
-        ModelItem::ToolResult { call_id, .. } => Some(call_id),
+        ModelItem::ToolResult { call_id, .. } => Some(call_id.as_str()),
         ModelItem::UserMessage { .. }
         | ModelItem::AssistantText { .. }
         | ModelItem::Reasoning { .. }

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
-use seedpod_protocol::ProviderKind;
+use seedpod_protocol::{PodName, ProviderKind};
 use serde::{Deserialize, Serialize};
 
 use crate::durable::sync_parent_dir;
@@ -30,7 +30,7 @@ const SEGMENT_EXTENSION: &str = "jsonl";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PodMeta {
-    pub name: String,
+    pub name: PodName,
     /// The working directory the pod's tools run in.
     pub cwd: PathBuf,
     /// The segment the pod appends to and restores from.
@@ -39,7 +39,7 @@ pub struct PodMeta {
     pub segments: Vec<String>,
     /// The parent pod's name, for a child pod.
     #[serde(default)]
-    pub parent: Option<String>,
+    pub parent: Option<PodName>,
     /// Child pods started by this pod, and descendants it learned of through them, in the
     /// order they were started. A record is kept whatever a liveness probe says (DESIGN §7).
     #[serde(default)]
@@ -60,7 +60,7 @@ pub struct PodMeta {
 impl PodMeta {
     /// A pod with one segment, no lineage and no instructions: where creation starts.
     pub fn new(
-        name: impl Into<String>,
+        name: PodName,
         cwd: PathBuf,
         segment: impl Into<String>,
         config: PodConfig,
@@ -68,7 +68,7 @@ impl PodMeta {
     ) -> PodMeta {
         let segment = segment.into();
         PodMeta {
-            name: name.into(),
+            name,
             cwd,
             active_segment: segment.clone(),
             segments: vec![segment],
@@ -99,14 +99,14 @@ impl PodConfig {
 /// One child (or further descendant) of a pod.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChildRecord {
-    pub name: String,
+    pub name: PodName,
     /// The task it was started with, shortened for listings.
     pub task: String,
     /// What it may read and write. Its write roots are withheld from this pod while it lives.
     pub scope: ScopeGrant,
     /// Set for a grandchild or deeper: the direct child it was delegated through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub via: Option<String>,
+    pub via: Option<PodName>,
     /// Unix milliseconds when this pod recorded it.
     pub created_ms: u64,
     /// Where the next `read_pod_output` continues in its log.

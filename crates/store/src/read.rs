@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use seedpod_protocol::Entry;
+use seedpod_protocol::{Entry, EntrySeq};
 
 use crate::error::StoreError;
 use crate::torn::set_aside_torn_tail;
@@ -94,7 +94,7 @@ fn scan(data: &[u8], file: &Path) -> Result<Scan, StoreError> {
         let is_last = offset + newline + 1 == data.len();
         match parse_line(&rest[..newline]) {
             Ok(entry) => {
-                check_entry(&entry, entries.len() as u64, &rest[..newline])
+                check_entry(&entry, EntrySeq(entries.len() as u64), &rest[..newline])
                     .map_err(|reason| corrupt(line_no, reason))?;
                 entries.push(entry);
             }
@@ -143,7 +143,7 @@ fn parse_line(line: &[u8]) -> Result<Entry, String> {
 
 /// Whether a parsed entry may stand at position `expected_seq`; `raw` is its line, parsed again
 /// only to name a kind this binary does not know.
-fn check_entry(entry: &Entry, expected_seq: u64, raw: &[u8]) -> Result<(), String> {
+fn check_entry(entry: &Entry, expected_seq: EntrySeq, raw: &[u8]) -> Result<(), String> {
     check_position(entry, expected_seq).map_err(|misplaced| {
         let tag = match misplaced {
             Misplaced::UnknownKind => tag_at(raw, "/kind"),

@@ -4,7 +4,7 @@
 //! breaks them, so the writer refuses to append one — otherwise a single bad append would leave
 //! a log that can never be restored.
 
-use seedpod_protocol::{ENTRY_VERSION, Entry, EntryKind, SystemItem};
+use seedpod_protocol::{ENTRY_VERSION, Entry, EntryKind, EntrySeq, SystemItem};
 
 /// Why an entry cannot stand where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,7 +16,7 @@ pub(crate) enum Misplaced {
     /// A `system_item` whose item kind this binary does not know.
     UnknownSystemItem,
     /// The `seq` is not the next one.
-    Seq { expected: u64, found: u64 },
+    Seq { expected: EntrySeq, found: EntrySeq },
     /// The first entry is not `segment_start`.
     NotAStart { kind: &'static str },
     /// A `segment_start` after the first entry.
@@ -72,7 +72,7 @@ impl std::fmt::Display for Misplaced {
 }
 
 /// Check that `entry` may be the entry at position `expected_seq` of a segment.
-pub(crate) fn check_position(entry: &Entry, expected_seq: u64) -> Result<(), Misplaced> {
+pub(crate) fn check_position(entry: &Entry, expected_seq: EntrySeq) -> Result<(), Misplaced> {
     if entry.v > ENTRY_VERSION {
         return Err(Misplaced::NewerFormat { v: entry.v });
     }

@@ -15,7 +15,7 @@ mod worker;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use seedpod_protocol::{ENTRY_VERSION, Entry, EntryKind, SegmentStart};
+use seedpod_protocol::{ENTRY_VERSION, Entry, EntryKind, EntrySeq, SegmentStart};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::durable::sync_parent_dir;
@@ -71,7 +71,7 @@ impl SegmentWriter {
         path: PathBuf,
         start: SegmentStart,
     ) -> Result<(SegmentWriter, Entry), StoreError> {
-        let (writer, opened) = Self::spawn(path, 0, create_segment_file)?;
+        let (writer, opened) = Self::spawn(path, EntrySeq(0), create_segment_file)?;
         opened.await.map_err(|_| StoreError::Closed)??;
         let entry = writer
             .append(EntryKind::SegmentStart(start), Durability::Sync)
@@ -82,7 +82,7 @@ impl SegmentWriter {
     /// Open an existing segment, already read and validated, for appending. `next_seq` is the
     /// number of entries in it. The open itself (no fsync) happens on the calling thread, so
     /// errors such as a missing file are returned here rather than on the first append.
-    pub fn open_append(path: PathBuf, next_seq: u64) -> Result<SegmentWriter, StoreError> {
+    pub fn open_append(path: PathBuf, next_seq: EntrySeq) -> Result<SegmentWriter, StoreError> {
         let file = OpenOptions::new()
             .append(true)
             .open(&path)
@@ -133,7 +133,7 @@ impl SegmentWriter {
     /// Start the writer thread. `open` runs on that thread; the receiver says whether it worked.
     fn spawn(
         path: PathBuf,
-        next_seq: u64,
+        next_seq: EntrySeq,
         open: impl FnOnce(&Path) -> Result<File, StoreError> + Send + 'static,
     ) -> Result<(SegmentWriter, oneshot::Receiver<Result<(), StoreError>>), StoreError> {
         let (commands, inbox) = mpsc::channel(WRITER_CHANNEL_CAPACITY);
@@ -177,7 +177,7 @@ pub fn entry_line(entry: &Entry) -> Result<String, StoreError> {
 }
 
 /// Build the entry the writer is about to append.
-fn new_entry(seq: u64, kind: EntryKind) -> Entry {
+fn new_entry(seq: EntrySeq, kind: EntryKind) -> Entry {
     Entry {
         v: ENTRY_VERSION,
         seq,

@@ -8,7 +8,7 @@ mod support;
 
 use std::path::Path;
 
-use seedpod_protocol::{EntryKind, ModelItem};
+use seedpod_protocol::{EntryKind, EntrySeq, ModelItem};
 use seedpod_store::{StoreError, read_segment, torn_side_file};
 use support::{entry, file_bytes, realistic_entries, seg_path};
 
@@ -154,7 +154,7 @@ fn a_second_segment_start_is_corruption() {
     let dir = tempfile::tempdir().unwrap();
     let mut entries = realistic_entries();
     let mut again = entries[0].clone();
-    again.seq = entries.len() as u64;
+    again.seq = EntrySeq(entries.len() as u64);
     entries.push(again);
     let (line, reason, _) = corrupt_at(dir.path(), &file_bytes(&entries));
     assert_eq!(line, entries.len());

@@ -6,8 +6,8 @@
 mod support;
 
 use seedpod_protocol::{
-    DequeueReason, Entry, EntryKind, FinishReason, ModelConfig, ModelItem, ProviderKind,
-    QueueEntry, QueuedItem, RunEndReason, RunTrigger, Segment, SystemItem, Usage,
+    DequeueReason, Entry, EntryKind, EntrySeq, FinishReason, ModelConfig, ModelItem, ProviderKind,
+    QueueEntry, QueueId, QueuedItem, RunEndReason, RunTrigger, Segment, SystemItem, Usage,
 };
 use seedpod_store::{FoldError, SegmentState};
 use support::{entry, realistic_entries, segment_start};
@@ -21,7 +21,7 @@ impl Fold {
     }
 
     fn apply(&mut self, kind: EntryKind) -> Result<(), FoldError> {
-        let e = entry(self.0.next_seq, kind);
+        let e = entry(self.0.next_seq.get(), kind);
         self.0.apply(&e)
     }
 
@@ -33,7 +33,7 @@ impl Fold {
 
 fn queued_notify(queue_id: u64) -> EntryKind {
     EntryKind::Queued {
-        queue_id,
+        queue_id: QueueId(queue_id),
         item: QueuedItem::Notify {
             message: format!("n{queue_id}"),
             wake: true,
@@ -64,12 +64,12 @@ fn user(text: &str, queue_id: Option<u64>) -> EntryKind {
     EntryKind::UserInput {
         segments: vec![Segment::text(text)],
         text: text.into(),
-        queue_id,
+        queue_id: queue_id.map(QueueId),
     }
 }
 
 fn ids(pending: &[QueueEntry]) -> Vec<u64> {
-    pending.iter().map(|q| q.queue_id).collect()
+    pending.iter().map(|q| q.queue_id.get()).collect()
 }
 
 #[test]
@@ -93,7 +93,7 @@ fn start_refuses_anything_but_segment_start_at_seq_0() {
     assert!(matches!(
         SegmentState::start(&not_start),
         Err(FoldError::NotAStart {
-            seq: 0,
+            seq: EntrySeq(0),
             kind: "user_input"
         })
     ));
@@ -107,7 +107,7 @@ fn queue_ids_leave_pending_when_committed_or_dequeued() {
     let mut fold = Fold::new();
     fold.ok(queued_notify(1))
         .ok(EntryKind::Queued {
-            queue_id: 2,
+            queue_id: QueueId(2),
             item: QueuedItem::Run {
                 segments: vec![Segment::text("later")],
             },
@@ -124,17 +124,17 @@ fn queue_ids_leave_pending_when_committed_or_dequeued() {
             message: "n3".into(),
             body: "[notification] n3".into(),
         },
-        queue_id: Some(3),
+        queue_id: Some(QueueId(3)),
     });
     assert_eq!(ids(&fold.0.pending), [1, 4]);
     fold.ok(EntryKind::Dequeued {
-        queue_id: 1,
+        queue_id: QueueId(1),
         reason: DequeueReason::Cancelled,
     });
     assert_eq!(ids(&fold.0.pending), [4]);
     // A dequeue of something not pending changes nothing and is not an error.
     fold.ok(EntryKind::Dequeued {
-        queue_id: 99,
+        queue_id: QueueId(99),
         reason: DequeueReason::Duplicate,
     });
     assert_eq!(ids(&fold.0.pending), [4]);
@@ -284,17 +284,17 @@ fn refusals_name_the_seq_and_leave_the_state_unchanged() {
         (
             entry(5, user("skip", None)),
             FoldError::OutOfOrder {
-                seq: 5,
-                expected: 2,
+                seq: EntrySeq(5),
+                expected: EntrySeq(2),
             },
         ),
         (
             entry(2, EntryKind::SegmentStart(segment_start("again"))),
-            FoldError::SecondStart { seq: 2 },
+            FoldError::SecondStart { seq: EntrySeq(2) },
         ),
         (
             entry(2, EntryKind::Unknown),
-            FoldError::UnknownKind { seq: 2 },
+            FoldError::UnknownKind { seq: EntrySeq(2) },
         ),
         (
             entry(
@@ -304,7 +304,7 @@ fn refusals_name_the_seq_and_leave_the_state_unchanged() {
                     queue_id: None,
                 },
             ),
-            FoldError::UnknownSystemItem { seq: 2 },
+            FoldError::UnknownSystemItem { seq: EntrySeq(2) },
         ),
     ];
     for (bad, expected) in cases {

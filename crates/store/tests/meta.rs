@@ -1,5 +1,7 @@
 //! `pod.json`: round trip, atomic replacement, tolerance of newer files, clear errors.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::PathBuf;
 
 use seedpod_protocol::ProviderKind;
@@ -10,13 +12,13 @@ use seedpod_store::{
 
 fn meta() -> PodMeta {
     PodMeta {
-        name: "alpha".into(),
+        name: "alpha".parse().unwrap(),
         cwd: PathBuf::from("/work/alpha"),
         active_segment: "0190-b".into(),
         segments: vec!["0190-a".into(), "0190-b".into()],
-        parent: Some("root".into()),
+        parent: Some("root".parse().unwrap()),
         children: vec![ChildRecord {
-            name: "kid".into(),
+            name: "kid".parse().unwrap(),
             task: "count the files".into(),
             scope: ScopeGrant {
                 read: vec![PathBuf::from("/work/alpha")],

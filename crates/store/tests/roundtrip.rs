@@ -2,7 +2,7 @@
 
 mod support;
 
-use seedpod_protocol::EntryKind;
+use seedpod_protocol::{EntryKind, EntrySeq};
 use seedpod_store::{Durability, SegmentState, SegmentWriter, StoreError, read_segment};
 use support::{realistic_run, seg_path, segment_start};
 
@@ -65,7 +65,7 @@ async fn create_refuses_an_existing_file() {
 #[tokio::test]
 async fn open_append_reports_a_missing_file() {
     let dir = tempfile::tempdir().unwrap();
-    let err = SegmentWriter::open_append(seg_path(dir.path()), 1).unwrap_err();
+    let err = SegmentWriter::open_append(seg_path(dir.path()), EntrySeq(1)).unwrap_err();
     assert!(err.to_string().contains("open for appending"), "{err}");
 }
 

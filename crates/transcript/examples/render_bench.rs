@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use seedpod_protocol::{
-    Entry, EntryKind, FinishReason, ModelConfig, ModelItem, Origin, PodState, ProviderKind,
-    RunEndReason, RunTrigger, Segment, SegmentStart, ServerMsg, SystemItem, Usage,
+    Entry, EntryKind, EntrySeq, EventSeq, FinishReason, ModelConfig, ModelItem, Origin, PodState,
+    ProviderKind, RunEndReason, RunTrigger, Segment, SegmentStart, ServerMsg, SystemItem, Usage,
 };
 use seedpod_transcript::render::preload_highlighting;
 use seedpod_transcript::{Theme, Transcript, TranscriptView, ViewState};
@@ -82,13 +82,13 @@ fn main() {
 
     let mut seq = 1_000_000;
     transcript.apply(&ServerMsg::State {
-        seq,
+        seq: EventSeq(seq),
         state: PodState::Running,
     });
     let streaming = sample(FRAMES, || {
         seq += 1;
         transcript.apply(&ServerMsg::TextDelta {
-            seq,
+            seq: EventSeq(seq),
             text: "more **streamed** words, ".into(),
         });
         draw(&mut terminal, &transcript, &theme, &mut state)
@@ -99,7 +99,7 @@ fn main() {
         seq += 1;
         entry_seq += 1;
         transcript.apply(&ServerMsg::Committed {
-            seq,
+            seq: EventSeq(seq),
             entry: entry(entry_seq, user_text(entry_seq as usize)),
         });
         draw(&mut terminal, &transcript, &theme, &mut state)
@@ -211,7 +211,7 @@ fn rss_kib() -> Option<u64> {
 fn entry(seq: u64, kind: EntryKind) -> Entry {
     Entry {
         v: 1,
-        seq,
+        seq: EntrySeq(seq),
         ts: 1_763_848_000_000 + seq * 50,
         kind,
     }
@@ -290,7 +290,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
         push(
             EntryKind::AssistantItem {
                 item: ModelItem::ToolCall {
-                    call_id: call_id.clone(),
+                    call_id: call_id.clone().into(),
                     name: "read_file".into(),
                     arguments: format!(r#"{{"path":"src/m{n}.rs"}}"#),
                 },
@@ -303,7 +303,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
             .collect();
         push(
             EntryKind::ToolResult {
-                call_id,
+                call_id: call_id.into(),
                 name: "read_file".into(),
                 content: output.join("\n"),
                 is_error: n % 7 == 0,
@@ -364,7 +364,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
         .sum();
     let mut frames = vec![ServerMsg::SnapshotBegin {
         context: Default::default(),
-        seq: 10,
+        seq: EventSeq(10),
         state: PodState::Idle,
         greeting: "bench".into(),
         segment_id: "0193f0c2".into(),
@@ -381,6 +381,6 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
         tool_calls: vec![],
         queue: vec![],
     });
-    frames.push(ServerMsg::SnapshotEnd { seq: 10 });
+    frames.push(ServerMsg::SnapshotEnd { seq: EventSeq(10) });
     (frames, text_bytes)
 }

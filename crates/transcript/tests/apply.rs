@@ -5,8 +5,8 @@ mod support;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use seedpod_protocol::{
-    AlertLevel, Entry, EntryKind, ErrorCode, InFlightToolCall, PodState, RunEndReason, ServerMsg,
-    SystemItem, Usage,
+    AlertLevel, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, InFlightToolCall, PodState,
+    RunEndReason, ServerMsg, SystemItem, Usage,
 };
 use seedpod_transcript::{CellKind, ToolStatus, Transcript};
 use support::*;
@@ -27,11 +27,11 @@ fn a_live_turn_streams_then_commits_into_one_cell() {
             committed(5, entry(1, run_start())),
             committed(6, entry(2, user_text("hi"))),
             ServerMsg::State {
-                seq: 7,
+                seq: EventSeq(7),
                 state: PodState::Running,
             },
             ServerMsg::TextDelta {
-                seq: 8,
+                seq: EventSeq(8),
                 text: "Hello".into(),
             },
         ],
@@ -40,7 +40,7 @@ fn a_live_turn_streams_then_commits_into_one_cell() {
     assert!(t.is_streaming());
     let streaming_id = t.cells()[2].id;
     assert!(t.apply(&ServerMsg::TextDelta {
-        seq: 9,
+        seq: EventSeq(9),
         text: ", world".into(),
     }));
     assert_eq!(text_of_cell(&t, 2), "Hello, world");
@@ -68,7 +68,7 @@ fn reattach_mid_turn_ends_with_exactly_one_answer() {
                 ],
             },
             in_flight("Hello, I am", "", vec![]),
-            ServerMsg::SnapshotEnd { seq: 40 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(40) },
         ],
     );
     assert_eq!(kinds(&t), ["segment_start", "user", "text*"]);
@@ -77,11 +77,11 @@ fn reattach_mid_turn_ends_with_exactly_one_answer() {
         &mut t,
         &[
             ServerMsg::TextDelta {
-                seq: 41,
+                seq: EventSeq(41),
                 text: " demo".into(),
             },
             ServerMsg::TextDelta {
-                seq: 42,
+                seq: EventSeq(42),
                 text: ".".into(),
             },
         ],
@@ -114,12 +114,12 @@ fn events_at_or_below_the_last_seq_are_ignored() {
     assert!(!t.apply(&committed(5, entry(1, user_text("once")))));
     assert!(!t.apply(&committed(3, entry(1, user_text("older")))));
     assert!(!t.apply(&ServerMsg::TextDelta {
-        seq: 4,
+        seq: EventSeq(4),
         text: "stale".into(),
     }));
     assert_eq!(t.cells(), &before[..]);
     assert!(t.apply(&ServerMsg::TextDelta {
-        seq: 6,
+        seq: EventSeq(6),
         text: "fresh".into(),
     }));
 }
@@ -134,7 +134,7 @@ fn a_resync_snapshot_replaces_everything_without_duplicates() {
             entries: vec![entry(0, segment_start()), entry(1, user_text("hello"))],
         },
         in_flight("", "", vec![]),
-        ServerMsg::SnapshotEnd { seq: 9 },
+        ServerMsg::SnapshotEnd { seq: EventSeq(9) },
     ];
     apply_all(&mut t, &snapshot);
     apply_all(&mut t, &snapshot);
@@ -148,11 +148,11 @@ fn a_new_pod_instance_starts_its_seqs_again() {
     t.apply(&committed(50, entry(1, user_text("before restart"))));
     t.apply(&ServerMsg::Welcome {
         protocol: 1,
-        pod: "demo".into(),
+        pod: "demo".parse().unwrap(),
         server_version: "0.1.1".into(),
         state: PodState::Idle,
         instance: "i2".into(),
-        seq: 0,
+        seq: EventSeq(0),
     });
     apply_all(
         &mut t,
@@ -164,7 +164,7 @@ fn a_new_pod_instance_starts_its_seqs_again() {
                     entry(1, user_text("before restart")),
                 ],
             },
-            ServerMsg::SnapshotEnd { seq: 0 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(0) },
         ],
     );
     assert!(t.apply(&committed(1, entry(2, user_text("after restart")))));
@@ -181,21 +181,21 @@ fn tool_calls_stream_then_pair_with_their_result() {
             committed(5, entry(1, run_start())),
             committed(6, entry(2, user_text("read it"))),
             ServerMsg::ToolCallDelta {
-                seq: 7,
+                seq: EventSeq(7),
                 index: 0,
                 call_id: Some("call_1".into()),
                 name: Some("read_file".into()),
                 arguments: String::new(),
             },
             ServerMsg::ToolCallDelta {
-                seq: 8,
+                seq: EventSeq(8),
                 index: 0,
                 call_id: None,
                 name: None,
                 arguments: r#"{"path":"#.into(),
             },
             ServerMsg::ToolCallDelta {
-                seq: 9,
+                seq: EventSeq(9),
                 index: 0,
                 call_id: None,
                 name: None,
@@ -281,15 +281,15 @@ fn thinking_streams_and_is_replaced_by_reasoning() {
         &mut t,
         &[
             ServerMsg::ThinkingDelta {
-                seq: 5,
+                seq: EventSeq(5),
                 text: "Let me ".into(),
             },
             ServerMsg::ThinkingDelta {
-                seq: 6,
+                seq: EventSeq(6),
                 text: "think.".into(),
             },
             ServerMsg::TextDelta {
-                seq: 7,
+                seq: EventSeq(7),
                 text: "Answer".into(),
             },
         ],
@@ -312,12 +312,12 @@ fn thinking_streams_and_is_replaced_by_reasoning() {
 fn queue_updates_replace_the_queue() {
     let mut t = attached();
     t.apply(&ServerMsg::Queued {
-        seq: 5,
+        seq: EventSeq(5),
         queue: vec![queued_run(1, "next"), queued_run(2, "after")],
     });
     assert_eq!(t.status().queue.len(), 2);
     t.apply(&ServerMsg::Queued {
-        seq: 6,
+        seq: EventSeq(6),
         queue: vec![queued_run(2, "after")],
     });
     assert_eq!(t.status().queue, vec![queued_run(2, "after")]);
@@ -333,7 +333,7 @@ fn queue_updates_replace_the_queue() {
                 tool_calls: vec![],
                 queue: vec![queued_run(3, "waiting")],
             },
-            ServerMsg::SnapshotEnd { seq: 1 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(1) },
         ],
     );
     assert_eq!(t.status().queue.len(), 1);
@@ -344,7 +344,7 @@ fn state_transitions_set_and_clear_running_since() {
     let mut t = attached();
     assert_eq!(t.status().running_since, None);
     t.apply(&ServerMsg::State {
-        seq: 5,
+        seq: EventSeq(5),
         state: PodState::Running,
     });
     let since = t
@@ -353,16 +353,16 @@ fn state_transitions_set_and_clear_running_since() {
         .expect("running sets running_since");
     // Staying in running keeps the start.
     t.apply(&ServerMsg::State {
-        seq: 6,
+        seq: EventSeq(6),
         state: PodState::Running,
     });
     assert_eq!(t.status().running_since, Some(since));
     t.apply(&ServerMsg::TextDelta {
-        seq: 7,
+        seq: EventSeq(7),
         text: "partial".into(),
     });
     t.apply(&ServerMsg::State {
-        seq: 8,
+        seq: EventSeq(8),
         state: PodState::Paused,
     });
     assert_eq!(t.status().state, PodState::Paused);
@@ -380,7 +380,7 @@ fn a_running_snapshot_dates_the_run_from_its_start_entry() {
         .as_millis() as u64;
     let start = Entry {
         v: 1,
-        seq: 1,
+        seq: EntrySeq(1),
         ts: now_ms - 5_000,
         kind: run_start(),
     };
@@ -392,7 +392,7 @@ fn a_running_snapshot_dates_the_run_from_its_start_entry() {
             ServerMsg::SnapshotEntries {
                 entries: vec![entry(0, segment_start()), start],
             },
-            ServerMsg::SnapshotEnd { seq: 3 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(3) },
         ],
     );
     let since = t.status().running_since.expect("running");
@@ -407,18 +407,18 @@ fn a_running_snapshot_dates_the_run_from_its_start_entry() {
 fn retry_notices_are_transient() {
     let mut t = attached();
     t.apply(&ServerMsg::Status {
-        seq: 5,
+        seq: EventSeq(5),
         message: "529 overloaded; retrying in 2s (attempt 1 of 3)".into(),
     });
     assert!(t.status().retry_notice.is_some());
     assert_eq!(kinds(&t), ["segment_start"], "a retry notice is not a cell");
     t.apply(&ServerMsg::TextDelta {
-        seq: 6,
+        seq: EventSeq(6),
         text: "ok".into(),
     });
     assert_eq!(t.status().retry_notice, None);
     t.apply(&ServerMsg::Status {
-        seq: 7,
+        seq: EventSeq(7),
         message: "again".into(),
     });
     t.apply(&committed(8, entry(1, run_end(RunEndReason::Error))));
@@ -554,11 +554,11 @@ fn snapshot_alerts_carry_the_snapshot_seq_and_still_show() {
             },
             in_flight("", "", vec![]),
             ServerMsg::Alert {
-                seq: 7,
+                seq: EventSeq(7),
                 level: AlertLevel::Warn,
                 message: "torn tail moved aside".into(),
             },
-            ServerMsg::SnapshotEnd { seq: 7 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(7) },
         ],
     );
     assert_eq!(kinds(&t), ["segment_start", "alert"]);
@@ -578,7 +578,7 @@ fn in_flight_tool_calls_and_thinking_paint_the_streaming_block() {
         &[
             snapshot_begin(2, PodState::Running),
             in_flight("", "hmm", vec![call]),
-            ServerMsg::SnapshotEnd { seq: 2 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(2) },
         ],
     );
     assert_eq!(kinds(&t), ["thinking*", "tool"]);

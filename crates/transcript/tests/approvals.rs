@@ -4,7 +4,8 @@
 mod support;
 
 use seedpod_protocol::{
-    ApprovalDecision, ApprovalRequest, PodState, RunEndReason, ServerMsg, StandingApproval,
+    ApprovalDecision, ApprovalRequest, EventSeq, PodState, RunEndReason, ServerMsg,
+    StandingApproval,
 };
 use seedpod_transcript::{ApprovalStatus, CellKind, Transcript};
 use support::*;
@@ -43,7 +44,7 @@ fn asking() -> Transcript {
             ),
             committed(8, entry(4, approval_request(shell_request("call_1")))),
             ServerMsg::State {
-                seq: 9,
+                seq: EventSeq(9),
                 state: PodState::WaitingForApproval,
             },
         ],
@@ -76,7 +77,7 @@ fn a_request_is_pending_until_its_answer_commits() {
     // The pod still says it waits until its next `state` event.
     assert!(t.status().waiting_for_approval);
     t.apply(&ServerMsg::State {
-        seq: 11,
+        seq: EventSeq(11),
         state: PodState::Running,
     });
     assert!(!t.status().waiting_for_approval);
@@ -153,7 +154,7 @@ fn the_end_of_the_run_closes_what_nobody_answered() {
     assert_eq!(pending_call(&t), None);
     assert_eq!(approval_status(&t, "call_1"), ApprovalStatus::Closed);
     t.apply(&ServerMsg::State {
-        seq: 11,
+        seq: EventSeq(11),
         state: PodState::Idle,
     });
     assert!(!t.status().waiting_for_approval);
@@ -175,7 +176,7 @@ fn snapshot(state: PodState, entries: Vec<seedpod_protocol::EntryKind>) -> Trans
             snapshot_begin(20, state),
             ServerMsg::SnapshotEntries { entries: log },
             in_flight("", "", vec![]),
-            ServerMsg::SnapshotEnd { seq: 20 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(20) },
         ],
     );
     t
@@ -228,7 +229,7 @@ fn a_resync_while_asking_keeps_one_request() {
                     entry(3, approval_request(shell_request("call_1"))),
                 ],
             },
-            ServerMsg::SnapshotEnd { seq: 30 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(30) },
         ],
     );
     assert_eq!(pending_call(&t), Some("call_1"));
@@ -240,18 +241,18 @@ fn a_resync_while_asking_keeps_one_request() {
 fn waiting_keeps_the_runs_clock() {
     let mut t = attached();
     t.apply(&ServerMsg::State {
-        seq: 5,
+        seq: EventSeq(5),
         state: PodState::Running,
     });
     let since = t.status().running_since.expect("running");
     t.apply(&ServerMsg::State {
-        seq: 6,
+        seq: EventSeq(6),
         state: PodState::WaitingForApproval,
     });
     assert!(t.status().waiting_for_approval);
     assert_eq!(t.status().running_since, Some(since));
     t.apply(&ServerMsg::State {
-        seq: 7,
+        seq: EventSeq(7),
         state: PodState::Running,
     });
     assert_eq!(

@@ -2,13 +2,15 @@
 //! to ask for, pages inserted above without touching live state, pairs joined across pages,
 //! the beginning, the cap, and the view keeping its place while cells arrive above it.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use seedpod_protocol::{
-    ApprovalDecision, CompactionTrigger, Entry, EntryKind, ModelConfig, Origin, PodState,
-    ProviderKind, RunEndReason, SegmentStart, ServerMsg,
+    ApprovalDecision, CompactionTrigger, Entry, EntryKind, EntrySeq, EventSeq, ModelConfig, Origin,
+    PodState, ProviderKind, RunEndReason, SegmentStart, ServerMsg,
 };
 use seedpod_transcript::{
     ApprovalStatus, CellKind, EARLIER_ENTRIES_CAP, LogHead, Theme, ToolStatus, Transcript,
@@ -44,11 +46,11 @@ fn attached_after_compaction() -> Transcript {
         &[
             ServerMsg::Welcome {
                 protocol: 1,
-                pod: "demo".into(),
+                pod: "demo".parse().unwrap(),
                 server_version: "0.1.0".into(),
                 state: PodState::WaitingForApproval,
                 instance: "i1".into(),
-                seq: 9,
+                seq: EventSeq(9),
             },
             snapshot_begin(9, PodState::WaitingForApproval),
             ServerMsg::SnapshotEntries {
@@ -67,7 +69,7 @@ fn attached_after_compaction() -> Transcript {
                 tool_calls: vec![],
                 queue: vec![queued_run(1, "after that")],
             },
-            ServerMsg::SnapshotEnd { seq: 9 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(9) },
         ],
     );
     t
@@ -103,7 +105,7 @@ fn a_pods_first_segment_has_nothing_before_it() {
 fn a_snapshot_after_compaction_or_clear_asks_for_the_segment_before() {
     let t = attached_after_compaction();
     assert_eq!(head(&t), Some(LogHead::More));
-    assert_eq!(t.earlier_request(), Some(("s2".to_string(), 0)));
+    assert_eq!(t.earlier_request(), Some(("s2".to_string(), EntrySeq(0))));
 
     let mut cleared = Transcript::new();
     apply_all(
@@ -121,10 +123,13 @@ fn a_snapshot_after_compaction_or_clear_asks_for_the_segment_before() {
                     ),
                 )],
             },
-            ServerMsg::SnapshotEnd { seq: 3 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(3) },
         ],
     );
-    assert_eq!(cleared.earlier_request(), Some(("s9".to_string(), 0)));
+    assert_eq!(
+        cleared.earlier_request(),
+        Some(("s9".to_string(), EntrySeq(0)))
+    );
 
     // A snapshot that starts inside its segment asks for what is before its first entry.
     let mut partial = Transcript::new();
@@ -135,12 +140,12 @@ fn a_snapshot_after_compaction_or_clear_asks_for_the_segment_before() {
             ServerMsg::SnapshotEntries {
                 entries: vec![entry(40, user_text("late in the segment"))],
             },
-            ServerMsg::SnapshotEnd { seq: 3 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(3) },
         ],
     );
     assert_eq!(
         partial.earlier_request(),
-        Some(("0193f0c2".to_string(), 40))
+        Some(("0193f0c2".to_string(), EntrySeq(40)))
     );
 }
 
@@ -153,7 +158,7 @@ fn one_request_at_a_time_and_a_failure_lets_the_next_scroll_ask_again() {
     assert!(!t.earlier_loading());
     assert!(t.earlier_failed());
     assert_eq!(head(&t), Some(LogHead::More));
-    assert_eq!(t.earlier_request(), Some(("s2".to_string(), 0)));
+    assert_eq!(t.earlier_request(), Some(("s2".to_string(), EntrySeq(0))));
 }
 
 #[test]
@@ -236,7 +241,7 @@ fn a_page_goes_above_the_live_cells_and_changes_no_live_state() {
     assert_eq!(ids.len(), t.cells().len());
 
     assert_eq!(head(&t), Some(LogHead::More));
-    assert_eq!(t.earlier_request(), Some(("s1".to_string(), 10)));
+    assert_eq!(t.earlier_request(), Some(("s1".to_string(), EntrySeq(10))));
 }
 
 #[test]
@@ -244,7 +249,7 @@ fn pages_stack_oldest_on_top_until_the_beginning() {
     let mut t = attached_after_compaction();
     t.earlier_loading();
     t.prepend_earlier("s1", &turn(6, "second question", "second answer"), true);
-    assert_eq!(t.earlier_request(), Some(("s1".to_string(), 6)));
+    assert_eq!(t.earlier_request(), Some(("s1".to_string(), EntrySeq(6))));
     t.earlier_loading();
     let mut first = vec![entry(0, start("s1", Origin::New))];
     first.extend(turn(1, "first question", "first answer"));
@@ -370,13 +375,13 @@ fn a_snapshot_forgets_the_pages() {
                     ),
                 )],
             },
-            ServerMsg::SnapshotEnd { seq: 20 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(20) },
         ],
     );
     assert_eq!(kinds(&t), ["head", "segment_start", "compaction"]);
     assert_eq!(t.prepended(), 0);
     assert_eq!(t.earlier_held(), 0);
-    assert_eq!(t.earlier_request(), Some(("s2".to_string(), 0)));
+    assert_eq!(t.earlier_request(), Some(("s2".to_string(), EntrySeq(0))));
 }
 
 fn draw(terminal: &mut Terminal<TestBackend>, t: &Transcript, state: &mut ViewState) -> String {

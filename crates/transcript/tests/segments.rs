@@ -5,7 +5,8 @@
 mod support;
 
 use seedpod_protocol::{
-    EntryKind, ModelConfig, Origin, PodState, ProviderKind, SegmentStart, ServerMsg,
+    EntryKind, EntrySeq, EventSeq, ModelConfig, Origin, PodState, ProviderKind, SegmentStart,
+    ServerMsg,
 };
 use seedpod_transcript::{CellKind, SegmentOrigin, Transcript};
 use support::*;
@@ -98,12 +99,15 @@ fn the_new_segment_continues_live_and_a_later_snapshot_holds_only_it() {
                     entry(2, user_text("fresh start")),
                 ],
             },
-            ServerMsg::SnapshotEnd { seq: 20 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(20) },
         ],
     );
     // The cleared segment is one page back: the head at the top says so.
     assert_eq!(kinds(&t), ["head", "segment_start", "user"]);
-    assert_eq!(t.earlier_request(), Some(("new-segment".to_string(), 0)));
+    assert_eq!(
+        t.earlier_request(),
+        Some(("new-segment".to_string(), EntrySeq(0)))
+    );
 }
 
 #[test]

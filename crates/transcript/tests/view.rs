@@ -6,7 +6,7 @@ mod support;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use seedpod_protocol::{PodState, ServerMsg};
+use seedpod_protocol::{EventSeq, PodState, ServerMsg};
 use seedpod_transcript::{Theme, Transcript, TranscriptView, ViewState};
 use support::*;
 
@@ -14,7 +14,7 @@ use support::*;
 fn messages(n: u64) -> Transcript {
     let mut t = Transcript::new();
     t.apply(&snapshot_begin(0, PodState::Idle));
-    t.apply(&ServerMsg::SnapshotEnd { seq: 0 });
+    t.apply(&ServerMsg::SnapshotEnd { seq: EventSeq(0) });
     for i in 1..=n {
         t.apply(&committed(i, entry(i, user_text(&format!("message {i}")))));
     }

@@ -13,13 +13,13 @@ pub mod tools;
 
 use std::ffi::OsString;
 
-use seedpod_protocol::{PodEvent, SpawnRequest};
+use seedpod_protocol::{PodEvent, PodName, SpawnRequest};
 use seedpod_store::{ChildRecord, PendingReport, PodMeta, Report, ScopeGrant};
 
 /// How a new pod was started by its parent: recorded in its `pod.json` at creation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChildStart {
-    pub parent: String,
+    pub parent: PodName,
     /// The child's first input: committed (queued) in its log before it reports ready, so it
     /// is never lost between "started" and "told what to do".
     pub task: String,

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use seedpod_client::{Connection, Home};
-use seedpod_protocol::{ClientMode, Method, PodEvent, ServerMsg};
+use seedpod_protocol::{ClientMode, Method, PodEvent, PodName, ServerMsg};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::controller::{ChildMsg, Command};
@@ -66,8 +66,8 @@ impl OutboxHandle {
 /// Start delivering `pod`'s reports to `parent`.
 pub fn start(
     home: Home,
-    pod: String,
-    parent: String,
+    pod: PodName,
+    parent: PodName,
     controller: mpsc::Sender<Command>,
 ) -> OutboxHandle {
     let (tx, rx) = mpsc::channel(OUTBOX_QUEUE);
@@ -77,8 +77,8 @@ pub fn start(
 
 async fn deliver(
     home: Home,
-    pod: String,
-    parent: String,
+    pod: PodName,
+    parent: PodName,
     mut rx: mpsc::Receiver<OutboxMsg>,
     controller: mpsc::Sender<Command>,
 ) {
@@ -157,7 +157,7 @@ fn absorb(
 /// the ids the parent acknowledged, and what went wrong if not all were.
 async fn send_all(
     home: &Home,
-    parent: &str,
+    parent: &PodName,
     client: &str,
     pending: &mut VecDeque<PodEvent>,
 ) -> (Vec<String>, Option<String>) {

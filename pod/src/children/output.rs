@@ -95,7 +95,7 @@ pub fn read_output(
         Some(cursor) if order.contains(&cursor.segment.as_str()) => cursor.clone(),
         Some(cursor) => {
             return Err(OutputError::UnknownSegment {
-                pod: meta.name.clone(),
+                pod: meta.name.to_string(),
                 segment: cursor.segment.clone(),
             });
         }
@@ -526,14 +526,21 @@ mod tests {
     use seedpod_store::{PodConfig, SEGMENTS_DIR};
 
     use super::*;
+    use seedpod_protocol::{EntrySeq, PodName};
 
     fn meta(segments: &[&str]) -> PodMeta {
         let config = PodConfig::new(ProviderKind::Scripted, "script");
         let active = segments.last().unwrap().to_string();
         PodMeta {
             segments: segments.iter().map(|s| s.to_string()).collect(),
-            parent: Some("mum".into()),
-            ..PodMeta::new("kid", PathBuf::from("/"), active, config, 0)
+            parent: Some("mum".parse().unwrap()),
+            ..PodMeta::new(
+                PodName::new("kid").unwrap(),
+                PathBuf::from("/"),
+                active,
+                config,
+                0,
+            )
         }
     }
 
@@ -596,7 +603,7 @@ mod tests {
             };
             let entry = Entry {
                 v: ENTRY_VERSION,
-                seq: *seq,
+                seq: EntrySeq(*seq),
                 ts: 1_700_000_000_000 + *seq,
                 kind,
             };

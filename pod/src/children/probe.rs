@@ -6,7 +6,7 @@ use std::time::Duration;
 use seedpod_client::pods::STATUS_TIMEOUT;
 use seedpod_client::{ClientError, Connection, Home, Liveness};
 use seedpod_protocol::{
-    AckOutcome, ClientMode, Entry, Method, PodEvent, PodState, Segment, ServerMsg,
+    AckOutcome, ClientMode, Entry, Method, PodEvent, PodName, PodState, Segment, ServerMsg,
 };
 use tokio::sync::mpsc;
 
@@ -53,7 +53,7 @@ fn client_name(me: &str) -> String {
 
 /// The client's status probe (the one `ls` and the picker use), plus "gone" for a child whose
 /// pod directory is missing.
-pub async fn probe(home: &Home, me: &str, name: &str) -> ChildLiveness {
+pub async fn probe(home: &Home, me: &str, name: &PodName) -> ChildLiveness {
     match seedpod_client::pods::probe(home, name, &client_name(me)).await {
         Liveness::Running(status) => ChildLiveness::Live(status.state),
         Liveness::Stopped => not_running(home, name),
@@ -61,7 +61,7 @@ pub async fn probe(home: &Home, me: &str, name: &str) -> ChildLiveness {
     }
 }
 
-fn not_running(home: &Home, name: &str) -> ChildLiveness {
+fn not_running(home: &Home, name: &PodName) -> ChildLiveness {
     if home.pod_dir(name).join(seedpod_store::META_FILE).exists() {
         ChildLiveness::StoppedRestorable
     } else {
@@ -72,13 +72,13 @@ fn not_running(home: &Home, name: &str) -> ChildLiveness {
 /// One recorded pod to relink: a direct child, or a descendant learned through one (whose
 /// reports go to its own parent, so they are not ours to deliver or take).
 pub struct Relink {
-    pub name: String,
+    pub name: PodName,
     pub direct: bool,
 }
 
 /// After a restart: probe every recorded child, tell the controller what was found, ask live
 /// direct children to deliver reports that waited for us, and take those a stopped one left.
-pub async fn relink(home: Home, me: String, pods: Vec<Relink>, tx: mpsc::Sender<Command>) {
+pub async fn relink(home: Home, me: PodName, pods: Vec<Relink>, tx: mpsc::Sender<Command>) {
     for Relink { name, direct } in pods {
         let liveness = probe(&home, &me, &name).await;
         tracing::info!(event = "child_relinked", child = %name, liveness = %liveness.describe());
@@ -114,7 +114,7 @@ pub async fn relink(home: Home, me: String, pods: Vec<Relink>, tx: mpsc::Sender<
 /// Reports a stopped child could not deliver (its parent was away when it stopped): read from
 /// its log without touching it. Anything unreadable (a torn line from a crash) means none are
 /// taken; the child delivers them itself when it is restored.
-async fn stopped_reports(home: &Home, name: &str) -> Vec<PodEvent> {
+async fn stopped_reports(home: &Home, name: &PodName) -> Vec<PodEvent> {
     let pod_dir = home.pod_dir(name);
     let name = name.to_owned();
     let read = tokio::task::spawn_blocking(move || {
@@ -141,7 +141,7 @@ async fn stopped_reports(home: &Home, name: &str) -> Vec<PodEvent> {
 
 /// Start a stopped child again (`pod serve NAME`, which restores it from its log with the
 /// settings and scope its `pod.json` records).
-pub async fn restore(home: &Home, name: &str) -> Result<(), String> {
+pub async fn restore(home: &Home, name: &PodName) -> Result<(), String> {
     let meta = seedpod_store::load_meta(&home.pod_dir(name))
         .ok()
         .flatten()
@@ -163,7 +163,7 @@ pub async fn restore(home: &Home, name: &str) -> Result<(), String> {
 pub async fn send_input(
     home: &Home,
     me: &str,
-    name: &str,
+    name: &PodName,
     message: &str,
 ) -> Result<String, String> {
     let mut conn = Connection::connect(home, name, &client_name(me), ClientMode::Control)
@@ -199,7 +199,7 @@ pub async fn send_input(
 
 /// Ask `name` to shut down and wait until it has closed its log. `Ok(false)`: it was not
 /// running.
-pub async fn stop(home: &Home, me: &str, name: &str) -> Result<bool, String> {
+pub async fn stop(home: &Home, me: &str, name: &PodName) -> Result<bool, String> {
     let mut conn =
         match Connection::connect(home, name, &client_name(me), ClientMode::Control).await {
             Ok(conn) => conn,

@@ -9,7 +9,7 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use seedpod_client::Home;
 use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
-use seedpod_protocol::{SpawnRequest, ToolSpec};
+use seedpod_protocol::{PodName, SpawnRequest, ToolSpec};
 use seedpod_store::{ChildRecord, OutputCursor};
 use serde::Deserialize;
 use serde_json::json;
@@ -70,12 +70,12 @@ impl Kind {
 #[derive(Clone)]
 pub struct ChildTools {
     home: Home,
-    me: String,
+    me: PodName,
     tx: mpsc::Sender<Command>,
 }
 
 impl ChildTools {
-    pub fn new(home: Home, me: String, tx: mpsc::Sender<Command>) -> ChildTools {
+    pub fn new(home: Home, me: PodName, tx: mpsc::Sender<Command>) -> ChildTools {
         ChildTools { home, me, tx }
     }
 
@@ -121,9 +121,9 @@ impl ChildTools {
             })
     }
 
-    async fn tell_liveness(&self, name: &str, live: bool) {
+    async fn tell_liveness(&self, name: &PodName, live: bool) {
         let msg = ChildMsg::Liveness {
-            name: name.to_owned(),
+            name: name.clone(),
             live,
         };
         let _ = self.tx.send(Command::Child(msg)).await;
@@ -138,7 +138,7 @@ struct ChildTool {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SpawnArgs {
-    name: String,
+    name: PodName,
     task: String,
     #[serde(default)]
     scope: Option<ScopeArgs>,
@@ -160,14 +160,14 @@ struct ScopeArgs {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SendArgs {
-    name: String,
+    name: PodName,
     message: String,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ReadArgs {
-    name: String,
+    name: PodName,
     #[serde(default)]
     since: Option<String>,
 }
@@ -175,7 +175,7 @@ struct ReadArgs {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NameArgs {
-    name: String,
+    name: PodName,
 }
 
 #[derive(Deserialize)]
@@ -414,7 +414,7 @@ fn describe(ctx: &ChildTools, record: &ChildRecord, liveness: &ChildLiveness) ->
     )
 }
 
-fn last_activity(ctx: &ChildTools, name: &str) -> Option<u64> {
+fn last_activity(ctx: &ChildTools, name: &PodName) -> Option<u64> {
     let meta = seedpod_store::load_meta(&ctx.home.pod_dir(name))
         .ok()
         .flatten()?;
@@ -441,4 +441,26 @@ async fn stop(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
     } else {
         format!("child pod {} was not running{returned}", args.name)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model that names a child `../x` gets a tool error that says what a name may hold;
+    /// nothing reaches the controller, so nothing can build a path from it.
+    #[test]
+    fn a_name_that_could_leave_the_runtime_directory_is_refused_as_arguments() {
+        for bad in ["../x", "a/b", "", ".hidden"] {
+            let arguments = json!({"name": bad, "task": "t"}).to_string();
+            let err = match parse::<SpawnArgs>("spawn_pod", &arguments) {
+                Ok(_) => panic!("{bad:?} was accepted"),
+                Err(err) => err,
+            };
+            assert!(err.contains("spawn_pod"), "{err}");
+            assert!(err.contains("pod name"), "{err}");
+        }
+        let fine = json!({"name": "kid-1", "task": "t"}).to_string();
+        assert!(parse::<SpawnArgs>("spawn_pod", &fine).is_ok());
+    }
 }

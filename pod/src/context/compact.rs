@@ -6,7 +6,7 @@
 //! seed of the summary (as a system message) followed by the last messages kept verbatim, whole
 //! exchanges only, so no tool call loses its result (seed 004 §5 stage 3).
 
-use seedpod_protocol::{ModelConfig, ModelItem, char_prefix, thousands};
+use seedpod_protocol::{CallId, ModelConfig, ModelItem, char_prefix, thousands};
 
 use super::estimate::{item_tokens, items_tokens, tokens};
 use super::prune::keep_ends;
@@ -168,14 +168,14 @@ pub const MISSING_RESULT: &str = "[Tool result missing: the conversation was com
 /// whose call is not kept is dropped, and a kept call without its result gets a placeholder
 /// result right after its assistant message, so every provider accepts the conversation.
 pub fn repair(items: Vec<ModelItem>) -> Vec<ModelItem> {
-    let calls: std::collections::HashSet<String> = items
+    let calls: std::collections::HashSet<CallId> = items
         .iter()
         .filter_map(|i| match i {
             ModelItem::ToolCall { call_id, .. } => Some(call_id.clone()),
             _ => None,
         })
         .collect();
-    let answered: std::collections::HashSet<String> = items
+    let answered: std::collections::HashSet<CallId> = items
         .iter()
         .filter_map(|i| match i {
             ModelItem::ToolResult { call_id, .. } if calls.contains(call_id) => {
@@ -185,7 +185,7 @@ pub fn repair(items: Vec<ModelItem>) -> Vec<ModelItem> {
         })
         .collect();
     let mut out = Vec::with_capacity(items.len());
-    let mut missing: Vec<String> = Vec::new();
+    let mut missing: Vec<CallId> = Vec::new();
     for item in items {
         if !is_assistant(&item) && !missing.is_empty() {
             out.extend(missing.drain(..).map(placeholder));
@@ -203,7 +203,7 @@ pub fn repair(items: Vec<ModelItem>) -> Vec<ModelItem> {
     out
 }
 
-fn placeholder(call_id: String) -> ModelItem {
+fn placeholder(call_id: CallId) -> ModelItem {
     ModelItem::ToolResult {
         call_id,
         content: MISSING_RESULT.to_owned(),

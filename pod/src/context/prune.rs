@@ -132,7 +132,7 @@ fn result_parts(item: &ModelItem) -> (&str, &str) {
 fn trim(index: usize, call_id: &str, mode: TrimMode, content: String) -> ToolResultTrim {
     ToolResultTrim {
         index: index as u64,
-        call_id: call_id.to_owned(),
+        call_id: call_id.to_owned().into(),
         mode,
         content,
     }

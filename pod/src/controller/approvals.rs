@@ -8,8 +8,8 @@
 
 use seedpod_engine::{Authorization, HostError, PendingCall};
 use seedpod_protocol::{
-    AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, EntryKind, ErrorCode, Replaces,
-    ServerMsg, StandingApproval,
+    AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, CallId, EntryKind, ErrorCode,
+    Replaces, ServerMsg, StandingApproval,
 };
 use seedpod_store::Durability;
 use seedpod_tools::Judgement;
@@ -20,7 +20,7 @@ use crate::policy::Policy;
 
 /// The run task waiting for a person's answer on a call.
 pub(super) struct WaitingApproval {
-    pub call_id: String,
+    pub call_id: CallId,
     pub reply: oneshot::Sender<Result<Authorization, HostError>>,
 }
 
@@ -217,7 +217,7 @@ impl Controller {
     pub(super) async fn approve(
         &mut self,
         id: u64,
-        call_id: Option<String>,
+        call_id: Option<CallId>,
         answer: ApprovalAnswer,
         reason: Option<String>,
     ) -> ServerMsg {

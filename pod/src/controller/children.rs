@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use seedpod_client::launch::{Launch, LaunchError, launch};
-use seedpod_protocol::{EntryKind, ErrorCode, PodEvent, ServerMsg, SpawnRequest};
+use seedpod_protocol::{EntryKind, ErrorCode, PodEvent, PodName, ServerMsg, SpawnRequest};
 use seedpod_store::{
     ChildRecord, Durability, OutputCursor, PendingReport, ScopeGrant, report_id, save_meta, unix_ms,
 };
@@ -28,7 +28,7 @@ pub enum ChildMsg {
     },
     /// The child process started, or failed to.
     Launched {
-        name: String,
+        name: PodName,
         result: Result<String, String>,
         reply: SpawnReply,
     },
@@ -37,9 +37,9 @@ pub enum ChildMsg {
         reply: oneshot::Sender<Vec<ChildRecord>>,
     },
     /// A probe (or a conversation) found the child running or not.
-    Liveness { name: String, live: bool },
+    Liveness { name: PodName, live: bool },
     /// `read_pod_output` read up to here.
-    Cursor { name: String, cursor: OutputCursor },
+    Cursor { name: PodName, cursor: OutputCursor },
     /// The parent acknowledged one of this pod's reports.
     Delivered { event_id: String },
     /// Reports a stopped child left undelivered in its log, read by a relink.
@@ -56,7 +56,7 @@ pub enum SpawnReply {
 }
 
 impl SpawnReply {
-    fn send(self, result: Result<(String, String), String>) {
+    fn send(self, result: Result<(PodName, String), String>) {
         match self {
             SpawnReply::Client { id, reply } => {
                 let msg = match result {
@@ -184,13 +184,12 @@ impl Controller {
 
     /// What the request may have, as a record; or why not, worded for whoever asked.
     fn admit(&self, request: &SpawnRequest) -> Result<ChildRecord, String> {
-        let name = request.name.trim();
-        seedpod_client::validate_name(name)
-            .map_err(|e| format!("\"{name}\" cannot name a pod: {e}"))?;
-        if name == self.name {
+        // The name is a `PodName`: it was checked when the frame or the tool call was read.
+        let name = &request.name;
+        if *name == self.name {
             return Err(format!("\"{name}\" is this pod's own name; pick another"));
         }
-        if self.meta.children.iter().any(|r| r.name == name)
+        if self.meta.children.iter().any(|r| r.name == *name)
             || self
                 .home
                 .pod_dir(name)
@@ -243,7 +242,7 @@ impl Controller {
         })
     }
 
-    async fn launched(&mut self, name: String, result: Result<String, String>, reply: SpawnReply) {
+    async fn launched(&mut self, name: PodName, result: Result<String, String>, reply: SpawnReply) {
         match result {
             Ok(socket) => {
                 tracing::info!(event = "child_spawned", child = %name);
@@ -276,7 +275,7 @@ impl Controller {
             return;
         }
         let event = PodEvent::ScopeSubDelegated {
-            pod: self.name.clone(),
+            pod: self.name.to_string(),
             event_id: report_id(&self.state.segment_id, self.state.next_seq),
             child: child.to_owned(),
             scope: write.iter().map(|p| p.display().to_string()).collect(),
@@ -300,12 +299,16 @@ impl Controller {
                 pod, child, scope, ..
             } => {
                 // Only a child's report adds a descendant: anyone may send `pod_event`.
-                let from_child = self.meta.children.iter().any(|r| &r.name == pod);
+                let from_child = self.meta.children.iter().any(|r| r.name == *pod);
                 self.set_live(pod, true);
-                if from_child
-                    && !self.meta.children.iter().any(|r| &r.name == child)
-                    && child != &self.name
-                {
+                // Anything can claim a descendant's name; only one that could name a pod
+                // becomes a record (it names a directory later).
+                let child = PodName::new(child.as_str()).ok();
+                if let Some(child) = child.filter(|child| {
+                    from_child
+                        && !self.meta.children.iter().any(|r| r.name == *child)
+                        && *child != self.name
+                }) {
                     let write: Vec<std::path::PathBuf> = scope.iter().map(Into::into).collect();
                     self.meta.children.push(ChildRecord {
                         name: child.clone(),
@@ -314,13 +317,13 @@ impl Controller {
                             read: Vec::new(),
                             write: write.clone(),
                         },
-                        via: Some(pod.clone()),
+                        via: PodName::new(pod.as_str()).ok(),
                         created_ms: unix_ms(),
                         cursor: None,
                     });
                     self.save_meta_logged();
                     self.relend();
-                    self.report_descendant(child, &write).await;
+                    self.report_descendant(&child, &write).await;
                 }
             }
             PodEvent::Unknown => {}
@@ -337,10 +340,11 @@ impl Controller {
         if !self.meta.children.iter().any(|r| r.name == name) {
             return;
         }
-        let changed = if live {
-            self.not_live.remove(name)
-        } else {
-            self.not_live.insert(name.to_owned())
+        let changed = match (live, PodName::new(name)) {
+            (true, _) => self.not_live.remove(name),
+            (false, Ok(name)) => self.not_live.insert(name),
+            // Not a pod name, so not a child's: the check above already returned.
+            (false, Err(_)) => false,
         };
         if changed {
             tracing::info!(event = "child_liveness", child = %name, live);
@@ -361,7 +365,7 @@ impl Controller {
             .flat_map(|r| {
                 r.scope.write.iter().map(|root| LentRoot {
                     root: root.clone(),
-                    child: r.name.clone(),
+                    child: r.name.to_string(),
                 })
             })
             .collect();
@@ -448,7 +452,7 @@ impl Controller {
             return;
         };
         let event = PodEvent::ShutDown {
-            pod: self.name.clone(),
+            pod: self.name.to_string(),
             event_id: report_id(&self.state.segment_id, self.state.next_seq),
         };
         if let Err(err) = self
@@ -497,4 +501,4 @@ fn launch_failure(home: &seedpod_client::Home, err: &LaunchError) -> String {
 }
 
 /// Names of children believed not running, for `Controller` construction.
-pub(super) type NotLive = HashSet<String>;
+pub(super) type NotLive = HashSet<PodName>;

@@ -58,7 +58,7 @@ impl Controller {
         }
         tracing::debug!(
             event = "entry_committed",
-            seq = entry.seq,
+            seq = entry.seq.get(),
             kind = entry.kind.name()
         );
         if self.state.outbox.len() > reports {

@@ -3,7 +3,7 @@
 //! `#slug` and `/slug` references, each committed as its own system item right after the input
 //! and so before the request that follows (invariant 1).
 
-use seedpod_protocol::{AlertLevel, EntryKind, Segment, SystemItem, flatten_to_text};
+use seedpod_protocol::{AlertLevel, EntryKind, QueueId, Segment, SystemItem, flatten_to_text};
 use seedpod_store::Durability;
 
 use super::Controller;
@@ -19,7 +19,7 @@ pub const MAX_ATTACHMENT_BYTES: usize = 100 * 1024;
 pub(super) struct UserInput {
     pub segments: Vec<Segment>,
     pub text: String,
-    pub queue_id: Option<u64>,
+    pub queue_id: Option<QueueId>,
 }
 
 impl UserInput {
@@ -80,7 +80,11 @@ impl Controller {
 
     /// A person's input as it will be committed: its model-visible text is cut to the configured
     /// length with a note the model reads.
-    pub(super) fn user_input(&self, segments: Vec<Segment>, queue_id: Option<u64>) -> UserInput {
+    pub(super) fn user_input(
+        &self,
+        segments: Vec<Segment>,
+        queue_id: Option<QueueId>,
+    ) -> UserInput {
         let text = flatten_to_text(&segments);
         let text = match guard::cap_message(&text, self.session.max_message_chars) {
             Some(capped) => {

@@ -33,7 +33,9 @@ use std::time::Instant;
 use seedpod_engine::{
     HostError, PreparedRequest, Provider, ProviderEvent, RetryPolicy, RunOutcome, ToolRegistry,
 };
-use seedpod_protocol::{Entry, EntryKind, InFlightToolCall, Method, PodState, ServerMsg};
+use seedpod_protocol::{
+    Entry, EntryKind, EventSeq, InFlightToolCall, Method, PodName, PodState, ServerMsg,
+};
 use seedpod_store::{PodMeta, SegmentState, SegmentWriter};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -58,12 +60,12 @@ pub enum Command {
     },
     /// Start receiving events: a snapshot (or ring catch-up) plus a live queue.
     Subscribe {
-        since: Option<u64>,
+        since: Option<EventSeq>,
         reply: oneshot::Sender<SubscribeReply>,
     },
     /// A client said hello: the state and last seq for its `welcome`.
     Greet {
-        reply: oneshot::Sender<(PodState, u64)>,
+        reply: oneshot::Sender<(PodState, EventSeq)>,
     },
     ClientConnected,
     ClientDisconnected,
@@ -148,7 +150,7 @@ struct InFlight {
 
 /// The pieces the controller is built from (see `crate::restore`).
 pub struct ControllerParts {
-    pub name: String,
+    pub name: PodName,
     pub pod_dir: PathBuf,
     pub meta: PodMeta,
     pub writer: SegmentWriter,
@@ -168,7 +170,7 @@ pub struct ControllerParts {
 }
 
 pub struct Controller {
-    name: String,
+    name: PodName,
     instance: String,
     meta: PodMeta,
     writer: SegmentWriter,

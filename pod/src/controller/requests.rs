@@ -1,8 +1,8 @@
 //! Client methods (DESIGN §5 table): each returns exactly one reply frame for the requester.
 
 use seedpod_protocol::{
-    AckOutcome, DequeueReason, EntryKind, ErrorCode, Method, PodCommand, PodEvent, PodStatus,
-    QueuedItem, RunEndReason, RunTrigger, Segment, ServerMsg,
+    AckOutcome, DequeueReason, EntryKind, EntrySeq, ErrorCode, Method, PodCommand, PodEvent,
+    PodStatus, QueueId, QueuedItem, RunEndReason, RunTrigger, Segment, ServerMsg,
 };
 use seedpod_store::Durability;
 use tokio::sync::oneshot;
@@ -20,7 +20,7 @@ fn ack(id: u64, outcome: AckOutcome) -> ServerMsg {
     }
 }
 
-fn ack_entry(id: u64, outcome: AckOutcome, entry_seq: Option<u64>) -> ServerMsg {
+fn ack_entry(id: u64, outcome: AckOutcome, entry_seq: Option<EntrySeq>) -> ServerMsg {
     ServerMsg::Ack {
         id,
         outcome,
@@ -253,7 +253,7 @@ impl Controller {
     }
 
     /// Withdraw a queued input before it runs; the `dequeued` entry is durable before the ack.
-    async fn cancel_queued(&mut self, id: u64, queue_id: u64) -> ServerMsg {
+    async fn cancel_queued(&mut self, id: u64, queue_id: QueueId) -> ServerMsg {
         let queued = self
             .state
             .pending
@@ -398,7 +398,7 @@ impl Controller {
         self.state.pending.iter().any(|q| q.item.is_input())
     }
 
-    fn last_entry_seq(&self) -> Option<u64> {
+    fn last_entry_seq(&self) -> Option<EntrySeq> {
         self.entries.last().map(|e| e.seq)
     }
 

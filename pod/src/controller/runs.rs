@@ -7,7 +7,8 @@ use seedpod_engine::{
     HostError, RunLimits, RunOutcome, drive_run_with_retry, unanswered_tool_calls,
 };
 use seedpod_protocol::{
-    AlertLevel, DequeueReason, EntryKind, QueuedItem, RunEndReason, RunTrigger, SystemItem,
+    AlertLevel, DequeueReason, EntryKind, EntrySeq, QueuedItem, RunEndReason, RunTrigger,
+    SystemItem,
 };
 use seedpod_store::Durability;
 
@@ -25,7 +26,7 @@ impl Controller {
         &mut self,
         trigger: RunTrigger,
         input: Option<UserInput>,
-    ) -> Result<Option<u64>, CommitError> {
+    ) -> Result<Option<EntrySeq>, CommitError> {
         self.commit(EntryKind::RunStart { trigger }, Durability::Buffered)
             .await?;
         let mut input_seq = None;

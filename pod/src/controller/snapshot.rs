@@ -4,14 +4,14 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use seedpod_protocol::{Entry, EntryKind, PodState, QueuedItem, ServerMsg, SystemItem};
+use seedpod_protocol::{Entry, EntryKind, EventSeq, PodState, QueuedItem, ServerMsg, SystemItem};
 
 use super::Controller;
 use crate::bus::Subscription;
 
 /// The state a connection turns into `snapshot_begin` … `snapshot_end`.
 pub struct SnapshotData {
-    pub seq: u64,
+    pub seq: EventSeq,
     pub state: PodState,
     pub greeting: String,
     pub segment_id: String,
@@ -36,7 +36,7 @@ pub struct SubscribeReply {
 }
 
 impl Controller {
-    pub(super) fn subscribe(&mut self, since: Option<u64>) -> SubscribeReply {
+    pub(super) fn subscribe(&mut self, since: Option<EventSeq>) -> SubscribeReply {
         let replay = since.and_then(|since| self.bus.replay_since(since));
         let catch_up = match replay {
             Some(lines) => CatchUp::Replay(lines),

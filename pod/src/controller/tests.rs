@@ -20,9 +20,9 @@ use seedpod_engine::{
     ToolRegistry,
 };
 use seedpod_protocol::{
-    AckOutcome, DequeueReason, Entry, EntryKind, ErrorCode, Method, ModelItem, Origin, PodEvent,
-    PodState, PodStatus, ProviderKind, QueuedItem, RunEndReason, RunTrigger, Segment, SegmentStart,
-    ServerMsg, SystemItem,
+    AckOutcome, DequeueReason, Entry, EntryKind, EntrySeq, ErrorCode, Method, ModelItem, Origin,
+    PodEvent, PodName, PodState, PodStatus, ProviderKind, QueueId, QueuedItem, RunEndReason,
+    RunTrigger, Segment, SegmentStart, ServerMsg, SystemItem,
 };
 use seedpod_store::{
     PodConfig, PodMeta, SegmentState, SegmentWriter, new_segment_id, read_segment, segment_path,
@@ -147,9 +147,15 @@ async fn parts(
         ScriptedProvider::from_steps(steps, Some(record.clone())).expect("scripted provider"),
     );
     let config = PodConfig::new(ProviderKind::Scripted, "script");
-    let meta = PodMeta::new(POD, dir.to_path_buf(), segment_id, config, first.ts);
+    let meta = PodMeta::new(
+        PodName::new(POD.to_string()).unwrap(),
+        dir.to_path_buf(),
+        segment_id,
+        config,
+        first.ts,
+    );
     let parts = ControllerParts {
-        name: POD.into(),
+        name: POD.parse().unwrap(),
         pod_dir: dir.to_path_buf(),
         meta,
         writer: writer.clone(),
@@ -402,7 +408,11 @@ fn ack(reply: &ServerMsg) -> (AckOutcome, Option<u64>, Option<u64>) {
             queue_id,
             entry_seq,
             ..
-        } => (*outcome, *queue_id, *entry_seq),
+        } => (
+            *outcome,
+            queue_id.map(QueueId::get),
+            entry_seq.map(EntrySeq::get),
+        ),
         other => panic!("expected an ack, got {other:?}"),
     }
 }
@@ -456,7 +466,9 @@ fn user_inputs(entries: &[Entry]) -> Vec<(String, Option<u64>)> {
     entries
         .iter()
         .filter_map(|e| match &e.kind {
-            EntryKind::UserInput { text, queue_id, .. } => Some((text.clone(), *queue_id)),
+            EntryKind::UserInput { text, queue_id, .. } => {
+                Some((text.clone(), queue_id.map(QueueId::get)))
+            }
             _ => None,
         })
         .collect()
@@ -466,7 +478,9 @@ fn system_items(entries: &[Entry]) -> Vec<(SystemItem, Option<u64>)> {
     entries
         .iter()
         .filter_map(|e| match &e.kind {
-            EntryKind::SystemItem { item, queue_id } => Some((item.clone(), *queue_id)),
+            EntryKind::SystemItem { item, queue_id } => {
+                Some((item.clone(), queue_id.map(QueueId::get)))
+            }
             _ => None,
         })
         .collect()
@@ -561,7 +575,7 @@ async fn run_while_running_is_queued_durably_and_started_in_fifo_order() {
         // Durable before the ack: the `queued` entry is already in the file.
         let log = pod.log();
         let expected = EntryKind::Queued {
-            queue_id: expected_queue_id,
+            queue_id: QueueId(expected_queue_id),
             item: QueuedItem::Run {
                 segments: vec![Segment::text(input)],
             },
@@ -611,18 +625,26 @@ async fn a_queued_input_can_be_withdrawn_but_a_notification_cannot() {
     let (_, note_id, _) = ack(&pod.notify("note", false).await);
     let (input_id, note_id) = (input_id.unwrap(), note_id.unwrap());
 
-    let (outcome, _, entry_seq) = ack(&pod.call(Method::CancelQueued { queue_id: input_id }).await);
+    let (outcome, _, entry_seq) = ack(&pod
+        .call(Method::CancelQueued {
+            queue_id: QueueId(input_id),
+        })
+        .await);
     assert_eq!(outcome, AckOutcome::Done);
     // Durable before the ack.
     assert_eq!(
         entry_at(&pod.log(), entry_seq),
         &EntryKind::Dequeued {
-            queue_id: input_id,
+            queue_id: QueueId(input_id),
             reason: DequeueReason::Cancelled
         }
     );
     for queue_id in [note_id, input_id, 99] {
-        let reply = pod.call(Method::CancelQueued { queue_id }).await;
+        let reply = pod
+            .call(Method::CancelQueued {
+                queue_id: QueueId(queue_id),
+            })
+            .await;
         assert!(
             matches!(
                 reply,
@@ -751,7 +773,7 @@ async fn notify_while_paused_is_queued_and_delivered_on_resume() {
     let (outcome, queue_id, entry_seq) = ack(&pod.notify("paused-note", true).await);
     assert_eq!(outcome, AckOutcome::Queued);
     let expected = EntryKind::Queued {
-        queue_id: queue_id.expect("a queue id"),
+        queue_id: QueueId(queue_id.expect("a queue id")),
         item: QueuedItem::Notify {
             message: "paused-note".into(),
             wake: true,

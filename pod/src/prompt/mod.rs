@@ -31,7 +31,7 @@ mod tool_specs;
 
 use std::path::PathBuf;
 
-use seedpod_protocol::ToolSpec;
+use seedpod_protocol::{PodName, ToolSpec};
 
 use crate::guard::group_thousands;
 
@@ -44,7 +44,7 @@ pub use tool_specs::{compact_tool_specs, tools_for_mode};
 /// Everything a system prompt is rendered from, besides the files it reads.
 #[derive(Debug, Clone)]
 pub struct PromptInputs {
-    pub pod_name: String,
+    pub pod_name: PodName,
     /// The pod's working directory: where workflows and `AGENTS.md` are looked up.
     pub cwd: PathBuf,
     pub model: String,

@@ -32,7 +32,7 @@ impl Fixture {
 
     fn inputs(&self) -> PromptInputs {
         PromptInputs {
-            pod_name: "scout".into(),
+            pod_name: "scout".parse().unwrap(),
             cwd: self.path("project/sub"),
             model: "test-model".into(),
             current_date: "2026-05-01".into(),

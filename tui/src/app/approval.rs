@@ -17,7 +17,7 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use seedpod_protocol::{ApprovalAnswer, ApprovalRequest, Method};
+use seedpod_protocol::{ApprovalAnswer, ApprovalRequest, CallId, Method};
 
 use super::{App, Effect, FlashLevel, Overlay, Pending};
 
@@ -32,17 +32,17 @@ pub const COUNTDOWN_STEP: Duration = Duration::from_millis(100);
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ApprovalPrompt {
     /// The request hidden with Esc: no modal for it until Ctrl-A (a newer request shows).
-    hidden: Option<String>,
+    hidden: Option<CallId>,
     /// A denial's reason being typed: the request's call id and the text so far.
-    reason: Option<(String, String)>,
+    reason: Option<(CallId, String)>,
     /// The request whose answer was sent and not yet replied to; keys wait for the reply.
-    sent: Option<String>,
+    sent: Option<CallId>,
     /// The request whose modal shows and when it opened (in the app's clock): keys are not
     /// answers until `ANSWER_GRACE` after that. `None` while no modal shows.
-    opened: Option<(String, Instant)>,
+    opened: Option<(CallId, Instant)>,
     /// `a` was pressed for this request: the modal says what the standing rule covers and
     /// waits for a second key before anything is sent.
-    confirming: Option<String>,
+    confirming: Option<CallId>,
     /// The last frame drew the countdown: the clock redraws until the modal takes keys.
     counting: bool,
     /// The first line of an edit's diff in view (↑↓), for the request that opened last.
@@ -262,7 +262,7 @@ impl App {
         &mut self,
         key: &KeyEvent,
         ctrl: bool,
-        call_id: String,
+        call_id: CallId,
         now: Instant,
     ) -> Vec<Effect> {
         match key.code {
@@ -285,7 +285,7 @@ impl App {
         }
     }
 
-    fn reason_key(&mut self, key: &KeyEvent, call_id: String, now: Instant) -> Vec<Effect> {
+    fn reason_key(&mut self, key: &KeyEvent, call_id: CallId, now: Instant) -> Vec<Effect> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let Some((_, reason)) = &mut self.approval.reason else {
             return Vec::new();
@@ -317,7 +317,7 @@ impl App {
         }
     }
 
-    fn hide_approval(&mut self, call_id: String, now: Instant) -> Vec<Effect> {
+    fn hide_approval(&mut self, call_id: CallId, now: Instant) -> Vec<Effect> {
         self.approval.hidden = Some(call_id);
         self.approval.reason = None;
         self.approval.confirming = None;
@@ -331,7 +331,7 @@ impl App {
 
     fn answer(
         &mut self,
-        call_id: String,
+        call_id: CallId,
         answer: ApprovalAnswer,
         reason: Option<String>,
         now: Instant,

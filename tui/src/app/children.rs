@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use seedpod_protocol::{Entry, EntryKind, Method, ServerMsg, SpawnRequest, SystemItem};
+use seedpod_protocol::{Entry, EntryKind, Method, PodName, ServerMsg, SpawnRequest, SystemItem};
 
 use super::{App, Effect, FlashLevel, Pending};
 use crate::commands::Spawn;
@@ -21,6 +21,13 @@ impl App {
             );
             return Vec::new();
         };
+        let name = match PodName::new(name) {
+            Ok(name) => name,
+            Err(e) => {
+                self.flash(FlashLevel::Warn, format!("{e}"), now);
+                return Vec::new();
+            }
+        };
         // The pod answers once the child's process is up, which takes a moment.
         self.flash(FlashLevel::Info, format!("starting child pod {name}…"), now);
         let request = SpawnRequest {
@@ -34,7 +41,7 @@ impl App {
         vec![self.request(Pending::Spawn { name }, Method::Spawn(request))]
     }
 
-    pub(super) fn spawned(&mut self, name: String, now: Instant) {
+    pub(super) fn spawned(&mut self, name: PodName, now: Instant) {
         self.flash(
             FlashLevel::Info,
             format!("started child pod {name} — Ctrl-G goes into it"),
@@ -61,7 +68,8 @@ impl App {
             return;
         };
         if let Some(pod) = entries.iter().rev().find_map(reporter) {
-            self.last_child = Some(pod.to_string());
+            // A report names its pod as text; only a real pod name can be gone to.
+            self.last_child = PodName::new(pod).ok();
         }
     }
 

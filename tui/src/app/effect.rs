@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use seedpod_protocol::{ApprovalAnswer, CompletionKind, Method, PodCommand};
+use seedpod_protocol::{ApprovalAnswer, CallId, CompletionKind, Method, PodCommand, PodName};
 
 use crate::history::HistoryEntry;
 
@@ -15,7 +15,7 @@ pub enum Effect {
     /// Leave the TUI.
     Exit(ExitReason),
     /// Attach to another pod (starting it first if it is stopped).
-    Attach(String),
+    Attach(PodName),
     /// List the pods for the picker; the answer comes back through `App::on_pods`.
     ListPods,
     /// Put text on the clipboard (OSC 52).
@@ -53,7 +53,7 @@ pub enum Pending {
     },
     /// An answer to the approval request for `call_id`.
     Approve {
-        call_id: String,
+        call_id: CallId,
         answer: ApprovalAnswer,
     },
     /// A command the pod carries out (`/clear`, `/model NAME`, `/memory TEXT`).
@@ -62,7 +62,7 @@ pub enum Pending {
     Approvals,
     /// `/spawn NAME TASK`: the pod starts child `name`.
     Spawn {
-        name: String,
+        name: PodName,
     },
     /// A page of the log before what is loaded, for the transcript of this `generation` (a
     /// snapshot since makes the answer moot).

@@ -201,7 +201,7 @@ impl App {
             if let Some(index) = self.view.focused() {
                 // Enter on a child's report goes into that child; on anything else it folds.
                 if let Some(child) = self.reporter_at(index).filter(|c| *c != self.pod) {
-                    return vec![Effect::Attach(child.to_string())];
+                    return vec![Effect::Attach(child)];
                 }
                 self.transcript.toggle(index);
             }

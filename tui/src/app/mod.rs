@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime};
 
 use seedpod_client::PodListing;
-use seedpod_protocol::{Method, PodState};
+use seedpod_protocol::{Method, PodName, PodState};
 use seedpod_transcript::{Link, Theme, Transcript, ViewState};
 
 pub use self::approval::{ANSWER_GRACE, ApprovalModal, ApprovalPrompt, COUNTDOWN_STEP};
@@ -63,7 +63,7 @@ pub struct Flash {
 }
 
 pub struct App {
-    pub pod: String,
+    pub pod: PodName,
     pub transcript: Transcript,
     pub view: ViewState,
     pub theme: Theme,
@@ -86,18 +86,18 @@ pub struct App {
     /// Set by `ExitReason` effects so tests and the loop can see the app is done.
     pub exit: Option<ExitReason>,
     /// The pod attached before this one, where Ctrl-O goes back to.
-    previous_pod: Option<String>,
+    previous_pod: Option<PodName>,
     /// The child pod Ctrl-G goes into: the one whose report (`pod_event`) arrived last, or the
     /// one `/spawn` started since.
-    last_child: Option<String>,
+    last_child: Option<PodName>,
     /// The person scrolled up since the last frame: if the frame shows the top, page back.
     moved_up: bool,
 }
 
 impl App {
-    pub fn new(pod: &str, history: InputHistory, theme: Theme) -> App {
+    pub fn new(pod: &PodName, history: InputHistory, theme: Theme) -> App {
         App {
-            pod: pod.to_string(),
+            pod: pod.clone(),
             transcript: Transcript::new(),
             view: ViewState::new(),
             theme,
@@ -122,9 +122,9 @@ impl App {
 
     /// Attach to another pod: a fresh transcript and history; what is typed stays typed. The
     /// pod left behind is remembered for Ctrl-O.
-    pub fn switch_pod(&mut self, pod: &str, history: InputHistory, now: Instant) {
-        if pod != self.pod {
-            let left = std::mem::replace(&mut self.pod, pod.to_string());
+    pub fn switch_pod(&mut self, pod: &PodName, history: InputHistory, now: Instant) {
+        if *pod != self.pod {
+            let left = std::mem::replace(&mut self.pod, pod.clone());
             self.flash(
                 FlashLevel::Info,
                 format!("attached to {pod} — Ctrl-O goes back to {left}"),

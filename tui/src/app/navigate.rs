@@ -3,6 +3,7 @@
 //! that child). Scrolling by lines and pages is `ViewState`'s own.
 
 use crossterm::event::{MouseEvent, MouseEventKind};
+use seedpod_protocol::PodName;
 
 use seedpod_transcript::CellKind;
 
@@ -76,9 +77,10 @@ impl App {
     }
 
     /// The child pod whose report is cell `index`, if it is one.
-    pub(super) fn reporter_at(&self, index: usize) -> Option<&str> {
+    /// The pod whose report is the cell at `index`, if its name is one a pod can have.
+    pub(super) fn reporter_at(&self, index: usize) -> Option<PodName> {
         match &self.transcript.cells().get(index)?.kind {
-            CellKind::PodEvent { event } => event.pod(),
+            CellKind::PodEvent { event } => event.pod().and_then(|pod| PodName::new(pod).ok()),
             _ => None,
         }
     }

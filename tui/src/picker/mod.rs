@@ -8,6 +8,7 @@ mod tree;
 use std::time::SystemTime;
 
 use seedpod_client::PodListing;
+use seedpod_protocol::PodName;
 
 pub use self::tree::{TreeRow, tree_order};
 
@@ -24,17 +25,17 @@ pub struct Picker {
     pub rows: Option<Vec<PickerRow>>,
     pub selected: usize,
     /// The pod attached now, preselected and marked.
-    pub current: String,
+    pub current: PodName,
     /// When the listing was taken: "last activity 5m ago" is relative to it.
     pub listed_at: SystemTime,
 }
 
 impl Picker {
-    pub fn new(current: &str) -> Picker {
+    pub fn new(current: &PodName) -> Picker {
         Picker {
             rows: None,
             selected: 0,
-            current: current.to_string(),
+            current: current.clone(),
             listed_at: SystemTime::UNIX_EPOCH,
         }
     }

@@ -209,7 +209,7 @@ fn block_start(index: u32, block: ContentBlock, out: &mut VecDeque<ProviderEvent
         }
         ContentBlock::ToolUse { id, name } => out.push_back(ProviderEvent::ToolCallStart {
             index,
-            call_id: id,
+            call_id: id.into(),
             name,
         }),
         ContentBlock::RedactedThinking => {

@@ -156,7 +156,7 @@ impl OpenAiDecoder {
                     .unwrap_or_else(|| format!("call_{index}"));
                 out.push_back(ProviderEvent::ToolCallStart {
                     index,
-                    call_id,
+                    call_id: call_id.into(),
                     name: name.unwrap_or_default(),
                 });
             }

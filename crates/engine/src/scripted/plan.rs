@@ -95,7 +95,7 @@ pub fn plan(input: PlanInput<'_>) -> Vec<Action> {
         plan.actions
             .push(Action::Emit(ProviderEvent::ToolCallStart {
                 index,
-                call_id,
+                call_id: call_id.into(),
                 name: call.name.clone(),
             }));
         for chunk in char_chunks(&call.arguments, plan.chunk_size) {

@@ -15,7 +15,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use seedpod_protocol::{Entry, EntryKind};
+use seedpod_protocol::{Entry, EntryKind, EntrySeq};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Command, Durability, WRITER_CHANNEL_CAPACITY, entry_line, new_entry};
@@ -62,7 +62,7 @@ pub(super) struct Worker<F: LogFile> {
     file: F,
     /// For error messages only.
     path: PathBuf,
-    next_seq: u64,
+    next_seq: EntrySeq,
     /// Whether bytes may have been written since the last successful fsync. Starts true: a
     /// reopened file may hold a previous process's unsynced appends.
     dirty: bool,
@@ -71,7 +71,7 @@ pub(super) struct Worker<F: LogFile> {
 }
 
 impl<F: LogFile> Worker<F> {
-    pub(super) fn new(file: F, path: PathBuf, next_seq: u64) -> Self {
+    pub(super) fn new(file: F, path: PathBuf, next_seq: EntrySeq) -> Self {
         Worker {
             file,
             path,
@@ -198,7 +198,7 @@ impl<F: LogFile> Worker<F> {
             self.broken = Some(format!("appending entry {} failed: {err}", entry.seq));
             return Err(StoreError::io(&self.path, "append to", err));
         }
-        self.next_seq += 1;
+        self.next_seq = self.next_seq.next();
         Ok(entry)
     }
 

@@ -5,7 +5,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use seedpod_protocol::{Entry, EntryKind, RunEndReason, RunTrigger};
+use seedpod_protocol::{Entry, EntryKind, EntrySeq, RunEndReason, RunTrigger};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{LogFile, Worker};
@@ -97,7 +97,7 @@ impl Queue {
     fn run(self, file: FakeFile, next_seq: u64) {
         let Queue { tx, rx } = self;
         drop(tx);
-        let mut worker = Worker::new(file, PathBuf::from("seg.jsonl"), next_seq);
+        let mut worker = Worker::new(file, PathBuf::from("seg.jsonl"), EntrySeq(next_seq));
         worker.dirty = false;
         worker.run(rx);
     }
@@ -241,7 +241,16 @@ fn entries_a_restore_would_refuse_are_not_written() {
     let file = FakeFile::default();
     queue.run(file.clone(), 1);
     let err = answer(unknown).unwrap_err();
-    assert!(matches!(err, StoreError::Refused { seq: 1, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            StoreError::Refused {
+                seq: EntrySeq(1),
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert_eq!(
         err.to_string(),
         "refused to append entry 1, nothing was written: its entry kind is unknown"

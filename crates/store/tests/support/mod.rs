@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use seedpod_protocol::{
-    DequeueReason, ENTRY_VERSION, Entry, EntryKind, FinishReason, ModelConfig, ModelItem, Origin,
-    PodEvent, ProviderKind, QueuedItem, RunEndReason, RunTrigger, Segment, SegmentStart,
-    SystemItem, ToolSpec, Usage,
+    DequeueReason, ENTRY_VERSION, Entry, EntryKind, EntrySeq, FinishReason, ModelConfig, ModelItem,
+    Origin, PodEvent, ProviderKind, QueueId, QueuedItem, RunEndReason, RunTrigger, Segment,
+    SegmentStart, SystemItem, ToolSpec, Usage,
 };
 use seedpod_store::entry_line;
 
@@ -42,7 +42,7 @@ pub fn segment_start(segment_id: &str) -> SegmentStart {
 pub fn entry(seq: u64, kind: EntryKind) -> Entry {
     Entry {
         v: ENTRY_VERSION,
-        seq,
+        seq: EntrySeq(seq),
         ts: 1_700_000_000_000 + seq,
         kind,
     }
@@ -53,7 +53,7 @@ pub fn entry(seq: u64, kind: EntryKind) -> Entry {
 pub fn realistic_run() -> Vec<EntryKind> {
     vec![
         EntryKind::Queued {
-            queue_id: 1,
+            queue_id: QueueId(1),
             item: QueuedItem::Run {
                 segments: vec![Segment::text("look at a.txt")],
             },
@@ -64,7 +64,7 @@ pub fn realistic_run() -> Vec<EntryKind> {
         EntryKind::UserInput {
             segments: vec![Segment::text("look at a.txt")],
             text: "look at a.txt".into(),
-            queue_id: Some(1),
+            queue_id: Some(QueueId(1)),
         },
         EntryKind::AssistantItem {
             item: ModelItem::Reasoning {
@@ -80,7 +80,7 @@ pub fn realistic_run() -> Vec<EntryKind> {
             },
         },
         EntryKind::Queued {
-            queue_id: 2,
+            queue_id: QueueId(2),
             item: QueuedItem::Notify {
                 message: "build done".into(),
                 wake: true,
@@ -101,7 +101,7 @@ pub fn realistic_run() -> Vec<EntryKind> {
                 message: "build done".into(),
                 body: "[notification] build done".into(),
             },
-            queue_id: Some(2),
+            queue_id: Some(QueueId(2)),
         },
         EntryKind::AssistantItem {
             item: ModelItem::AssistantText {
@@ -123,13 +123,13 @@ pub fn realistic_run() -> Vec<EntryKind> {
             message: None,
         },
         EntryKind::Queued {
-            queue_id: 3,
+            queue_id: QueueId(3),
             item: QueuedItem::Run {
                 segments: vec![Segment::text("never mind")],
             },
         },
         EntryKind::Dequeued {
-            queue_id: 3,
+            queue_id: QueueId(3),
             reason: DequeueReason::Cancelled,
         },
         EntryKind::ConfigChanged {
@@ -174,7 +174,7 @@ fn model_item() -> impl Strategy<Value = ModelItem> {
         (text(), proptest::option::of(text()))
             .prop_map(|(text, signature)| ModelItem::Reasoning { text, signature }),
         ("c[0-3]", text(), text()).prop_map(|(call_id, name, arguments)| ModelItem::ToolCall {
-            call_id,
+            call_id: call_id.into(),
             name,
             arguments,
         }),
@@ -196,8 +196,8 @@ fn system_item() -> impl Strategy<Value = SystemItem> {
     ]
 }
 
-fn queue_id() -> impl Strategy<Value = u64> {
-    1u64..6
+fn queue_id() -> impl Strategy<Value = QueueId> {
+    (1u64..6).prop_map(QueueId)
 }
 
 /// Any entry kind the fold accepts after a segment start.
@@ -215,7 +215,7 @@ pub fn fold_valid_kind() -> impl Strategy<Value = EntryKind> {
         model_item().prop_map(|item| EntryKind::AssistantItem { item }),
         ("c[0-3]", text(), any::<bool>()).prop_map(|(call_id, content, is_error)| {
             EntryKind::ToolResult {
-                call_id,
+                call_id: call_id.into(),
                 name: "tool".into(),
                 content,
                 is_error,

@@ -33,7 +33,7 @@ impl Transcript {
                 if *instance != self.view.instance {
                     self.last_seq = None;
                 }
-                self.view.name = pod.clone();
+                self.view.name = pod.to_string();
                 self.view.server_version = server_version.clone();
                 self.view.instance = instance.clone();
                 self.set_state(*state);

@@ -2,8 +2,8 @@
 //! knowing the protocol's bookkeeping (seq numbers, queue ids, usage entries).
 
 use seedpod_protocol::{
-    AlertLevel, ApprovalRequest, Compaction, PodEvent, RunEndReason, Segment, StandingApproval,
-    Usage,
+    AlertLevel, ApprovalRequest, CallId, Compaction, PodEvent, RunEndReason, Segment,
+    StandingApproval, Usage,
 };
 
 /// One block of the transcript.
@@ -144,7 +144,7 @@ pub enum CellKind {
     },
     /// An assistant tool call paired with its later `tool_result` entry.
     ToolCall {
-        call_id: String,
+        call_id: CallId,
         name: String,
         /// The raw argument string the model produced (possibly partial while streaming).
         arguments: String,

@@ -13,7 +13,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use seedpod_protocol::{ApprovalDecision, Entry, EntryKind, ModelItem, Origin};
+use seedpod_protocol::{ApprovalDecision, CallId, Entry, EntryKind, EntrySeq, ModelItem, Origin};
 
 use super::cells::{Cell, CellKind, LogHead};
 use super::transcript::Transcript;
@@ -37,15 +37,15 @@ pub(super) struct Earlier {
     prepended: u64,
     /// Results in the loaded pages whose calls are in an older page: call id → the result's
     /// cell id, to join with the call when its page arrives.
-    orphan_results: HashMap<String, u64>,
+    orphan_results: HashMap<CallId, u64>,
     /// Approval answers in the loaded pages whose requests are in an older page.
-    orphan_answers: HashMap<String, ApprovalDecision>,
+    orphan_answers: HashMap<CallId, ApprovalDecision>,
 }
 
 #[derive(Debug, Clone)]
 pub(super) struct Oldest {
     segment_id: String,
-    seq: u64,
+    seq: EntrySeq,
     /// Whether the log holds anything before it.
     more: bool,
 }
@@ -53,7 +53,7 @@ pub(super) struct Oldest {
 impl Transcript {
     /// What to ask the pod for next (`Method::Earlier { segment_id, before_seq }`): `None` when
     /// the log goes no further back, a page is on its way, or the cap is reached.
-    pub fn earlier_request(&self) -> Option<(String, u64)> {
+    pub fn earlier_request(&self) -> Option<(String, EntrySeq)> {
         let oldest = self.earlier.oldest.as_ref().filter(|o| o.more)?;
         matches!(self.head(), Some(LogHead::More)).then(|| (oldest.segment_id.clone(), oldest.seq))
     }
@@ -265,9 +265,9 @@ impl Transcript {
 /// What one page holds half of: results and answers whose call or request is older than the
 /// page, and the requests it holds (answers to them in newer pages are joined).
 struct Orphans {
-    results: HashSet<String>,
-    answers: HashMap<String, ApprovalDecision>,
-    requests: HashSet<String>,
+    results: HashSet<CallId>,
+    answers: HashMap<CallId, ApprovalDecision>,
+    requests: HashSet<CallId>,
 }
 
 impl Orphans {

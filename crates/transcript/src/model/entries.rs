@@ -246,7 +246,7 @@ impl Transcript {
         };
         let Some(call) = self.open_calls.remove(result_call_id) else {
             let kind = CellKind::ToolCall {
-                call_id: result_call_id.to_string(),
+                call_id: result_call_id.to_string().into(),
                 name: result_name.to_string(),
                 arguments: String::new(),
                 status,

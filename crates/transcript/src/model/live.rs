@@ -56,7 +56,7 @@ impl Transcript {
         } = &mut cell.kind
         {
             if let Some(id) = new_call_id {
-                *call_id = id.to_string();
+                *call_id = id.to_string().into();
             }
             if let Some(n) = new_name {
                 *name = n.to_string();
@@ -126,7 +126,7 @@ impl Transcript {
                         streaming: true,
                     },
                     LiveRole::Tool(_) => CellKind::ToolCall {
-                        call_id: String::new(),
+                        call_id: String::new().into(),
                         name: String::new(),
                         arguments: String::new(),
                         status: ToolStatus::Running,

@@ -2,11 +2,12 @@
 
 use std::collections::HashMap;
 
+use seedpod_protocol::{ApprovalRequest, CallId, EventSeq, Usage};
+
 use super::cells::{Cell, CellKind};
 use super::earlier::Earlier;
 use super::live::LiveRole;
 use super::status::PodView;
-use seedpod_protocol::{ApprovalRequest, Usage};
 
 /// Everything the transcript shows, folded from pod frames by [`Transcript::apply`].
 #[derive(Debug, Clone, Default)]
@@ -20,13 +21,13 @@ pub struct Transcript {
     pub(super) view: PodView,
     pub(super) next_id: u64,
     /// The last broadcast seq applied; live events at or below it are duplicates.
-    pub(super) last_seq: Option<u64>,
+    pub(super) last_seq: Option<EventSeq>,
     /// Between `snapshot_begin` and `snapshot_end` frames carry the snapshot's own seq.
     pub(super) in_snapshot: bool,
     /// Bumped on every reset (a snapshot), so views can tell the cells were replaced.
     pub(super) generation: u64,
     /// Tool calls waiting for their result: call id → the call's cell and commit time.
-    pub(super) open_calls: HashMap<String, OpenCall>,
+    pub(super) open_calls: HashMap<CallId, OpenCall>,
     /// Approval requests nobody has answered yet, oldest first: the request and its cell.
     pub(super) pending_approvals: Vec<PendingApproval>,
     /// The run in progress, for the `run_end` separator's duration and tokens.

@@ -1,15 +1,16 @@
 //! Shared fixtures for this crate's tests: log entries, frames, cells of every kind, and text
 //! renderings of cells and buffers.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(dead_code)]
 
 use ratatui::buffer::Buffer;
 use ratatui::text::Line;
 use seedpod_protocol::{
     AlertLevel, ApprovalDecision, ApprovalRequest, Compaction, CompactionTrigger, Entry, EntryKind,
-    FinishReason, InFlightToolCall, ModelConfig, ModelItem, Origin, PodEvent, PodState,
-    ProviderKind, QueueEntry, QueuedItem, RunEndReason, RunTrigger, Segment, SegmentStart,
-    ServerMsg, StandingApproval, SystemItem, Usage,
+    EntrySeq, EventSeq, FinishReason, InFlightToolCall, ModelConfig, ModelItem, Origin, PodEvent,
+    PodState, ProviderKind, QueueEntry, QueueId, QueuedItem, RunEndReason, RunTrigger, Segment,
+    SegmentStart, ServerMsg, StandingApproval, SystemItem, Usage,
 };
 use seedpod_transcript::{
     ApprovalStatus, Cell, CellKind, LogHead, SegmentOrigin, Theme, ToolStatus, Transcript,
@@ -21,7 +22,7 @@ pub const TS: u64 = 1_763_848_000_000;
 pub fn entry(seq: u64, kind: EntryKind) -> Entry {
     Entry {
         v: 1,
-        seq,
+        seq: EntrySeq(seq),
         ts: TS + seq * 100,
         kind,
     }
@@ -29,7 +30,7 @@ pub fn entry(seq: u64, kind: EntryKind) -> Entry {
 
 pub fn committed(event_seq: u64, entry: Entry) -> ServerMsg {
     ServerMsg::Committed {
-        seq: event_seq,
+        seq: EventSeq(event_seq),
         entry,
     }
 }
@@ -143,7 +144,7 @@ pub fn notification(message: &str) -> EntryKind {
 pub fn snapshot_begin(seq: u64, state: PodState) -> ServerMsg {
     ServerMsg::SnapshotBegin {
         context: Default::default(),
-        seq,
+        seq: EventSeq(seq),
         state,
         greeting: "pod demo · scripted/script".into(),
         segment_id: "0193f0c2".into(),
@@ -162,7 +163,7 @@ pub fn in_flight(text: &str, thinking: &str, tool_calls: Vec<InFlightToolCall>) 
 
 pub fn queued_run(queue_id: u64, text: &str) -> QueueEntry {
     QueueEntry {
-        queue_id,
+        queue_id: QueueId(queue_id),
         item: QueuedItem::Run {
             segments: vec![Segment::text(text)],
         },
@@ -687,18 +688,18 @@ pub fn attached() -> Transcript {
         &[
             ServerMsg::Welcome {
                 protocol: 1,
-                pod: "demo".into(),
+                pod: "demo".parse().unwrap(),
                 server_version: "0.1.0".into(),
                 state: PodState::Idle,
                 instance: "i1".into(),
-                seq: 4,
+                seq: EventSeq(4),
             },
             snapshot_begin(4, PodState::Idle),
             ServerMsg::SnapshotEntries {
                 entries: vec![entry(0, segment_start())],
             },
             in_flight("", "", vec![]),
-            ServerMsg::SnapshotEnd { seq: 4 },
+            ServerMsg::SnapshotEnd { seq: EventSeq(4) },
         ],
     );
     t

@@ -49,7 +49,7 @@ fn fresh_pod(
     };
     let rendered = settings
         .render(&PromptFor {
-            pod_name: "scout",
+            pod_name: &PodName::new("scout").unwrap(),
             cwd: &cwd,
             model: "qwen3:4b",
             tools: &tools,

@@ -6,7 +6,8 @@ use std::time::SystemTime;
 use crossterm::event::KeyCode;
 use seedpod_client::{Liveness, PodListing};
 use seedpod_protocol::{
-    Entry, EntryKind, ErrorCode, Method, PodEvent, ServerMsg, SpawnRequest, SystemItem,
+    Entry, EntryKind, EntrySeq, ErrorCode, Method, PodEvent, PodName, ServerMsg, SpawnRequest,
+    SystemItem,
 };
 
 use super::{Harness, ctrl, key, request, seedpod_store_meta};
@@ -16,9 +17,9 @@ use crate::history::InputHistory;
 
 fn listing(name: &str, parent: Option<&str>) -> PodListing {
     let mut meta = seedpod_store_meta(name);
-    meta.parent = parent.map(str::to_string);
+    meta.parent = parent.map(|p| PodName::new(p).unwrap());
     PodListing {
-        name: name.into(),
+        name: name.parse().unwrap(),
         meta,
         liveness: Liveness::Stopped,
         last_activity_ms: None,
@@ -54,8 +55,11 @@ impl Harness {
 
     /// The event loop finished attaching to `pod`.
     fn switched_to(&mut self, pod: &str) {
-        self.app
-            .switch_pod(pod, InputHistory::in_memory(), self.now);
+        self.app.switch_pod(
+            &PodName::new(pod.to_string()).unwrap(),
+            InputHistory::in_memory(),
+            self.now,
+        );
     }
 }
 
@@ -86,7 +90,7 @@ fn the_picker_shows_children_under_their_parent_and_keeps_the_current_pod_select
     h.key(key(KeyCode::Down));
     assert_eq!(
         h.key(key(KeyCode::Enter)),
-        vec![Effect::Attach("unit".into())]
+        vec![Effect::Attach("unit".parse().unwrap())]
     );
 }
 
@@ -109,7 +113,10 @@ fn a_refreshed_listing_keeps_the_selection_on_the_same_pod() {
         SystemTime::now(),
     );
     assert_eq!(h.picker_rows(), ["a", "└─ q", "p"]);
-    assert_eq!(h.key(key(KeyCode::Enter)), vec![Effect::Attach("q".into())]);
+    assert_eq!(
+        h.key(key(KeyCode::Enter)),
+        vec![Effect::Attach("q".parse().unwrap())]
+    );
 }
 
 #[test]
@@ -120,10 +127,13 @@ fn ctrl_o_goes_back_to_the_pod_attached_before_and_toggles() {
 
     h.switched_to("worker");
     assert!(h.flash().contains("Ctrl-O goes back to p"), "{}", h.flash());
-    assert_eq!(h.key(ctrl('o')), vec![Effect::Attach("p".into())]);
+    assert_eq!(h.key(ctrl('o')), vec![Effect::Attach("p".parse().unwrap())]);
     h.switched_to("p");
     assert_eq!(h.app.previous_pod(), Some("worker"));
-    assert_eq!(h.key(ctrl('o')), vec![Effect::Attach("worker".into())]);
+    assert_eq!(
+        h.key(ctrl('o')),
+        vec![Effect::Attach("worker".parse().unwrap())]
+    );
 }
 
 #[test]
@@ -146,7 +156,10 @@ fn ctrl_g_goes_into_the_child_that_reported_last() {
 
     h.commit(report("docs"));
     h.commit(report("tests"));
-    assert_eq!(h.key(ctrl('g')), vec![Effect::Attach("tests".into())]);
+    assert_eq!(
+        h.key(ctrl('g')),
+        vec![Effect::Attach("tests".parse().unwrap())]
+    );
     assert_eq!(h.app.last_child(), Some("tests"));
 }
 
@@ -165,17 +178,23 @@ fn reports_in_the_snapshot_count_and_a_new_pod_starts_without_any() {
         kind,
     };
     h.frame(ServerMsg::SnapshotEntries {
-        entries: vec![entry(1, report("old")), entry(2, report("newer"))],
+        entries: vec![
+            entry(EntrySeq(1), report("old")),
+            entry(EntrySeq(2), report("newer")),
+        ],
     });
     h.frame(ServerMsg::SnapshotEntries {
         entries: vec![entry(
-            3,
+            EntrySeq(3),
             EntryKind::OutboxDelivered {
                 event_id: "x".into(),
             },
         )],
     });
-    assert_eq!(h.key(ctrl('g')), vec![Effect::Attach("newer".into())]);
+    assert_eq!(
+        h.key(ctrl('g')),
+        vec![Effect::Attach("newer".parse().unwrap())]
+    );
 }
 
 #[test]
@@ -186,7 +205,7 @@ fn spawn_asks_the_pod_to_start_a_child_and_ctrl_g_goes_into_it() {
     assert_eq!(
         method,
         Method::Spawn(SpawnRequest {
-            name: "tests".into(),
+            name: "tests".parse().unwrap(),
             task: "run the test suite and report failures".into(),
             read: Vec::new(),
             write: Vec::new(),
@@ -205,12 +224,15 @@ fn spawn_asks_the_pod_to_start_a_child_and_ctrl_g_goes_into_it() {
         tag,
         msg: ServerMsg::Spawned {
             id: 1,
-            name: "tests".into(),
+            name: "tests".parse().unwrap(),
             socket: "/run/tests.sock".into(),
         },
     });
     assert_eq!(h.flash(), "started child pod tests — Ctrl-G goes into it");
-    assert_eq!(h.key(ctrl('g')), vec![Effect::Attach("tests".into())]);
+    assert_eq!(
+        h.key(ctrl('g')),
+        vec![Effect::Attach("tests".parse().unwrap())]
+    );
 }
 
 #[test]
@@ -259,6 +281,6 @@ fn tab_reaches_a_childs_report_and_enter_goes_into_that_child() {
     );
     assert_eq!(
         h.key(key(KeyCode::Enter)),
-        vec![Effect::Attach("kid".into())]
+        vec![Effect::Attach("kid".parse().unwrap())]
     );
 }

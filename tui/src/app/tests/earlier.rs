@@ -6,9 +6,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use seedpod_protocol::{
-    Compaction, CompactionTrigger, Entry, EntryKind, ErrorCode, Method, ModelConfig, ModelItem,
-    Origin, PodCommand, PodState, ProviderKind, RunEndReason, RunTrigger, Segment, SegmentStart,
-    ServerMsg,
+    Compaction, CompactionTrigger, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, Method,
+    ModelConfig, ModelItem, Origin, PodCommand, PodState, ProviderKind, RunEndReason, RunTrigger,
+    Segment, SegmentStart, ServerMsg,
 };
 use seedpod_transcript::{CellKind, LogHead};
 
@@ -44,7 +44,7 @@ fn compacted_start(segment_id: &str, from: &str) -> EntryKind {
 fn at(seq: u64, kind: EntryKind) -> Entry {
     Entry {
         v: 1,
-        seq,
+        seq: EntrySeq(seq),
         ts: 1_700_000_000_000 + seq,
         kind,
     }
@@ -90,14 +90,14 @@ fn after_compaction() -> Harness {
     entries.extend(turn(1, "and now?", "now this"));
     h.frame(ServerMsg::SnapshotBegin {
         context: Default::default(),
-        seq: 20,
+        seq: EventSeq(20),
         state: PodState::Idle,
         greeting: "pod p".into(),
         segment_id: "s2".into(),
         entries: entries.len() as u64,
     });
     h.frame(ServerMsg::SnapshotEntries { entries });
-    h.frame(ServerMsg::SnapshotEnd { seq: 20 });
+    h.frame(ServerMsg::SnapshotEnd { seq: EventSeq(20) });
     h
 }
 
@@ -220,7 +220,7 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
         method,
         Method::Earlier {
             segment_id: "s2".into(),
-            before_seq: 0
+            before_seq: EntrySeq(0)
         }
     );
     assert_eq!(h.head(), Some(LogHead::Loading));
@@ -263,7 +263,7 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
         method,
         Method::Earlier {
             segment_id: "s1".into(),
-            before_seq: 30
+            before_seq: EntrySeq(30)
         }
     );
     h.link(LinkEvent::Reply {
@@ -287,7 +287,10 @@ fn pgup_reaching_the_top_asks_and_scrolling_elsewhere_does_not() {
     for n in 0..8 {
         for entry in turn(10 + n * 4, &format!("live question {n}"), "live answer") {
             seq += 1;
-            h.frame(ServerMsg::Committed { seq, entry });
+            h.frame(ServerMsg::Committed {
+                seq: EventSeq(seq),
+                entry,
+            });
         }
     }
     h.draw();
@@ -349,14 +352,14 @@ fn an_answer_for_a_replaced_transcript_is_dropped() {
     entries.extend(turn(1, "and now?", "now this"));
     h.frame(ServerMsg::SnapshotBegin {
         context: Default::default(),
-        seq: 40,
+        seq: EventSeq(40),
         state: PodState::Idle,
         greeting: "pod p".into(),
         segment_id: "s2".into(),
         entries: 5,
     });
     h.frame(ServerMsg::SnapshotEntries { entries });
-    h.frame(ServerMsg::SnapshotEnd { seq: 40 });
+    h.frame(ServerMsg::SnapshotEnd { seq: EventSeq(40) });
     let cells = h.app.transcript.cells().len();
     h.link(LinkEvent::Reply {
         tag,

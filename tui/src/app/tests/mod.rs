@@ -6,8 +6,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use seedpod_client::Welcome;
 use seedpod_protocol::{
     AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, Completion, CompletionKind,
-    Entry, EntryKind, ErrorCode, Method, ModelItem, PodCommand, PodState, RunEndReason, Segment,
-    ServerMsg,
+    Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, Method, ModelItem, PodCommand, PodName,
+    PodState, QueueId, RunEndReason, Segment, ServerMsg,
 };
 use seedpod_transcript::{Link, Theme};
 
@@ -37,26 +37,30 @@ impl Harness {
     /// An app attached to an idle pod `p` with an empty transcript.
     fn connected() -> Harness {
         let mut h = Harness {
-            app: App::new("p", InputHistory::in_memory(), Theme::plain()),
+            app: App::new(
+                &PodName::new("p").unwrap(),
+                InputHistory::in_memory(),
+                Theme::plain(),
+            ),
             now: Instant::now(),
             seq: 10,
         };
         h.link(LinkEvent::Connected(Welcome {
-            pod: "p".into(),
+            pod: "p".parse().unwrap(),
             server_version: "0.1.0".into(),
             state: PodState::Idle,
             instance: "i".into(),
-            seq: 10,
+            seq: EventSeq(10),
         }));
         h.frame(ServerMsg::SnapshotBegin {
             context: Default::default(),
-            seq: 10,
+            seq: EventSeq(10),
             state: PodState::Idle,
             greeting: "pod p".into(),
             segment_id: "s".into(),
             entries: 0,
         });
-        h.frame(ServerMsg::SnapshotEnd { seq: 10 });
+        h.frame(ServerMsg::SnapshotEnd { seq: EventSeq(10) });
         h
     }
 
@@ -71,7 +75,7 @@ impl Harness {
     fn state(&mut self, state: PodState) {
         self.seq += 1;
         self.frame(ServerMsg::State {
-            seq: self.seq,
+            seq: EventSeq(self.seq),
             state,
         });
     }
@@ -81,12 +85,12 @@ impl Harness {
         self.seq += 1;
         let entry = Entry {
             v: 1,
-            seq: self.seq,
+            seq: EntrySeq(self.seq),
             ts: 1,
             kind,
         };
         self.frame(ServerMsg::Committed {
-            seq: self.seq,
+            seq: EventSeq(self.seq),
             entry,
         });
     }
@@ -197,11 +201,11 @@ fn input_is_kept_while_disconnected() {
     assert_eq!(h.app.composer.text(), "keep me");
     assert!(h.flash().contains("not connected"), "{}", h.flash());
     h.link(LinkEvent::Connected(Welcome {
-        pod: "p".into(),
+        pod: "p".parse().unwrap(),
         server_version: "0.1.0".into(),
         state: PodState::Idle,
         instance: "j".into(),
-        seq: 0,
+        seq: EventSeq(0),
     }));
     assert_eq!(h.app.link, Link::Connected);
     let (_, method) = request(&h.key(key(KeyCode::Enter)));
@@ -415,10 +419,10 @@ fn copy_takes_the_last_answer() {
     assert!(h.flash().contains("no answer"));
     h.seq += 1;
     h.frame(ServerMsg::Committed {
-        seq: h.seq,
+        seq: EventSeq(h.seq),
         entry: Entry {
             v: 1,
-            seq: 1,
+            seq: EntrySeq(1),
             ts: 1,
             kind: EntryKind::AssistantItem {
                 item: ModelItem::AssistantText {
@@ -553,8 +557,8 @@ fn input_sent_while_running_is_queued_by_the_pod() {
         msg: ServerMsg::Ack {
             id: 1,
             outcome: AckOutcome::Queued,
-            queue_id: Some(1),
-            entry_seq: Some(4),
+            queue_id: Some(QueueId(1)),
+            entry_seq: Some(EntrySeq(4)),
         },
     });
     assert!(h.flash().contains("queued"));
@@ -565,7 +569,7 @@ fn the_picker_lists_pods_and_attaches_to_the_chosen_one() {
     let mut h = Harness::connected();
     assert_eq!(h.key(ctrl('p')), vec![Effect::ListPods]);
     let listing = |name: &str| seedpod_client::PodListing {
-        name: name.into(),
+        name: name.parse().unwrap(),
         meta: seedpod_store_meta(name),
         liveness: seedpod_client::Liveness::Stopped,
         last_activity_ms: None,
@@ -579,7 +583,10 @@ fn the_picker_lists_pods_and_attaches_to_the_chosen_one() {
     };
     assert_eq!(picker.selected, 1, "the current pod is preselected");
     h.key(key(KeyCode::Down));
-    assert_eq!(h.key(key(KeyCode::Enter)), vec![Effect::Attach("z".into())]);
+    assert_eq!(
+        h.key(key(KeyCode::Enter)),
+        vec![Effect::Attach("z".parse().unwrap())]
+    );
     assert_eq!(h.app.overlay, Overlay::None);
 }
 
@@ -618,7 +625,13 @@ fn history_entries_keep_their_chips() {
 fn seedpod_store_meta(name: &str) -> seedpod_client::pods::PodMeta {
     let config =
         seedpod_client::pods::PodConfig::new(seedpod_protocol::ProviderKind::Scripted, "m");
-    seedpod_client::pods::PodMeta::new(name, format!("/work/{name}").into(), "s", config, 0)
+    seedpod_client::pods::PodMeta::new(
+        PodName::new(name.to_string()).unwrap(),
+        format!("/work/{name}").into(),
+        "s",
+        config,
+        0,
+    )
 }
 
 #[test]
@@ -656,22 +669,22 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
     h.state(PodState::Running);
     h.seq += 1;
     h.frame(ServerMsg::Queued {
-        seq: h.seq,
+        seq: EventSeq(h.seq),
         queue: vec![
             seedpod_protocol::QueueEntry {
-                queue_id: 3,
+                queue_id: QueueId(3),
                 item: seedpod_protocol::QueuedItem::Run {
                     segments: vec![Segment::text("older")],
                 },
             },
             seedpod_protocol::QueueEntry {
-                queue_id: 4,
+                queue_id: QueueId(4),
                 item: seedpod_protocol::QueuedItem::Run {
                     segments: vec![Segment::text("newer")],
                 },
             },
             seedpod_protocol::QueueEntry {
-                queue_id: 5,
+                queue_id: QueueId(5),
                 item: seedpod_protocol::QueuedItem::Notify {
                     message: "not mine to take".into(),
                     wake: true,
@@ -681,7 +694,12 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
     });
     let effects = h.key(key(KeyCode::Up));
     let (tag, method) = request(&effects);
-    assert_eq!(method, Method::CancelQueued { queue_id: 4 });
+    assert_eq!(
+        method,
+        Method::CancelQueued {
+            queue_id: QueueId(4)
+        }
+    );
     assert!(
         h.app.composer.is_empty(),
         "nothing moves before the pod agrees"
@@ -716,7 +734,9 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
 
 /// The call id the approval modal asks about, if it shows.
 fn modal_call(h: &Harness) -> Option<String> {
-    h.app.approval_modal().map(|m| m.request.call_id.clone())
+    h.app
+        .approval_modal()
+        .map(|m| m.request.call_id.to_string())
 }
 
 fn answer_entry(decision: ApprovalDecision) -> EntryKind {
@@ -760,7 +780,7 @@ fn a_pending_request_opens_the_modal_and_y_approves_it() {
             id: 1,
             outcome: AckOutcome::Done,
             queue_id: None,
-            entry_seq: Some(3),
+            entry_seq: Some(EntrySeq(3)),
         },
     });
     assert!(h.flash().starts_with("approved"), "{}", h.flash());

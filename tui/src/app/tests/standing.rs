@@ -3,7 +3,8 @@
 
 use crossterm::event::KeyCode;
 use seedpod_protocol::{
-    ApprovalDecision, CommandRule, EntryKind, ErrorCode, Method, ServerMsg, StandingApproval,
+    ApprovalDecision, CommandRule, EntryKind, EntrySeq, ErrorCode, EventSeq, Method, ServerMsg,
+    StandingApproval,
 };
 
 use super::{Harness, key, request};
@@ -107,10 +108,10 @@ fn a_grant_elsewhere_refreshes_an_open_popup() {
     });
     h.seq += 1;
     let effects = h.link(LinkEvent::Frame(ServerMsg::Committed {
-        seq: h.seq,
+        seq: EventSeq(h.seq),
         entry: seedpod_protocol::Entry {
             v: 1,
-            seq: h.seq,
+            seq: EntrySeq(h.seq),
             ts: 1,
             kind: EntryKind::ApprovalRevoked {
                 standing: rule(&["git", "status"]),
