@@ -21,7 +21,10 @@ use tokio_util::codec::{FramedRead, FramedWrite, LinesCodecError};
 use tokio_util::sync::CancellationToken;
 
 use crate::bus::Subscription;
-use crate::controller::{CatchUp, Command, ControllerHandle, SnapshotData, SubscribeReply};
+use crate::controller::{
+    CatchUp, Command, ConnectionMethod, ControllerHandle, Route, SnapshotData, SubscribeReply,
+    route,
+};
 
 /// Entries per `snapshot_entries` frame: keeps each frame far below the frame limit for
 /// ordinary entries while amortising per-frame overhead.
@@ -229,58 +232,84 @@ fn hello(request: &Request, info: &ConnectionInfo, state: PodState, seq: EventSe
     }
 }
 
-/// Forward one request; false when the connection should end.
+/// Answer one request here or forward it to the controller; false when the connection
+/// should end.
 async fn dispatch(
     request: Request,
     controller: &ControllerHandle,
     out: &mpsc::Sender<Out>,
 ) -> bool {
     let id = request.id.unwrap_or(0);
-    match request.method {
-        Method::Subscribe { since_seq } => subscribe(controller, out, since_seq).await,
-        method => {
-            let (reply, rx) = oneshot::channel();
-            if controller
-                .tx
-                .send(Command::Request { id, method, reply })
-                .await
-                .is_err()
-            {
-                return false;
-            }
-            match rx.await {
-                Ok(answer) => out.send(Out::Line(encode(&answer))).await.is_ok(),
-                Err(_) => {
-                    let bye = ServerMsg::Goodbye {
-                        reason: GoodbyeReason::Shutdown,
-                        message: "the pod is stopping".into(),
-                    };
-                    let _ = out.send(Out::Close(encode(&bye))).await;
-                    false
-                }
-            }
+    let method = match route(request.method) {
+        Route::Controller(method) => method,
+        Route::Connection(ConnectionMethod::Subscribe { since }) => {
+            return subscribe(controller, out, since).await;
         }
-    }
-}
-
-async fn subscribe(
-    controller: &ControllerHandle,
-    out: &mpsc::Sender<Out>,
-    since: Option<EventSeq>,
-) -> bool {
+        Route::Connection(ConnectionMethod::Hello) => {
+            let again = refusal(id, "hello was already accepted on this connection");
+            return out.send(Out::Line(again)).await.is_ok();
+        }
+        Route::Connection(ConnectionMethod::Unknown) => {
+            let unknown = refusal(id, "unknown method; see docs/protocol.md for the methods");
+            return out.send(Out::Line(unknown)).await.is_ok();
+        }
+    };
     let (reply, rx) = oneshot::channel();
     if controller
         .tx
-        .send(Command::Subscribe { since, reply })
+        .send(Command::Request { id, method, reply })
         .await
         .is_err()
     {
         return false;
     }
     match rx.await {
-        Ok(sub) => out.send(Out::Subscribed(Box::new(sub))).await.is_ok(),
-        Err(_) => false,
+        Ok(answer) => out.send(Out::Line(encode(&answer))).await.is_ok(),
+        Err(_) => {
+            let bye = ServerMsg::Goodbye {
+                reason: GoodbyeReason::Shutdown,
+                message: "the pod is stopping".into(),
+            };
+            let _ = out.send(Out::Close(encode(&bye))).await;
+            false
+        }
     }
+}
+
+fn refusal(id: u64, message: &str) -> String {
+    encode(&ServerMsg::Error {
+        id: Some(id),
+        code: ErrorCode::InvalidRequest,
+        message: message.into(),
+    })
+}
+
+/// Subscribe the reader's way: the writer picks the subscription up from the outbox, after
+/// any reply queued before it.
+async fn subscribe(
+    controller: &ControllerHandle,
+    out: &mpsc::Sender<Out>,
+    since: Option<EventSeq>,
+) -> bool {
+    match request_subscription(controller, since).await {
+        Some(sub) => out.send(Out::Subscribed(Box::new(sub))).await.is_ok(),
+        None => false,
+    }
+}
+
+/// Ask the controller for a catch-up and a live queue: the one way both a client's
+/// `subscribe` and the writer's resync after lagging get one. `None` when the pod is stopping.
+async fn request_subscription(
+    controller: &ControllerHandle,
+    since: Option<EventSeq>,
+) -> Option<SubscribeReply> {
+    let (reply, rx) = oneshot::channel();
+    controller
+        .tx
+        .send(Command::Subscribe { since, reply })
+        .await
+        .ok()?;
+    rx.await.ok()
 }
 
 async fn greet(controller: &ControllerHandle) -> Option<(PodState, EventSeq)> {
@@ -359,22 +388,13 @@ async fn write_loop<W>(
                     break;
                 }
                 tracing::warn!(event = "client_lagged", resyncs = resyncs.len());
-                let (reply, rx) = oneshot::channel();
-                if controller
-                    .tx
-                    .send(Command::Subscribe { since: None, reply })
-                    .await
-                    .is_err()
-                {
-                    break;
-                }
-                match rx.await {
-                    Ok(reply) => {
+                match request_subscription(&controller, None).await {
+                    Some(reply) => {
                         let ok = write_catch_up(&mut writer, reply.catch_up).await;
                         live = Some(reply.subscription);
                         ok
                     }
-                    Err(_) => false,
+                    None => false,
                 }
             }
         };

@@ -69,6 +69,19 @@ async fn bad_frames_get_typed_errors_and_change_nothing() {
         Some(ServerMsg::Welcome { .. })
     ));
 
+    // A second hello: refused by the connection with its id; the connection stays open.
+    w.write_all(format!("{}\n", HELLO.replace("\"id\":0", "\"id\":4")).as_bytes())
+        .await
+        .unwrap();
+    match read_frame(&mut r).await {
+        Some(ServerMsg::Error {
+            code: ErrorCode::InvalidRequest,
+            id: Some(4),
+            message,
+        }) => assert!(message.contains("already accepted"), "{message}"),
+        other => panic!("expected a refused second hello, got {other:?}"),
+    }
+
     // An unknown method: invalid_request with its id; the connection stays open.
     w.write_all(b"{\"id\":5,\"method\":\"teleport\"}\n")
         .await

@@ -8,6 +8,7 @@ use seedpod_protocol::{
 };
 use seedpod_store::{Durability, SegmentState, SegmentWriter, new_segment_id, save_meta};
 
+use super::route::LoopCommand;
 use super::{Activity, Controller};
 
 /// What a new segment starts from besides the pod's settings.
@@ -60,25 +61,17 @@ References in a message: @path attaches a file or directory listing, #slug a kno
 (.seedpod/knowledge/slug.md), /slug a workflow (.seedpod/workflows/slug.md).";
 
 impl Controller {
-    pub(super) async fn command(
-        &mut self,
-        id: u64,
-        command: PodCommand,
-        args: String,
-    ) -> ServerMsg {
-        tracing::info!(event = "command", command = command.as_str());
+    pub(super) async fn command(&mut self, id: u64, command: LoopCommand) -> ServerMsg {
+        tracing::info!(
+            event = "command",
+            command = command.as_pod_command().as_str()
+        );
         match command {
-            PodCommand::Clear => self.clear(id).await,
-            PodCommand::Memory => self.memory(id, &args),
-            PodCommand::Model => self.switch_model(id, args.trim()).await,
-            PodCommand::Help => done(id, command, HELP),
-            // Answered when the new segment is written (`context.rs`), never here.
-            PodCommand::Compact => refuse(
-                id,
-                ErrorCode::Internal,
-                "compact is answered on its own task",
-            ),
-            PodCommand::Unknown => refuse(
+            LoopCommand::Clear => self.clear(id).await,
+            LoopCommand::Memory { text } => self.memory(id, &text),
+            LoopCommand::Model { name } => self.switch_model(id, name.trim()).await,
+            LoopCommand::Help => done(id, PodCommand::Help, HELP),
+            LoopCommand::Unknown => refuse(
                 id,
                 ErrorCode::InvalidRequest,
                 "unknown command; /help lists them",

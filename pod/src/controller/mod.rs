@@ -5,7 +5,8 @@
 //! appends to the log first and folds into memory second (invariant 1), using the same fold as
 //! restore (invariant 2).
 //!
-//! Files: `requests.rs` answers client methods, `runs.rs` owns the run lifecycle (start, pause,
+//! Files: `route.rs` decides who answers each client method, `requests.rs` answers the
+//! controller's share, `runs.rs` owns the run lifecycle (start, pause,
 //! resume, cancel, drain queues), `link.rs` is the run task's side of the channel,
 //! `commit.rs` the one commit path, `snapshot.rs` attach/subscribe.
 
@@ -19,6 +20,7 @@ mod injection;
 mod input;
 mod link;
 mod requests;
+mod route;
 mod runs;
 mod snapshot;
 mod standing;
@@ -34,7 +36,7 @@ use seedpod_engine::{
     HostError, PreparedRequest, Provider, ProviderEvent, RetryPolicy, RunOutcome, ToolRegistry,
 };
 use seedpod_protocol::{
-    Entry, EntryKind, EventSeq, InFlightToolCall, Method, PodName, PodState, ServerMsg,
+    Entry, EntryKind, EventSeq, InFlightToolCall, PodName, PodState, ServerMsg,
 };
 use seedpod_store::{PodMeta, SegmentState, SegmentWriter};
 use tokio::sync::{mpsc, oneshot};
@@ -42,6 +44,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 pub use children::{ChildMsg, SpawnReply};
+pub use route::{ConnectionMethod, ControllerMethod, Route, route};
 pub use snapshot::{CatchUp, SnapshotData, SubscribeReply};
 
 use crate::bus::Bus;
@@ -52,10 +55,10 @@ pub const COMMAND_QUEUE_CAPACITY: usize = 256;
 
 /// Everything the controller can be asked to do.
 pub enum Command {
-    /// A client request (anything but `hello`/`subscribe`), answered with one frame.
+    /// A client request the controller answers (see `route`), with one frame.
     Request {
         id: u64,
-        method: Method,
+        method: ControllerMethod,
         reply: oneshot::Sender<ServerMsg>,
     },
     /// Start receiving events: a snapshot (or ring catch-up) plus a live queue.

@@ -1,14 +1,15 @@
 //! Client methods (DESIGN §5 table): each returns exactly one reply frame for the requester.
 
 use seedpod_protocol::{
-    AckOutcome, DequeueReason, EntryKind, EntrySeq, ErrorCode, Method, PodCommand, PodEvent,
-    PodStatus, QueueId, QueuedItem, RunEndReason, RunTrigger, Segment, ServerMsg,
+    AckOutcome, DequeueReason, EntryKind, EntrySeq, ErrorCode, PodEvent, PodStatus, QueueId,
+    QueuedItem, RunEndReason, RunTrigger, Segment, ServerMsg,
 };
 use seedpod_store::Durability;
 use tokio::sync::oneshot;
 
 use super::injection::Injection;
-use super::{Activity, Controller, commands};
+use super::route::{ControllerMethod, Deferred, Now};
+use super::{Activity, Controller};
 use crate::{completions, earlier, render};
 
 fn ack(id: u64, outcome: AckOutcome) -> ServerMsg {
@@ -38,13 +39,13 @@ fn error(id: u64, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
 }
 
 impl Controller {
-    /// Answer one request on `reply`. Completions walk the file tree, which is blocking I/O of
-    /// unbounded latency, so they are answered from a blocking thread: the controller never
-    /// waits on the disk for a suggestion.
+    /// Answer one request on `reply`. Deferred methods are answered on tasks of their own
+    /// (completions walk the file tree, earlier pages read files, a spawn starts a process, a
+    /// compaction asks the model), so the controller never waits on them.
     pub(super) async fn answer(
         &mut self,
         id: u64,
-        method: Method,
+        method: ControllerMethod,
         reply: oneshot::Sender<ServerMsg>,
     ) {
         if matches!(self.activity, Activity::Stopping) {
@@ -52,7 +53,17 @@ impl Controller {
             return;
         }
         match method {
-            Method::ListCompletions { kind, prefix } => {
+            ControllerMethod::Deferred(deferred) => self.defer(id, deferred, reply).await,
+            ControllerMethod::Now(now) => {
+                let answer = self.handle_request(id, now).await;
+                let _ = reply.send(answer);
+            }
+        }
+    }
+
+    async fn defer(&mut self, id: u64, method: Deferred, reply: oneshot::Sender<ServerMsg>) {
+        match method {
+            Deferred::Completions { kind, prefix } => {
                 let cwd = self.meta.cwd.clone();
                 let scope = self.session.scope.clone();
                 tokio::task::spawn_blocking(move || {
@@ -61,8 +72,8 @@ impl Controller {
                     let _ = reply.send(answer);
                 });
             }
-            // Earlier segments are files: read off the controller's loop.
-            Method::Earlier {
+            // Pages of the active segment come from memory; anything older is read from files.
+            Deferred::Earlier {
                 segment_id,
                 before_seq,
             } => {
@@ -83,83 +94,45 @@ impl Controller {
                     let _ = reply.send(answer);
                 });
             }
-            // Answered when the new segment is written: the summary request takes a while.
-            Method::Command {
-                name: PodCommand::Compact,
-                args,
-            } => self.compact_command(id, args, reply),
-            Method::Run { segments }
-                if matches!(
-                    commands::as_command(&segments),
-                    Some((PodCommand::Compact, _))
-                ) =>
-            {
-                let args = commands::as_command(&segments)
-                    .map(|(_, a)| a)
-                    .unwrap_or_default();
-                self.compact_command(id, args, reply);
-            }
-            // Answered once the child runs: starting a process must not hold the controller.
-            Method::Spawn(request) => self.spawn_child(id, request, reply).await,
-            method => {
-                let answer = self.handle_request(id, method).await;
-                let _ = reply.send(answer);
-            }
+            Deferred::Compact { focus } => self.compact_command(id, focus, reply),
+            Deferred::Spawn(request) => self.spawn_child(id, request, reply).await,
         }
     }
 
-    pub(super) async fn handle_request(&mut self, id: u64, method: Method) -> ServerMsg {
+    pub(super) async fn handle_request(&mut self, id: u64, method: Now) -> ServerMsg {
         match method {
-            Method::Run { segments } => match commands::as_command(&segments) {
-                Some((command, args)) => self.command(id, command, args).await,
-                None => {
-                    let text = seedpod_protocol::flatten_to_text(&segments);
-                    if let Err(refusal) = self.guard("input", &text) {
-                        return error(id, ErrorCode::InvalidRequest, refusal);
-                    }
-                    self.run_request(id, segments, RunTrigger::User).await
-                }
-            },
-            // A parent's input is never a pod command: `/clear` from a parent is text.
-            Method::Delegate { segments } => {
+            Now::Input { segments, trigger } => {
                 let text = seedpod_protocol::flatten_to_text(&segments);
                 if let Err(refusal) = self.guard("input", &text) {
                     return error(id, ErrorCode::InvalidRequest, refusal);
                 }
-                self.run_request(id, segments, RunTrigger::Parent).await
+                self.run_request(id, segments, trigger).await
             }
-            // Answered later by `answer`: starting a process must not hold the controller.
-            Method::Spawn(_) => error(id, ErrorCode::Internal, "spawn is answered on its own task"),
-            Method::Earlier { .. } => error(
-                id,
-                ErrorCode::Internal,
-                "earlier is answered on its own task",
-            ),
-            Method::DeliverReports => {
+            Now::DeliverReports => {
                 self.deliver_reports_now();
                 ack(id, AckOutcome::Done)
             }
-            Method::Notify { message, wake } => {
+            Now::Notify { message, wake } => {
                 tracing::info!(event = "notify_received", wake, chars = message.len());
                 if let Err(refusal) = self.guard("notification", &message) {
                     return error(id, ErrorCode::InvalidRequest, refusal);
                 }
                 self.inject(id, Injection::Notify { message, wake }).await
             }
-            Method::Approve {
+            Now::Approve {
                 call_id,
                 answer,
                 reason,
             } => self.approve(id, call_id, answer, reason).await,
-            Method::Command { name, args } => self.command(id, name, args).await,
-            Method::ListApprovals => self.list_approvals(id),
-            Method::RevokeApproval { standing } => self.revoke_approval(id, standing).await,
-            Method::PodEvent { event, wake } => self.receive_report(id, event, wake).await,
+            Now::Command(command) => self.command(id, command).await,
+            Now::ListApprovals => self.list_approvals(id),
+            Now::RevokeApproval { standing } => self.revoke_approval(id, standing).await,
+            Now::PodEvent { event, wake } => self.receive_report(id, event, wake).await,
             // An idle compaction has no turn to pause: Esc stops the compaction.
-            Method::Pause if self.compacting.is_some() && self.state.open_run.is_none() => {
+            Now::Pause if self.compacting.is_some() && self.state.open_run.is_none() => {
                 self.stop_run(id, String::new()).await
             }
-            Method::Pause => {
+            Now::Pause => {
                 // Pausing a paused pod is a no-op (DESIGN §5), acknowledged like a pause.
                 if self.pause() || matches!(self.activity, Activity::Paused) {
                     ack(id, AckOutcome::Done)
@@ -171,7 +144,7 @@ impl Controller {
                     )
                 }
             }
-            Method::Resume => match self.activity {
+            Now::Resume => match self.activity {
                 Activity::Paused => {
                     self.spawn_run();
                     ack(id, AckOutcome::Started)
@@ -182,7 +155,7 @@ impl Controller {
                     format!("the pod is {}, not paused", self.pod_state().as_str()),
                 ),
             },
-            Method::Cancel => match self.activity {
+            Now::Cancel => match self.activity {
                 Activity::Running { .. } | Activity::Paused => {
                     self.stop_run(id, render::cancelled_body()).await
                 }
@@ -192,38 +165,24 @@ impl Controller {
                     "nothing is running; there is nothing to cancel",
                 ),
             },
-            Method::Shutdown => {
+            Now::Shutdown => {
                 self.shutdown.cancel();
                 ack(id, AckOutcome::Done)
             }
-            Method::GetHistory => ServerMsg::History {
+            Now::GetHistory => ServerMsg::History {
                 id,
                 segment_id: self.state.segment_id.clone(),
                 entries: self.entries.iter().map(|e| (**e).clone()).collect(),
             },
-            Method::GetContext => ServerMsg::Context {
+            Now::GetContext => ServerMsg::Context {
                 id,
                 body: self.request_body(),
             },
-            Method::Status => ServerMsg::StatusReply {
+            Now::Status => ServerMsg::StatusReply {
                 id,
                 status: self.status(),
             },
-            // Normally answered off the controller by `answer`; same result here.
-            Method::ListCompletions { kind, prefix } => {
-                completions::answer(id, &self.meta.cwd, kind, &prefix)
-            }
-            Method::CancelQueued { queue_id } => self.cancel_queued(id, queue_id).await,
-            Method::Hello { .. } => error(
-                id,
-                ErrorCode::InvalidRequest,
-                "hello was already accepted on this connection",
-            ),
-            Method::Subscribe { .. } | Method::Unknown => error(
-                id,
-                ErrorCode::InvalidRequest,
-                "this method is not handled by the controller",
-            ),
+            Now::CancelQueued { queue_id } => self.cancel_queued(id, queue_id).await,
         }
     }
 

@@ -68,6 +68,14 @@ impl Gate {
 }
 
 /// A response that calls tool `name` once with empty-object arguments (call id `call_N_0`).
+/// `method` as the connection hands it to the controller.
+fn for_controller(method: Method) -> super::ControllerMethod {
+    match super::route(method) {
+        super::Route::Controller(method) => method,
+        super::Route::Connection(method) => panic!("{method:?} is the connection's to answer"),
+    }
+}
+
 fn calls(name: &str) -> ScriptStep {
     ScriptStep {
         tool_calls: vec![ScriptToolCall {
@@ -225,12 +233,13 @@ impl Pod {
     }
 
     /// One request, answered with one frame, as a connection sends it.
+
     async fn call(&mut self, method: Method) -> ServerMsg {
         self.next_id += 1;
         let (reply, answer) = oneshot::channel();
         let request = Command::Request {
             id: self.next_id,
-            method,
+            method: for_controller(method),
             reply,
         };
         self.handle.tx.send(request).await.expect("controller runs");
@@ -1138,7 +1147,7 @@ impl Manual {
         self.controller
             .handle(Command::Request {
                 id: self.next_id,
-                method,
+                method: for_controller(method),
                 reply,
             })
             .await;

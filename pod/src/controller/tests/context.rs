@@ -591,7 +591,7 @@ async fn esc_during_a_compaction_between_turns_stops_it_and_changes_nothing() {
         .tx
         .send(Command::Request {
             id: 99,
-            method: compact(""),
+            method: for_controller(compact("")),
             reply,
         })
         .await
