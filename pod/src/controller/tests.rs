@@ -233,7 +233,6 @@ impl Pod {
     }
 
     /// One request, answered with one frame, as a connection sends it.
-
     async fn call(&mut self, method: Method) -> ServerMsg {
         self.next_id += 1;
         let (reply, answer) = oneshot::channel();
