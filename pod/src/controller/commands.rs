@@ -8,6 +8,8 @@ use seedpod_protocol::{
 };
 use seedpod_store::{Durability, SegmentState, SegmentWriter, new_segment_id, save_meta};
 
+use tokio::sync::oneshot;
+
 use super::route::LoopCommand;
 use super::{Activity, Controller};
 
@@ -68,7 +70,6 @@ impl Controller {
         );
         match command {
             LoopCommand::Clear => self.clear(id).await,
-            LoopCommand::Memory { text } => self.memory(id, &text),
             LoopCommand::Model { name } => self.switch_model(id, name.trim()).await,
             LoopCommand::Help => done(id, PodCommand::Help, HELP),
             LoopCommand::Unknown => refuse(
@@ -225,30 +226,37 @@ impl Controller {
         kinds
     }
 
-    fn memory(&mut self, id: u64, text: &str) -> ServerMsg {
-        let text = text.trim();
+    /// `/memory TEXT`: the append is answered from a blocking thread, since it writes a file
+    /// in the project; nothing of the pod's state changes.
+    pub(super) fn memory(&self, id: u64, text: &str, reply: oneshot::Sender<ServerMsg>) {
+        let text = text.trim().to_string();
         if text.is_empty() {
-            return refuse(
+            let _ = reply.send(refuse(
                 id,
                 ErrorCode::InvalidRequest,
                 "usage: /memory TEXT — appends `* TEXT` to the project's AGENTS.md",
-            );
+            ));
+            return;
         }
-        match crate::agents::append_memory(&self.meta.cwd, text) {
-            Ok(path) => done(
-                id,
-                PodCommand::Memory,
-                format!(
-                    "added `* {text}` to {}; the model reads it from the next segment (/clear)",
-                    path.display()
+        let cwd = self.meta.cwd.clone();
+        tokio::task::spawn_blocking(move || {
+            let answer = match crate::agents::append_memory(&cwd, &text) {
+                Ok(path) => done(
+                    id,
+                    PodCommand::Memory,
+                    format!(
+                        "added `* {text}` to {}; the model reads it from the next segment (/clear)",
+                        path.display()
+                    ),
                 ),
-            ),
-            Err(err) => refuse(
-                id,
-                ErrorCode::Internal,
-                format!("could not append to AGENTS.md: {err}"),
-            ),
-        }
+                Err(err) => refuse(
+                    id,
+                    ErrorCode::Internal,
+                    format!("could not append to AGENTS.md: {err}"),
+                ),
+            };
+            let _ = reply.send(answer);
+        });
     }
 
     async fn switch_model(&mut self, id: u64, name: &str) -> ServerMsg {

@@ -1,16 +1,12 @@
 //! What happens to a person's input on its way into history: the injection guard (at receipt,
 //! so `block` refuses before anything is acknowledged), the length cap, and the `@path`,
 //! `#slug` and `/slug` references, each committed as its own system item right after the input
-//! and so before the request that follows (invariant 1).
+//! and so before the request that follows (invariant 1; `attach.rs`).
 
-use seedpod_protocol::{AlertLevel, EntryKind, QueueId, Segment, SystemItem, flatten_to_text};
-use seedpod_store::Durability;
+use seedpod_protocol::{AlertLevel, EntryKind, QueueId, Segment, flatten_to_text};
 
 use super::Controller;
-use super::commit::CommitError;
-use super::data_guard::{DataSource, Guarded};
 use crate::guard::{self, GuardMode};
-use crate::references::{self, ReferenceContext};
 
 /// The most bytes of one `@path` file that go into history.
 pub const MAX_ATTACHMENT_BYTES: usize = 100 * 1024;
@@ -102,80 +98,5 @@ impl Controller {
             text,
             queue_id,
         }
-    }
-
-    /// Commit one system item per reference in `segments`, in order. A reference that cannot be
-    /// attached is committed as a placeholder (the model knows it is missing) and alerted.
-    pub(super) async fn commit_references(
-        &mut self,
-        segments: &[Segment],
-    ) -> Result<(), CommitError> {
-        let has_references = segments.iter().any(|s| {
-            matches!(
-                s,
-                Segment::FileRef { .. }
-                    | Segment::KnowledgeRef { .. }
-                    | Segment::WorkflowInvoke { .. }
-            )
-        });
-        if !has_references {
-            return Ok(());
-        }
-        let scope = match &self.session.scope {
-            Some(scope) => Some(scope.clone()),
-            None => seedpod_tools::Scope::for_cwd(&self.meta.cwd)
-                .ok()
-                .map(std::sync::Arc::new),
-        };
-        let can_read = |path: &str| -> Result<std::path::PathBuf, String> {
-            match &scope {
-                Some(scope) => scope
-                    .check(path, seedpod_tools::Access::Read)
-                    .map_err(|blocked| blocked.reason),
-                None => Err("the pod's scope could not be set up".into()),
-            }
-        };
-        let ctx = ReferenceContext {
-            cwd: &self.meta.cwd,
-            can_read: &can_read,
-            max_file_bytes: MAX_ATTACHMENT_BYTES,
-        };
-        let resolved = references::resolve(segments, &ctx);
-        for mut reference in resolved {
-            // Attached files and knowledge notes are outside text: the guard reads them (without
-            // their first line, the pod's own `[File: …]` header).
-            if let SystemItem::FileAttachment { path, body }
-            | SystemItem::Knowledge { slug: path, body } = &mut reference.item
-                && reference.problem.is_none()
-            {
-                let content = body
-                    .split_once('\n')
-                    .map_or("", |(_, rest)| rest)
-                    .to_string();
-                match self.guard_data(DataSource::Attachment(path), &content) {
-                    Guarded::Pass => {}
-                    Guarded::Noted(note) => body.push_str(&note),
-                    Guarded::Withheld(replacement) => {
-                        let header = body.lines().next().unwrap_or_default().to_string();
-                        *body = format!("{header}\n{replacement}");
-                    }
-                }
-            }
-            if let Some(problem) = reference.problem {
-                self.publish_alert(AlertLevel::Warn, problem);
-            }
-            if let SystemItem::FileAttachment { path, .. } = &reference.item {
-                tracing::info!(event = "file_attached", path = %path);
-            }
-            self.commit(
-                EntryKind::SystemItem {
-                    item: reference.item,
-                    queue_id: None,
-                },
-                Durability::Buffered,
-            )
-            .await?;
-        }
-        Ok(())
     }
 }

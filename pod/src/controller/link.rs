@@ -19,7 +19,7 @@ pub struct RunLink {
     pub tx: mpsc::Sender<Command>,
 }
 
-fn gone() -> HostError {
+pub(super) fn gone() -> HostError {
     HostError("the pod stopped this run".into())
 }
 

@@ -11,6 +11,7 @@
 //! `commit.rs` the one commit path, `snapshot.rs` attach/subscribe.
 
 mod approvals;
+mod attach;
 mod children;
 mod commands;
 mod commit;
@@ -98,6 +99,13 @@ pub enum Command {
     Compacted {
         generation: u64,
         summary: Result<String, seedpod_engine::ProviderError>,
+        reply: oneshot::Sender<Result<(), HostError>>,
+    },
+    /// From the run task: the items its input references, resolved off the loop, to commit
+    /// before its first request.
+    Attach {
+        generation: u64,
+        resolved: Vec<crate::references::Resolved>,
         reply: oneshot::Sender<Result<(), HostError>>,
     },
     /// From the run task: the provider refused a request for good; can the pod make it fit?
@@ -211,6 +219,8 @@ pub struct Controller {
     compacting: Option<context::Compacting>,
     /// What the last attempts to fit the context taught (a failed compaction, a refusal).
     fit: context::FitState,
+    /// The open run's input, while what it references is not yet attached (`attach.rs`).
+    unattached: Option<Vec<seedpod_protocol::Segment>>,
 }
 
 impl Controller {
@@ -267,6 +277,7 @@ impl Controller {
             outbox: None,
             compacting: None,
             fit: Default::default(),
+            unattached: None,
         };
         (controller, ControllerHandle { tx }, rx)
     }
@@ -360,6 +371,14 @@ impl Controller {
                 reply,
             } => {
                 let answer = self.compacted(generation, summary).await;
+                let _ = reply.send(answer);
+            }
+            Command::Attach {
+                generation,
+                resolved,
+                reply,
+            } => {
+                let answer = self.attach(generation, resolved).await;
                 let _ = reply.send(answer);
             }
             Command::Refused {

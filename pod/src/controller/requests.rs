@@ -95,6 +95,7 @@ impl Controller {
                 });
             }
             Deferred::Compact { focus } => self.compact_command(id, focus, reply),
+            Deferred::Memory { text } => self.memory(id, &text, reply),
             Deferred::Spawn(request) => self.spawn_child(id, request, reply).await,
         }
     }

@@ -56,6 +56,10 @@ pub enum Deferred {
     Compact {
         focus: String,
     },
+    /// `/memory TEXT`: an append to a file in the project.
+    Memory {
+        text: String,
+    },
 }
 
 #[derive(Debug)]
@@ -96,11 +100,10 @@ pub enum Now {
     },
 }
 
-/// The pod commands answered on the loop (`/compact` is deferred).
+/// The pod commands answered on the loop (`/compact` and `/memory` are deferred).
 #[derive(Debug, PartialEq)]
 pub enum LoopCommand {
     Clear,
-    Memory { text: String },
     Model { name: String },
     Help,
     Unknown,
@@ -110,7 +113,6 @@ impl LoopCommand {
     pub fn as_pod_command(&self) -> PodCommand {
         match self {
             LoopCommand::Clear => PodCommand::Clear,
-            LoopCommand::Memory { .. } => PodCommand::Memory,
             LoopCommand::Model { .. } => PodCommand::Model,
             LoopCommand::Help => PodCommand::Help,
             LoopCommand::Unknown => PodCommand::Unknown,
@@ -180,8 +182,10 @@ fn pod_command(name: PodCommand, args: String) -> ControllerMethod {
         PodCommand::Compact => {
             return ControllerMethod::Deferred(Deferred::Compact { focus: args });
         }
+        PodCommand::Memory => {
+            return ControllerMethod::Deferred(Deferred::Memory { text: args });
+        }
         PodCommand::Clear => LoopCommand::Clear,
-        PodCommand::Memory => LoopCommand::Memory { text: args },
         PodCommand::Model => LoopCommand::Model { name: args },
         PodCommand::Help => LoopCommand::Help,
         PodCommand::Unknown => LoopCommand::Unknown,
@@ -226,7 +230,7 @@ mod tests {
     }
 
     /// `/compact` typed as text, sent as a command or as the composer's command segment is one
-    /// deferred compaction with its focus; every other pod command is answered on the loop.
+    /// deferred compaction with its focus; `/model` is answered on the loop.
     #[test]
     fn compact_is_deferred_however_it_is_sent() {
         let typed = Method::Run {
@@ -251,13 +255,13 @@ mod tests {
             }
         }
         match route(Method::Run {
-            segments: text("/memory use tabs"),
+            segments: text("/model small"),
         }) {
             Route::Controller(ControllerMethod::Now(Now::Command(command))) => {
                 assert_eq!(
                     command,
-                    LoopCommand::Memory {
-                        text: "use tabs".into()
+                    LoopCommand::Model {
+                        name: "small".into()
                     }
                 );
             }

@@ -16,7 +16,7 @@ use super::commit::CommitError;
 use super::injection::Injection;
 use super::input::UserInput;
 use super::link::RunLink;
-use super::{Activity, Command, Controller};
+use super::{Activity, Command, Controller, attach};
 use crate::render;
 
 impl Controller {
@@ -31,10 +31,12 @@ impl Controller {
             .await?;
         let mut input_seq = None;
         if let Some(input) = input {
-            let segments = input.segments.clone();
+            let references = attach::has_references(&input.segments);
+            let segments = references.then(|| input.segments.clone());
             self.commit(input.into_entry(), Durability::Sync).await?;
             input_seq = self.entries.last().map(|e| e.seq);
-            self.commit_references(&segments).await?;
+            // Attached by the run task before its first request (`attach.rs`).
+            self.unattached = segments;
         }
         tracing::info!(
             event = "turn_start",
@@ -62,9 +64,19 @@ impl Controller {
         };
         let retry = self.retry;
         let tx = self.tx.clone();
+        let attachments = self.attachments();
         let task = tokio::spawn(async move {
-            let result =
-                drive_run_with_retry(&mut link, provider.as_ref(), &tools, &limits, &retry).await;
+            let attached = match attachments {
+                Some(job) => link.attach(job).await,
+                None => Ok(()),
+            };
+            let result = match attached {
+                Ok(()) => {
+                    drive_run_with_retry(&mut link, provider.as_ref(), &tools, &limits, &retry)
+                        .await
+                }
+                Err(err) => Err(err),
+            };
             let _ = tx.send(Command::RunFinished { generation, result }).await;
         });
         self.activity = Activity::Running {
@@ -84,6 +96,8 @@ impl Controller {
         if !self.is_current(generation) {
             return;
         }
+        // Whatever the run did not attach, it never will: the run is over.
+        self.unattached = None;
         let (duration_ms, before) = match &self.activity {
             Activity::Running {
                 started,
@@ -246,6 +260,7 @@ impl Controller {
         self.generation += 1;
         self.waiting_approval = None;
         self.in_flight = Default::default();
+        self.unattached = None;
         self.abandon_compaction("cancelled");
         if self.state.open_run.is_none() {
             // The run had already committed its end; nothing is left to close.

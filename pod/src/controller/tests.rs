@@ -1224,3 +1224,77 @@ async fn a_pause_racing_the_end_of_a_run_does_not_pause_a_finished_run() {
         "a finished run cannot be paused; the pause was answered {pause:?}"
     );
 }
+
+/// Files an input references are read by the run task, not the controller; a pause that lands
+/// while they are being read makes the stale attach a no-op, and the resumed run reads them
+/// again: the model gets each attachment exactly once, after the input and before its answer.
+#[tokio::test]
+async fn references_paused_before_they_are_attached_are_attached_on_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "remember the milk\n").unwrap();
+    let (parts, files) = parts(
+        dir.path(),
+        vec![text("noted")],
+        ToolRegistry::new(),
+        Default::default(),
+    )
+    .await;
+    let (controller, _handle, rx) = Controller::new(parts, CancellationToken::new());
+    let mut pod = Manual {
+        controller,
+        rx,
+        next_id: 0,
+    };
+    let run = Method::Run {
+        segments: vec![
+            Segment::text("read "),
+            Segment::FileRef {
+                path: "notes.txt".into(),
+            },
+        ],
+    };
+    assert_eq!(acked(&pod.request(run).await), AckOutcome::Started);
+    let stale = tokio::time::timeout(WAIT, pod.rx.recv())
+        .await
+        .expect("the run task sent a command in time")
+        .expect("the run task is alive");
+    assert!(
+        matches!(stale, Command::Attach { .. }),
+        "the run's first command attaches its references"
+    );
+    assert_eq!(acked(&pod.request(Method::Pause).await), AckOutcome::Done);
+    // The paused run's attach arrives late: refused, nothing committed.
+    pod.controller.handle(stale).await;
+    let attached = |entries: &[Entry]| {
+        entries
+            .iter()
+            .filter(|e| {
+                matches!(
+                    &e.kind,
+                    EntryKind::SystemItem {
+                        item: SystemItem::FileAttachment { .. },
+                        ..
+                    }
+                )
+            })
+            .count()
+    };
+    let log = read_segment(&files.segment).unwrap().entries;
+    assert_eq!(attached(&log), 0, "{:?}", names(&log));
+
+    assert_eq!(
+        acked(&pod.request(Method::Resume).await),
+        AckOutcome::Started
+    );
+    pod.pump_until(|cmd| matches!(cmd, Command::RunFinished { .. }))
+        .await;
+    let log = read_segment(&files.segment).unwrap().entries;
+    assert_eq!(attached(&log), 1, "{:?}", names(&log));
+    let order = names(&log);
+    let input = order.iter().position(|n| *n == "user_input").unwrap();
+    let item = order.iter().position(|n| *n == "system_item").unwrap();
+    let answer = order.iter().position(|n| *n == "assistant_item").unwrap();
+    assert!(input < item && item < answer, "{order:?}");
+    let sent = std::fs::read_to_string(&files.record).unwrap();
+    assert!(sent.contains("remember the milk"), "the model saw the file");
+}
