@@ -71,8 +71,14 @@ pub struct PromptFor<'a> {
 }
 
 impl PromptSettings {
-    /// Render the layered system prompt for a new segment.
+    /// Render the layered system prompt for a new segment. Reads the instruction files: a
+    /// caller on the controller's loop renders `inputs` on a blocking thread instead.
     pub fn render(&self, pod: &PromptFor<'_>) -> Result<RenderedPrompt, PromptError> {
+        render_prompt(&self.inputs(pod))
+    }
+
+    /// Everything `render_prompt` needs, owned, so it can be rendered on another thread.
+    pub fn inputs(&self, pod: &PromptFor<'_>) -> PromptInputs {
         // The compact prompt has its own one-line notes instead of the protocols.
         let tool_protocols = match pod.mode {
             PromptMode::Full => pod
@@ -84,7 +90,7 @@ impl PromptSettings {
                 .collect(),
             PromptMode::Compact => Vec::new(),
         };
-        render_prompt(&PromptInputs {
+        PromptInputs {
             pod_name: pod.pod_name.clone(),
             cwd: pod.cwd.to_path_buf(),
             model: pod.model.to_string(),
@@ -95,6 +101,6 @@ impl PromptSettings {
             session_instructions: pod.session_instructions.map(str::to_string),
             config_dir: self.config_dir.clone(),
             mode: pod.mode,
-        })
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use seedpod_client::launch::{Launch, LaunchError, launch};
 use seedpod_protocol::{EntryKind, ErrorCode, PodEvent, PodName, ServerMsg, SpawnRequest};
 use seedpod_store::{
-    ChildRecord, Durability, OutputCursor, PendingReport, ScopeGrant, report_id, save_meta, unix_ms,
+    ChildRecord, Durability, OutputCursor, PendingReport, ScopeGrant, report_id, unix_ms,
 };
 use seedpod_tools::{Access, LentRoot, Scope};
 use tokio::sync::oneshot;
@@ -98,7 +98,7 @@ impl Controller {
             ChildMsg::Cursor { name, cursor } => {
                 if let Some(record) = self.meta.children.iter_mut().find(|r| r.name == name) {
                     record.cursor = Some(cursor);
-                    self.save_meta_logged();
+                    self.save_meta_logged().await;
                 }
             }
             ChildMsg::Delivered { event_id } => self.delivered(event_id).await,
@@ -144,7 +144,7 @@ impl Controller {
             &record,
         );
         self.meta.children.push(record);
-        if let Err(err) = save_meta(&self.pod_dir, &self.meta) {
+        if let Err(err) = self.meta_file.save(&self.meta).await {
             self.meta.children.retain(|r| r.name != name);
             return reply.send(Err(format!(
                 "the child could not be recorded in pod.json, so it was not started: {err}"
@@ -261,7 +261,7 @@ impl Controller {
                 // scope, and say why.
                 tracing::warn!(event = "child_spawn_failed", child = %name, error = %message);
                 self.meta.children.retain(|r| r.name != name);
-                self.save_meta_logged();
+                self.save_meta_logged().await;
                 self.relend();
                 reply.send(Err(format!("child pod {name} did not start: {message}")));
             }
@@ -321,7 +321,7 @@ impl Controller {
                         created_ms: unix_ms(),
                         cursor: None,
                     });
-                    self.save_meta_logged();
+                    self.save_meta_logged().await;
                     self.relend();
                     self.report_descendant(&child, &write).await;
                 }
@@ -372,10 +372,9 @@ impl Controller {
         scope.lent().set(roots);
     }
 
-    fn save_meta_logged(&self) {
-        if let Err(err) = save_meta(&self.pod_dir, &self.meta) {
-            tracing::warn!(event = "meta_save_failed", error = %err);
-        }
+    /// Bookkeeping a restart can redo: written without waiting (`meta_file.rs`).
+    async fn save_meta_logged(&self) {
+        self.meta_file.save_later(&self.meta).await;
     }
 
     /// On start: lend to every recorded child until a probe says it is not running, ask the

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use seedpod_protocol::{
     EntryKind, ErrorCode, ModelConfig, Origin, PodCommand, Segment, SegmentStart, ServerMsg,
 };
-use seedpod_store::{Durability, SegmentState, SegmentWriter, new_segment_id, save_meta};
+use seedpod_store::{Durability, SegmentState, SegmentWriter, new_segment_id};
 
 use tokio::sync::oneshot;
 
@@ -144,18 +144,20 @@ impl Controller {
             self.session.context.child_tools_in_compact,
         );
         let model = self.state.model.clone();
-        let rendered = self
-            .session
-            .prompt
-            .render(&PromptFor {
-                pod_name: &self.name,
-                cwd: &self.meta.cwd,
-                model: &model.model,
-                tools: &tools,
-                session_instructions: self.meta.instructions.as_deref(),
-                date: &crate::restore::today(),
-                mode,
-            })
+        let inputs = self.session.prompt.inputs(&PromptFor {
+            pod_name: &self.name,
+            cwd: &self.meta.cwd,
+            model: &model.model,
+            tools: &tools,
+            session_instructions: self.meta.instructions.as_deref(),
+            date: &crate::restore::today(),
+            mode,
+        });
+        // The instruction files are read on a blocking thread; the segment switch waits for
+        // them, but no runtime thread does.
+        let rendered = tokio::task::spawn_blocking(move || crate::prompt::render_prompt(&inputs))
+            .await
+            .map_err(|_| "the system prompt could not be rendered: its thread failed".to_string())?
             .map_err(|e| format!("the system prompt could not be rendered: {e}"))?;
         let segment_id = new_segment_id();
         let start = SegmentStart {
@@ -186,7 +188,9 @@ impl Controller {
         let mut meta = self.meta.clone();
         meta.active_segment = segment_id.clone();
         meta.segments.push(segment_id.clone());
-        save_meta(&self.pod_dir, &meta)
+        self.meta_file
+            .save(&meta)
+            .await
             .map_err(|e| format!("pod.json could not be updated: {e}"))?;
         let old = std::mem::replace(&mut self.writer, writer);
         if let Err(err) = old.close().await {
@@ -300,9 +304,7 @@ impl Controller {
         }
         // pod.json mirrors the log for `ls` and new segments; the log stays the authority.
         self.meta.config.model = name.to_string();
-        if let Err(err) = save_meta(&self.pod_dir, &self.meta) {
-            tracing::warn!(event = "meta_save_failed", error = %err);
-        }
+        self.meta_file.save_later(&self.meta).await;
         done(
             id,
             PodCommand::Model,

@@ -20,6 +20,7 @@ mod data_guard;
 mod injection;
 mod input;
 mod link;
+mod meta_file;
 mod requests;
 mod route;
 mod runs;
@@ -219,6 +220,8 @@ pub struct Controller {
     compacting: Option<context::Compacting>,
     /// What the last attempts to fit the context taught (a failed compaction, a refusal).
     fit: context::FitState,
+    /// The one writer of `pod.json`.
+    meta_file: meta_file::MetaFile,
     /// The open run's input, while what it references is not yet attached (`attach.rs`).
     unattached: Option<Vec<seedpod_protocol::Segment>>,
 }
@@ -243,6 +246,7 @@ impl Controller {
         (tx, rx): (mpsc::Sender<Command>, mpsc::Receiver<Command>),
     ) -> (Controller, ControllerHandle, mpsc::Receiver<Command>) {
         let seen_events = snapshot::event_ids(&parts.entries);
+        let meta_file = meta_file::MetaFile::start(parts.pod_dir.clone());
         let paused = parts.state.open_run.is_some();
         let controller = Controller {
             name: parts.name,
@@ -277,6 +281,7 @@ impl Controller {
             outbox: None,
             compacting: None,
             fit: Default::default(),
+            meta_file,
             unattached: None,
         };
         (controller, ControllerHandle { tx }, rx)
@@ -416,6 +421,9 @@ impl Controller {
         self.abandon_compaction("stopped with the pod");
         self.publish_state();
         self.final_reports().await;
+        if let Err(err) = self.meta_file.flush().await {
+            tracing::error!(event = "meta_save_failed", error = %err);
+        }
         if let Err(err) = self.writer.close().await {
             tracing::error!(event = "store_close_failed", error = %err);
         }
