@@ -35,4 +35,6 @@ pub use meta::{
 };
 pub use read::{ReadSegment, TornTail, read_segment, read_segment_entries};
 pub use torn::torn_side_file;
-pub use writer::{Durability, SegmentWriter, WRITER_CHANNEL_CAPACITY, entry_line, unix_ms};
+pub use writer::{
+    Durability, Durable, SegmentWriter, WRITER_CHANNEL_CAPACITY, entry_line, unix_ms,
+};

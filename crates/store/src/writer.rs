@@ -48,6 +48,15 @@ enum Command {
         durability: Durability,
         reply: oneshot::Sender<Result<Entry, StoreError>>,
     },
+    /// An append answered in two steps: `written` once the line is in the file, `durable` once
+    /// it is synced (at once for `Buffered`). The fsync runs beside the writer, so appends that
+    /// arrive meanwhile are written without waiting for it and share the next one.
+    AppendPipelined {
+        kind: Box<EntryKind>,
+        durability: Durability,
+        written: oneshot::Sender<Result<Entry, StoreError>>,
+        durable: oneshot::Sender<Result<(), StoreError>>,
+    },
     Sync {
         reply: oneshot::Sender<Result<(), StoreError>>,
     },
@@ -107,6 +116,33 @@ impl SegmentWriter {
         .await
     }
 
+    /// Append one entry and return it as soon as its line is in the file, with a `Durable` that
+    /// resolves once the line is synced. A caller that must not answer anyone before the entry
+    /// is on stable storage waits for the `Durable` — on a task of its own, so what it is doing
+    /// meanwhile (folding the entry, broadcasting it, the next append) goes on.
+    ///
+    /// The entry is in the file when this returns (it survives the pod crashing); only a
+    /// machine crash before the fsync can lose it, and nobody was told it was durable then.
+    pub async fn append_pipelined(
+        &self,
+        kind: EntryKind,
+        durability: Durability,
+    ) -> Result<(Entry, Durable), StoreError> {
+        let (written, written_rx) = oneshot::channel();
+        let (durable, durable_rx) = oneshot::channel();
+        self.commands
+            .send(Command::AppendPipelined {
+                kind: Box::new(kind),
+                durability,
+                written,
+                durable,
+            })
+            .await
+            .map_err(|_| StoreError::Closed)?;
+        let entry = written_rx.await.map_err(|_| StoreError::Closed)??;
+        Ok((entry, Durable(durable_rx)))
+    }
+
     /// Fsync everything appended so far.
     pub async fn sync(&self) -> Result<(), StoreError> {
         self.request(|reply| Command::Sync { reply }).await
@@ -152,6 +188,17 @@ impl SegmentWriter {
             })
             .map_err(|e| StoreError::io(&path, "start the writer thread for", e))?;
         Ok((SegmentWriter { commands }, opened_rx))
+    }
+}
+
+/// Resolves once a pipelined append is on stable storage, or says why it never will be.
+#[derive(Debug)]
+#[must_use = "a Durable says whether the entry reached stable storage"]
+pub struct Durable(oneshot::Receiver<Result<(), StoreError>>);
+
+impl Durable {
+    pub async fn wait(self) -> Result<(), StoreError> {
+        self.0.await.map_err(|_| StoreError::Closed)?
     }
 }
 

@@ -73,3 +73,45 @@ async fn concurrent_appends_get_consecutive_seqs_in_file_order() {
         }
     }
 }
+
+/// On a real file: an appender that never waits for durability between pipelined appends gets
+/// every entry numbered in order, each `Durable` resolves, and the file holds them all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_appends_are_written_in_order_and_all_become_durable() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = seg_path(dir.path());
+    let (writer, _) = SegmentWriter::create(path.clone(), segment_start("s1"))
+        .await
+        .unwrap();
+    let mut durables = Vec::new();
+    for i in 0..100u64 {
+        let kind = EntryKind::AssistantItem {
+            item: ModelItem::AssistantText {
+                text: format!("n{i}"),
+            },
+        };
+        let (entry, durable) = writer
+            .append_pipelined(kind, Durability::Sync)
+            .await
+            .unwrap();
+        assert_eq!(entry.seq.get(), i + 1);
+        durables.push(durable);
+    }
+    for durable in durables {
+        durable.wait().await.unwrap();
+    }
+    writer.close().await.unwrap();
+    let read = read_segment(&path).unwrap();
+    assert_eq!(read.entries.len(), 101);
+    let closed = EntryKind::AssistantItem {
+        item: ModelItem::AssistantText {
+            text: "late".into(),
+        },
+    };
+    assert!(
+        writer
+            .append_pipelined(closed, Durability::Sync)
+            .await
+            .is_err()
+    );
+}

@@ -10,6 +10,11 @@
 //!    it: RSS sampled every 10,000 tokens. Flat growth proportional to the answer (which the pod
 //!    keeps, once, in its history) means no quadratic string building.
 //!
+//! 3. The same latency as 1 while scripts hammer the pod with notifications: `BURST_CLIENTS`
+//!    control clients each send `BURST_NOTIFIES` non-waking notifications back to back during
+//!    the paced stream. Each is queued durably (fsynced) before its ack; the number shows
+//!    whether those fsyncs hold up the deltas, and how many acks per second the pod gives.
+//!
 //! Run: `cargo build --release -p seedpod -p seedpod-e2e && ./target/release/stream-bench`
 //! Prints numbers; asserts none.
 
@@ -17,7 +22,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use seedpod_e2e::Sandbox;
-use seedpod_protocol::{ClientMode, Method, Segment, ServerMsg};
+use seedpod_protocol::{ClientMode, Method, PodName, Segment, ServerMsg};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -25,6 +30,8 @@ const LATENCY_TOKENS: usize = 2_000;
 const PACE: Duration = Duration::from_millis(1);
 const MEMORY_TOKENS: usize = 100_000;
 const MEMORY_SAMPLE_EVERY: usize = 10_000;
+const BURST_CLIENTS: usize = 4;
+const BURST_NOTIFIES: usize = 250;
 
 /// When the server wrote each paced token.
 type SendTimes = Arc<Mutex<Vec<Option<Instant>>>>;
@@ -34,10 +41,12 @@ async fn main() {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let sent: SendTimes = Arc::new(Mutex::new(vec![None; LATENCY_TOKENS]));
+    let burst_sent: SendTimes = Arc::new(Mutex::new(vec![None; LATENCY_TOKENS]));
     let pod_pid = Arc::new(Mutex::new(0u32));
     let rss_samples = Arc::new(Mutex::new(Vec::new()));
     {
         let sent = sent.clone();
+        let burst_sent = burst_sent.clone();
         let pod_pid = pod_pid.clone();
         let rss_samples = rss_samples.clone();
         tokio::spawn(async move {
@@ -46,6 +55,8 @@ async fn main() {
                 request += 1;
                 let plan = if request == 1 {
                     Plan::Paced(sent.clone())
+                } else if request == 3 {
+                    Plan::Paced(burst_sent.clone())
                 } else {
                     let pid = *pod_pid.lock().unwrap_or_else(PoisonError::into_inner);
                     Plan::Flood {
@@ -60,6 +71,12 @@ async fn main() {
 
     let sb = Sandbox::new();
     let base_url = format!("http://{addr}/v1");
+    // This server answers every request with a stream: a context-window probe would take the
+    // first one.
+    let project = sb.path().join(".seedpod");
+    std::fs::create_dir_all(&project).expect("project config dir");
+    std::fs::write(project.join("config.toml"), "[context]\nprobe = false\n")
+        .expect("project config");
     sb.ok(&[
         "start",
         "bench",
@@ -76,47 +93,10 @@ async fn main() {
     let mut attached = sb.connect("bench", ClientMode::Attach).await;
     wait_snapshot_end(&mut attached).await;
     run(&sb, "latency").await;
-    let mut received: Vec<Option<Instant>> = vec![None; LATENCY_TOKENS];
-    let mut pending = String::new();
-    while received.iter().any(Option::is_none) {
-        let Some(msg) = attached.recv().await.expect("recv") else {
-            panic!("pod closed the connection");
-        };
-        match msg {
-            ServerMsg::TextDelta { text, .. } => {
-                let now = Instant::now();
-                pending.push_str(&text);
-                // Tokens are `t<i> `; a delta may hold several, or part of one.
-                while let Some(end) = pending.find(' ') {
-                    let token: String = pending.drain(..=end).collect();
-                    if let Some(i) = token
-                        .trim()
-                        .strip_prefix('t')
-                        .and_then(|n| n.parse::<usize>().ok())
-                        && i < LATENCY_TOKENS
-                    {
-                        received[i] = Some(now);
-                    }
-                }
-            }
-            ServerMsg::Committed { .. } if received.iter().all(Option::is_some) => break,
-            _ => {}
-        }
-    }
-    let sent = sent.lock().unwrap_or_else(PoisonError::into_inner).clone();
-    let mut latencies: Vec<Duration> = sent
-        .iter()
-        .zip(&received)
-        .filter_map(|(s, r)| Some(r.as_ref()?.duration_since(*s.as_ref()?)))
-        .collect();
-    latencies.sort();
-    println!(
-        "SSE event written → text_delta read by an attached client, n={}: p50 {} p90 {} p99 {} max {}",
-        latencies.len(),
-        ms(pct(&latencies, 0.5)),
-        ms(pct(&latencies, 0.9)),
-        ms(pct(&latencies, 0.99)),
-        ms(latencies.last().copied().unwrap_or_default())
+    let latencies = delta_latencies(&mut attached, &sent).await;
+    report(
+        "SSE event written → text_delta read by an attached client",
+        &latencies,
     );
     wait_run_end(&mut attached).await;
 
@@ -159,6 +139,100 @@ async fn main() {
     println!(
         "(the answer itself is {} KiB of text, kept once in the pod's history)",
         answer_bytes / 1024
+    );
+
+    // 3. Latency under a notification burst. A fresh attach: the flood left this one resyncing.
+    let mut attached = sb.connect("bench", ClientMode::Attach).await;
+    wait_snapshot_end(&mut attached).await;
+    run(&sb, "burst").await;
+    let started = Instant::now();
+    let senders: Vec<_> = (0..BURST_CLIENTS)
+        .map(|client| {
+            let home = sb.home.clone();
+            tokio::spawn(async move {
+                let pod = PodName::new("bench").expect("a valid name");
+                let mut conn =
+                    seedpod_client::Connection::connect(&home, &pod, "burst", ClientMode::Control)
+                        .await
+                        .expect("connect");
+                for n in 0..BURST_NOTIFIES {
+                    conn.call(Method::Notify {
+                        message: format!("build {client}.{n} finished"),
+                        wake: false,
+                    })
+                    .await
+                    .expect("notify acknowledged");
+                }
+            })
+        })
+        .collect();
+    let latencies = delta_latencies(&mut attached, &burst_sent).await;
+    for sender in senders {
+        sender.await.expect("burst client");
+    }
+    let acks = BURST_CLIENTS * BURST_NOTIFIES;
+    report(
+        &format!("the same, while {BURST_CLIENTS} clients send {acks} notifications"),
+        &latencies,
+    );
+    println!(
+        "{acks} durable notification acks in {:.2} s ({:.0}/s)",
+        started.elapsed().as_secs_f64(),
+        acks as f64 / started.elapsed().as_secs_f64()
+    );
+    wait_run_end(&mut attached).await;
+}
+
+/// When each paced token's `text_delta` arrived, against when the server wrote it.
+async fn delta_latencies(
+    attached: &mut seedpod_client::Connection,
+    sent: &SendTimes,
+) -> Vec<Duration> {
+    let mut received: Vec<Option<Instant>> = vec![None; LATENCY_TOKENS];
+    let mut pending = String::new();
+    while received.iter().any(Option::is_none) {
+        let Some(msg) = attached.recv().await.expect("recv") else {
+            panic!("pod closed the connection");
+        };
+        match msg {
+            ServerMsg::TextDelta { text, .. } => {
+                let now = Instant::now();
+                pending.push_str(&text);
+                // Tokens are `t<i> `; a delta may hold several, or part of one.
+                while let Some(end) = pending.find(' ') {
+                    let token: String = pending.drain(..=end).collect();
+                    if let Some(i) = token
+                        .trim()
+                        .strip_prefix('t')
+                        .and_then(|n| n.parse::<usize>().ok())
+                        && i < LATENCY_TOKENS
+                    {
+                        received[i] = Some(now);
+                    }
+                }
+            }
+            ServerMsg::Committed { .. } if received.iter().all(Option::is_some) => break,
+            _ => {}
+        }
+    }
+    let sent = sent.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    let mut latencies: Vec<Duration> = sent
+        .iter()
+        .zip(&received)
+        .filter_map(|(s, r)| Some(r.as_ref()?.duration_since(*s.as_ref()?)))
+        .collect();
+    latencies.sort();
+    latencies
+}
+
+fn report(what: &str, latencies: &[Duration]) {
+    println!(
+        "{what}, n={}: p50 {} p90 {} p99 {} max {}",
+        latencies.len(),
+        ms(pct(latencies, 0.5)),
+        ms(pct(latencies, 0.9)),
+        ms(pct(latencies, 0.99)),
+        ms(latencies.last().copied().unwrap_or_default())
     );
 }
 

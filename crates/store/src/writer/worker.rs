@@ -5,6 +5,12 @@
 //! durability, and only then answers. One fsync thus covers a burst of appends, and no append is
 //! answered before the bytes it reports are where it promised.
 //!
+//! Pipelined appends (`SegmentWriter::append_pipelined`) are answered as soon as their line is
+//! written; their fsync runs on a second thread, the syncer, which owns a clone of the file
+//! handle. While it syncs, the writer goes on writing, and everything written meanwhile shares
+//! the syncer's next fsync: that is what lets a burst of durable acks cost a few fsyncs instead
+//! of one each, without the appender waiting for any of them.
+//!
 //! A failed write may leave a partial line at the end of the file, and after a failed fsync the
 //! kernel may have dropped the unsynced pages. Either way the file no longer matches what the
 //! writer has reported, so the writer marks itself broken and refuses every later append and
@@ -14,6 +20,8 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError, mpsc as std_mpsc};
+use std::thread::JoinHandle;
 
 use seedpod_protocol::{Entry, EntryKind, EntrySeq};
 use tokio::sync::{mpsc, oneshot};
@@ -32,7 +40,12 @@ pub(super) trait LogFile {
     /// Write one whole line with a single `write_all`.
     fn append_line(&mut self, line: &[u8]) -> io::Result<()>;
     fn sync_data(&mut self) -> io::Result<()>;
+    /// A second handle on the same file that the syncer thread fsyncs through.
+    fn sync_handle(&self) -> io::Result<SyncFn>;
 }
+
+/// Fsyncs the file it was made from.
+pub(super) type SyncFn = Box<dyn FnMut() -> io::Result<()> + Send>;
 
 impl LogFile for File {
     fn append_line(&mut self, line: &[u8]) -> io::Result<()> {
@@ -41,6 +54,113 @@ impl LogFile for File {
 
     fn sync_data(&mut self) -> io::Result<()> {
         File::sync_data(self)
+    }
+
+    fn sync_handle(&self) -> io::Result<SyncFn> {
+        // A clone shares the open file description: its fsync covers the writer's writes.
+        let clone = self.try_clone()?;
+        Ok(Box::new(move || clone.sync_data()))
+    }
+}
+
+/// Why the file can no longer be trusted, once a write or an fsync failed; shared by the
+/// writer and the syncer, either of which may find out first.
+#[derive(Clone, Default)]
+struct Broken(Arc<Mutex<Option<String>>>);
+
+impl Broken {
+    fn reason(&self) -> Option<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set(&self, reason: String) {
+        let mut broken = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        // The first failure is the cause; later ones follow from it.
+        broken.get_or_insert(reason);
+    }
+
+    fn error(&self, path: &std::path::Path) -> Option<StoreError> {
+        self.reason().map(|reason| StoreError::Broken {
+            path: path.to_path_buf(),
+            reason,
+        })
+    }
+}
+
+/// The syncer thread and the way to hand it the replies that wait for its next fsync.
+/// Dropping it lets the thread answer what it holds and waits for it to end.
+struct Syncer {
+    tx: Option<std_mpsc::SyncSender<Vec<Reply<()>>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Syncer {
+    fn start(mut sync: SyncFn, path: PathBuf, broken: Broken) -> io::Result<Syncer> {
+        let (tx, rx) = std_mpsc::sync_channel::<Vec<Reply<()>>>(WRITER_CHANNEL_CAPACITY);
+        let thread = std::thread::Builder::new()
+            .name(format!("{}-sync", super::WRITER_THREAD_NAME))
+            .spawn(move || {
+                while let Ok(mut waiting) = rx.recv() {
+                    // Everything handed over while the last fsync ran shares this one.
+                    while let Ok(more) = rx.try_recv() {
+                        waiting.extend(more);
+                    }
+                    let result = match broken.error(&path) {
+                        Some(err) => Err(err),
+                        None => sync().map_err(|err| {
+                            broken.set(format!("fsync failed: {err}"));
+                            StoreError::io(&path, "fsync", err)
+                        }),
+                    };
+                    for reply in waiting {
+                        let _ = reply.send(copy(&result));
+                    }
+                }
+            })?;
+        Ok(Syncer {
+            tx: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// Hand `replies` to the syncer; gives them back if the thread is gone.
+    fn hand_over(&self, replies: Vec<Reply<()>>) -> Result<(), Vec<Reply<()>>> {
+        match &self.tx {
+            Some(tx) => tx.send(replies).map_err(|returned| returned.0),
+            None => Err(replies),
+        }
+    }
+}
+
+impl Drop for Syncer {
+    fn drop(&mut self) {
+        self.tx.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// One result for many waiters: `StoreError` holds an `io::Error`, which does not clone.
+fn copy(result: &Result<(), StoreError>) -> Result<(), StoreError> {
+    match result {
+        Ok(()) => Ok(()),
+        Err(StoreError::Io { path, op, source }) => Err(StoreError::Io {
+            path: path.clone(),
+            op,
+            source: io::Error::new(source.kind(), source.to_string()),
+        }),
+        Err(StoreError::Broken { path, reason }) => Err(StoreError::Broken {
+            path: path.clone(),
+            reason: reason.clone(),
+        }),
+        Err(other) => Err(StoreError::Broken {
+            path: PathBuf::new(),
+            reason: other.to_string(),
+        }),
     }
 }
 
@@ -53,6 +173,8 @@ type CloseAnswer = (Reply<()>, Result<(), StoreError>);
 #[derive(Default)]
 struct Batch {
     written: Vec<(Entry, Reply<Entry>)>,
+    /// Pipelined `Sync` appends, already answered as written, waiting to be durable.
+    durables: Vec<Reply<()>>,
     syncs: Vec<Reply<()>>,
     close: Option<Reply<()>>,
     needs_sync: bool,
@@ -66,8 +188,9 @@ pub(super) struct Worker<F: LogFile> {
     /// Whether bytes may have been written since the last successful fsync. Starts true: a
     /// reopened file may hold a previous process's unsynced appends.
     dirty: bool,
-    /// Why the file can no longer be trusted, once a write or fsync failed.
-    broken: Option<String>,
+    broken: Broken,
+    /// Started by the first pipelined append that asks for durability.
+    syncer: Option<Syncer>,
 }
 
 impl<F: LogFile> Worker<F> {
@@ -77,7 +200,8 @@ impl<F: LogFile> Worker<F> {
             path,
             next_seq,
             dirty: true,
-            broken: None,
+            broken: Broken::default(),
+            syncer: None,
         }
     }
 
@@ -98,8 +222,10 @@ impl<F: LogFile> Worker<F> {
                 return;
             }
         }
+        // What the syncer holds is answered before the last fsync.
+        self.syncer.take();
         if self.dirty
-            && self.broken.is_none()
+            && self.broken.reason().is_none()
             && let Err(err) = self.file.sync_data()
         {
             tracing::error!(
@@ -133,6 +259,25 @@ impl<F: LogFile> Worker<F> {
                         let _ = reply.send(Err(err));
                     }
                 },
+                Command::AppendPipelined {
+                    kind,
+                    durability,
+                    written,
+                    durable,
+                } => match self.write(*kind) {
+                    Ok(entry) => {
+                        let _ = written.send(Ok(entry));
+                        match durability {
+                            Durability::Sync => batch.durables.push(durable),
+                            Durability::Buffered => {
+                                let _ = durable.send(Ok(()));
+                            }
+                        }
+                    }
+                    Err(err) => {
+                        let _ = written.send(Err(err));
+                    }
+                },
                 Command::Sync { reply } => {
                     batch.needs_sync = true;
                     batch.syncs.push(reply);
@@ -153,6 +298,22 @@ impl<F: LogFile> Worker<F> {
         } else {
             Ok(())
         };
+        if batch.needs_sync {
+            // This batch's own fsync covers its pipelined appends too.
+            let result = match &synced {
+                Ok(()) => self.broken.error(&self.path).map_or(Ok(()), Err),
+                Err(err) => Err(StoreError::io(
+                    &self.path,
+                    "fsync",
+                    io::Error::new(err.kind(), err.to_string()),
+                )),
+            };
+            for reply in batch.durables {
+                let _ = reply.send(copy(&result));
+            }
+        } else if !batch.durables.is_empty() {
+            self.sync_later(batch.durables);
+        }
         match synced {
             Ok(()) => {
                 for (entry, reply) in batch.written {
@@ -181,6 +342,37 @@ impl<F: LogFile> Worker<F> {
         }
     }
 
+    /// Have the syncer answer `replies` after its next fsync; sync here when it cannot.
+    fn sync_later(&mut self, replies: Vec<Reply<()>>) {
+        if self.syncer.is_none() {
+            match self
+                .file
+                .sync_handle()
+                .and_then(|handle| Syncer::start(handle, self.path.clone(), self.broken.clone()))
+            {
+                Ok(syncer) => self.syncer = Some(syncer),
+                Err(err) => tracing::warn!(
+                    event = "segment_syncer_unavailable",
+                    path = %self.path.display(),
+                    error = %err,
+                ),
+            }
+        }
+        let replies = match &self.syncer {
+            Some(syncer) => match syncer.hand_over(replies) {
+                Ok(()) => return,
+                Err(replies) => replies,
+            },
+            None => replies,
+        };
+        let result = self
+            .sync()
+            .map_err(|err| StoreError::io(&self.path, "fsync", err));
+        for reply in replies {
+            let _ = reply.send(copy(&result));
+        }
+    }
+
     /// Append one entry's line, numbering it. Nothing is written (and the writer stays usable) if
     /// the entry could not be read back or cannot be encoded.
     fn write(&mut self, kind: EntryKind) -> Result<Entry, StoreError> {
@@ -195,7 +387,8 @@ impl<F: LogFile> Worker<F> {
         let line = entry_line(&entry)?;
         self.dirty = true;
         if let Err(err) = self.file.append_line(line.as_bytes()) {
-            self.broken = Some(format!("appending entry {} failed: {err}", entry.seq));
+            self.broken
+                .set(format!("appending entry {} failed: {err}", entry.seq));
             return Err(StoreError::io(&self.path, "append to", err));
         }
         self.next_seq = self.next_seq.next();
@@ -213,17 +406,14 @@ impl<F: LogFile> Worker<F> {
                 Ok(())
             }
             Err(err) => {
-                self.broken = Some(format!("fsync failed: {err}"));
+                self.broken.set(format!("fsync failed: {err}"));
                 Err(err)
             }
         }
     }
 
     fn broken_error(&self) -> Option<StoreError> {
-        self.broken.as_ref().map(|reason| StoreError::Broken {
-            path: self.path.clone(),
-            reason: reason.clone(),
-        })
+        self.broken.error(&self.path)
     }
 }
 
@@ -232,6 +422,9 @@ fn refuse_closed(command: Command) {
     match command {
         Command::Append { reply, .. } => {
             let _ = reply.send(Err(StoreError::Closed));
+        }
+        Command::AppendPipelined { written, .. } => {
+            let _ = written.send(Err(StoreError::Closed));
         }
         Command::Sync { reply } | Command::Close { reply } => {
             let _ = reply.send(Err(StoreError::Closed));

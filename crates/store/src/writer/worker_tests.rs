@@ -16,6 +16,8 @@ use crate::writer::{Command, Durability};
 enum Op {
     Line(String),
     Sync,
+    /// An fsync through the syncer's handle.
+    SyncBeside,
 }
 
 /// Records every call; fails the `fail_write`-th write (0-based) or every sync, when asked.
@@ -53,6 +55,18 @@ impl LogFile for FakeFile {
         self.ops.lock().unwrap().push(Op::Sync);
         Ok(())
     }
+
+    fn sync_handle(&self) -> io::Result<super::SyncFn> {
+        let ops = self.ops.clone();
+        let fail = self.fail_sync;
+        Ok(Box::new(move || {
+            if fail {
+                return Err(io::Error::other("injected fsync failure"));
+            }
+            ops.lock().unwrap().push(Op::SyncBeside);
+            Ok(())
+        }))
+    }
 }
 
 type Answer<T> = oneshot::Receiver<Result<T, StoreError>>;
@@ -79,6 +93,24 @@ impl Queue {
             })
             .unwrap();
         answer
+    }
+
+    fn append_pipelined(
+        &self,
+        kind: EntryKind,
+        durability: Durability,
+    ) -> (Answer<Entry>, Answer<()>) {
+        let (written, written_rx) = oneshot::channel();
+        let (durable, durable_rx) = oneshot::channel();
+        self.tx
+            .try_send(Command::AppendPipelined {
+                kind: Box::new(kind),
+                durability,
+                written,
+                durable,
+            })
+            .unwrap();
+        (written_rx, durable_rx)
     }
 
     fn sync(&self) -> Answer<()> {
@@ -257,4 +289,76 @@ fn entries_a_restore_would_refuse_are_not_written() {
     );
     assert_eq!(answer(after).unwrap().seq, 1, "the writer stays usable");
     assert_eq!(file.ops().len(), 2, "{:?}", file.ops());
+}
+
+/// Pipelined appends are answered as written, and their durability comes from one fsync on the
+/// syncer's handle for the whole batch; the writer itself never waited for it.
+#[test]
+fn pipelined_appends_share_one_fsync_beside_the_writer() {
+    let queue = Queue::new();
+    let answers: Vec<_> = (0..3)
+        .map(|_| queue.append_pipelined(run_start(), Durability::Sync))
+        .collect();
+    let file = FakeFile::default();
+    queue.run(file.clone(), 1);
+    for (i, (written, durable)) in answers.into_iter().enumerate() {
+        assert_eq!(answer(written).unwrap().seq, 1 + i as u64);
+        answer(durable).unwrap();
+    }
+    let ops = file.ops();
+    let beside = ops.iter().filter(|op| **op == Op::SyncBeside).count();
+    assert_eq!(beside, 1, "{ops:?}");
+    assert!(
+        ops[..3].iter().all(|op| matches!(op, Op::Line(_))),
+        "{ops:?}"
+    );
+    assert_eq!(
+        ops[3],
+        Op::SyncBeside,
+        "the lines were synced beside the writer"
+    );
+}
+
+/// A batch that syncs for an ordinary `Sync` append makes its pipelined appends durable with
+/// the same fsync; a buffered pipelined append is durable as soon as it is written.
+#[test]
+fn a_batch_fsync_covers_its_pipelined_appends() {
+    let queue = Queue::new();
+    let (p_written, p_durable) = queue.append_pipelined(run_start(), Durability::Sync);
+    let (b_written, b_durable) = queue.append_pipelined(run_start(), Durability::Buffered);
+    let synced = queue.append(run_end(), Durability::Sync);
+    let file = FakeFile::default();
+    queue.run(file.clone(), 1);
+    assert_eq!(answer(p_written).unwrap().seq, 1);
+    assert_eq!(answer(b_written).unwrap().seq, 2);
+    answer(p_durable).unwrap();
+    answer(b_durable).unwrap();
+    assert_eq!(answer(synced).unwrap().seq, 3);
+    let ops = file.ops();
+    assert!(!ops.contains(&Op::SyncBeside), "{ops:?}");
+    assert_eq!(
+        ops.iter().filter(|op| **op == Op::Sync).count(),
+        1,
+        "{ops:?}"
+    );
+}
+
+/// An fsync failure on the syncer fails every pipelined append it held: none of them is
+/// durable, and the writer is broken for whatever follows.
+#[test]
+fn a_failed_fsync_beside_the_writer_makes_nothing_durable() {
+    let queue = Queue::new();
+    let answers: Vec<_> = (0..2)
+        .map(|_| queue.append_pipelined(run_start(), Durability::Sync))
+        .collect();
+    let file = FakeFile {
+        fail_sync: true,
+        ..FakeFile::default()
+    };
+    queue.run(file, 1);
+    for (written, durable) in answers {
+        assert!(answer(written).is_ok(), "written before the fsync");
+        let err = answer(durable).unwrap_err();
+        assert!(matches!(err, StoreError::Io { op: "fsync", .. }), "{err}");
+    }
 }
