@@ -37,19 +37,58 @@ impl Controller {
         kind: EntryKind,
         durability: Durability,
     ) -> Result<(), CommitError> {
-        if let Some(reason) = &self.storage_broken {
-            return Err(CommitError::Broken(reason.clone()));
+        self.check_writable()?;
+        match self.writer.append(kind, durability).await {
+            Ok(entry) => self.fold(entry),
+            Err(err) => Err(self.write_failed(err)),
         }
-        let entry = match self.writer.append(kind, durability).await {
-            Ok(entry) => entry,
-            Err(err) => {
-                tracing::error!(event = "store_write_failed", error = %err);
-                self.storage_broken = Some(err.to_string());
-                let message = format!("the log could not be written: {err}");
-                self.publish_alert(AlertLevel::Error, message);
-                return Err(CommitError::Store(err));
+    }
+
+    /// Commit `kind` durably without the controller waiting for the fsync: the entry is folded
+    /// and broadcast once it is written, and the reply to the request being answered waits for
+    /// it to be synced (`answer` takes `unsynced`), so nothing is acknowledged before it is
+    /// durable (invariant 5) while deltas and other requests go on meanwhile.
+    pub(super) async fn commit_for_reply(&mut self, kind: EntryKind) -> Result<(), CommitError> {
+        self.check_writable()?;
+        match self.writer.append_pipelined(kind, Durability::Sync).await {
+            Ok((entry, durable)) => {
+                self.fold(entry)?;
+                // Syncs complete in order: the newest covers every earlier one.
+                self.unsynced = Some(durable);
+                Ok(())
             }
-        };
+            Err(err) => Err(self.write_failed(err)),
+        }
+    }
+
+    fn check_writable(&self) -> Result<(), CommitError> {
+        match &self.storage_broken {
+            Some(reason) => Err(CommitError::Broken(reason.clone())),
+            None => Ok(()),
+        }
+    }
+
+    fn write_failed(&mut self, err: StoreError) -> CommitError {
+        tracing::error!(event = "store_write_failed", error = %err);
+        self.storage_broken = Some(err.to_string());
+        let message = format!("the log could not be written: {err}");
+        self.publish_alert(AlertLevel::Error, message);
+        CommitError::Store(err)
+    }
+
+    /// A pipelined commit's fsync failed after it was folded: refuse every later commit, as a
+    /// failed write does (`storage_broken`), and say so.
+    pub(super) fn sync_failed(&mut self, reason: String) {
+        tracing::error!(event = "store_sync_failed", error = %reason);
+        if self.storage_broken.is_none() {
+            let message = format!("the log could not be synced: {reason}");
+            self.publish_alert(AlertLevel::Error, message);
+            self.storage_broken = Some(reason);
+        }
+    }
+
+    /// Fold a written entry into state and broadcast it.
+    fn fold(&mut self, entry: seedpod_protocol::Entry) -> Result<(), CommitError> {
         let reports = self.state.outbox.len();
         if let Err(err) = self.state.apply(&entry) {
             // The writer and the fold disagree about seq: memory would drift from disk.

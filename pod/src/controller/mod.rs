@@ -102,6 +102,10 @@ pub enum Command {
         summary: Result<String, seedpod_engine::ProviderError>,
         reply: oneshot::Sender<Result<(), HostError>>,
     },
+    /// A durable reply's fsync failed: the log can no longer be trusted.
+    SyncFailed {
+        reason: String,
+    },
     /// From the run task: the items its input references, resolved off the loop, to commit
     /// before its first request.
     Attach {
@@ -222,6 +226,8 @@ pub struct Controller {
     fit: context::FitState,
     /// The one writer of `pod.json`.
     meta_file: meta_file::MetaFile,
+    /// The sync the reply being prepared must wait for (`commit_for_reply`).
+    unsynced: Option<seedpod_store::Durable>,
     /// The open run's input, while what it references is not yet attached (`attach.rs`).
     unattached: Option<Vec<seedpod_protocol::Segment>>,
 }
@@ -282,6 +288,7 @@ impl Controller {
             compacting: None,
             fit: Default::default(),
             meta_file,
+            unsynced: None,
             unattached: None,
         };
         (controller, ControllerHandle { tx }, rx)
@@ -378,6 +385,7 @@ impl Controller {
                 let answer = self.compacted(generation, summary).await;
                 let _ = reply.send(answer);
             }
+            Command::SyncFailed { reason } => self.sync_failed(reason),
             Command::Attach {
                 generation,
                 resolved,

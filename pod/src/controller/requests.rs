@@ -7,9 +7,10 @@ use seedpod_protocol::{
 use seedpod_store::Durability;
 use tokio::sync::oneshot;
 
+use super::commit::CommitError;
 use super::injection::Injection;
 use super::route::{ControllerMethod, Deferred, Now};
-use super::{Activity, Controller};
+use super::{Activity, Command, Controller};
 use crate::{completions, earlier, render};
 
 fn ack(id: u64, outcome: AckOutcome) -> ServerMsg {
@@ -55,8 +56,37 @@ impl Controller {
         match method {
             ControllerMethod::Deferred(deferred) => self.defer(id, deferred, reply).await,
             ControllerMethod::Now(now) => {
+                // Left by a commit no request waited for (a stopped child's reports).
+                self.unsynced = None;
                 let answer = self.handle_request(id, now).await;
-                let _ = reply.send(answer);
+                match self.unsynced.take() {
+                    None => {
+                        let _ = reply.send(answer);
+                    }
+                    // Acknowledged once durable, without holding the controller meanwhile.
+                    Some(durable) => {
+                        let tx = self.tx.clone();
+                        tokio::spawn(async move {
+                            let answer = match durable.wait().await {
+                                Ok(()) => answer,
+                                Err(err) => {
+                                    // The controller hears first, so a retry of this request
+                                    // finds the log broken rather than "already taken".
+                                    let reason = err.to_string();
+                                    let _ = tx.send(Command::SyncFailed { reason }).await;
+                                    error(
+                                        id,
+                                        ErrorCode::StorageFailed,
+                                        format!(
+                                            "nothing was acknowledged: the log could not be synced: {err}"
+                                        ),
+                                    )
+                                }
+                            };
+                            let _ = reply.send(answer);
+                        });
+                    }
+                }
             }
         }
     }
@@ -195,6 +225,10 @@ impl Controller {
         wake: bool,
     ) -> ServerMsg {
         let event_id = event.event_id().map(str::to_string);
+        if let Some(reason) = &self.storage_broken {
+            // A report taken just before the log broke may not be on disk: never "already taken".
+            return CommitError::Broken(reason.clone()).to_reply(id);
+        }
         if let Some(event_id) = &event_id
             && self.seen_events.contains(event_id)
         {
@@ -318,13 +352,10 @@ impl Controller {
         }
         let (system_item, wake, trigger) = item.into_system_item();
         let committed = self
-            .commit(
-                EntryKind::SystemItem {
-                    item: system_item,
-                    queue_id: None,
-                },
-                Durability::Sync,
-            )
+            .commit_for_reply(EntryKind::SystemItem {
+                item: system_item,
+                queue_id: None,
+            })
             .await;
         if let Err(err) = committed {
             return err.to_reply(id);
@@ -336,11 +367,12 @@ impl Controller {
         ack_entry(id, AckOutcome::Done, entry_seq)
     }
 
-    /// Durable receipt: the `queued` entry is fsynced before the ack (invariant 5).
+    /// Durable receipt: the `queued` entry is fsynced before the ack (invariant 5), which
+    /// `answer` sends once it is.
     async fn enqueue(&mut self, id: u64, item: QueuedItem) -> ServerMsg {
         let queue_id = self.state.next_queue_id;
         let committed = self
-            .commit(EntryKind::Queued { queue_id, item }, Durability::Sync)
+            .commit_for_reply(EntryKind::Queued { queue_id, item })
             .await;
         if let Err(err) = committed {
             return err.to_reply(id);

@@ -1131,6 +1131,36 @@ async fn a_pod_event_the_log_refused_is_not_acknowledged_on_retry() {
     pod.stop().await;
 }
 
+/// Acks for queued and injected items wait for their fsync on a task of their own; when that
+/// fsync fails the controller hears of it before the client does, so a child retrying the
+/// report is refused instead of told "already taken", and nothing later is acknowledged.
+#[tokio::test]
+async fn a_failed_sync_behind_an_ack_breaks_the_log_before_the_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pod = Pod::start(dir, Vec::new(), ToolRegistry::new()).await;
+    let report = Method::PodEvent {
+        event: turn_ended("evt-1"),
+        wake: false,
+    };
+    assert_eq!(acked(&pod.call(report.clone()).await), AckOutcome::Done);
+    // As the ack task reports a failed fsync.
+    pod.handle
+        .tx
+        .send(Command::SyncFailed {
+            reason: "fsync failed: injected".into(),
+        })
+        .await
+        .unwrap();
+    let retry = pod.call(report).await;
+    assert_eq!(refused(&retry), ErrorCode::StorageFailed, "{retry:?}");
+    let notify = Method::Notify {
+        message: "later".into(),
+        wake: false,
+    };
+    assert_eq!(refused(&pod.call(notify).await), ErrorCode::StorageFailed);
+    pod.stop().await;
+}
+
 /// Drive a controller by hand: handle commands from its channel one at a time, so a test can
 /// place a client's request at an exact point between the run task's commands.
 struct Manual {
