@@ -146,7 +146,16 @@ impl Controller {
         self.bus.publish(|seq| ServerMsg::State { seq, state });
     }
 
+    /// Tell clients the queue changed: now, or folded with the changes that follow within
+    /// `queue_events::INTERVAL` (the run loop publishes it when due).
     pub(super) fn publish_queue(&mut self) {
+        if self.queue_events.changed(tokio::time::Instant::now()) {
+            self.publish_queue_now();
+        }
+    }
+
+    pub(super) fn publish_queue_now(&mut self) {
+        self.queue_events.published(tokio::time::Instant::now());
         let queue = self.state.pending.clone();
         self.bus.publish(|seq| ServerMsg::Queued { seq, queue });
     }

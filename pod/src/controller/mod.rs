@@ -21,6 +21,7 @@ mod injection;
 mod input;
 mod link;
 mod meta_file;
+mod queue_events;
 mod requests;
 mod route;
 mod runs;
@@ -226,6 +227,8 @@ pub struct Controller {
     fit: context::FitState,
     /// The one writer of `pod.json`.
     meta_file: meta_file::MetaFile,
+    /// When the next `queued` event may go out (`queue_events.rs`).
+    queue_events: queue_events::QueueEvents,
     /// The sync the reply being prepared must wait for (`commit_for_reply`).
     unsynced: Option<seedpod_store::Durable>,
     /// The open run's input, while what it references is not yet attached (`attach.rs`).
@@ -288,6 +291,7 @@ impl Controller {
             compacting: None,
             fit: Default::default(),
             meta_file,
+            queue_events: Default::default(),
             unsynced: None,
             unattached: None,
         };
@@ -325,9 +329,18 @@ impl Controller {
             self.after_run().await;
         }
         loop {
+            // Armed only while a folded `queued` event waits: an idle pod has no timer.
+            let queue_due = self.queue_events.due();
+            let queue_event = async move {
+                match queue_due {
+                    Some(due) => tokio::time::sleep_until(due).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 biased;
                 () = self.shutdown.cancelled() => break,
+                () = queue_event => self.publish_queue_now(),
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
