@@ -8,17 +8,17 @@ use seedpod_store::StoreError;
 pub enum PodError {
     #[error("pod \"{name}\" is already running{}", pid.map(|p| format!(" (pid {p})")).unwrap_or_default())]
     AlreadyRunning { name: String, pid: Option<u32> },
-    #[error("{0}")]
+    #[error(transparent)]
     Store(#[from] StoreError),
     #[error("{0}")]
     Config(String),
-    #[error("{0}")]
+    #[error(transparent)]
     Client(#[from] seedpod_client::ClientError),
-    #[error("could not {op} {}: {source}", path.display())]
+    #[error("could not {op} {}: {cause}", path.display())]
     Io {
         path: PathBuf,
         op: &'static str,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -27,7 +27,7 @@ impl PodError {
         PodError::Io {
             path: path.to_path_buf(),
             op,
-            source,
+            cause: source,
         }
     }
 }

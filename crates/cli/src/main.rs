@@ -8,6 +8,8 @@ mod children;
 mod control;
 mod demo;
 mod detect;
+#[cfg(test)]
+mod error_chains;
 mod exit;
 mod format;
 mod history;

@@ -26,14 +26,22 @@ pub enum ClientError {
     Protocol(String),
     #[error("{0}")]
     Setup(String),
-    #[error("could not {op} {}: {source}", path.display())]
+    #[error("could not {op} {}: {cause}", path.display())]
     Io {
         path: PathBuf,
         op: &'static str,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("connection error: {0}")]
-    Transport(#[from] std::io::Error),
+    Transport(std::io::Error),
+}
+
+// The messages above carry their causes; none is exposed again as `source()`, so `{:#}` shows
+// each once (docs/decisions.md, "Errors carry their cause").
+impl From<std::io::Error> for ClientError {
+    fn from(err: std::io::Error) -> Self {
+        ClientError::Transport(err)
+    }
 }
 
 impl ClientError {
@@ -41,7 +49,7 @@ impl ClientError {
         ClientError::Io {
             path: path.to_path_buf(),
             op,
-            source,
+            cause: source,
         }
     }
 }

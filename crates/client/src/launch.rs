@@ -29,10 +29,10 @@ pub struct Launch {
 
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
-    #[error("cannot prepare {}: {source}", path.display())]
+    #[error("cannot prepare {}: {cause}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("cannot spawn the pod process: {0}")]
     Spawn(std::io::Error),
@@ -55,7 +55,7 @@ pub async fn launch(home: &Home, launch: &Launch) -> Result<(), LaunchError> {
     let logs = home.logs_dir();
     std::fs::create_dir_all(&logs).map_err(|source| LaunchError::Io {
         path: logs.clone(),
-        source,
+        cause: source,
     })?;
     let stderr_path = stderr_path(home, &launch.name);
     let stderr = std::fs::OpenOptions::new()
@@ -64,7 +64,7 @@ pub async fn launch(home: &Home, launch: &Launch) -> Result<(), LaunchError> {
         .open(&stderr_path)
         .map_err(|source| LaunchError::Io {
             path: stderr_path.clone(),
-            source,
+            cause: source,
         })?;
     let mut cmd = tokio::process::Command::new(&launch.exe);
     cmd.arg("pod")

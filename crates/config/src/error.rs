@@ -4,10 +4,10 @@ use crate::source::{Setting, Source};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {cause}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("{}: {message}", path.display())]
     Parse { path: PathBuf, message: String },
@@ -26,7 +26,7 @@ impl ConfigError {
     pub fn io(path: &Path, source: std::io::Error) -> Self {
         ConfigError::Io {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         }
     }
 

@@ -59,7 +59,7 @@ impl ScriptedProvider {
     ) -> Result<Self, ScriptError> {
         let text = std::fs::read_to_string(script).map_err(|source| ScriptError::Read {
             path: script.to_path_buf(),
-            source,
+            cause: source,
         })?;
         let steps = steps_for(parse_script(&text, script)?, pod);
         Ok(ScriptedProvider {

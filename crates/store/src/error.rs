@@ -13,12 +13,12 @@ use crate::fold::FoldError;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// An operating-system call on `path` failed (a full disk, a permission, a missing directory).
-    #[error("could not {op} {}: {source}", path.display())]
+    #[error("could not {op} {}: {cause}", path.display())]
     Io {
         path: PathBuf,
         /// What we were doing, as a verb phrase: "append to", "fsync", "create".
         op: &'static str,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 
     /// A segment line that is neither a valid entry nor a torn last line. Restore stops here.
@@ -36,7 +36,7 @@ pub enum StoreError {
 
     /// The entries parsed but do not fold into a history (see `FoldError`).
     #[error("the log does not replay: {0}")]
-    Fold(#[from] FoldError),
+    Fold(FoldError),
 
     /// The writer was closed (or its thread is gone); nothing more can be appended.
     #[error("the segment writer is closed; nothing was written")]
@@ -57,10 +57,10 @@ pub enum StoreError {
     Refused { seq: EntrySeq, reason: String },
 
     /// An entry could not be serialised (not expected for the protocol's types).
-    #[error("could not encode entry {seq} for the log: {source}")]
+    #[error("could not encode entry {seq} for the log: {cause}")]
     Encode {
         seq: EntrySeq,
-        source: serde_json::Error,
+        cause: serde_json::Error,
     },
 
     /// `pod.json` exists but cannot be understood.
@@ -72,13 +72,21 @@ pub enum StoreError {
     Meta { path: PathBuf, reason: String },
 }
 
+// Each message above already says its cause, so none is exposed again as `source()`: a chain
+// printed with `{:#}` shows every cause once (docs/decisions.md, "Errors carry their cause").
+impl From<FoldError> for StoreError {
+    fn from(err: FoldError) -> Self {
+        StoreError::Fold(err)
+    }
+}
+
 impl StoreError {
     /// Shorthand for the `Io` variant.
     pub(crate) fn io(path: impl Into<PathBuf>, op: &'static str, source: std::io::Error) -> Self {
         StoreError::Io {
             path: path.into(),
             op,
-            source,
+            cause: source,
         }
     }
 }

@@ -217,7 +217,7 @@ fn create_segment_file(path: &Path) -> Result<File, StoreError> {
 pub fn entry_line(entry: &Entry) -> Result<String, StoreError> {
     let mut line = serde_json::to_string(entry).map_err(|source| StoreError::Encode {
         seq: entry.seq,
-        source,
+        cause: source,
     })?;
     line.push('\n');
     Ok(line)

@@ -82,17 +82,17 @@ impl std::error::Error for Blocked {}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ScopeError {
-    #[error("the working directory {} cannot be used: {source}", path.display())]
-    Cwd { path: PathBuf, source: io::Error },
-    #[error("the scope rule path {} cannot be resolved: {source}", path.display())]
-    Rule { path: PathBuf, source: io::Error },
+    #[error("the working directory {} cannot be used: {cause}", path.display())]
+    Cwd { path: PathBuf, cause: io::Error },
+    #[error("the scope rule path {} cannot be resolved: {cause}", path.display())]
+    Rule { path: PathBuf, cause: io::Error },
 }
 
 impl Scope {
     pub fn new(cwd: &Path, rules: &ScopeRules) -> Result<Scope, ScopeError> {
-        let cwd = std::fs::canonicalize(cwd).map_err(|source| ScopeError::Cwd {
+        let cwd = std::fs::canonicalize(cwd).map_err(|cause| ScopeError::Cwd {
             path: cwd.to_owned(),
-            source,
+            cause,
         })?;
         let roots = |paths: &[PathBuf]| -> Result<Vec<PathBuf>, ScopeError> {
             paths.iter().map(|p| resolve_root(&cwd, p)).collect()
@@ -307,7 +307,7 @@ fn resolve_root(cwd: &Path, root: &Path) -> Result<PathBuf, ScopeError> {
     let normal = lexically_normal(&cwd.join(root));
     resolve(&normal).map_err(|err| ScopeError::Rule {
         path: root.to_owned(),
-        source: match err {
+        cause: match err {
             Unresolvable::Io(_, source) => source,
             Unresolvable::UpThroughMissing(_) => io::Error::other("\"..\" after a missing part"),
         },

@@ -10,7 +10,7 @@ use super::Controller;
 /// Why a commit did not happen; mapped to `storage_failed` for clients.
 #[derive(Debug, thiserror::Error)]
 pub enum CommitError {
-    #[error("{0}")]
+    #[error(transparent)]
     Store(#[from] StoreError),
     #[error(
         "the log cannot be written since an earlier failure ({0}); restart the pod with `seedpod restart`"

@@ -55,7 +55,7 @@ pub(super) fn identity(inputs: &PromptInputs, vars: &Value) -> Result<Layer, Pro
     let raw = std::fs::read_to_string(path).map_err(|source| PromptError::Read {
         what: "the identity file",
         path: path.clone(),
-        source,
+        cause: source,
     })?;
     let text = template::render(kind, &source, &short_name(path), &raw, vars)?;
     let text = text.trim();
@@ -155,7 +155,7 @@ pub(super) fn project_instructions(cwd: &Path, max_bytes: usize) -> Result<Layer
     let read_error = |source| PromptError::Read {
         what: "the project instructions",
         path: path.clone(),
-        source,
+        cause: source,
     };
     let size = std::fs::metadata(&path).map_err(read_error)?.len();
     let bytes = read_head(&path, max_bytes).map_err(read_error)?;
@@ -212,7 +212,7 @@ pub(super) fn custom_instructions(
             return Err(PromptError::Read {
                 what: "the custom instructions",
                 path,
-                source,
+                cause: source,
             });
         }
     };

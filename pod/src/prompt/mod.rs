@@ -128,12 +128,11 @@ pub struct RenderedPrompt {
 
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {
-    #[error("cannot read {what} {}: {source}", path.display())]
+    #[error("cannot read {what} {}: {cause}", path.display())]
     Read {
         what: &'static str,
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("the {layer} layer ({origin}) is not a valid template: {message}")]
     Template {

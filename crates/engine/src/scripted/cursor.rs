@@ -73,7 +73,7 @@ fn recorded_requests(path: &Path) -> Result<(usize, bool), ScriptError> {
         Err(source) => {
             return Err(ScriptError::Record {
                 path: path.to_path_buf(),
-                source,
+                cause: source,
             });
         }
     };

@@ -121,10 +121,10 @@ impl ScriptedFailure {
 /// Why a script or its record file could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ScriptError {
-    #[error("cannot read the script {}: {source}", .path.display())]
+    #[error("cannot read the script {}: {cause}", .path.display())]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error(
         "{}:{line}: {message} (each line is one response, e.g. {{\"text\": \"hello\"}})",
@@ -135,10 +135,10 @@ pub enum ScriptError {
         line: usize,
         message: String,
     },
-    #[error("cannot read the scripted provider's record file {}: {source}", .path.display())]
+    #[error("cannot read the scripted provider's record file {}: {cause}", .path.display())]
     Record {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 

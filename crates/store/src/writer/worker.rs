@@ -148,10 +148,10 @@ impl Drop for Syncer {
 fn copy(result: &Result<(), StoreError>) -> Result<(), StoreError> {
     match result {
         Ok(()) => Ok(()),
-        Err(StoreError::Io { path, op, source }) => Err(StoreError::Io {
+        Err(StoreError::Io { path, op, cause }) => Err(StoreError::Io {
             path: path.clone(),
             op,
-            source: io::Error::new(source.kind(), source.to_string()),
+            cause: io::Error::new(cause.kind(), cause.to_string()),
         }),
         Err(StoreError::Broken { path, reason }) => Err(StoreError::Broken {
             path: path.clone(),
