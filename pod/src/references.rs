@@ -135,7 +135,8 @@ fn file_body(shown: &str, real: &Path, size: u64, max_bytes: usize) -> Result<St
     let mut head = Vec::new();
     // Race-free: the checked path is opened without following symlinks (and a file with other
     // names, which may be outside the scope, is not attached).
-    seedpod_tools::open_checked(real, shown)?
+    seedpod_tools::open_checked(real, shown)
+        .map_err(|unopenable| unopenable.to_string())?
         .take(max_bytes.max(BINARY_SNIFF_BYTES) as u64)
         .read_to_end(&mut head)
         .map_err(|e| io_reason(&e))?;
@@ -225,14 +226,16 @@ fn dir_body(shown: &str, real: &Path) -> Result<String, String> {
 }
 
 fn knowledge(slug: &str, ctx: &ReferenceContext) -> Resolved {
-    let read = valid_slug(slug).and_then(|()| {
-        let path = ctx.cwd.join(KNOWLEDGE_DIR).join(format!("{slug}.md"));
-        read_note(
-            &path,
-            ctx.max_file_bytes,
-            &format!("{KNOWLEDGE_DIR}/{slug}.md"),
-        )
-    });
+    let read = valid_slug(slug)
+        .map_err(|bad| bad.to_string())
+        .and_then(|()| {
+            let path = ctx.cwd.join(KNOWLEDGE_DIR).join(format!("{slug}.md"));
+            read_note(
+                &path,
+                ctx.max_file_bytes,
+                &format!("{KNOWLEDGE_DIR}/{slug}.md"),
+            )
+        });
     match read {
         Ok(text) => Resolved {
             item: SystemItem::Knowledge {
@@ -252,14 +255,16 @@ fn knowledge(slug: &str, ctx: &ReferenceContext) -> Resolved {
 }
 
 fn workflow(slug: &str, args: &str, ctx: &ReferenceContext) -> Resolved {
-    let read = valid_slug(slug).and_then(|()| {
-        let path = ctx.cwd.join(WORKFLOWS_DIR).join(format!("{slug}.md"));
-        read_note(
-            &path,
-            ctx.max_file_bytes,
-            &format!("{WORKFLOWS_DIR}/{slug}.md"),
-        )
-    });
+    let read = valid_slug(slug)
+        .map_err(|bad| bad.to_string())
+        .and_then(|()| {
+            let path = ctx.cwd.join(WORKFLOWS_DIR).join(format!("{slug}.md"));
+            read_note(
+                &path,
+                ctx.max_file_bytes,
+                &format!("{WORKFLOWS_DIR}/{slug}.md"),
+            )
+        });
     match read {
         Ok(text) => {
             let (_, instructions) = split_front_matter(&text);
@@ -302,19 +307,22 @@ fn read_note(path: &Path, max_bytes: usize, shown: &str) -> Result<String, Strin
 }
 
 /// A slug names one file in one folder: no separators, no `..`, nothing hidden.
-fn valid_slug(slug: &str) -> Result<(), String> {
+fn valid_slug(slug: &str) -> Result<(), BadSlug> {
     let bad = slug.is_empty()
         || slug.starts_with('.')
         || slug.contains("..")
         || slug.contains(['/', '\\', '\0']);
     if bad {
-        Err(format!(
-            "\"{slug}\" is not a valid name (names cannot be empty, contain / or .., or start with .)"
-        ))
+        Err(BadSlug(slug.to_owned()))
     } else {
         Ok(())
     }
 }
+
+/// A `#slug` or `/slug` that could name a file outside its folder.
+#[derive(Debug, thiserror::Error)]
+#[error("\"{0}\" is not a valid name (names cannot be empty, contain / or .., or start with .)")]
+struct BadSlug(String);
 
 fn io_reason(err: &std::io::Error) -> String {
     match err.kind() {

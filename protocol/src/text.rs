@@ -1,6 +1,11 @@
 //! Cutting text to a number of characters, never inside one. Shared by every crate that bounds
 //! what it shows or sends (tool results, summaries, error quotes, listings), so a cut looks and
 //! counts the same everywhere.
+//!
+//! These bound *sizes* (what a model reads, what a frame carries), so they count characters;
+//! cutting to *screen columns* is a different question (wide and joined glyphs) answered once
+//! by `seedpod_transcript::render::truncate`, which the TUI uses. The protocol crate stays free
+//! of Unicode tables.
 
 /// The first `max` characters of `text`, if it has more than that.
 pub fn char_prefix(text: &str, max: usize) -> Option<&str> {

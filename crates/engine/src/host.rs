@@ -42,10 +42,19 @@ pub enum Authorization {
     },
 }
 
-/// The log failed (or the host stopped this run); the run must stop without committing more.
+/// Why the host cannot go on with a run; the run must stop without committing more.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct HostError(pub String);
+pub enum HostError {
+    /// The host ended this run (pause, cancel, shutdown, a newer run took over).
+    #[error("the pod stopped this run")]
+    Stopped,
+    /// The log refused an entry (a full disk, a broken writer); the text says which and why.
+    #[error("{0}")]
+    Log(String),
+    /// The host was asked for something it does not do (a bug, not a condition of the world).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
 
 pub trait RunHost: Send {
     /// Commit anything queued that must precede the next request (the host commits notifications

@@ -179,7 +179,7 @@ impl RunHost for MemoryHost {
         let attempt = self.commit_attempts;
         self.commit_attempts += 1;
         if self.fail_commit == Some(attempt) {
-            return Err(HostError(format!(
+            return Err(HostError::Log(format!(
                 "cannot append {} to the log: disk full (injected)",
                 kind.name()
             )));

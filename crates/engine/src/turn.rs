@@ -183,7 +183,9 @@ struct Quiet<'a, H>(&'a mut H);
 
 impl<H: RunHost> RunHost for Quiet<'_, H> {
     async fn prepare_request(&mut self) -> Result<crate::host::PreparedRequest, HostError> {
-        Err(HostError("a summary request prepares nothing".into()))
+        Err(HostError::Internal(
+            "a summary request prepares nothing".into(),
+        ))
     }
 
     async fn provisional(&mut self, event: ProviderEvent) {
@@ -193,7 +195,7 @@ impl<H: RunHost> RunHost for Quiet<'_, H> {
     }
 
     async fn commit(&mut self, kind: EntryKind) -> Result<(), HostError> {
-        Err(HostError(format!(
+        Err(HostError::Internal(format!(
             "a summary request commits nothing ({})",
             kind.name()
         )))

@@ -95,14 +95,14 @@ fn scan(data: &[u8], file: &Path) -> Result<Scan, StoreError> {
         match parse_line(&rest[..newline]) {
             Ok(entry) => {
                 check_entry(&entry, EntrySeq(entries.len() as u64), &rest[..newline])
-                    .map_err(|reason| corrupt(line_no, reason))?;
+                    .map_err(|bad| corrupt(line_no, bad.to_string()))?;
                 entries.push(entry);
             }
             Err(_) if is_last => {
                 torn_line = Some(line_no);
                 break;
             }
-            Err(reason) => return Err(corrupt(line_no, reason)),
+            Err(bad) => return Err(corrupt(line_no, bad.to_string())),
         }
         offset += newline + 1;
     }
@@ -123,9 +123,40 @@ fn scan(data: &[u8], file: &Path) -> Result<Scan, StoreError> {
     })
 }
 
-fn parse_line(line: &[u8]) -> Result<Entry, String> {
+/// Why one line of a segment is not an entry that may stand where it is.
+#[derive(Debug)]
+enum BadLine {
+    Empty,
+    /// Not JSON, or not an entry; `message` is serde_json's without its "at line 1" suffix.
+    NotAnEntry {
+        message: String,
+        column: usize,
+    },
+    /// A valid entry in the wrong place (a seq gap, a second start) or of a kind this binary
+    /// does not know; `tag` names that kind, when the line says.
+    Misplaced {
+        misplaced: Misplaced,
+        tag: Option<String>,
+    },
+}
+
+impl std::fmt::Display for BadLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadLine::Empty => f.write_str("empty line"),
+            BadLine::NotAnEntry { message, column } => {
+                write!(f, "not a valid log entry ({message}, at column {column})")
+            }
+            BadLine::Misplaced { misplaced, tag } => {
+                f.write_str(&misplaced.describe(tag.as_deref()))
+            }
+        }
+    }
+}
+
+fn parse_line(line: &[u8]) -> Result<Entry, BadLine> {
     if line.is_empty() {
-        return Err("empty line".to_owned());
+        return Err(BadLine::Empty);
     }
     serde_json::from_slice(line).map_err(|err| {
         // serde_json reports "… at line 1 column N"; the line is ours to report, the column is
@@ -134,16 +165,16 @@ fn parse_line(line: &[u8]) -> Result<Entry, String> {
         let message = message
             .rfind(" at line ")
             .map_or(message.as_str(), |i| &message[..i]);
-        format!(
-            "not a valid log entry ({message}, at column {})",
-            err.column()
-        )
+        BadLine::NotAnEntry {
+            message: message.to_owned(),
+            column: err.column(),
+        }
     })
 }
 
 /// Whether a parsed entry may stand at position `expected_seq`; `raw` is its line, parsed again
 /// only to name a kind this binary does not know.
-fn check_entry(entry: &Entry, expected_seq: EntrySeq, raw: &[u8]) -> Result<(), String> {
+fn check_entry(entry: &Entry, expected_seq: EntrySeq, raw: &[u8]) -> Result<(), BadLine> {
     check_position(entry, expected_seq).map_err(|misplaced| {
         let tag = match misplaced {
             Misplaced::UnknownKind => tag_at(raw, "/kind"),
@@ -153,7 +184,7 @@ fn check_entry(entry: &Entry, expected_seq: EntrySeq, raw: &[u8]) -> Result<(), 
             | Misplaced::NotAStart { .. }
             | Misplaced::SecondStart => None,
         };
-        misplaced.describe(tag.as_deref())
+        BadLine::Misplaced { misplaced, tag }
     })
 }
 

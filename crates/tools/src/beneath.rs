@@ -309,15 +309,57 @@ pub(crate) fn unlink_at(dir: &OwnedFd, name: &OsStr) {
 }
 
 /// Open a file the scope has checked (its canonical path) for reading, race-free and refusing
-/// hard-linked files, for readers outside this crate (`@file` attachments); the error is a
-/// reason addressed to the person.
-pub fn open_checked(path: &Path, shown: &str) -> Result<File, String> {
-    open_read(path).map_err(|e| e.describe(shown))
+/// hard-linked files, for readers outside this crate (`@file` attachments); the error's text is
+/// a reason addressed to the person, naming the path as `shown`.
+pub fn open_checked(path: &Path, shown: &str) -> Result<File, Unopenable> {
+    open_read(path).map_err(|error| Unopenable {
+        shown: shown.to_owned(),
+        error,
+    })
 }
+
+/// Why `open_checked` did not open a file.
+#[derive(Debug)]
+pub struct Unopenable {
+    shown: String,
+    error: OpenError,
+}
+
+impl Unopenable {
+    /// Whether the path changed under the check (a symlink appeared): an attack or a race, not
+    /// a missing file.
+    pub fn changed(&self) -> bool {
+        matches!(self.error, OpenError::Changed)
+    }
+}
+
+impl std::fmt::Display for Unopenable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.error.describe(&self.shown))
+    }
+}
+
+impl std::error::Error for Unopenable {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The public open says why in the person's terms, naming the path as they typed it.
+    #[test]
+    fn open_checked_names_the_path_as_shown_and_knows_a_swapped_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("f.txt"), "x").unwrap();
+        std::os::unix::fs::symlink(root.join("f.txt"), root.join("link")).unwrap();
+        let err = open_checked(&root.join("link"), "@link").unwrap_err();
+        assert!(err.changed(), "{err}");
+        assert!(err.to_string().contains("\"@link\""), "{err}");
+        let missing = open_checked(&root.join("gone"), "@gone").unwrap_err();
+        assert!(!missing.changed());
+        assert!(missing.to_string().contains("does not exist"), "{missing}");
+        assert!(open_checked(&root.join("f.txt"), "@f.txt").is_ok());
+    }
 
     #[test]
     fn a_symlink_anywhere_in_the_path_is_refused() {

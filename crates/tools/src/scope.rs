@@ -63,6 +63,31 @@ pub struct Blocked {
     pub kind: BlockedKind,
 }
 
+/// Why the roots refuse a resolved path; its text completes "\"PATH\" …" in a refusal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Refusal {
+    Denied,
+    /// Lent to this child pod for writing.
+    Lent(String),
+    ReadOnly,
+    Outside,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Denied => f.write_str("is denied by this pod's scope"),
+            Refusal::Lent(child) => write!(
+                f,
+                "is lent to child pod {child} for writing until it stops (send_to_pod asks it \
+                 to make the change; stop_pod takes the scope back)"
+            ),
+            Refusal::ReadOnly => f.write_str("is read-only in this pod's scope"),
+            Refusal::Outside => f.write_str("is outside this pod's scope"),
+        }
+    }
+}
+
 /// Which rule refused an access, so the refusal can say what to do next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockedKind {
@@ -242,26 +267,23 @@ impl Scope {
             && (access == Access::Read || self.protected.rule_for(canonical).is_none())
     }
 
-    fn decide(&self, resolved: &Path, access: Access) -> Result<(), String> {
+    fn decide(&self, resolved: &Path, access: Access) -> Result<(), Refusal> {
         let inside = |roots: &[PathBuf]| roots.iter().any(|root| resolved.starts_with(root));
         if inside(&self.deny) {
-            return Err("is denied by this pod's scope".into());
+            return Err(Refusal::Denied);
         }
         if inside(&self.write) {
             if access == Access::Write
                 && let Some(child) = self.lent.holder(resolved)
             {
-                return Err(format!(
-                    "is lent to child pod {child} for writing until it stops (send_to_pod asks \
-                     it to make the change; stop_pod takes the scope back)"
-                ));
+                return Err(Refusal::Lent(child));
             }
             return Ok(());
         }
         match access {
             Access::Read if inside(&self.read) => Ok(()),
-            Access::Write if inside(&self.read) => Err("is read-only in this pod's scope".into()),
-            Access::Read | Access::Write => Err("is outside this pod's scope".into()),
+            Access::Write if inside(&self.read) => Err(Refusal::ReadOnly),
+            Access::Read | Access::Write => Err(Refusal::Outside),
         }
     }
 

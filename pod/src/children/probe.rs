@@ -141,13 +141,12 @@ async fn stopped_reports(home: &Home, name: &PodName) -> Vec<PodEvent> {
 
 /// Start a stopped child again (`pod serve NAME`, which restores it from its log with the
 /// settings and scope its `pod.json` records).
-pub async fn restore(home: &Home, name: &PodName) -> Result<(), String> {
+pub async fn restore(home: &Home, name: &PodName) -> Result<(), RestoreError> {
     let meta = seedpod_store::load_meta(&home.pod_dir(name))
         .ok()
         .flatten()
-        .ok_or_else(|| format!("child pod {name} has no readable pod.json"))?;
-    let exe =
-        std::env::current_exe().map_err(|e| format!("cannot find the seedpod binary: {e}"))?;
+        .ok_or_else(|| RestoreError::NoMeta(name.clone()))?;
+    let exe = std::env::current_exe().map_err(RestoreError::NoBinary)?;
     let spec = seedpod_client::launch::Launch {
         exe,
         name: name.to_owned(),
@@ -156,7 +155,24 @@ pub async fn restore(home: &Home, name: &PodName) -> Result<(), String> {
     };
     seedpod_client::launch::launch(home, &spec)
         .await
-        .map_err(|e| format!("child pod {name} could not be restored: {e}"))
+        .map_err(|error| RestoreError::Launch {
+            name: name.clone(),
+            error,
+        })
+}
+
+/// Why a stopped child could not be started again.
+#[derive(Debug, thiserror::Error)]
+pub enum RestoreError {
+    #[error("child pod {0} has no readable pod.json")]
+    NoMeta(PodName),
+    #[error("cannot find the seedpod binary: {0}")]
+    NoBinary(std::io::Error),
+    #[error("child pod {name} could not be restored: {error}")]
+    Launch {
+        name: PodName,
+        error: seedpod_client::launch::LaunchError,
+    },
 }
 
 /// Give `name` new input as its parent; returns how it was taken.

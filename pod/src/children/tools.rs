@@ -318,7 +318,9 @@ async fn send(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
     // comes back exactly as it was, so giving it work is what sending to it would mean.
     let restored = match probe::probe(&ctx.home, &ctx.me, &args.name).await {
         ChildLiveness::StoppedRestorable => {
-            probe::restore(&ctx.home, &args.name).await?;
+            probe::restore(&ctx.home, &args.name)
+                .await
+                .map_err(|err| err.to_string())?;
             format!(
                 "child pod {} was stopped; restored it from its log. ",
                 args.name

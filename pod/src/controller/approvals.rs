@@ -84,9 +84,11 @@ impl Controller {
                 });
             }
             let mut bytes = Vec::new();
-            let read = seedpod_tools::open_checked(&real, &path).and_then(|mut file| {
-                std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| e.to_string())
-            });
+            let read = seedpod_tools::open_checked(&real, &path)
+                .map_err(|unopenable| unopenable.to_string())
+                .and_then(|mut file| {
+                    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| e.to_string())
+                });
             Some(match read {
                 Err(why) => Replaces::Unshown { why },
                 Ok(_) if seedpod_tools::looks_binary(&bytes) => Replaces::Unshown {
@@ -114,7 +116,7 @@ impl Controller {
         reply: oneshot::Sender<Result<Authorization, HostError>>,
     ) {
         if !self.is_current(generation) {
-            let _ = reply.send(Err(HostError("the pod stopped this run".into())));
+            let _ = reply.send(Err(HostError::Stopped));
             return;
         }
         // A tool this segment does not offer (left out of a compact prompt, or registered
@@ -200,7 +202,7 @@ impl Controller {
                 tracing::info!(event = "approval_requested", tool = %request.tool, summary = %request.summary);
                 let kind = EntryKind::ApprovalRequest(request);
                 if let Err(err) = self.commit(kind, Durability::Sync).await {
-                    let _ = reply.send(Err(HostError(err.to_string())));
+                    let _ = reply.send(Err(HostError::Log(err.to_string())));
                     return;
                 }
             }

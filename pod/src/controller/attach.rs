@@ -69,7 +69,7 @@ impl RunLink {
         let resolved = tokio::task::spawn_blocking(move || job.resolve())
             .await
             .map_err(|_| {
-                HostError(
+                HostError::Internal(
                     "reading the referenced files failed unexpectedly; send the input again".into(),
                 )
             })?;
@@ -140,7 +140,7 @@ impl Controller {
                 Durability::Buffered,
             )
             .await
-            .map_err(|e| HostError(e.to_string()))?;
+            .map_err(|e| HostError::Log(e.to_string()))?;
         }
         self.unattached = None;
         Ok(())

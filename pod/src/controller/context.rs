@@ -59,7 +59,7 @@ impl Controller {
                 tracing::info!(event = "context_pruned", trims = trims.len(), fill, window);
                 self.commit(EntryKind::ContextPruned { trims }, Durability::Buffered)
                     .await
-                    .map_err(|e| HostError(e.to_string()))?;
+                    .map_err(|e| HostError::Log(e.to_string()))?;
                 self.publish_fill();
             }
         }
@@ -177,7 +177,7 @@ impl Controller {
         summary: Result<String, ProviderError>,
     ) -> Result<(), HostError> {
         if !self.is_current(generation) {
-            return Err(HostError("the pod stopped this run".into()));
+            return Err(HostError::Stopped);
         }
         let Some(job) = self.compacting.take() else {
             return Ok(());
@@ -295,7 +295,7 @@ impl Controller {
         err: &ProviderError,
     ) -> Result<bool, HostError> {
         if !self.is_current(generation) {
-            return Err(HostError("the pod stopped this run".into()));
+            return Err(HostError::Stopped);
         }
         let Some(overflow) = seedpod_engine::overflow_of(err) else {
             return Ok(false);
@@ -322,7 +322,7 @@ impl Controller {
                     Durability::Sync,
                 )
                 .await
-                .map_err(|e| HostError(e.to_string()))?;
+                .map_err(|e| HostError::Log(e.to_string()))?;
                 self.publish_fill();
             }
         }

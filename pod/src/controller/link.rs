@@ -20,7 +20,7 @@ pub struct RunLink {
 }
 
 pub(super) fn gone() -> HostError {
-    HostError("the pod stopped this run".into())
+    HostError::Stopped
 }
 
 impl RunHost for RunLink {
@@ -144,7 +144,7 @@ impl Controller {
         if unanswered.is_empty() {
             self.commit_pending_system_items()
                 .await
-                .map_err(|e| HostError(e.to_string()))?;
+                .map_err(|e| HostError::Log(e.to_string()))?;
             unanswered = unanswered_tool_calls(&self.state.history);
         }
         if unanswered.is_empty()
@@ -212,7 +212,7 @@ impl Controller {
         let fill_changes = matches!(kind, EntryKind::Usage(_));
         self.commit(kind, durability)
             .await
-            .map_err(|e| HostError(e.to_string()))?;
+            .map_err(|e| HostError::Log(e.to_string()))?;
         if fill_changes {
             self.publish_fill();
         }

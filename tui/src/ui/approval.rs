@@ -14,7 +14,8 @@ use ratatui::widgets::{Clear, Padding, Paragraph};
 use seedpod_protocol::{ApprovalRequest, CommandRule, quote_words};
 use seedpod_transcript::render::argument_lines;
 use seedpod_transcript::{Role, Theme};
-use unicode_width::UnicodeWidthChar;
+// Rows, tails and widths are the transcript's grapheme-aware ones.
+use seedpod_transcript::render::{tail, width as columns, wrap_columns as wrap_rows};
 
 use super::popups::{boxed, centred};
 use crate::app::ApprovalModal;
@@ -309,34 +310,13 @@ fn bound(rows: &mut Vec<String>, max: usize, inner: usize) {
     rows.push(super::fit(&more, inner as u16));
 }
 
-/// Text broken into rows of at most `width` columns (at the column, keeping spaces), each
-/// newline starting a row.
-fn wrap_rows(text: &str, width: usize) -> Vec<String> {
-    let mut rows = Vec::new();
-    for line in text.split('\n') {
-        let mut row = String::new();
-        let mut used = 0;
-        for c in line.chars() {
-            let w = c.width().unwrap_or(0);
-            if used + w > width && !row.is_empty() {
-                rows.push(std::mem::take(&mut row));
-                used = 0;
-            }
-            row.push(c);
-            used += w;
-        }
-        rows.push(row);
-    }
-    rows
-}
-
 /// Prose broken into rows at spaces (a word wider than a row is cut at the column).
 fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let mut rows: Vec<String> = Vec::new();
     let mut row = String::new();
     for word in text.split(' ') {
-        let used = unicode_width::UnicodeWidthStr::width(row.as_str());
-        let needed = unicode_width::UnicodeWidthStr::width(word) + usize::from(!row.is_empty());
+        let used = columns(&row);
+        let needed = columns(word) + usize::from(!row.is_empty());
         if !row.is_empty() && used + needed > width {
             rows.push(std::mem::take(&mut row));
         }
@@ -349,21 +329,6 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
     rows.into_iter()
         .flat_map(|row| wrap_rows(&row, width))
         .collect()
-}
-
-/// The last `width` columns of `text`.
-fn tail(text: &str, width: usize) -> String {
-    let mut used = 0;
-    let mut out: Vec<char> = Vec::new();
-    for c in text.chars().rev() {
-        let w = c.width().unwrap_or(0);
-        if used + w > width {
-            break;
-        }
-        used += w;
-        out.push(c);
-    }
-    out.into_iter().rev().collect()
 }
 
 /// Outside text made safe to draw: tabs become spaces, other controls go; newlines stay.

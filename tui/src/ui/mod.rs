@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use seedpod_transcript::render::status_line_at;
 use seedpod_transcript::{Role, TranscriptView};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 use crate::app::App;
 
@@ -119,27 +119,11 @@ fn queue_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     lines
 }
 
-/// `text` cut to `width` display columns, with `…` when cut. Wide characters (CJK, emoji)
-/// count as two, so nothing ever spills past the edge.
+/// `text` cut to `width` display columns, with `…` when cut: the transcript's one
+/// grapheme-aware cut, for the TUI's `u16` widths. Wide characters (CJK, emoji) count as two,
+/// and a combining mark or joined emoji is never split, so nothing spills past the edge.
 pub fn fit(text: &str, width: u16) -> String {
-    let width = usize::from(width);
-    if text.width() <= width {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    if width > 0 {
-        out.push('…');
-    }
-    out
+    seedpod_transcript::render::truncate(text, usize::from(width))
 }
 
 #[cfg(test)]

@@ -369,7 +369,10 @@ async fn host_commit_failure_stops_the_loop_without_further_commits() {
     let Err(err) = outcome else {
         panic!("a failed commit must fail the run: {outcome:?}");
     };
-    assert!(err.0.contains("disk full"), "{err}");
+    assert!(
+        matches!(&err, HostError::Log(text) if text.contains("disk full")),
+        "{err:?}"
+    );
     assert_eq!(host.commit_attempts, 3);
     assert_eq!(host.log.last(), Some(&call("call_1_0", "echo", "{}")));
     assert_eq!(host.bodies.len(), 1);

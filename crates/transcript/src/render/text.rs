@@ -24,16 +24,18 @@ pub(crate) fn grapheme_width(g: &str) -> usize {
     g.width() + marks
 }
 
-/// The display width of a string.
-pub(crate) fn width(s: &str) -> usize {
+/// The display width of a string, in terminal columns: grapheme by grapheme, so a combining
+/// mark or a joined emoji counts as the one glyph a terminal draws.
+pub fn width(s: &str) -> usize {
     if s.is_ascii() {
         return s.len();
     }
     s.graphemes(true).map(grapheme_width).sum()
 }
 
-/// Cut `s` to at most `max` columns, ending with `…` when something was cut.
-pub(crate) fn truncate(s: &str, max: usize) -> String {
+/// Cut `s` to at most `max` columns, ending with `…` when something was cut. Never splits a
+/// grapheme: this is the one width cut of the transcript and the TUI.
+pub fn truncate(s: &str, max: usize) -> String {
     if width(s) <= max {
         return s.to_string();
     }
@@ -52,6 +54,42 @@ pub(crate) fn truncate(s: &str, max: usize) -> String {
     }
     out.push('…');
     out
+}
+
+/// The last graphemes of `s` that fit in `max` columns.
+pub fn tail(s: &str, max: usize) -> String {
+    let mut used = 0;
+    let mut kept: Vec<&str> = Vec::new();
+    for g in s.graphemes(true).rev() {
+        let w = grapheme_width(g);
+        if used + w > max {
+            break;
+        }
+        used += w;
+        kept.push(g);
+    }
+    kept.into_iter().rev().collect()
+}
+
+/// `s` broken into rows of at most `width` columns at any grapheme (spaces kept), each newline
+/// starting a row; a grapheme wider than a row gets a row of its own.
+pub fn wrap_columns(s: &str, width: usize) -> Vec<String> {
+    let mut rows = Vec::new();
+    for line in s.split('\n') {
+        let mut row = String::new();
+        let mut used = 0;
+        for g in line.graphemes(true) {
+            let w = grapheme_width(g);
+            if used + w > width && !row.is_empty() {
+                rows.push(std::mem::take(&mut row));
+                used = 0;
+            }
+            row.push_str(g);
+            used += w;
+        }
+        rows.push(row);
+    }
+    rows
 }
 
 /// Make outside text safe to draw: expand tabs, drop terminal escape sequences and other
@@ -123,6 +161,28 @@ mod tests {
         assert_eq!(width("日本語"), 6);
         assert_eq!(width("e\u{301}"), 1);
         assert_eq!(width("👍"), 2);
+    }
+
+    /// Combining marks and joined emoji stay whole whichever way text is cut or wrapped, and
+    /// nothing is ever wider than asked.
+    #[test]
+    fn cuts_and_wraps_never_split_a_grapheme() {
+        let family = "👩\u{200d}👩\u{200d}👧";
+        let text = format!("ae\u{301}{family}日本x");
+        for max in 0..=10 {
+            let cut = truncate(&text, max);
+            assert!(width(&cut) <= max, "{max}: {cut:?}");
+            let kept = cut.trim_end_matches('…');
+            assert!(text.starts_with(kept), "{max}: {cut:?} splits a grapheme");
+            let end = tail(&text, max);
+            assert!(width(&end) <= max && text.ends_with(&end), "{max}: {end:?}");
+        }
+        assert_eq!(truncate(&text, 3), "ae\u{301}…");
+        assert_eq!(tail(&text, 5), "日本x");
+        let rows = wrap_columns(&text, 2);
+        assert_eq!(rows.concat(), text);
+        assert!(rows.contains(&family.to_string()), "{rows:?}");
+        assert!(rows.iter().all(|r| width(r) <= 2), "{rows:?}");
     }
 
     #[test]
