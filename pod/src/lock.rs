@@ -4,6 +4,7 @@
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::error::PodError;
@@ -21,6 +22,7 @@ pub fn acquire(path: &Path, name: &str) -> Result<PodLock, PodError> {
         .write(true)
         .create(true)
         .truncate(false)
+        .mode(0o600)
         .open(path)
         .map_err(|e| PodError::io(path, "open the pod lock", e))?;
     match file.try_lock() {
@@ -50,6 +52,7 @@ pub fn acquire_shared(path: &Path, name: &str) -> Result<PodLock, PodError> {
         .write(true)
         .create(true)
         .truncate(false)
+        .mode(0o600)
         .open(path)
         .map_err(|e| PodError::io(path, "open the pod lock", e))?;
     match file.try_lock_shared() {

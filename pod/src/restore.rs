@@ -40,7 +40,7 @@ pub struct OpenOptions {
 }
 
 pub async fn open_pod(opts: OpenOptions) -> Result<ControllerParts, PodError> {
-    std::fs::create_dir_all(opts.pod_dir.join("segments"))
+    seedpod_client::private::create_dir_all(&opts.pod_dir.join("segments"))
         .map_err(|e| PodError::io(&opts.pod_dir, "create the pod directory", e))?;
     match load_meta(&opts.pod_dir)? {
         Some(meta) => restore(opts, meta).await,

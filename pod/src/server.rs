@@ -48,9 +48,9 @@ pub struct ServeOptions {
 /// connections (the CLI uses it to tell `seedpod start` the pod is up).
 pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), PodError> {
     let home = opts.home.clone();
-    home.ensure_runtime_dir()?;
+    home.ensure_private()?;
     let pod_dir = home.pod_dir(&opts.name);
-    std::fs::create_dir_all(&pod_dir)
+    seedpod_client::private::create_dir_all(&pod_dir)
         .map_err(|e| PodError::io(&pod_dir, "create the pod directory", e))?;
     let _lock = lock::acquire(&home.lock_path(&opts.name), &opts.name)?;
 

@@ -130,12 +130,9 @@ impl InputHistory {
 /// blocking task.
 pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        seedpod_client::private::create_dir_all(dir)?;
     }
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
+    let mut file = seedpod_client::private::open_append(path)?;
     // One write per line so two TUIs on one pod never interleave inside a line.
     file.write_all(format!("{line}\n").as_bytes())
 }

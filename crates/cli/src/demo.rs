@@ -35,7 +35,7 @@ pub async fn demo(home: &Home) -> Result<()> {
         .map_err(|e| Exit::failure(format!("cannot name the demo pod: {e}")))?;
     let cwd = canonical_cwd(None)?;
     let pod_dir = home.pod_dir(&name);
-    std::fs::create_dir_all(&pod_dir)
+    seedpod_client::private::create_dir_all(&pod_dir)
         .with_context(|| format!("cannot create {}", pod_dir.display()))?;
     let script = pod_dir.join("demo.script.jsonl");
     std::fs::write(&script, DEMO_SCRIPT)

@@ -6,7 +6,7 @@
 //! It sits behind `tracing_appender::non_blocking`, whose single worker thread is the only
 //! writer, and each `write` is one whole log line, so a line is never split across files.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -48,7 +48,7 @@ impl RotatingFile {
         clock: Clock,
     ) -> io::Result<RotatingFile> {
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        std::fs::create_dir_all(&dir)?;
+        seedpod_client::private::create_dir_all(&dir)?;
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -168,7 +168,7 @@ impl Write for RotatingFile {
 }
 
 fn open_append(path: &Path) -> io::Result<File> {
-    OpenOptions::new().create(true).append(true).open(path)
+    seedpod_client::private::open_append(path)
 }
 
 fn day_of(time: SystemTime) -> u64 {

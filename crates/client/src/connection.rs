@@ -43,6 +43,7 @@ impl Connection {
         client: &str,
         mode: ClientMode,
     ) -> Result<Connection, ClientError> {
+        home.check_runtime_dir()?;
         Connection::connect_path(&home.socket_path(name), name, client, mode).await
     }
 

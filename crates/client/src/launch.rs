@@ -53,19 +53,15 @@ pub fn stderr_path(home: &Home, name: &PodName) -> PathBuf {
 /// Start the pod process and wait until it accepts connections.
 pub async fn launch(home: &Home, launch: &Launch) -> Result<(), LaunchError> {
     let logs = home.logs_dir();
-    std::fs::create_dir_all(&logs).map_err(|source| LaunchError::Io {
+    crate::private::create_dir_all(&logs).map_err(|source| LaunchError::Io {
         path: logs.clone(),
         cause: source,
     })?;
     let stderr_path = stderr_path(home, &launch.name);
-    let stderr = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&stderr_path)
-        .map_err(|source| LaunchError::Io {
-            path: stderr_path.clone(),
-            cause: source,
-        })?;
+    let stderr = crate::private::open_append(&stderr_path).map_err(|source| LaunchError::Io {
+        path: stderr_path.clone(),
+        cause: source,
+    })?;
     let mut cmd = tokio::process::Command::new(&launch.exe);
     cmd.arg("pod")
         .arg("serve")

@@ -13,6 +13,7 @@ pub mod launch;
 pub mod names;
 pub mod paths;
 pub mod pods;
+pub mod private;
 
 pub use connection::{Connection, Welcome, reply_id};
 pub use error::ClientError;

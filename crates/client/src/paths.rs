@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use seedpod_protocol::PodName;
 
 use crate::error::ClientError;
+use crate::private::{self, Reach};
 
 /// Environment variable that relocates config, data, state and runtime under one directory.
 pub const HOME_ENV: &str = "SEEDPOD_HOME";
@@ -109,50 +110,47 @@ impl Home {
         self.pod_dir(name).join("pod.lock")
     }
 
-    /// Create the runtime directory `0700`, or refuse one that is not ours or is reachable by
-    /// others: anyone who can reach a pod's socket can drive it.
+    /// Create the runtime directory `0700`, or refuse one that is a link, not ours or
+    /// reachable by others: anyone who can reach a pod's socket can drive it.
     pub fn ensure_runtime_dir(&self) -> Result<(), ClientError> {
-        ensure_private_dir(&self.run)?;
-        if let Some(parent) = self.socket_path(&PodName::default_name()).parent()
-            && parent != self.run
-        {
-            ensure_private_dir(parent)?;
+        for dir in self.runtime_dirs() {
+            private::ensure_dir(&dir, "runtime directory", Reach::OwnerOnly)?;
         }
         Ok(())
     }
-}
 
-fn ensure_private_dir(dir: &Path) -> Result<(), ClientError> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-    if !dir.exists() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|e| ClientError::io(dir, "create the runtime directory", e))?;
-        // `recursive` applies the mode only to the leaf; set it explicitly in case of a umask.
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| ClientError::io(dir, "restrict the runtime directory", e))?;
+    /// Everything a pod writes — data, state (logs) and runtime — created private, or refused
+    /// (with what to do) when it is a link, someone else's, or writable by others.
+    pub fn ensure_private(&self) -> Result<(), ClientError> {
+        private::ensure_dir(&self.data, "data directory", Reach::NotWritableByOthers)?;
+        private::ensure_dir(&self.state, "state directory", Reach::NotWritableByOthers)?;
+        self.ensure_runtime_dir()
     }
-    let meta = std::fs::metadata(dir)
-        .map_err(|e| ClientError::io(dir, "inspect the runtime directory", e))?;
-    if meta.uid() != current_uid() {
-        return Err(ClientError::Setup(format!(
-            "runtime directory {} belongs to uid {}, not to you (uid {}); remove it or set {HOME_ENV}",
-            dir.display(),
-            meta.uid(),
-            current_uid()
-        )));
+
+    /// What a client checks before it connects, so a planted or repointed runtime directory
+    /// never receives what the person sends. A missing one is left to the connect, which then
+    /// says the pod is not running.
+    pub fn check_runtime_dir(&self) -> Result<(), ClientError> {
+        for dir in self.runtime_dirs() {
+            match std::fs::symlink_metadata(&dir) {
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
+                _ => private::check_dir(&dir, "runtime directory", Reach::OwnerOnly)?,
+            }
+        }
+        Ok(())
     }
-    if meta.mode() & 0o077 != 0 {
-        return Err(ClientError::Setup(format!(
-            "runtime directory {} is accessible to other users (mode {:o}); run `chmod 700 {}`",
-            dir.display(),
-            meta.mode() & 0o777,
-            dir.display()
-        )));
+
+    /// The runtime directory, and the short per-user one under `/tmp` when socket paths fall
+    /// back to it.
+    fn runtime_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = vec![self.run.clone()];
+        if let Some(parent) = self.socket_path(&PodName::default_name()).parent()
+            && parent != self.run
+        {
+            dirs.push(parent.to_path_buf());
+        }
+        dirs
     }
-    Ok(())
 }
 
 /// The effective user id of this process.

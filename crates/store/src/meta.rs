@@ -5,8 +5,8 @@
 //! rename, fsync the directory), so a reader sees either the old file or the new one, never half
 //! of either. Unknown fields are ignored, so a pod.json written by a newer seedpod still loads.
 
-use std::fs::File;
 use std::io::{ErrorKind, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use seedpod_protocol::{PodName, ProviderKind};
@@ -201,7 +201,14 @@ pub fn save_meta(pod_dir: &Path, meta: &PodMeta) -> Result<(), StoreError> {
         reason: format!("could not encode pod metadata ({err})"),
     })?;
     json.push(b'\n');
-    let mut file = File::create(&temp).map_err(|e| StoreError::io(&temp, "create", e))?;
+    // Private whatever the umask: it says where requests, and so the API key, are sent.
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&temp)
+        .map_err(|e| StoreError::io(&temp, "create", e))?;
     file.write_all(&json)
         .and_then(|()| file.sync_all())
         .map_err(|e| StoreError::io(&temp, "write", e))?;

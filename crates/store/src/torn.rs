@@ -8,6 +8,7 @@
 
 use std::fs::OpenOptions;
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::durable::sync_parent_dir;
@@ -36,6 +37,7 @@ pub(crate) fn set_aside_torn_tail(
     let mut side = OpenOptions::new()
         .create(true)
         .append(true)
+        .mode(0o600)
         .open(&side_file)
         .map_err(|e| StoreError::io(&side_file, "open the torn-tail file", e))?;
     // Each tail goes in as one write, ending in a newline so that tails from several crashes

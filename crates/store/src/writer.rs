@@ -13,6 +13,7 @@
 mod worker;
 
 use std::fs::{File, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use seedpod_protocol::{ENTRY_VERSION, Entry, EntryKind, EntrySeq, SegmentStart};
@@ -204,9 +205,11 @@ impl Durable {
 
 /// Create a segment file that must not exist yet, and make its name durable.
 fn create_segment_file(path: &Path) -> Result<File, StoreError> {
+    // Private whatever the umask: the log holds everything the model saw.
     let file = OpenOptions::new()
         .append(true)
         .create_new(true)
+        .mode(0o600)
         .open(path)
         .map_err(|e| StoreError::io(path, "create", e))?;
     sync_parent_dir(path);

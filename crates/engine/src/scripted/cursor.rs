@@ -8,6 +8,7 @@
 
 use std::fs::OpenOptions;
 use std::io::{ErrorKind, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
@@ -92,7 +93,12 @@ fn append_line(path: &Path, body: &str, needs_newline: bool) -> std::io::Result<
     }
     line.push_str(body);
     line.push('\n');
-    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    // In the pod's directory, beside its log: as private as the log.
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
     file.write_all(line.as_bytes())?;
     file.flush()
 }
