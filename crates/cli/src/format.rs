@@ -16,8 +16,11 @@ fn preview(text: &str) -> String {
     format!("{cut}… ({} chars)", text.chars().count())
 }
 
+/// One line per entry; what the entry quotes (model text, tool output) is escaped for the
+/// terminal.
 pub fn entry_line(entry: &Entry) -> String {
-    format!("#{:<5} {}", entry.seq, entry_summary(&entry.kind))
+    let summary = entry_summary(&entry.kind);
+    format!("#{:<5} {}", entry.seq, crate::terminal::cell(&summary))
 }
 
 pub fn entry_summary(kind: &EntryKind) -> String {
@@ -132,7 +135,12 @@ fn queued(item: &QueuedItem) -> String {
 }
 
 /// A human line for an event frame, or `None` for frames `events` does not print (deltas).
+/// One line per event, escaped for the terminal.
 pub fn event_line(msg: &ServerMsg) -> Option<String> {
+    event_text(msg).map(|line| crate::terminal::cell(&line).into_owned())
+}
+
+fn event_text(msg: &ServerMsg) -> Option<String> {
     match msg {
         ServerMsg::Committed { entry, .. } => Some(entry_line(entry)),
         ServerMsg::State { state, .. } => Some(format!("-- state: {}", state.as_str())),

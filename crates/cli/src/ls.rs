@@ -64,6 +64,7 @@ const COLUMNS: [(&str, Align); 7] = [
 
 fn row(pod: &PodListing) -> [String; 7] {
     let dash = || "-".to_string();
+    // Models, cwds and names come from pod.json and the pods: shown, never obeyed.
     [
         pod.name.to_string(),
         pod.state().to_string(),
@@ -75,6 +76,7 @@ fn row(pod: &PodListing) -> [String; 7] {
         pod.context().map(context_cell).unwrap_or_else(dash),
         pod.cwd().display().to_string(),
     ]
+    .map(|cell| crate::terminal::cell(&cell).into_owned())
 }
 
 /// The table, every column as wide as its widest cell, and the legend when a row needs it.

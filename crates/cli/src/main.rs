@@ -26,6 +26,7 @@ mod settings;
 mod show;
 mod start;
 mod tally;
+mod terminal;
 #[cfg(test)]
 mod test_support;
 mod trust;
@@ -41,7 +42,7 @@ fn main() {
     let cli = Cli::parse();
     let result = run(cli);
     if let Err(err) = result {
-        eprintln!("seedpod: {err:#}");
+        eprintln!("seedpod: {}", terminal::text(&format!("{err:#}")));
         std::process::exit(exit::code_of(&err));
     }
 }

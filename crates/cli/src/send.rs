@@ -93,7 +93,7 @@ pub async fn send(
                 if json {
                     println!("{line}");
                 } else {
-                    println!("{message}");
+                    println!("{}", crate::terminal::text(message));
                 }
                 return Ok(());
             }
@@ -155,7 +155,7 @@ impl Follow {
         match msg {
             ServerMsg::TextDelta { text, .. } if !self.json => {
                 self.streamed = true;
-                let _ = write!(out, "{text}");
+                let _ = write!(out, "{}", crate::terminal::text(text));
                 let _ = out.flush();
             }
             ServerMsg::Committed { entry, .. } => match &entry.kind {
@@ -163,7 +163,7 @@ impl Follow {
                     item: ModelItem::AssistantText { text },
                 } => {
                     if !self.json && !self.streamed {
-                        let _ = write!(out, "{text}");
+                        let _ = write!(out, "{}", crate::terminal::text(text));
                     }
                     self.streamed = false;
                 }
@@ -174,7 +174,11 @@ impl Follow {
                         },
                 } if !self.json => {
                     let _ = writeln!(out);
-                    eprintln!("[tool call] {name} {arguments}");
+                    eprintln!(
+                        "[tool call] {} {}",
+                        crate::terminal::cell(name),
+                        crate::terminal::cell(arguments)
+                    );
                 }
                 EntryKind::RunEnd { reason, message } => {
                     if !self.json {
@@ -205,7 +209,9 @@ impl Follow {
             {
                 eprintln!("\n[paused] `seedpod resume` continues this run; Ctrl-C stops waiting");
             }
-            ServerMsg::Alert { message, .. } if !self.json => eprintln!("\n[alert] {message}"),
+            ServerMsg::Alert { message, .. } if !self.json => {
+                eprintln!("\n[alert] {}", crate::terminal::text(message));
+            }
             _ => {}
         }
         Ok(None)
