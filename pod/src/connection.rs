@@ -44,6 +44,10 @@ pub const MAX_RESYNCS_PER_WINDOW: usize = 20;
 /// The window over which resyncs are counted.
 pub const RESYNC_WINDOW: Duration = Duration::from_secs(10);
 
+/// A connection that has not said `hello` this long after connecting is closed: real clients
+/// say it at once, and a silent one only holds a descriptor and a connection slot.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
 enum Out {
     Line(String),
     Subscribed(Box<SubscribeReply>),
@@ -99,11 +103,26 @@ async fn read_loop<R>(
     R: AsyncRead + Unpin,
 {
     let mut greeted = false;
+    let handshake_deadline = tokio::time::Instant::now() + HANDSHAKE_TIMEOUT;
     loop {
+        let unwelcome = async {
+            if greeted {
+                std::future::pending::<()>().await;
+            }
+            tokio::time::sleep_until(handshake_deadline).await;
+        };
         let frame = tokio::select! {
             () = shutdown.cancelled() => {
                 let bye = ServerMsg::Goodbye { reason: GoodbyeReason::Shutdown, message: "the pod is stopping".into() };
                 let _ = out.send(Out::Close(encode(&bye))).await;
+                return;
+            }
+            () = unwelcome => {
+                let message = format!(
+                    "no hello within {}s of connecting; the connection is closed",
+                    HANDSHAKE_TIMEOUT.as_secs()
+                );
+                close_with_error(&out, ErrorCode::HandshakeRequired, message).await;
                 return;
             }
             frame = reader.next() => frame,

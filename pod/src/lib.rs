@@ -11,6 +11,7 @@
 //! (seedpod-engine), message types (seedpod-protocol), argument parsing and logging setup (the
 //! CLI). Start reading at `server.rs::serve`, then `controller/mod.rs`.
 
+pub mod accept;
 pub mod agents;
 pub mod bus;
 pub mod children;

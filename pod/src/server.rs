@@ -15,6 +15,7 @@ use seedpod_store::PodConfig;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::accept::AcceptBackoff;
 use crate::children::tools::ChildTools;
 use crate::connection::{ConnectionInfo, serve_connection};
 use crate::controller::Controller;
@@ -25,6 +26,11 @@ use crate::restore::{OpenOptions, open_pod};
 
 /// How long connections get to flush their goodbye after the controller stopped.
 pub const CONNECTION_DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Connections one pod serves at once. Far above any real use (a TUI or two, scripts, parents,
+/// children); a flood beyond it is refused with a reason instead of eating descriptors the log
+/// and the model connection need.
+pub const MAX_CONNECTIONS: usize = 256;
 
 pub struct ServeOptions {
     pub name: PodName,
@@ -96,19 +102,45 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     ready(&socket);
 
     let tracker = TaskTracker::new();
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let mut backoff = AcceptBackoff::default();
     loop {
         tokio::select! {
             () = shutdown.cancelled() => break,
             accepted = listener.accept() => match accepted {
                 Ok(stream) => {
-                    tracker.spawn(serve_connection(
-                        stream,
-                        handle.clone(),
-                        info.clone(),
-                        shutdown.clone(),
-                    ));
+                    if let Some(failures) = backoff.succeeded() {
+                        tracing::info!(event = "accept_recovered", failures);
+                    }
+                    match slots.clone().try_acquire_owned() {
+                        Ok(slot) => {
+                            let (handle, info, shutdown) =
+                                (handle.clone(), info.clone(), shutdown.clone());
+                            tracker.spawn(async move {
+                                serve_connection(stream, handle, info, shutdown).await;
+                                drop(slot);
+                            });
+                        }
+                        Err(_) => {
+                            tracing::warn!(event = "connection_refused", limit = MAX_CONNECTIONS);
+                            tracker.spawn(refuse_connection(stream));
+                        }
+                    }
                 }
-                Err(err) => tracing::warn!(event = "accept_failed", error = %err),
+                Err(err) => {
+                    let (wait, log) = backoff.failed();
+                    if log {
+                        tracing::warn!(
+                            event = "accept_failed",
+                            error = %err,
+                            retry_ms = wait.as_millis() as u64
+                        );
+                    }
+                    tokio::select! {
+                        () = shutdown.cancelled() => break,
+                        () = tokio::time::sleep(wait) => {}
+                    }
+                }
             },
         }
     }
@@ -127,6 +159,26 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     }
     tracing::info!(event = "server_exit", pod = %opts.name);
     Ok(())
+}
+
+/// Tell a connection over the limit why, then close it; bounded so a client that does not
+/// read cannot hold the task.
+async fn refuse_connection(stream: interprocess::local_socket::tokio::Stream) {
+    use tokio::io::AsyncWriteExt;
+    let refusal = seedpod_protocol::encode(&seedpod_protocol::ServerMsg::Error {
+        id: None,
+        code: seedpod_protocol::ErrorCode::Busy,
+        message: format!(
+            "the pod already serves {MAX_CONNECTIONS} connections; close some and try again"
+        ),
+    });
+    let mut stream = stream;
+    let write = async {
+        stream.write_all(refusal.as_bytes()).await?;
+        stream.write_all(b"\n").await?;
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), write).await;
 }
 
 /// Bind the socket. We hold the pod lock, so any socket file already there is stale (a crashed

@@ -29,8 +29,14 @@ fn control_characters_from_pods_and_models_are_shown_escaped() {
     assert!(listing.contains("m\\u{1b}[2J"), "{listing}");
 
     let answer = sb.ok(&["send", "p", "go"]);
-    assert!(!answer.contains('\u{1b}') && !answer.contains('\u{7}'), "{answer:?}");
-    assert!(answer.contains("done\\u{1b}]0;owned\\u{7} and more"), "{answer}");
+    assert!(
+        !answer.contains('\u{1b}') && !answer.contains('\u{7}'),
+        "{answer:?}"
+    );
+    assert!(
+        answer.contains("done\\u{1b}]0;owned\\u{7} and more"),
+        "{answer}"
+    );
     let history = sb.ok(&["history", "p"]);
     assert!(!history.contains('\u{1b}'), "{history:?}");
     sb.ok(&["stop", "p"]);
