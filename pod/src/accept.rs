@@ -21,7 +21,10 @@ impl AcceptBackoff {
         self.failures += 1;
         let doublings = u32::try_from(self.failures - 1).unwrap_or(u32::MAX).min(16);
         let wait = FIRST.saturating_mul(1 << doublings).min(LONGEST);
-        (wait, self.failures == 1 || self.failures.is_multiple_of(LOG_EVERY))
+        (
+            wait,
+            self.failures == 1 || self.failures.is_multiple_of(LOG_EVERY),
+        )
     }
 
     /// A successful accept; returns how many failures it ended, if any (worth one log line).

@@ -57,6 +57,9 @@ pub(crate) struct Endpoint {
     pub headers: HeaderMap,
     pub connect_timeout: Duration,
     pub idle_read_timeout: Duration,
+    /// The sensitive header values (the key, with and without `Bearer `): a server that echoes
+    /// them in an error must not put them in a message.
+    secrets: Vec<String>,
 }
 
 impl Endpoint {
@@ -75,6 +78,15 @@ impl Endpoint {
         // Both fail only for URLs that cannot have credentials, which leaves nothing to hide.
         let _ = shown.set_password(None);
         let _ = shown.set_username("");
+        let secrets = headers
+            .values()
+            .filter(|value| value.is_sensitive())
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| {
+                let bare = value.strip_prefix("Bearer ").unwrap_or(value);
+                [value.to_owned(), bare.to_owned()]
+            })
+            .collect();
         Ok(Endpoint {
             provider,
             client,
@@ -83,7 +95,14 @@ impl Endpoint {
             headers,
             connect_timeout,
             idle_read_timeout,
+            secrets,
         })
+    }
+
+    /// `text` from the server with every secret taken out: the configured ones and anything
+    /// that looks like a key or a token (`crate::redact`).
+    pub fn scrub(&self, text: &str) -> String {
+        crate::redact::redact_values(&crate::redact::redact(text), &self.secrets)
     }
 
     /// Send `body` and wait for the response head. Non-success statuses become errors here.
@@ -156,7 +175,7 @@ impl Endpoint {
                 Ok(Ok(None)) | Ok(Err(_)) | Err(_) => break,
             }
         }
-        let detail = provider_message(&String::from_utf8_lossy(&body));
+        let detail = provider_message(&self.scrub(&String::from_utf8_lossy(&body)));
         let hint = match (status.as_u16(), location) {
             (300..=399, Some(location)) => {
                 format!(" (the server redirects to {location}; use that as the base URL)")

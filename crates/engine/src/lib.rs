@@ -30,6 +30,7 @@ mod http;
 pub mod openai;
 pub mod pending;
 pub mod provider;
+pub mod redact;
 mod response;
 pub mod retry;
 pub mod scripted;

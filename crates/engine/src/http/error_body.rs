@@ -116,7 +116,8 @@ pub(crate) fn provider_message(body: &str) -> String {
     if message.is_empty() {
         return "(the response gave no details)".to_owned();
     }
-    let mut quoted = truncate(&message, MAX_QUOTED_CHARS);
+    // A server may echo what it was sent, headers included.
+    let mut quoted = truncate(&crate::redact::redact(&message), MAX_QUOTED_CHARS);
     quoted.push_str(&facts);
     quoted
 }

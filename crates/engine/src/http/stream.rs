@@ -170,7 +170,7 @@ impl<D: Decoder> Reader<D> {
 
     /// The error for a body that was one JSON document rather than an event stream, if it was.
     fn json_answer(&self, body: &[u8]) -> Option<ProviderError> {
-        let text = String::from_utf8_lossy(body);
+        let text = self.endpoint.scrub(&String::from_utf8_lossy(body));
         let value = serde_json::from_str::<serde_json::Value>(text.trim()).ok()?;
         let provider = self.endpoint.provider;
         if value.get("error").is_some() {

@@ -415,3 +415,26 @@ async fn cached_tokens_are_kept_apart_from_input_and_never_exceed_it() {
         ]
     );
 }
+
+/// A server that echoes the request's headers in its error (some proxies do) must not put the
+/// key in the message: configured values and anything key- or token-shaped are redacted, in
+/// HTTP errors and in JSON answered instead of a stream.
+#[tokio::test]
+async fn an_error_that_echoes_the_key_does_not_carry_it() {
+    let key = "plain-looking-key-0042";
+    let echo = format!(
+        r#"{{"error":{{"message":"bad auth; you sent Authorization: Bearer {key} and x-api-key: {key}"}}}}"#
+    );
+    let server = MockServer::start(vec![
+        Reply::status(401, &echo),
+        Reply::status(200, format!(r#"{{"error":"denied for {key}"}}"#)),
+    ])
+    .await;
+    let provider = OpenAiProvider::new(config(&server.base_url(), Some(key))).unwrap();
+    for _ in 0..2 {
+        let events = drain(provider.stream("{}".into())).await;
+        let text = format!("{events:?}");
+        assert!(!text.contains(key), "{text}");
+        assert!(text.contains("[REDACTED]"), "{text}");
+    }
+}
