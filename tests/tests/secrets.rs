@@ -1,0 +1,70 @@
+//! No secret is written (issue 15): a model server whose error echoes the request's
+//! `Authorization` header leaves the key in no file under `SEEDPOD_HOME` — not the segment log,
+//! `pod.json`, the pod's log or its stderr — and not in what `send` and `history` print.
+
+use std::path::Path;
+
+use seedpod_e2e::Sandbox;
+use seedpod_engine::testing::{MockServer, Reply};
+
+const KEY: &str = "plain-looking-key-0042";
+
+fn files_containing(dir: &Path, needle: &str, found: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        if meta.is_dir() {
+            files_containing(&path, needle, found);
+        } else if meta.is_file()
+            && String::from_utf8_lossy(&std::fs::read(&path).unwrap()).contains(needle)
+        {
+            found.push(path.display().to_string());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_echoed_key_reaches_no_file_and_no_output() {
+    let echo =
+        format!(r#"{{"error":{{"message":"unauthorized: got Authorization: Bearer {KEY}"}}}}"#);
+    let server = MockServer::start(vec![Reply::status(401, &echo)]).await;
+    let sb = Sandbox::new();
+    let project = sb.path().join(".seedpod");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("config.toml"), "[context]\nprobe = false\n").unwrap();
+    let base_url = server.base_url();
+    let out = sb
+        .cmd()
+        .args([
+            "start",
+            "p",
+            "--provider",
+            "openai",
+            "--base-url",
+            &base_url,
+        ])
+        .args(["--model", "m"])
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sent = sb.run(&["send", "p", "hello"]);
+    assert!(!sent.status.success(), "the server refused the key");
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&sent.stdout),
+        String::from_utf8_lossy(&sent.stderr)
+    );
+    assert!(printed.contains("unauthorized"), "{printed}");
+    assert!(!printed.contains(KEY), "{printed}");
+    let history = sb.ok(&["history", "p"]);
+    assert!(!history.contains(KEY), "{history}");
+    sb.ok(&["stop", "p"]);
+    let mut found = Vec::new();
+    files_containing(sb.path(), KEY, &mut found);
+    assert!(found.is_empty(), "the key was written to {found:?}");
+}
