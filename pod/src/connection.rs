@@ -12,12 +12,12 @@ use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use seedpod_protocol::{
-    ClientMode, ErrorCode, EventSeq, GoodbyeReason, Method, PROTOCOL_VERSION, PodName, PodState,
-    Request, ServerMsg, decode_request, encode, handshake, line_codec,
+    ClientMode, ErrorCode, EventSeq, FrameCodec, FramesError, GoodbyeReason, Method,
+    PROTOCOL_VERSION, PodName, PodState, Request, ServerMsg, decode_request, encode, handshake,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
-use tokio_util::codec::{FramedRead, FramedWrite, LinesCodecError};
+use tokio_util::codec::{FramedRead, FramedWrite};
 use tokio_util::sync::CancellationToken;
 
 use crate::bus::Subscription;
@@ -26,9 +26,13 @@ use crate::controller::{
     route,
 };
 
-/// Entries per `snapshot_entries` frame: keeps each frame far below the frame limit for
-/// ordinary entries while amortising per-frame overhead.
+/// Most entries per `snapshot_entries` frame: amortises per-frame overhead.
 pub const SNAPSHOT_BATCH: usize = 256;
+
+/// A `snapshot_entries` frame is closed once its entries reach this many bytes, so a client
+/// parses a big session in steps instead of one huge message. A single entry longer than the
+/// frame limit still goes alone, in parts (`seedpod_protocol::frames`).
+pub const SNAPSHOT_BATCH_BYTES: usize = 1024 * 1024;
 
 /// Replies waiting to be written to one client.
 pub const OUTBOX_CAPACITY: usize = 64;
@@ -70,8 +74,8 @@ pub async fn serve_connection<S>(
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
     let (read, write) = tokio::io::split(stream);
-    let reader = FramedRead::new(read, line_codec());
-    let writer = FramedWrite::new(write, line_codec());
+    let reader = FramedRead::new(read, FrameCodec::for_pod());
+    let writer = FramedWrite::new(write, FrameCodec::for_pod());
     let (out_tx, out_rx) = mpsc::channel(OUTBOX_CAPACITY);
     let _ = controller.tx.send(Command::ClientConnected).await;
     // When the writer ends (client gone, goodbye sent, write timeout) the reader must end too,
@@ -94,7 +98,7 @@ pub async fn serve_connection<S>(
 }
 
 async fn read_loop<R>(
-    mut reader: FramedRead<R, tokio_util::codec::LinesCodec>,
+    mut reader: FramedRead<R, FrameCodec>,
     out: mpsc::Sender<Out>,
     controller: &ControllerHandle,
     info: &ConnectionInfo,
@@ -130,19 +134,28 @@ async fn read_loop<R>(
         let line = match frame {
             None => return,
             Some(Ok(line)) => line,
-            Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
+            Some(Err(FramesError::FrameTooLarge | FramesError::MessageTooLarge { .. })) => {
                 close_with_error(
                     &out,
                     ErrorCode::FrameTooLarge,
                     format!(
-                        "frame exceeds {} bytes; the connection is closed",
+                        "request exceeds {} bytes; the connection is closed",
                         seedpod_protocol::MAX_FRAME_BYTES
                     ),
                 )
                 .await;
                 return;
             }
-            Some(Err(LinesCodecError::Io(err))) => {
+            Some(Err(FramesError::BadPart(reason))) => {
+                close_with_error(
+                    &out,
+                    ErrorCode::MalformedFrame,
+                    format!("{reason}; the connection is closed"),
+                )
+                .await;
+                return;
+            }
+            Some(Err(FramesError::Io(err))) => {
                 if err.kind() == std::io::ErrorKind::InvalidData {
                     close_with_error(
                         &out,
@@ -351,7 +364,7 @@ async fn close_with_error(out: &mpsc::Sender<Out>, code: ErrorCode, message: Str
     let _ = out.send(Out::Close(bye)).await;
 }
 
-type Sink<W> = FramedWrite<W, tokio_util::codec::LinesCodec>;
+type Sink<W> = FramedWrite<W, FrameCodec>;
 
 async fn write_loop<W>(
     mut writer: Sink<W>,
@@ -458,12 +471,30 @@ async fn write_catch_up<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, catch_up: C
     }
 }
 
-/// A `snapshot_entries` frame serialised straight from the shared entries, without copying
-/// them: the same JSON as `ServerMsg::SnapshotEntries` (pinned by a test below).
-#[derive(serde::Serialize)]
-#[serde(tag = "type", rename = "snapshot_entries")]
-struct SnapshotEntriesRef<'a> {
-    entries: Vec<&'a seedpod_protocol::Entry>,
+/// `snapshot_entries` frames for `entries`, each closed at `SNAPSHOT_BATCH` entries or
+/// `SNAPSHOT_BATCH_BYTES` bytes. Each entry is encoded once, straight from the shared copy; the
+/// text is the same JSON as `ServerMsg::SnapshotEntries` (pinned by a test below).
+fn snapshot_batches(entries: &[Arc<seedpod_protocol::Entry>]) -> impl Iterator<Item = String> {
+    const OPEN: &str = "{\"type\":\"snapshot_entries\",\"entries\":[";
+    let mut rest = entries.iter().peekable();
+    std::iter::from_fn(move || {
+        rest.peek()?;
+        let mut frame = String::from(OPEN);
+        let mut count = 0;
+        while let Some(entry) = rest.peek() {
+            if count > 0 && (count == SNAPSHOT_BATCH || frame.len() >= SNAPSHOT_BATCH_BYTES) {
+                break;
+            }
+            if count > 0 {
+                frame.push(',');
+            }
+            frame.push_str(&encode(&***entry));
+            count += 1;
+            rest.next();
+        }
+        frame.push_str("]}");
+        Some(frame)
+    })
 }
 
 async fn write_snapshot<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, snap: SnapshotData) -> bool {
@@ -478,11 +509,8 @@ async fn write_snapshot<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, snap: Snaps
     if !send(writer, encode(&begin)).await {
         return false;
     }
-    for batch in snap.entries.chunks(SNAPSHOT_BATCH) {
-        let frame = SnapshotEntriesRef {
-            entries: batch.iter().map(|e| &**e).collect(),
-        };
-        if !send(writer, encode(&frame)).await {
+    for frame in snapshot_batches(&snap.entries) {
+        if !send(writer, frame).await {
             return false;
         }
     }
@@ -507,24 +535,51 @@ async fn write_snapshot<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, snap: Snaps
 mod tests {
     use super::*;
     use seedpod_protocol::EntrySeq;
-    use seedpod_protocol::{Entry, EntryKind, RunTrigger};
+    use seedpod_protocol::{Entry, EntryKind};
+
+    fn entry(seq: u64, text_bytes: usize) -> Entry {
+        Entry {
+            v: 1,
+            seq: EntrySeq(seq),
+            ts: 9,
+            kind: EntryKind::UserInput {
+                segments: Vec::new(),
+                text: "x".repeat(text_bytes),
+                queue_id: None,
+            },
+        }
+    }
 
     #[test]
-    fn borrowed_snapshot_batches_encode_like_the_protocol_type() {
-        let entry = Entry {
-            v: 1,
-            seq: EntrySeq(3),
-            ts: 9,
-            kind: EntryKind::RunStart {
-                trigger: RunTrigger::User,
-            },
-        };
-        let borrowed = encode(&SnapshotEntriesRef {
-            entries: vec![&entry],
-        });
+    fn snapshot_batches_encode_like_the_protocol_type() {
+        let entries: Vec<Arc<Entry>> = (0..3).map(|i| Arc::new(entry(i, 10))).collect();
+        let frames: Vec<String> = snapshot_batches(&entries).collect();
         let owned = encode(&ServerMsg::SnapshotEntries {
-            entries: vec![entry],
+            entries: entries.iter().map(|e| (**e).clone()).collect(),
         });
-        assert_eq!(borrowed, owned);
+        assert_eq!(frames, vec![owned]);
+    }
+
+    #[test]
+    fn snapshot_batches_close_at_the_byte_bound_and_keep_every_entry_in_order() {
+        let entries: Vec<Arc<Entry>> = (0..40).map(|i| Arc::new(entry(i, 270_000))).collect();
+        let frames: Vec<String> = snapshot_batches(&entries).collect();
+        assert!(frames.len() >= 10, "{} frames", frames.len());
+        let mut seqs = Vec::new();
+        for frame in &frames {
+            assert!(
+                frame.len() < SNAPSHOT_BATCH_BYTES + 300_000,
+                "{}",
+                frame.len()
+            );
+            match serde_json::from_str::<ServerMsg>(frame).unwrap() {
+                ServerMsg::SnapshotEntries { entries } => {
+                    seqs.extend(entries.iter().map(|e| e.seq.0));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(seqs, (0..40).collect::<Vec<u64>>());
+        assert_eq!(snapshot_batches(&[]).count(), 0);
     }
 }

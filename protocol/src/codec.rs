@@ -1,18 +1,9 @@
-//! NDJSON framing: one JSON object per line, at most `MAX_FRAME_BYTES` per line.
+//! Encoding messages to JSON text and decoding requests from it; how text becomes frames on
+//! the wire is `frames.rs`.
 
 use serde::Serialize;
-use tokio_util::codec::LinesCodec;
 
 use crate::message::{ErrorCode, Method, Request};
-
-/// Longest accepted frame, excluding the newline. Large enough for a snapshot batch or a big
-/// paste; small enough that a hostile client cannot make the pod buffer unbounded input.
-pub const MAX_FRAME_BYTES: usize = 8 * 1024 * 1024;
-
-/// The line codec every seedpod connection uses.
-pub fn line_codec() -> LinesCodec {
-    LinesCodec::new_with_max_length(MAX_FRAME_BYTES)
-}
 
 /// Serialise one frame (without the trailing newline). Our types contain no maps with
 /// non-string keys and no non-finite floats, so this cannot fail for them.
@@ -121,15 +112,5 @@ mod tests {
         let err = decode_request(r#"{"id":1,"method":"notify","message":5}"#).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidRequest);
         assert_eq!(err.id, Some(1));
-    }
-
-    #[test]
-    fn codec_rejects_oversized_lines() {
-        use tokio_util::bytes::BytesMut;
-        use tokio_util::codec::Decoder;
-        let mut codec = line_codec();
-        let mut buf = BytesMut::from(vec![b'x'; MAX_FRAME_BYTES + 2].as_slice());
-        buf.extend_from_slice(b"\n");
-        assert!(codec.decode(&mut buf).is_err());
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! Owns: the client ⇄ pod messages (`Request`/`Method`, `ServerMsg`), the log entry types that
 //! are also the payload of `committed` events (`Entry`), the typed pieces inside them (`Segment`,
-//! `SystemItem`, `PodEvent`, `ModelItem`), the NDJSON codec with its frame limit, and the
+//! `SystemItem`, `PodEvent`, `ModelItem`), the NDJSON framing (frame limit, long messages in parts), and the
 //! handshake version check.
 //!
 //! Must not own: I/O, sockets, files, or any behaviour beyond pure encode/decode/render helpers.
@@ -14,6 +14,7 @@ pub mod approval;
 pub mod codec;
 pub mod completion;
 pub mod entry;
+pub mod frames;
 pub mod handshake;
 pub mod ids;
 pub mod item;
@@ -25,7 +26,7 @@ pub mod system_item;
 pub mod text;
 
 pub use approval::{CommandRule, StandingApproval, quote_words};
-pub use codec::{FrameError, MAX_FRAME_BYTES, decode_request, encode, line_codec};
+pub use codec::{FrameError, decode_request, encode};
 pub use completion::{Completion, CompletionKind, SLASH_COMMANDS};
 pub use entry::{
     ApprovalDecision, ApprovalRequest, Compaction, CompactionTrigger, ContextWindow, DequeueReason,
@@ -33,6 +34,7 @@ pub use entry::{
     Replaces, RunEndReason, RunTrigger, SegmentStart, ToolResultTrim, ToolSpec, TrimMode, Usage,
     WindowSource,
 };
+pub use frames::{FrameCodec, FramesError, MAX_FRAME_BYTES, MAX_MESSAGE_BYTES};
 pub use ids::{CallId, EntrySeq, EventSeq, MAX_NAME_CHARS, NameError, PodName, QueueId};
 pub use item::ModelItem;
 pub use message::{

@@ -7,11 +7,11 @@ use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ToFsName};
 use seedpod_protocol::{
-    ClientMode, EventSeq, Method, PROTOCOL_VERSION, PodName, PodState, Request, ServerMsg, encode,
-    line_codec,
+    ClientMode, EventSeq, FrameCodec, FramesError, Method, PROTOCOL_VERSION, PodName, PodState,
+    Request, ServerMsg, encode,
 };
 use tokio::io::{ReadHalf, WriteHalf};
-use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec, LinesCodecError};
+use tokio_util::codec::{FramedRead, FramedWrite};
 
 use crate::error::ClientError;
 use crate::paths::Home;
@@ -29,8 +29,8 @@ pub struct Welcome {
 
 pub struct Connection {
     name: PodName,
-    reader: FramedRead<ReadHalf<Stream>, LinesCodec>,
-    writer: FramedWrite<WriteHalf<Stream>, LinesCodec>,
+    reader: FramedRead<ReadHalf<Stream>, FrameCodec>,
+    writer: FramedWrite<WriteHalf<Stream>, FrameCodec>,
     next_id: u64,
     pub welcome: Welcome,
 }
@@ -58,8 +58,8 @@ impl Connection {
         let (read, write) = tokio::io::split(stream);
         let mut conn = Connection {
             name: name.clone(),
-            reader: FramedRead::new(read, line_codec()),
-            writer: FramedWrite::new(write, line_codec()),
+            reader: FramedRead::new(read, FrameCodec::for_client()),
+            writer: FramedWrite::new(write, FrameCodec::for_client()),
             next_id: 1,
             welcome: Welcome {
                 pod: name.clone(),
@@ -124,12 +124,7 @@ impl Connection {
 
     /// Send a raw line as is (scripts' view of the protocol; tests of bad input).
     pub async fn send_line(&mut self, line: String) -> Result<(), ClientError> {
-        self.writer.send(line).await.map_err(|err| match err {
-            LinesCodecError::Io(io) => ClientError::Transport(io),
-            LinesCodecError::MaxLineLengthExceeded => {
-                ClientError::Protocol("frame too large to send".into())
-            }
-        })
+        self.writer.send(line).await.map_err(frames_error)
     }
 
     /// The next frame, or `None` when the pod closed the connection.
@@ -139,10 +134,7 @@ impl Connection {
             Some(Ok(line)) => serde_json::from_str(&line)
                 .map(Some)
                 .map_err(|e| ClientError::Protocol(format!("undecodable frame from pod: {e}"))),
-            Some(Err(LinesCodecError::Io(io))) => Err(ClientError::Transport(io)),
-            Some(Err(LinesCodecError::MaxLineLengthExceeded)) => Err(ClientError::Protocol(
-                "the pod sent a frame over the size limit".into(),
-            )),
+            Some(Err(err)) => Err(frames_error(err)),
         }
     }
 
@@ -151,10 +143,7 @@ impl Connection {
         match self.reader.next().await {
             None => Ok(None),
             Some(Ok(line)) => Ok(Some(line)),
-            Some(Err(LinesCodecError::Io(io))) => Err(ClientError::Transport(io)),
-            Some(Err(LinesCodecError::MaxLineLengthExceeded)) => Err(ClientError::Protocol(
-                "the pod sent a frame over the size limit".into(),
-            )),
+            Some(Err(err)) => Err(frames_error(err)),
         }
     }
 
@@ -192,6 +181,13 @@ impl Connection {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+}
+
+fn frames_error(err: FramesError) -> ClientError {
+    match err {
+        FramesError::Io(io) => ClientError::Transport(io),
+        other => ClientError::Protocol(format!("the pod's frames could not be read: {other}")),
     }
 }
 
