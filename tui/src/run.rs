@@ -29,6 +29,11 @@ pub const TICK: Duration = Duration::from_millis(250);
 /// drawing every intermediate state.
 pub const MAX_EVENTS_PER_FRAME: usize = 1024;
 
+/// While a snapshot arrives the screen is redrawn at most this often: every intermediate state
+/// is about to be replaced (a big session arrives as many frames, each parsed as it comes), so
+/// drawing them only delays the first real screen; a slow link still shows it is alive.
+pub const SNAPSHOT_DRAW_EVERY: Duration = Duration::from_millis(500);
+
 /// Starts (or restores) a stopped pod; the CLI passes its own `start`, which spawns the daemon
 /// detached in its own session.
 pub type Starter = Arc<dyn Fn(PodName) -> BoxFuture<'static, Result<()>> + Send + Sync>;
@@ -81,6 +86,7 @@ struct Loop {
     link_rx: mpsc::Receiver<LinkEvent>,
     bg_tx: mpsc::UnboundedSender<Background>,
     dirty: bool,
+    last_draw: Instant,
 }
 
 /// Run the TUI until the person detaches (or stops the pod). The terminal is restored before
@@ -99,6 +105,7 @@ pub async fn run(options: TuiOptions) -> Result<Outcome> {
         link_rx,
         bg_tx,
         dirty: true,
+        last_draw: Instant::now(),
     };
     // `kill` or a closed terminal: leave cleanly (terminal restored, pod untouched).
     let mut terminate = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
@@ -108,11 +115,12 @@ pub async fn run(options: TuiOptions) -> Result<Outcome> {
         if let Some(reason) = state.app.exit {
             break reason;
         }
-        while state.dirty {
+        while state.dirty && state.held_until().is_none() {
             terminal::draw(&mut term, |frame| {
                 ui::draw(frame, &mut state.app, Instant::now())
             })?;
             state.dirty = false;
+            state.last_draw = Instant::now();
             // What a scroll reached is known once drawn: at the top, the app may ask for earlier
             // entries, and the screen says it is loading them (once: the ask is spent).
             for effect in state.app.after_draw() {
@@ -120,7 +128,10 @@ pub async fn run(options: TuiOptions) -> Result<Outcome> {
                 state.carry_out(effect, &mut term)?;
             }
         }
-        let wake = state.app.next_tick(Instant::now());
+        let wake = match (state.app.next_tick(Instant::now()), state.held_until()) {
+            (Some(tick), Some(held)) => Some(tick.min(held)),
+            (tick, held) => tick.or(held),
+        };
         let effects = tokio::select! {
             event = events.next() => match event {
                 Some(Ok(event)) => state.terminal_event(event),
@@ -193,6 +204,15 @@ impl Loop {
                 Vec::new()
             }
         }
+    }
+
+    /// When a pending redraw is held back because a snapshot is arriving: the moment it is due.
+    fn held_until(&self) -> Option<Instant> {
+        if !self.dirty || !self.app.snapshot_arriving() {
+            return None;
+        }
+        let due = self.last_draw + SNAPSHOT_DRAW_EVERY;
+        (due > Instant::now()).then_some(due)
     }
 
     fn link_events(&mut self, first: LinkEvent) -> Vec<Effect> {

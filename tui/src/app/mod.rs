@@ -153,6 +153,11 @@ impl App {
         matches!(self.link, Link::Connected)
     }
 
+    /// A snapshot is arriving on a live link: what the screen shows is about to be replaced.
+    pub fn snapshot_arriving(&self) -> bool {
+        self.is_connected() && self.transcript.in_snapshot()
+    }
+
     pub fn flash(&mut self, level: FlashLevel, text: impl Into<String>, now: Instant) {
         self.flash = Some(Flash {
             level,

@@ -78,6 +78,11 @@ impl Transcript {
     }
 
     /// Changes whenever the transcript was reset by a snapshot.
+    /// Between `snapshot_begin` and `snapshot_end`: the cells are being replaced.
+    pub fn in_snapshot(&self) -> bool {
+        self.in_snapshot
+    }
+
     pub fn generation(&self) -> u64 {
         self.generation
     }
