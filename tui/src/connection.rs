@@ -124,6 +124,7 @@ fn describe(err: &ClientError) -> String {
     match err {
         ClientError::NotRunning { .. } => "the pod is not running".into(),
         ClientError::Closed { .. }
+        | ClientError::NotAnswering { .. }
         | ClientError::Incompatible { .. }
         | ClientError::Refused { .. }
         | ClientError::Protocol(_)

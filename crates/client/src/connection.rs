@@ -1,6 +1,7 @@
 //! One client connection to a pod: connect, handshake, send requests, receive frames.
 
 use std::path::Path;
+use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use interprocess::local_socket::tokio::Stream;
@@ -13,6 +14,7 @@ use seedpod_protocol::{
 use tokio::io::{ReadHalf, WriteHalf};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
+use crate::deadline;
 use crate::error::ClientError;
 use crate::paths::Home;
 
@@ -29,6 +31,10 @@ pub struct Welcome {
 
 pub struct Connection {
     name: PodName,
+    /// The pod's process, when known (from its lock file), for "not answering" messages.
+    pid: Option<u32>,
+    /// How long to wait for the handshake and quick replies (`deadline.rs`).
+    quick: Duration,
     reader: FramedRead<ReadHalf<Stream>, FrameCodec>,
     writer: FramedWrite<WriteHalf<Stream>, FrameCodec>,
     next_id: u64,
@@ -44,7 +50,11 @@ impl Connection {
         mode: ClientMode,
     ) -> Result<Connection, ClientError> {
         home.check_runtime_dir()?;
-        Connection::connect_path(&home.socket_path(name), name, client, mode).await
+        let pid = tokio::fs::read_to_string(home.lock_path(name))
+            .await
+            .ok()
+            .and_then(|text| text.trim().parse().ok());
+        Connection::open_and_greet(&home.socket_path(name), name, pid, client, mode).await
     }
 
     /// Connect to a socket path directly (parents and tests).
@@ -54,10 +64,32 @@ impl Connection {
         client: &str,
         mode: ClientMode,
     ) -> Result<Connection, ClientError> {
-        let stream = open(socket, name).await?;
+        Connection::open_and_greet(socket, name, None, client, mode).await
+    }
+
+    async fn open_and_greet(
+        socket: &Path,
+        name: &PodName,
+        pid: Option<u32>,
+        client: &str,
+        mode: ClientMode,
+    ) -> Result<Connection, ClientError> {
+        let quick = deadline::reply_timeout();
+        let not_answering = |doing: &str| ClientError::NotAnswering {
+            name: name.to_string(),
+            pid,
+            waited: quick,
+            doing: doing.to_string(),
+        };
+        // A full listen backlog (a wedged pod) makes connect itself wait.
+        let stream = tokio::time::timeout(quick, open(socket, name))
+            .await
+            .map_err(|_| not_answering("when connecting"))??;
         let (read, write) = tokio::io::split(stream);
         let mut conn = Connection {
             name: name.clone(),
+            pid,
+            quick,
             reader: FramedRead::new(read, FrameCodec::for_client()),
             writer: FramedWrite::new(write, FrameCodec::for_client()),
             next_id: 1,
@@ -75,7 +107,10 @@ impl Connection {
             mode,
         })
         .await?;
-        match conn.recv().await? {
+        let welcome = tokio::time::timeout(quick, conn.recv())
+            .await
+            .map_err(|_| not_answering("to the handshake"))??;
+        match welcome {
             Some(ServerMsg::Welcome {
                 pod,
                 server_version,
@@ -149,7 +184,23 @@ impl Connection {
 
     /// Send a request and wait for its reply (`ack`, a result, or `error`, matched by id). Live
     /// events that arrive meanwhile are skipped, so use it on control connections.
+    /// A pod that sends nothing back within the method's deadline (`deadline.rs`) is reported
+    /// as not answering.
     pub async fn call(&mut self, method: Method) -> Result<ServerMsg, ClientError> {
+        let wait = deadline::for_method(&method, self.quick);
+        let doing = format!("to {}", method.name());
+        match tokio::time::timeout(wait, self.call_unbounded(method)).await {
+            Ok(result) => result,
+            Err(_) => Err(ClientError::NotAnswering {
+                name: self.name.to_string(),
+                pid: self.pid,
+                waited: wait,
+                doing,
+            }),
+        }
+    }
+
+    async fn call_unbounded(&mut self, method: Method) -> Result<ServerMsg, ClientError> {
         let id = self.send(method).await?;
         loop {
             let Some(msg) = self.recv().await? else {

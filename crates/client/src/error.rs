@@ -18,6 +18,16 @@ pub enum ClientError {
         name: String,
         reason: Option<String>,
     },
+    /// The pod's socket is there but nothing came back in time: the process is stopped
+    /// (SIGSTOP), wedged, or overloaded.
+    #[error("{}", not_answering(name, *pid, *waited, doing))]
+    NotAnswering {
+        name: String,
+        pid: Option<u32>,
+        waited: std::time::Duration,
+        /// What went unanswered, e.g. "to notify".
+        doing: String,
+    },
     /// The pod answered a request with an error.
     #[error("pod refused: {message}")]
     Refused { code: ErrorCode, message: String },
@@ -41,6 +51,23 @@ pub enum ClientError {
 impl From<std::io::Error> for ClientError {
     fn from(err: std::io::Error) -> Self {
         ClientError::Transport(err)
+    }
+}
+
+fn not_answering(name: &str, pid: Option<u32>, waited: std::time::Duration, doing: &str) -> String {
+    let secs = if waited.as_secs() == 0 {
+        format!("{} ms", waited.as_millis())
+    } else {
+        format!("{} s", waited.as_secs())
+    };
+    match pid {
+        Some(pid) => format!(
+            "pod {name} (pid {pid}) is not answering: no reply {doing} in {secs}. If it was \
+             stopped (Ctrl-Z, SIGSTOP), `kill -CONT {pid}` resumes it; `seedpod ls` shows its state"
+        ),
+        None => format!(
+            "pod {name} is not answering: no reply {doing} in {secs}; `seedpod ls` shows its state"
+        ),
     }
 }
 
