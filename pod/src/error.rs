@@ -24,6 +24,13 @@ pub enum PodError {
 
 impl PodError {
     pub fn io(path: &Path, op: &'static str, source: std::io::Error) -> PodError {
+        if seedpod_store::device::is_out_of_space(&source) {
+            return PodError::Store(seedpod_store::StoreError::NoSpace {
+                path: path.to_path_buf(),
+                op,
+                device: seedpod_store::device::describe(path),
+            });
+        }
         PodError::Io {
             path: path.to_path_buf(),
             op,

@@ -31,6 +31,8 @@ mod terminal;
 mod test_support;
 mod trust;
 
+use std::io::Write as _;
+
 use anyhow::Result;
 use clap::Parser;
 use seedpod_client::Home;
@@ -42,7 +44,13 @@ fn main() {
     let cli = Cli::parse();
     let result = run(cli);
     if let Err(err) = result {
-        eprintln!("seedpod: {}", terminal::text(&format!("{err:#}")));
+        // Not `eprintln!`: it panics when stderr cannot be written (a pod's stderr file on a
+        // full disk), which would turn a clear failure into exit 101.
+        let _ = writeln!(
+            std::io::stderr(),
+            "seedpod: {}",
+            terminal::text(&format!("{err:#}"))
+        );
         std::process::exit(exit::code_of(&err));
     }
 }
@@ -54,7 +62,15 @@ fn run(cli: Cli) -> Result<()> {
     }) = cli.command
     {
         // The pod builds its own multi-threaded runtime after logging is set up.
-        return serve::run(home, args);
+        ignore_file_size_signal();
+        let ready_line = args.ready_line;
+        let result = serve::run(home, args);
+        if let Err(err) = &result
+            && ready_line
+        {
+            serve::report_failure(err);
+        }
+        return result;
     }
     restore_sigpipe();
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -74,6 +90,17 @@ fn restore_sigpipe() {
     // runs before any other thread exists.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Under a file-size limit (`ulimit -f`) a write past it raises SIGXFSZ, which kills the
+/// process by default. The pod would rather see the write fail (EFBIG) like any other storage
+/// failure: refuse what it cannot write, say why, and keep serving.
+fn ignore_file_size_signal() {
+    // SAFETY: setting a signal disposition to ignore touches no memory of ours; this runs
+    // before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }
 

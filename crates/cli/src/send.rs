@@ -46,6 +46,7 @@ pub async fn send(
         json,
         streamed: false,
         buffered: Vec::new(),
+        last_error: None,
     };
     loop {
         let Some(line) = conn.recv_line().await? else {
@@ -128,6 +129,8 @@ struct Follow {
     /// Whether text was streamed since the last committed assistant text.
     streamed: bool,
     buffered: Vec<(String, ServerMsg)>,
+    /// The last error alert since the run started: why it stopped, if it stops unrecorded.
+    last_error: Option<String>,
 }
 
 impl Follow {
@@ -209,8 +212,26 @@ impl Follow {
             {
                 eprintln!("\n[paused] `seedpod resume` continues this run; Ctrl-C stops waiting");
             }
-            ServerMsg::Alert { message, .. } if !self.json => {
-                eprintln!("\n[alert] {}", crate::terminal::text(message));
+            // Every run that ends in the log ends with `run_end` before the pod goes idle. Idle
+            // without one means the end could not be written (a full disk, a failed log): the
+            // run is over all the same, and waiting on would be forever.
+            ServerMsg::State { state, .. } if *state == seedpod_protocol::PodState::Idle => {
+                if !self.json {
+                    let _ = writeln!(out);
+                }
+                // The pod's own alert says what happened ("the run stopped: …").
+                let why = self.last_error.clone().unwrap_or_else(|| {
+                    "the run stopped: the pod went idle without recording its end".into()
+                });
+                return Ok(Some(Err(Exit::failure(crate::terminal::text(&why)))));
+            }
+            ServerMsg::Alert { message, level, .. } => {
+                if *level == seedpod_protocol::AlertLevel::Error {
+                    self.last_error = Some(message.clone());
+                }
+                if !self.json {
+                    eprintln!("\n[alert] {}", crate::terminal::text(message));
+                }
             }
             _ => {}
         }

@@ -74,7 +74,7 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
         tracing::info!(event = "ready", socket = %socket.display());
         if ready_line {
             let mut out = std::io::stdout();
-            let _ = writeln!(out, "ready");
+            let _ = writeln!(out, "{}", seedpod_client::launch::READY_LINE);
             let _ = out.flush();
         }
     }));
@@ -82,6 +82,15 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
         tracing::error!(event = "server_failed", error = %err);
     }
     result.map_err(|e| Exit::failure(e.to_string()))
+}
+
+/// Tell the process waiting on our ready pipe why we are not starting: the pipe works when
+/// the disk holding the log and the stderr file is full. One line, whatever the message.
+pub fn report_failure(err: &anyhow::Error) {
+    let reason = format!("{err:#}").replace('\n', " ");
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "{}{reason}", seedpod_client::launch::FAILED_PREFIX);
+    let _ = out.flush();
 }
 
 /// What `--parent`, `--task` and `--scope-*` ask for: `None` for a pod a person started.

@@ -157,7 +157,9 @@ pub async fn start_named(
                 LOG_TAIL_LINES
             )
         )),
-        LaunchError::Io { .. } | LaunchError::Spawn(_) => Exit::failure(err.to_string()),
+        LaunchError::Io { .. } | LaunchError::Spawn(_) | LaunchError::Failed { .. } => {
+            Exit::failure(err.to_string())
+        }
     })?;
     Ok(())
 }

@@ -15,6 +15,13 @@ use crate::paths::Home;
 /// How long a new pod gets to accept connections.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// What a pod prints on stdout once it accepts connections.
+pub const READY_LINE: &str = "ready";
+
+/// What a pod prints on stdout, followed by the reason, when it cannot start. The pipe needs no
+/// disk, so the reason arrives even when the pod's log and stderr file cannot be written.
+pub const FAILED_PREFIX: &str = "failed: ";
+
 /// What to start.
 #[derive(Debug, Clone)]
 pub struct Launch {
@@ -43,6 +50,9 @@ pub enum LaunchError {
     },
     #[error("pod \"{name}\" did not become ready within {}s", READY_TIMEOUT.as_secs())]
     NotReady { name: PodName },
+    /// The pod said why it could not start (on its ready pipe, which needs no disk).
+    #[error("pod \"{name}\" could not start: {message}")]
+    Failed { name: PodName, message: String },
 }
 
 /// Where a pod's stderr goes (panics and anything written before its log is open).
@@ -82,11 +92,18 @@ pub async fn launch(home: &Home, launch: &Launch) -> Result<(), LaunchError> {
     };
     let mut lines = BufReader::new(stdout).lines();
     match tokio::time::timeout(READY_TIMEOUT, lines.next_line()).await {
-        Ok(Ok(Some(line))) if line.trim() == "ready" => {
+        Ok(Ok(Some(line))) if line.trim() == READY_LINE => {
             // The pod outlives us; its exit status is nobody's business here. Dropping the
             // handle does not kill it (tokio only kills on drop when asked to).
             drop(child);
             Ok(())
+        }
+        Ok(Ok(Some(line))) if line.starts_with(FAILED_PREFIX) => {
+            let _ = child.wait().await;
+            Err(LaunchError::Failed {
+                name: launch.name.clone(),
+                message: line[FAILED_PREFIX.len()..].trim().to_string(),
+            })
         }
         Ok(_) => {
             let status = child.wait().await.ok().map(|s| s.to_string());

@@ -21,6 +21,20 @@ pub enum StoreError {
         cause: std::io::Error,
     },
 
+    /// The filesystem holding `path` is full: named, because "no space left on device" does
+    /// not say which one to free space on.
+    #[error(
+        "no space left on {device}: could not {op} {}; free some space there — nothing \
+         acknowledged was lost",
+        path.display()
+    )]
+    NoSpace {
+        path: PathBuf,
+        op: &'static str,
+        /// e.g. "tmpfs mounted at /tmp" (`device::describe`).
+        device: String,
+    },
+
     /// A segment line that is neither a valid entry nor a torn last line. Restore stops here.
     #[error(
         "{}:{line}: {reason}; the log was not modified — move the segment aside or truncate it \
@@ -81,10 +95,15 @@ impl From<FoldError> for StoreError {
 }
 
 impl StoreError {
-    /// Shorthand for the `Io` variant.
+    /// Shorthand for the `Io` variant; `NoSpace` when the filesystem is full.
     pub(crate) fn io(path: impl Into<PathBuf>, op: &'static str, source: std::io::Error) -> Self {
+        let path = path.into();
+        if crate::device::is_out_of_space(&source) {
+            let device = crate::device::describe(&path);
+            return StoreError::NoSpace { path, op, device };
+        }
         StoreError::Io {
-            path: path.into(),
+            path,
             op,
             cause: source,
         }

@@ -16,6 +16,7 @@
 //! Start reading at `fold.rs` (what a log means), then `writer.rs` (how it is written) and
 //! `read.rs` (how it is read back).
 
+pub mod device;
 mod durable;
 pub mod error;
 pub mod fold;

@@ -495,7 +495,9 @@ fn launch_failure(home: &seedpod_client::Home, err: &LaunchError) -> String {
                 10
             )
         ),
-        LaunchError::Io { .. } | LaunchError::Spawn(_) => err.to_string(),
+        LaunchError::Io { .. } | LaunchError::Spawn(_) | LaunchError::Failed { .. } => {
+            err.to_string()
+        }
     }
 }
 

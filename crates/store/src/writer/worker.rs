@@ -153,6 +153,11 @@ fn copy(result: &Result<(), StoreError>) -> Result<(), StoreError> {
             op,
             cause: io::Error::new(cause.kind(), cause.to_string()),
         }),
+        Err(StoreError::NoSpace { path, op, device }) => Err(StoreError::NoSpace {
+            path: path.clone(),
+            op,
+            device: device.clone(),
+        }),
         Err(StoreError::Broken { path, reason }) => Err(StoreError::Broken {
             path: path.clone(),
             reason: reason.clone(),
