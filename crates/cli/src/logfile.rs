@@ -5,6 +5,10 @@
 //!
 //! It sits behind `tracing_appender::non_blocking`, whose single worker thread is the only
 //! writer, and each `write` is one whole log line, so a line is never split across files.
+//!
+//! Rotation never costs a line: if the new file cannot be opened (out of descriptors, a full
+//! disk), lines go on to the file just rotated and opening is retried on every write, so the
+//! log resumes under its own name as soon as the process can open files again.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -24,6 +28,9 @@ pub struct RotationPolicy {
 /// The clock, injectable so tests can cross midnight without waiting for it.
 pub type Clock = Box<dyn Fn() -> SystemTime + Send>;
 
+/// How files are opened for appending, injectable so tests can make it fail.
+pub type Opener = Box<dyn Fn(&Path) -> io::Result<File> + Send>;
+
 pub struct RotatingFile {
     dir: PathBuf,
     /// `p` for `p.log`; rotated files are `p.2026-11-23.1.log`.
@@ -35,6 +42,10 @@ pub struct RotatingFile {
     day: u64,
     policy: RotationPolicy,
     clock: Clock,
+    opener: Opener,
+    /// The active file was renamed away but its successor could not be opened yet: `file`
+    /// is still the renamed one, and the next write tries to open the active name again.
+    reopen_pending: bool,
 }
 
 impl RotatingFile {
@@ -47,6 +58,15 @@ impl RotatingFile {
         policy: RotationPolicy,
         clock: Clock,
     ) -> io::Result<RotatingFile> {
+        RotatingFile::open_with(path, policy, clock, Box::new(|p: &Path| open_append(p)))
+    }
+
+    pub fn open_with(
+        path: &Path,
+        policy: RotationPolicy,
+        clock: Clock,
+        opener: Opener,
+    ) -> io::Result<RotatingFile> {
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         seedpod_client::private::create_dir_all(&dir)?;
         let stem = path
@@ -57,7 +77,7 @@ impl RotatingFile {
             .extension()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "log".into());
-        let file = open_append(path)?;
+        let file = opener(path)?;
         let meta = file.metadata()?;
         // A file left by an earlier run belongs to the day it was last written, so a pod
         // restarted the next morning rotates yesterday's lines away on its first write.
@@ -75,6 +95,8 @@ impl RotatingFile {
             day,
             policy,
             clock,
+            opener,
+            reopen_pending: false,
         })
     }
 
@@ -82,16 +104,21 @@ impl RotatingFile {
         self.dir.join(format!("{}.{}", self.stem, self.extension))
     }
 
-    fn rotate_if_needed(&mut self, incoming: usize) -> io::Result<()> {
+    /// Start a new file when the day or the size says so. Failing to is not an error for the
+    /// line being written: it goes to the current file, and the next write tries again.
+    fn rotate_if_needed(&mut self, incoming: usize) {
         let today = day_of((self.clock)());
+        if self.reopen_pending {
+            self.reopen();
+            self.day = today;
+            return;
+        }
         let new_day = self.policy.daily && today != self.day;
         let too_big = self.size > 0 && self.size + incoming as u64 > self.policy.max_bytes;
-        if new_day || too_big {
-            self.rotate()?;
+        if (new_day || too_big) && self.rotate().is_ok() {
             self.prune(today);
         }
         self.day = today;
-        Ok(())
     }
 
     fn rotate(&mut self) -> io::Result<()> {
@@ -105,9 +132,18 @@ impl RotatingFile {
             .find(|p| !p.exists())
             .unwrap_or_else(|| self.dir.join(format!("{}.{date}.overflow", self.stem)));
         std::fs::rename(self.active_path(), &rotated)?;
-        self.file = open_append(&self.active_path())?;
-        self.size = 0;
+        self.reopen_pending = true;
+        self.reopen();
         Ok(())
+    }
+
+    /// Open the active name again after a rotation; on failure keep the current file.
+    fn reopen(&mut self) {
+        if let Ok(file) = (self.opener)(&self.active_path()) {
+            self.file = file;
+            self.size = 0;
+            self.reopen_pending = false;
+        }
     }
 
     /// Delete rotated files last written more than `keep_days` ago. Failures are ignored: a
@@ -156,7 +192,7 @@ impl RotatingFile {
 
 impl Write for RotatingFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.rotate_if_needed(buf.len())?;
+        self.rotate_if_needed(buf.len());
         let written = self.file.write(buf)?;
         self.size += written as u64;
         Ok(written)
@@ -230,6 +266,56 @@ mod tests {
         max_bytes: 1_000_000,
         keep_days: 2,
     };
+
+    #[test]
+    fn a_rotation_that_cannot_open_its_new_file_loses_no_line_and_recovers() {
+        let f = Fixture::new();
+        let now = f.now.clone();
+        let broken = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let fail = broken.clone();
+        let mut log = RotatingFile::open_with(
+            &f.dir.path().join("p.log"),
+            RotationPolicy {
+                daily: false,
+                max_bytes: 10,
+                keep_days: 2,
+            },
+            Box::new(move || UNIX_EPOCH + Duration::from_secs(now.load(Ordering::SeqCst))),
+            Box::new(move |p: &Path| {
+                if fail.load(Ordering::SeqCst) {
+                    return Err(io::Error::from_raw_os_error(24)); // EMFILE
+                }
+                open_append(p)
+            }),
+        )
+        .unwrap();
+        log.write_all(b"one 56789\n").unwrap();
+        // Out of descriptors: the rotation renames the full file away and cannot open a new
+        // one. Lines keep coming and none fails or is lost.
+        broken.store(true, Ordering::SeqCst);
+        log.write_all(b"two 56789\n").unwrap();
+        log.write_all(b"three 789\n").unwrap();
+        assert_eq!(f.names(), ["p.2026-11-23.1.log"]);
+        assert_eq!(
+            f.read("p.2026-11-23.1.log"),
+            "one 56789\ntwo 56789\nthree 789\n"
+        );
+        // Descriptors again: the next line reopens the log under its own name.
+        broken.store(false, Ordering::SeqCst);
+        log.write_all(b"four 6789\n").unwrap();
+        log.write_all(b"five 6789\n").unwrap();
+        assert_eq!(f.read("p.2026-11-23.2.log"), "four 6789\n");
+        assert_eq!(f.read("p.log"), "five 6789\n");
+        let all: String = f
+            .names()
+            .iter()
+            .map(|n| f.read(n))
+            .collect::<Vec<_>>()
+            .concat();
+        for line in ["one", "two", "three", "four", "five"] {
+            assert_eq!(all.matches(line).count(), 1, "{line} in {all}");
+        }
+    }
 
     #[test]
     fn a_line_that_would_pass_the_size_limit_starts_a_new_file() {
