@@ -48,6 +48,12 @@ pub enum EntryKind {
     AssistantItem {
         item: ModelItem,
     },
+    /// The model's answer exactly as it arrived, when cleaning changed it (reasoning moved out,
+    /// tool-call text or echoed markers removed). Committed just before the cleaned items of the
+    /// same response; kept for the record and never sent to the model.
+    AssistantRaw {
+        text: String,
+    },
     ToolResult {
         call_id: CallId,
         name: String,
@@ -128,6 +134,7 @@ impl EntryKind {
             EntryKind::RunStart { .. } => "run_start",
             EntryKind::UserInput { .. } => "user_input",
             EntryKind::AssistantItem { .. } => "assistant_item",
+            EntryKind::AssistantRaw { .. } => "assistant_raw",
             EntryKind::ToolResult { .. } => "tool_result",
             EntryKind::SystemItem { .. } => "system_item",
             EntryKind::TurnEnd { .. } => "turn_end",

@@ -44,6 +44,9 @@ pub fn entry_summary(kind: &EntryKind) -> String {
             ModelItem::ToolResult { content, .. } => format!("tool result: {}", preview(content)),
             ModelItem::SystemMessage { text } => format!("system: {}", preview(text)),
         },
+        EntryKind::AssistantRaw { text } => {
+            format!("raw model output (cleaned below): {}", preview(text))
+        }
         EntryKind::ToolResult {
             name,
             content,

@@ -25,6 +25,7 @@ mod session;
 mod settings;
 mod show;
 mod start;
+mod stream_filter;
 mod tally;
 mod terminal;
 #[cfg(test)]

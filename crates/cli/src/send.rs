@@ -47,6 +47,7 @@ pub async fn send(
         streamed: false,
         buffered: Vec::new(),
         last_error: None,
+        filter: crate::stream_filter::ThinkFilter::default(),
     };
     loop {
         let Some(line) = conn.recv_line().await? else {
@@ -131,6 +132,8 @@ struct Follow {
     buffered: Vec<(String, ServerMsg)>,
     /// The last error alert since the run started: why it stopped, if it stops unrecorded.
     last_error: Option<String>,
+    /// Holds back a leading reasoning block of the streaming answer.
+    filter: crate::stream_filter::ThinkFilter,
 }
 
 impl Follow {
@@ -157,9 +160,12 @@ impl Follow {
         let mut out = std::io::stdout();
         match msg {
             ServerMsg::TextDelta { text, .. } if !self.json => {
-                self.streamed = true;
-                let _ = write!(out, "{}", crate::terminal::text(text));
-                let _ = out.flush();
+                let shown = self.filter.push(text);
+                if !shown.is_empty() {
+                    self.streamed = true;
+                    let _ = write!(out, "{}", crate::terminal::text(&shown));
+                    let _ = out.flush();
+                }
             }
             ServerMsg::Committed { entry, .. } => match &entry.kind {
                 EntryKind::AssistantItem {
@@ -169,6 +175,7 @@ impl Follow {
                         let _ = write!(out, "{}", crate::terminal::text(text));
                     }
                     self.streamed = false;
+                    self.filter.reset();
                 }
                 EntryKind::AssistantItem {
                     item:
@@ -176,6 +183,8 @@ impl Follow {
                             name, arguments, ..
                         },
                 } if !self.json => {
+                    self.filter.reset();
+                    self.streamed = false;
                     let _ = writeln!(out);
                     eprintln!(
                         "[tool call] {} {}",

@@ -33,6 +33,7 @@ pub mod provider;
 pub mod redact;
 mod response;
 pub mod retry;
+pub mod sanitize;
 pub mod scripted;
 pub mod sse;
 pub mod tool;

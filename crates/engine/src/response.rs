@@ -61,9 +61,9 @@ impl Response {
         Ok(())
     }
 
-    /// The text the model answered (a summary request's summary).
-    pub fn text(&self) -> &str {
-        &self.text
+    /// The text the model answered, cleaned (a summary request's summary).
+    pub fn text(&self) -> String {
+        crate::sanitize::clean(&self.text).text
     }
 
     /// The tool calls the model made, in call order.
@@ -76,11 +76,18 @@ impl Response {
         self.finish.unwrap_or(FinishReason::Stop)
     }
 
-    /// The entries to commit, in order: usage, reasoning, text, then each tool call.
+    /// The entries to commit, in order: usage, the raw text if cleaning changed it, reasoning
+    /// (the provider's, then any found in the text), the cleaned text, then each tool call.
     pub fn entries(&self) -> Vec<EntryKind> {
         let mut entries = Vec::new();
         if let Some(usage) = self.usage {
             entries.push(EntryKind::Usage(usage));
+        }
+        let cleaned = crate::sanitize::clean(&self.text);
+        if cleaned.text != self.text {
+            entries.push(EntryKind::AssistantRaw {
+                text: self.text.clone(),
+            });
         }
         if !self.thinking.is_empty() || !self.signature.is_empty() {
             let signature = (!self.signature.is_empty()).then(|| self.signature.clone());
@@ -89,10 +96,15 @@ impl Response {
                 signature,
             }));
         }
-        if !self.text.is_empty() {
-            entries.push(assistant(ModelItem::AssistantText {
-                text: self.text.clone(),
+        if !cleaned.reasoning.is_empty() {
+            // No signature: a provider that checks reasoning never sees this one again.
+            entries.push(assistant(ModelItem::Reasoning {
+                text: cleaned.reasoning,
+                signature: None,
             }));
+        }
+        if !cleaned.text.is_empty() {
+            entries.push(assistant(ModelItem::AssistantText { text: cleaned.text }));
         }
         for call in self.calls.values() {
             entries.push(assistant(ModelItem::ToolCall {
@@ -224,6 +236,43 @@ mod tests {
             ]
         );
         assert_eq!(r.finish(), FinishReason::ToolUse);
+    }
+
+    #[test]
+    fn a_think_block_in_the_text_becomes_reasoning_and_the_raw_text_is_kept() {
+        let r = response(vec![
+            ProviderEvent::TextDelta("<think>pl".into()),
+            ProviderEvent::TextDelta("an</think>Hel".into()),
+            ProviderEvent::TextDelta("lo".into()),
+        ])
+        .unwrap();
+        assert_eq!(
+            r.entries(),
+            vec![
+                EntryKind::AssistantRaw {
+                    text: "<think>plan</think>Hello".into()
+                },
+                assistant(ModelItem::Reasoning {
+                    text: "plan".into(),
+                    signature: None,
+                }),
+                assistant(ModelItem::AssistantText {
+                    text: "Hello".into()
+                }),
+            ]
+        );
+        assert_eq!(r.text(), "Hello");
+    }
+
+    #[test]
+    fn clean_text_commits_no_raw_copy() {
+        let r = response(vec![ProviderEvent::TextDelta("Hello".into())]).unwrap();
+        assert_eq!(
+            r.entries(),
+            vec![assistant(ModelItem::AssistantText {
+                text: "Hello".into()
+            })]
+        );
     }
 
     #[test]

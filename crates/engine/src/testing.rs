@@ -127,6 +127,7 @@ impl MemoryHost {
                     .push(ModelItem::UserMessage { text: text.clone() });
             }
             EntryKind::AssistantItem { item } => self.history.push(item.clone()),
+            EntryKind::AssistantRaw { .. } => {}
             EntryKind::ToolResult {
                 call_id,
                 content,

@@ -168,7 +168,8 @@ async fn summarize_with<H: RunHost>(
 ) -> Result<String, ProviderError> {
     let mut quiet = Quiet(host);
     let response = request_with_retries(&mut quiet, provider, body, policy, jitter).await?;
-    let text = response.text().trim();
+    let text = response.text();
+    let text = text.trim();
     if text.is_empty() {
         return Err(ProviderError::permanent(
             "the model answered the summary request with no text",

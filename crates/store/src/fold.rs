@@ -183,6 +183,8 @@ impl SegmentState {
                 self.remove_pending(*queue_id);
             }
             EntryKind::AssistantItem { item } => self.history.push(item.clone()),
+            // The record of what the model sent; its cleaned items follow and are the history.
+            EntryKind::AssistantRaw { .. } => {}
             EntryKind::ToolResult {
                 call_id,
                 content,

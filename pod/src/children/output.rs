@@ -397,7 +397,8 @@ fn render(kind: &EntryKind) -> Option<String> {
         | EntryKind::Outbox { .. }
         | EntryKind::OutboxDelivered { .. }
         | EntryKind::ContextWindow(_)
-        | EntryKind::ContextPruned { .. } => return None,
+        | EntryKind::ContextPruned { .. }
+        | EntryKind::AssistantRaw { .. } => return None,
         EntryKind::RunStart { trigger } => format!("— turn started: {}", trigger_text(*trigger)),
         EntryKind::UserInput { text, .. } => format!("input: {}", cut(text, INPUT_CHARS)),
         EntryKind::AssistantItem { item } => render_item(item),

@@ -115,6 +115,9 @@ impl Controller {
 
     /// Once an assistant item commits, the provisional text it replaces is no longer in flight.
     fn clear_in_flight_for(&mut self, kind: &EntryKind) {
+        if let EntryKind::AssistantRaw { .. } = kind {
+            self.in_flight.text.clear();
+        }
         if let EntryKind::AssistantItem { item } = kind {
             match item {
                 ModelItem::AssistantText { .. } => self.in_flight.text.clear(),

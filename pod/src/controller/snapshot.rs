@@ -91,6 +91,7 @@ pub fn event_ids(entries: &[Entry]) -> HashSet<String> {
             | EntryKind::RunStart { .. }
             | EntryKind::UserInput { .. }
             | EntryKind::AssistantItem { .. }
+            | EntryKind::AssistantRaw { .. }
             | EntryKind::ToolResult { .. }
             | EntryKind::SystemItem { .. }
             | EntryKind::TurnEnd { .. }

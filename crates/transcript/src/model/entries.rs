@@ -35,6 +35,9 @@ impl Transcript {
                 true
             }
             EntryKind::AssistantItem { item } => self.assistant_item(item, entry),
+            // The streamed text was the raw answer; the cleaned items that follow replace it
+            // (and when cleaning left no text, nothing replaces it).
+            EntryKind::AssistantRaw { .. } => self.take_live(LiveRole::Text).is_some(),
             EntryKind::ToolResult {
                 call_id,
                 name,

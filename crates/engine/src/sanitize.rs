@@ -1,0 +1,69 @@
+//! Cleaning a model's raw answer before it is committed (seed 004 §3).
+//!
+//! Local and some hosted models leak artefacts into their text: reasoning in `<think>` tags,
+//! tool calls written out as text (`<tool_call>{…}`, `<function=…>`, `[TOOL_CALLS]`), answer
+//! wrappers (`<final>`), markers of ours they parrot back (`[notification]`, `[File: …]`), and
+//! paragraphs repeated by a stuttering decoder. Committed as is, they are shown to the person and
+//! sent back to the model on every later request, which teaches it to do more of the same.
+//!
+//! The pipeline is a series of small pure steps, each with table tests. Reasoning is moved into
+//! a reasoning item, never dropped; the raw text is committed beside the cleaned one (an
+//! `assistant_raw` entry), so nothing is lost and replay stays exact. Text inside fenced code
+//! blocks is never touched: a model explaining `<tool_call>` syntax keeps its example.
+
+mod fences;
+mod repeats;
+mod tags;
+mod think;
+mod tool_text;
+mod wrappers;
+
+#[cfg(test)]
+mod tests;
+
+/// What the pipeline made of a raw answer.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Cleaned {
+    /// What the person sees and the model reads back.
+    pub text: String,
+    /// Reasoning found in the text (`<think>` and friends), joined; empty when there was none.
+    pub reasoning: String,
+}
+
+/// Run every step, in the seed's order.
+pub fn clean(raw: &str) -> Cleaned {
+    let (text, mut reasoning) = think::split_leading(raw);
+    let text = fences::map_prose(&text, tool_text::strip_garbled_xml);
+    let text = fences::map_prose(&text, tool_text::strip_downgraded_calls);
+    let mut inline = Vec::new();
+    let text = fences::map_prose(&text, |prose| {
+        let (kept, found) = think::extract_blocks(prose);
+        inline.extend(found);
+        kept
+    });
+    for block in inline {
+        if !reasoning.is_empty() {
+            reasoning.push_str("\n\n");
+        }
+        reasoning.push_str(&block);
+    }
+    let text = fences::map_prose(&text, wrappers::strip_final_tags);
+    let text = fences::map_prose(&text, wrappers::strip_echoed_markers);
+    let text = fences::map_prose(&text, repeats::collapse_repeated_paragraphs);
+    Cleaned {
+        text: strip_leading_blank_lines(&text).trim_end().to_string(),
+        reasoning: reasoning.trim().to_string(),
+    }
+}
+
+/// Step 7: whitespace-only lines at the start go; the first real line keeps its indentation.
+fn strip_leading_blank_lines(text: &str) -> &str {
+    let mut rest = text;
+    while let Some((line, after)) = rest.split_once('\n') {
+        if !line.trim().is_empty() {
+            break;
+        }
+        rest = after;
+    }
+    if rest.trim().is_empty() { "" } else { rest }
+}
