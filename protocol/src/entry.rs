@@ -360,6 +360,27 @@ pub enum RunTrigger {
     Unknown,
 }
 
+/// What a model answers when a turn started by a notification or a child's report needs no
+/// answer (seed 004 §1, phase 6). The text is committed like any answer (replay stays exact);
+/// clients show such a turn as noted instead of as an answer.
+pub const NO_REPLY: &str = "NO_REPLY";
+
+impl RunTrigger {
+    /// Whether a run started this way may end silently: a notification or a child's report.
+    /// A person's own turn, or a parent's, is never silent.
+    pub fn may_be_silent(self) -> bool {
+        match self {
+            RunTrigger::Notification | RunTrigger::PodEvent => true,
+            RunTrigger::User | RunTrigger::Parent | RunTrigger::Unknown => false,
+        }
+    }
+}
+
+/// Whether `text` is the model choosing not to answer.
+pub fn is_no_reply(text: &str) -> bool {
+    text.trim() == NO_REPLY
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FinishReason {

@@ -194,10 +194,10 @@ fn a_bad_script_fails_start_with_the_reason() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("exited before it was ready"), "{err}");
+    assert!(err.contains("pod \"p\" could not start: "), "{err}");
     assert!(
         err.contains("txet"),
-        "the log tail names the problem: {err}"
+        "the pod's own reason names the problem: {err}"
     );
 }
 

@@ -631,3 +631,57 @@ fn turn_starts_mark_the_first_cell_of_each_run() {
     assert_eq!(t.turn_starts(), vec![1, 4]);
     assert_eq!(t.last_answer().as_deref(), Some("2"));
 }
+
+/// Issue 16: `NO_REPLY` to a notification or a child's report is a noted line; to a person,
+/// or in a run where a person's input was committed, it is an answer like any other.
+#[test]
+fn no_reply_is_silent_only_for_turns_nobody_typed() {
+    let started_by = |trigger| EntryKind::RunStart { trigger };
+    let mut t = attached();
+    apply_all(
+        &mut t,
+        &[
+            committed(
+                5,
+                entry(1, started_by(seedpod_protocol::RunTrigger::Notification)),
+            ),
+            committed(6, entry(2, notification("build done"))),
+            committed(7, entry(3, answer("NO_REPLY"))),
+            committed(8, entry(4, run_end(RunEndReason::Completed))),
+            committed(
+                9,
+                entry(5, started_by(seedpod_protocol::RunTrigger::PodEvent)),
+            ),
+            committed(10, entry(6, answer("  NO_REPLY\n"))),
+            committed(11, entry(7, run_end(RunEndReason::Completed))),
+            committed(12, entry(8, run_start())),
+            committed(13, entry(9, user_text("say NO_REPLY"))),
+            committed(14, entry(10, answer("NO_REPLY"))),
+            committed(15, entry(11, run_end(RunEndReason::Completed))),
+            committed(
+                16,
+                entry(12, started_by(seedpod_protocol::RunTrigger::Notification)),
+            ),
+            committed(17, entry(13, user_text("typed while it ran"))),
+            committed(18, entry(14, answer("NO_REPLY"))),
+            committed(19, entry(15, run_end(RunEndReason::Completed))),
+        ],
+    );
+    assert_eq!(
+        kinds(&t),
+        [
+            "segment_start",
+            "notification",
+            "noted",
+            "run_end",
+            "noted",
+            "run_end",
+            "user",
+            "text",
+            "run_end",
+            "user",
+            "text",
+            "run_end",
+        ]
+    );
+}

@@ -43,6 +43,7 @@ impl Cell {
             CellKind::SegmentStart { .. }
             | CellKind::UserInput { .. }
             | CellKind::AssistantText { .. }
+            | CellKind::Noted
             | CellKind::Notification { .. }
             | CellKind::PodEvent { .. }
             | CellKind::Interrupt { .. }
@@ -142,6 +143,9 @@ pub enum CellKind {
         text: String,
         streaming: bool,
     },
+    /// A turn started by a notification or a child's report that the model chose not to
+    /// answer (`NO_REPLY`): a dim line, not an answer.
+    Noted,
     /// An assistant tool call paired with its later `tool_result` entry.
     ToolCall {
         call_id: CallId,

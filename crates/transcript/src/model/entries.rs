@@ -3,7 +3,7 @@
 
 use seedpod_protocol::{
     AlertLevel, Entry, EntryKind, FinishReason, ModelItem, Origin, SegmentStart, SystemItem, Usage,
-    WindowSource,
+    WindowSource, is_no_reply,
 };
 
 use super::cells::{CellKind, SegmentOrigin, ToolStatus};
@@ -19,15 +19,20 @@ impl Transcript {
         }
         match &entry.kind {
             EntryKind::SegmentStart(start) => self.segment_start(start),
-            EntryKind::RunStart { .. } => {
+            EntryKind::RunStart { trigger } => {
                 self.run = Some(OpenRun {
                     start_ts: entry.ts,
                     usage: Usage::default(),
+                    trigger: *trigger,
+                    person_spoke: false,
                 });
                 self.turn_pending = true;
                 false
             }
             EntryKind::UserInput { segments, .. } => {
+                if let Some(run) = &mut self.run {
+                    run.person_spoke = true;
+                }
                 let kind = CellKind::UserInput {
                     segments: segments.clone(),
                 };
@@ -181,9 +186,16 @@ impl Transcript {
             ModelItem::AssistantText { text } => {
                 self.view.retry_notice = None;
                 let replaces = self.take_live(LiveRole::Text);
-                let kind = CellKind::AssistantText {
-                    text: text.clone(),
-                    streaming: false,
+                let silent = self.run.as_ref().is_some_and(|run| {
+                    run.trigger.may_be_silent() && !run.person_spoke && is_no_reply(text)
+                });
+                let kind = if silent {
+                    CellKind::Noted
+                } else {
+                    CellKind::AssistantText {
+                        text: text.clone(),
+                        streaming: false,
+                    }
                 };
                 self.push_committed(kind, replaces);
             }

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use seedpod_protocol::{ApprovalRequest, CallId, EventSeq, Usage};
+use seedpod_protocol::{ApprovalRequest, CallId, EventSeq, RunTrigger, Usage};
 
 use super::cells::{Cell, CellKind};
 use super::earlier::Earlier;
@@ -51,10 +51,14 @@ pub(super) struct PendingApproval {
     pub(super) index: usize,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub(super) struct OpenRun {
     pub(super) start_ts: u64,
     pub(super) usage: Usage,
+    /// What started the run: a notification's or a child's report may end it silently.
+    pub(super) trigger: RunTrigger,
+    /// A person's input was committed in this run: it must be answered.
+    pub(super) person_spoke: bool,
 }
 
 impl Transcript {

@@ -29,6 +29,14 @@ pub(crate) fn assistant_text(
     lines
 }
 
+/// A notification or report the model took note of without answering (`NO_REPLY`).
+pub(crate) fn noted(theme: &Theme) -> Vec<Line<'static>> {
+    vec![Line::from(Span::styled(
+        "· noted, no reply needed",
+        theme.style(Role::Dim),
+    ))]
+}
+
 pub(crate) fn thinking(
     text: &str,
     streaming: bool,

@@ -70,6 +70,7 @@ fn dispatch(cell: &Cell, available: usize, theme: &Theme) -> Vec<Line<'static>> 
         CellKind::Thinking { text, streaming } => {
             assistant::thinking(text, *streaming, cell.expanded, available, theme)
         }
+        CellKind::Noted => assistant::noted(theme),
         CellKind::ToolCall {
             name,
             arguments,

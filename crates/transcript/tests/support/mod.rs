@@ -658,6 +658,7 @@ pub fn kinds(t: &Transcript) -> Vec<&'static str> {
                 streaming: true, ..
             } => "thinking*",
             CellKind::Thinking { .. } => "thinking",
+            CellKind::Noted => "noted",
             CellKind::ToolCall { .. } => "tool",
             CellKind::Approval { .. } => "approval",
             CellKind::Notification { .. } => "notification",
