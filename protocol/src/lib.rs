@@ -21,6 +21,7 @@ pub mod item;
 pub mod message;
 pub mod numbers;
 pub mod pod_event;
+pub mod printable;
 pub mod segment;
 pub mod system_item;
 pub mod text;
@@ -44,6 +45,7 @@ pub use message::{
 };
 pub use numbers::thousands;
 pub use pod_event::PodEvent;
+pub use printable::{printable_line, printable_text};
 pub use segment::{Segment, flatten_to_text, parse_typed};
 pub use system_item::SystemItem;
 pub use text::{char_prefix, ellipsize};

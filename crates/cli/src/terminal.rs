@@ -8,34 +8,12 @@ use std::borrow::Cow;
 
 /// Multi-line text: newlines and tabs stay, every other control character is escaped.
 pub fn text(s: &str) -> Cow<'_, str> {
-    escape(s, |c| c == '\n' || c == '\t')
+    seedpod_protocol::printable_text(s)
 }
 
 /// One cell or one line: every control character is escaped, newlines included.
 pub fn cell(s: &str) -> Cow<'_, str> {
-    escape(s, |_| false)
-}
-
-fn escape(s: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
-    let unsafe_char = |c: char| is_control(c) && !keep(c);
-    if !s.chars().any(unsafe_char) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if unsafe_char(c) {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// C0, DEL and C1 controls (C1 includes the 8-bit CSI a terminal may honour), and the
-/// bidirectional overrides that reorder what follows on screen.
-fn is_control(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    seedpod_protocol::printable_line(s)
 }
 
 #[cfg(test)]
@@ -46,7 +24,10 @@ mod tests {
     fn escapes_what_a_terminal_would_act_on_and_keeps_the_rest() {
         let hostile = "qwen\u{1b}]0;pwned\u{7}\u{9b}2J";
         let shown = cell(hostile);
-        assert!(!shown.chars().any(is_control), "{shown:?}");
+        assert!(
+            !shown.chars().any(seedpod_protocol::printable::is_control),
+            "{shown:?}"
+        );
         assert!(
             shown.contains("\\u{1b}") && shown.contains("\\u{9b}"),
             "{shown}"

@@ -90,12 +90,22 @@ pub enum ProviderError {
     },
 }
 
+/// `message` with control characters (a server's NUL, ESC, …) escaped.
+pub(crate) fn printable(message: String) -> String {
+    match seedpod_protocol::printable_line(&message) {
+        std::borrow::Cow::Borrowed(_) => message,
+        std::borrow::Cow::Owned(escaped) => escaped,
+    }
+}
+
 impl ProviderError {
     /// A transient failure that did not come with an HTTP status (connect error, timeout, a
     /// dropped stream, a scripted failure).
+    /// The message is made printable: it can quote a server's bytes, and it is logged, stored
+    /// in the run's end and shown.
     pub fn transient(message: impl Into<String>) -> Self {
         ProviderError::Transient {
-            message: message.into(),
+            message: printable(message.into()),
             status: None,
             retry_after: None,
         }
@@ -104,7 +114,7 @@ impl ProviderError {
     /// A permanent failure that did not come with an HTTP status.
     pub fn permanent(message: impl Into<String>) -> Self {
         ProviderError::Permanent {
-            message: message.into(),
+            message: printable(message.into()),
             status: None,
         }
     }

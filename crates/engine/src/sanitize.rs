@@ -32,7 +32,9 @@ pub struct Cleaned {
 
 /// Run every step, in the seed's order.
 pub fn clean(raw: &str) -> Cleaned {
-    let (text, mut reasoning) = think::split_leading(raw);
+    // NUL is never text: a server that sends one sends garbage.
+    let raw = raw.replace('\u{0}', "");
+    let (text, mut reasoning) = think::split_leading(&raw);
     let text = fences::map_prose(&text, tool_text::strip_garbled_xml);
     let text = fences::map_prose(&text, tool_text::strip_downgraded_calls);
     let mut inline = Vec::new();

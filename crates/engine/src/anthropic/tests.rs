@@ -499,3 +499,49 @@ fn a_request_whose_output_limit_is_below_the_thinking_budget_goes_without_thinki
     assert!(!summary.contains("thinking"), "{summary}");
     assert!(summary.contains(r#""max_tokens":2048"#));
 }
+
+/// Issue 15: a proxy's HTML page sent with status 200 is said to be what it is, with its
+/// content type and first bytes, and not retried as a cut stream.
+#[tokio::test]
+async fn an_html_page_answered_with_200_is_reported_as_no_stream() {
+    let page = "<!doctype html><html><body>Welcome to nginx!</body></html>";
+    let raw = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
+        page.len()
+    );
+    let server = MockServer::start(vec![Reply::Raw(raw.into_bytes())]).await;
+    let provider = provider(&server.base_url());
+    let events = drain(provider.stream("{}".into())).await;
+    let [Err(err)] = &events[..] else {
+        panic!("expected one error, got {events:?}");
+    };
+    assert!(!err.is_transient(), "{err:?}");
+    let message = err.message();
+    assert!(
+        message.contains("answered 200 with content type text/html, not an event stream"),
+        "{message}"
+    );
+    assert!(message.contains("<!doctype html>"), "{message}");
+}
+
+/// Issue 15: bytes a server sends in an error (NUL, escape sequences) are escaped before the
+/// message exists, so nothing stored, logged or printed carries them raw.
+#[tokio::test]
+async fn control_bytes_in_a_server_error_are_escaped() {
+    let body = "{\"error\":{\"message\":\"bad\\u0000thing \\u001b[2J here\"}}";
+    let server = MockServer::start(vec![Reply::status(400, body)]).await;
+    let provider = provider(&server.base_url());
+    let events = drain(provider.stream("{}".into())).await;
+    let [Err(err)] = &events[..] else {
+        panic!("expected one error, got {events:?}");
+    };
+    let message = err.message();
+    assert!(
+        !message.chars().any(seedpod_protocol::printable::is_control),
+        "{message:?}"
+    );
+    assert!(
+        message.contains("bad\\u{0}thing \\u{1b}[2J here"),
+        "{message}"
+    );
+}

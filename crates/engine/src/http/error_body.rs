@@ -51,6 +51,7 @@ pub(crate) fn classify(
     retry_after: Option<Duration>,
     transient: bool,
 ) -> ProviderError {
+    let message = crate::provider::printable(message);
     if transient && overflow_in(&message).is_none() {
         ProviderError::Transient {
             message,

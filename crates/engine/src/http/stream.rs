@@ -51,6 +51,7 @@ pub(crate) fn stream_events<D: Decoder>(
         decoder,
         queue: VecDeque::new(),
         unframed: Some(Vec::new()),
+        content_type: None,
     };
     futures::stream::unfold(reader, |mut reader| async move {
         let item = reader.next().await?;
@@ -79,6 +80,8 @@ struct Reader<D> {
     /// The body so far (up to `MAX_ERROR_BODY_BYTES`) while no event has been parsed from it: if
     /// it ends that way, it may be a JSON answer instead of a stream. `None` once an event came.
     unframed: Option<Vec<u8>>,
+    /// The response's `content-type`, to say what a body that was no stream was instead.
+    content_type: Option<String>,
 }
 
 impl<D: Decoder> Reader<D> {
@@ -89,7 +92,14 @@ impl<D: Decoder> Reader<D> {
             }
             self.state = match std::mem::replace(&mut self.state, State::Ended) {
                 State::Unsent(body) => match self.endpoint.send(body).await {
-                    Ok(response) => State::Reading(Box::new(response)),
+                    Ok(response) => {
+                        self.content_type = response
+                            .headers()
+                            .get(reqwest::header::CONTENT_TYPE)
+                            .and_then(|v| v.to_str().ok())
+                            .map(str::to_owned);
+                        State::Reading(Box::new(response))
+                    }
                     Err(err) => State::Failed(err),
                 },
                 State::Reading(mut response) => match self.read(&mut response).await {
@@ -154,18 +164,35 @@ impl<D: Decoder> Reader<D> {
         if self.decode_parsed()? == Decoded::Complete {
             return Ok(Decoded::Complete);
         }
-        if let Some(answer) = self
+        if let Some(body) = self
             .unframed
             .take()
-            .and_then(|body| self.json_answer(&body))
+            .filter(|b| !b.iter().all(u8::is_ascii_whitespace))
         {
-            return Err(answer);
+            return Err(self
+                .json_answer(&body)
+                .unwrap_or_else(|| self.not_a_stream(&body)));
         }
         Err(ProviderError::transient(format!(
             "{}: the response stream ended before its end marker ({}); the connection was cut",
             self.endpoint.provider,
             D::TERMINATOR
         )))
+    }
+
+    /// The error for a body that held no event at all and was not JSON either: an HTML page
+    /// from a proxy or a wrong base URL, answered with 200. Said as what it is — retrying the
+    /// same URL will not turn it into a stream.
+    fn not_a_stream(&self, body: &[u8]) -> ProviderError {
+        let text = self.endpoint.scrub(&String::from_utf8_lossy(body));
+        let kind = self.content_type.as_deref().unwrap_or("none given");
+        ProviderError::permanent(format!(
+            "{}: the server at {} answered 200 with content type {kind}, not an event stream \
+             (check the base URL); it began: {:?}",
+            self.endpoint.provider,
+            self.endpoint.shown_url,
+            truncate(text.trim(), MAX_QUOTED_JSON_CHARS)
+        ))
     }
 
     /// The error for a body that was one JSON document rather than an event stream, if it was.

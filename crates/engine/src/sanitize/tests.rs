@@ -191,6 +191,11 @@ fn whole_pipeline_on_real_shapes() {
             cleaned("", ""),
         ),
         (
+            "NUL bytes from a broken server",
+            "Hel\u{0}lo\u{0}",
+            cleaned("Hello", ""),
+        ),
+        (
             "multibyte text around tags",
             "<think>日本語で考える</think>こんにちは 👋🏽",
             cleaned("こんにちは 👋🏽", "日本語で考える"),
