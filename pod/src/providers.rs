@@ -36,6 +36,9 @@ pub struct ProviderSettings {
     /// A response silent this long is a (retryable) timeout.
     pub idle_read_timeout: Duration,
     pub retry: RetryPolicy,
+    /// `user:password` for the base URL, kept out of `pod.json` and argv
+    /// (`seedpod_client::credentials`); put back into the URL only here, in memory.
+    pub base_url_credentials: Option<String>,
 }
 
 impl Default for ProviderSettings {
@@ -45,7 +48,16 @@ impl Default for ProviderSettings {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             idle_read_timeout: DEFAULT_IDLE_READ_TIMEOUT,
             retry: RetryPolicy::default(),
+            base_url_credentials: None,
         }
+    }
+}
+
+/// The base URL requests go to: the recorded one, with its credentials when there are some.
+fn request_url(base_url: &str, settings: &ProviderSettings) -> String {
+    match &settings.base_url_credentials {
+        Some(credentials) => seedpod_client::credentials::with_userinfo(base_url, credentials),
+        None => base_url.to_owned(),
     }
 }
 
@@ -113,7 +125,7 @@ fn build(
                 ..AnthropicConfig::default()
             };
             if let Some(base_url) = &config.base_url {
-                cfg.base_url = base_url.clone();
+                cfg.base_url = request_url(base_url, settings);
             }
             let provider =
                 AnthropicProvider::new(cfg).map_err(|e| PodError::Config(e.to_string()))?;
@@ -130,7 +142,7 @@ fn build(
             // The endpoint was resolved from flags, files and OPENAI_BASE_URL when the pod was
             // configured, and recorded.
             if let Some(base_url) = &config.base_url {
-                cfg.base_url = base_url.clone();
+                cfg.base_url = request_url(base_url, settings);
             }
             let provider = OpenAiProvider::new(cfg).map_err(|e| PodError::Config(e.to_string()))?;
             Ok(Arc::new(provider))

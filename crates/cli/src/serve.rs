@@ -148,6 +148,16 @@ fn provider_settings(eff: &Effective) -> ProviderSettings {
             base_delay_ms: eff.retry.base_delay_ms.value,
             max_delay_ms: eff.retry.max_delay_ms.value,
         },
+        // From `seedpod start` (which took them out of the URL), or from a base URL with
+        // credentials in a config file, which the recorded URL no longer carries.
+        base_url_credentials: std::env::var(seedpod_client::credentials::CREDENTIALS_ENV)
+            .ok()
+            .filter(|c| !c.is_empty())
+            .or_else(|| {
+                eff.base_url
+                    .as_ref()
+                    .and_then(|url| seedpod_client::credentials::split_userinfo(&url.value).1)
+            }),
     }
 }
 

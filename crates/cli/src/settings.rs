@@ -84,7 +84,11 @@ pub fn pod_config(eff: &Effective) -> Option<PodConfig> {
         provider: provider.kind(),
         model: eff.model()?.value,
         script: eff.script.as_ref().map(|s| s.value.clone()),
-        base_url: eff.base_url.as_ref().map(|s| s.value.clone()),
+        // Recorded in pod.json: never with credentials (they travel by environment).
+        base_url: eff
+            .base_url
+            .as_ref()
+            .map(|s| seedpod_client::credentials::split_userinfo(&s.value).0),
         temperature: eff.temperature.as_ref().map(|s| s.value),
         max_tokens: eff.max_tokens.as_ref().map(|s| s.value),
     })

@@ -115,8 +115,17 @@ pub async fn start_named(
     if let Some(model) = &config.model {
         args.extend(["--model".into(), model.into()]);
     }
+    // Credentials in the URL go by environment, never argv (`ps` shows argv to everyone).
+    let mut env = Vec::new();
     if let Some(base_url) = &config.base_url {
-        args.extend(["--base-url".into(), base_url.into()]);
+        let (url, credentials) = seedpod_client::credentials::split_userinfo(base_url);
+        args.extend(["--base-url".into(), url.into()]);
+        if let Some(credentials) = credentials {
+            env.push((
+                seedpod_client::credentials::CREDENTIALS_ENV.to_string(),
+                credentials,
+            ));
+        }
     }
     if let Some(temperature) = config.temperature {
         args.extend(["--temperature".into(), temperature.to_string().into()]);
@@ -148,6 +157,7 @@ pub async fn start_named(
         name: name.clone(),
         args,
         cwd: cwd.to_path_buf(),
+        env,
     };
     launch(home, &spec).await.map_err(|err| match err {
         LaunchError::Exited { .. } | LaunchError::NotReady { .. } => Exit::failure(format!(

@@ -32,6 +32,9 @@ pub struct Launch {
     pub args: Vec<OsString>,
     /// The process's working directory.
     pub cwd: PathBuf,
+    /// Variables set for the pod beyond the ones it inherits (secrets that must not be in its
+    /// argv, such as a base URL's credentials).
+    pub env: Vec<(String, String)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +84,7 @@ pub async fn launch(home: &Home, launch: &Launch) -> Result<(), LaunchError> {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(stderr))
+        .envs(launch.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&launch.cwd);
     detach(&mut cmd);
     let mut child = cmd.spawn().map_err(LaunchError::Spawn)?;

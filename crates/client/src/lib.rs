@@ -8,6 +8,7 @@
 //! Start reading at `connection.rs`.
 
 pub mod connection;
+pub mod credentials;
 pub mod deadline;
 pub mod error;
 pub mod launch;

@@ -78,7 +78,7 @@ impl Endpoint {
         // Both fail only for URLs that cannot have credentials, which leaves nothing to hide.
         let _ = shown.set_password(None);
         let _ = shown.set_username("");
-        let secrets = headers
+        let mut secrets: Vec<String> = headers
             .values()
             .filter(|value| value.is_sensitive())
             .filter_map(|value| value.to_str().ok())
@@ -87,6 +87,10 @@ impl Endpoint {
                 [value.to_owned(), bare.to_owned()]
             })
             .collect();
+        // A base URL's password is a secret too, should a proxy echo it.
+        if let Some(password) = url.password().filter(|p| !p.is_empty()) {
+            secrets.push(password.to_owned());
+        }
         Ok(Endpoint {
             provider,
             client,

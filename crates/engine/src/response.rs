@@ -84,7 +84,8 @@ impl Response {
             entries.push(EntryKind::Usage(usage));
         }
         let cleaned = crate::sanitize::clean(&self.text);
-        if cleaned.text != self.text {
+        // Whitespace around the answer is trimmed without keeping a raw copy for it.
+        if cleaned.text.trim() != self.text.trim() {
             entries.push(EntryKind::AssistantRaw {
                 text: self.text.clone(),
             });
@@ -265,14 +266,17 @@ mod tests {
     }
 
     #[test]
-    fn clean_text_commits_no_raw_copy() {
-        let r = response(vec![ProviderEvent::TextDelta("Hello".into())]).unwrap();
-        assert_eq!(
-            r.entries(),
-            vec![assistant(ModelItem::AssistantText {
-                text: "Hello".into()
-            })]
-        );
+    fn clean_text_commits_no_raw_copy_even_when_trimmed() {
+        for raw in ["Hello", "Hello\n", "\n\nHello  \n"] {
+            let r = response(vec![ProviderEvent::TextDelta(raw.into())]).unwrap();
+            assert_eq!(
+                r.entries(),
+                vec![assistant(ModelItem::AssistantText {
+                    text: "Hello".into()
+                })],
+                "{raw:?}"
+            );
+        }
     }
 
     #[test]

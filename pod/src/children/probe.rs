@@ -152,6 +152,7 @@ pub async fn restore(home: &Home, name: &PodName) -> Result<(), RestoreError> {
         name: name.to_owned(),
         args: Vec::new(),
         cwd: meta.cwd,
+        env: Vec::new(),
     };
     seedpod_client::launch::launch(home, &spec)
         .await

@@ -165,6 +165,7 @@ impl Controller {
             name: name.clone(),
             args,
             cwd: self.meta.cwd.clone(),
+            env: Vec::new(),
         };
         let home = self.home.clone();
         let tx = self.tx.clone();
