@@ -43,20 +43,26 @@ impl CommandRule {
     }
 }
 
-/// Words as one shell line: plain words as they are, others in single quotes.
+/// Words as one shell line: plain words as they are, others in single quotes. The line parses
+/// back to the same words (a property test in seedpod-tools checks it against bash's grammar).
 pub fn quote_words(words: &[String]) -> String {
     words
         .iter()
-        .map(|w| quote_word(w))
+        .enumerate()
+        // A first word with `=` would read as an assignment (`a=b cmd`), not a program.
+        .map(|(i, w)| quote_word(w, i == 0 && w.contains('=')))
         .collect::<Vec<_>>()
         .join(" ")
 }
 
-fn quote_word(word: &str) -> String {
-    let plain = !word.is_empty()
+fn quote_word(word: &str, force: bool) -> String {
+    // A leading `=` (`==`) is read as an operator by the grammar; quoted, it is a word.
+    let plain = !force
+        && !word.is_empty()
+        && !word.starts_with('=')
         && word.chars().all(|c| {
             c.is_ascii_alphanumeric()
-                || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | '+' | ',' | '@' | '%')
+                || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | '+' | ',' | '@')
         });
     if plain {
         word.to_string()

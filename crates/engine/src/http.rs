@@ -6,6 +6,8 @@
 //! `http/error_body.rs`.
 
 mod error_body;
+#[cfg(test)]
+pub(crate) mod fuzz;
 mod stream;
 
 use std::time::Duration;

@@ -30,32 +30,46 @@ pub struct Cleaned {
     pub reasoning: String,
 }
 
-/// Run every step, in the seed's order.
+/// Most passes of the pipeline: a step can expose work for an earlier one (a tag removed by
+/// step 4 leaves a `[Tool Call: …]` at the start of its line, for step 2), so passes repeat
+/// until nothing changes; every pass that changes something shortens the text.
+const MAX_PASSES: usize = 4;
+
+/// Run every step, in the seed's order, until the text settles.
 pub fn clean(raw: &str) -> Cleaned {
     // NUL is never text: a server that sends one sends garbage.
-    let raw = raw.replace('\u{0}', "");
-    let (text, mut reasoning) = think::split_leading(&raw);
+    let mut text = raw.replace('\u{0}', "");
+    let mut reasoning = Vec::new();
+    for _ in 0..MAX_PASSES {
+        let (next, found) = pass(&text);
+        reasoning.extend(found.into_iter().filter(|r| !r.is_empty()));
+        if next == text {
+            break;
+        }
+        text = next;
+    }
+    Cleaned {
+        text,
+        reasoning: reasoning.join("\n\n"),
+    }
+}
+
+/// One pass of steps 1–7; the reasoning it found, in order.
+fn pass(raw: &str) -> (String, Vec<String>) {
+    let (text, leading) = think::split_leading(raw);
+    let mut reasoning = vec![leading];
     let text = fences::map_prose(&text, tool_text::strip_garbled_xml);
     let text = fences::map_prose(&text, tool_text::strip_downgraded_calls);
-    let mut inline = Vec::new();
     let text = fences::map_prose(&text, |prose| {
         let (kept, found) = think::extract_blocks(prose);
-        inline.extend(found);
+        reasoning.extend(found);
         kept
     });
-    for block in inline {
-        if !reasoning.is_empty() {
-            reasoning.push_str("\n\n");
-        }
-        reasoning.push_str(&block);
-    }
     let text = fences::map_prose(&text, wrappers::strip_final_tags);
     let text = fences::map_prose(&text, wrappers::strip_echoed_markers);
     let text = fences::map_prose(&text, repeats::collapse_repeated_paragraphs);
-    Cleaned {
-        text: strip_leading_blank_lines(&text).trim_end().to_string(),
-        reasoning: reasoning.trim().to_string(),
-    }
+    let text = strip_leading_blank_lines(&text).trim_end().to_string();
+    (text, reasoning)
 }
 
 /// Step 7: whitespace-only lines at the start go; the first real line keeps its indentation.

@@ -545,3 +545,22 @@ async fn control_bytes_in_a_server_error_are_escaped() {
         "{message}"
     );
 }
+
+// Issue 15: the stream decoding under arbitrary bytes and arbitrary cuts (crate::http::fuzz).
+// `PROPTEST_CASES` raises the number of cases; docs/testing.md has the long-running loop.
+proptest::proptest! {
+    #[test]
+    fn fuzz_noise_in_any_pieces_never_panics(
+        bytes in crate::http::fuzz::props::noisy_stream(),
+        cuts in crate::http::fuzz::props::cuts(),
+    ) {
+        crate::http::fuzz::props::never_panics::<super::decode::AnthropicDecoder>(&bytes, &cuts);
+    }
+
+    #[test]
+    fn fuzz_real_streams_decode_the_same_in_any_pieces(cuts in crate::http::fuzz::props::cuts()) {
+        for stream in [TEXT, TOOL_USE, THINKING_TOOL_USE] {
+            crate::http::fuzz::props::cut_anywhere_same_result::<super::decode::AnthropicDecoder>(stream, &cuts);
+        }
+    }
+}

@@ -4,6 +4,14 @@
 /// Apply `step` to each run of lines outside fenced code blocks (``` or ~~~), leaving the
 /// blocks byte for byte. An unclosed fence protects everything after it.
 pub fn map_prose(text: &str, mut step: impl FnMut(&str) -> String) -> String {
+    // A fence must stay at the start of its line, whatever the step removed before it.
+    let mut step = |prose: &str| {
+        let mut cleaned = step(prose);
+        if prose.ends_with('\n') && !cleaned.is_empty() && !cleaned.ends_with('\n') {
+            cleaned.push('\n');
+        }
+        cleaned
+    };
     let mut out = String::with_capacity(text.len());
     let mut prose = String::new();
     let mut fence: Option<&str> = None;

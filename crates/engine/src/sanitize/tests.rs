@@ -248,3 +248,41 @@ fn steps_alone() {
         "P\n```\nc\n```\nQ"
     );
 }
+
+use proptest::prelude::*;
+
+/// Model-ish text: any characters, and the markers the pipeline looks for.
+fn model_text() -> impl Strategy<Value = String> {
+    let marker = prop::sample::select(vec![
+        "<think>",
+        "</think>",
+        "<tool_call>",
+        "</tool_call>",
+        "```",
+        "~~~",
+        "\n\n",
+        "[TOOL_CALLS]",
+        "<final>",
+        "[System Message]",
+        "<function=",
+        "</function>",
+        "<|python_tag|>",
+        "<invoke ",
+        "\n",
+        "[Tool Call: x]",
+    ])
+    .prop_map(str::to_string);
+    prop::collection::vec(prop_oneof!["\\PC{0,12}", marker], 0..24).prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    /// Whatever a model streams: no panic, nothing invented (the answer and the reasoning
+    /// together are never longer than the raw text), and cleaning twice changes nothing more.
+    #[test]
+    fn fuzz_any_answer_cleans_without_panic_and_settles(raw in model_text()) {
+        let once = clean(&raw);
+        prop_assert!(once.text.len() + once.reasoning.len() <= raw.len());
+        let twice = clean(&once.text);
+        prop_assert_eq!(&twice.text, &once.text, "from {:?}", raw);
+    }
+}

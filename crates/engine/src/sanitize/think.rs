@@ -28,6 +28,7 @@ pub fn split_leading(raw: &str) -> (String, String) {
     if let Some(end) = tags::find(raw, "</think>", 0)
         && tags::find(&raw[..end], "<think>", 0).is_none()
         && !raw[..end].contains("```")
+        && !raw[..end].contains("~~~")
     {
         return (
             raw[end + "</think>".len()..].to_string(),

@@ -9,6 +9,8 @@
 //! cannot vouch for is `NotSimple` and is asked about every time; "always" on it approves once.
 
 mod escapes;
+#[cfg(test)]
+mod fuzz;
 mod parse;
 mod rule;
 #[cfg(test)]

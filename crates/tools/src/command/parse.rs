@@ -9,6 +9,10 @@
 
 use tree_sitter::{Node, Parser};
 
+/// Characters from here up (planes 3–16: unassigned, tags, variation selectors supplement,
+/// private use) are never handed to the parser.
+const FIRST_UNPARSED_PLANE: u32 = 0x3_0000;
+
 /// Why a command line is not one plain command; shown in the log and to the person.
 pub type Refusal = String;
 
@@ -19,6 +23,18 @@ pub fn words(command: &str) -> Result<Vec<String>, Refusal> {
     }
     if command.contains('\0') {
         return Err("it contains a NUL character".into());
+    }
+    // tree-sitter-bash 0.25 crashes the process (SIGSEGV) on some characters from the
+    // unassigned, tag and private-use planes (e.g. `{` then U+E017E), found by the fuzz test
+    // in `fuzz.rs`. No real command needs them; refusing means a person is asked instead.
+    if let Some(c) = command
+        .chars()
+        .find(|c| u32::from(*c) >= FIRST_UNPARSED_PLANE)
+    {
+        return Err(format!(
+            "it contains the character U+{:04X}, which this check does not parse",
+            u32::from(c)
+        ));
     }
     let mut parser = Parser::new();
     parser
@@ -117,7 +133,15 @@ fn is_descriptor_dup(node: Node<'_>, source: &[u8]) -> bool {
 fn command_words(node: Node<'_>, source: &[u8]) -> Result<Vec<String>, Refusal> {
     let mut words = Vec::new();
     let mut cursor = node.walk();
+    let mut previous_end = None;
     for child in node.children(&mut cursor) {
+        // Bash joins pieces with no blank between them into one word (`''\==` is `==`); the
+        // grammar can leave them as two nodes. Words that touch would be split differently
+        // from what bash runs, so they are refused rather than guessed at.
+        if previous_end == Some(child.start_byte()) {
+            return Err("it has words that run together in a way this check cannot follow".into());
+        }
+        previous_end = Some(child.end_byte());
         match child.kind() {
             "command_name" => {
                 let mut inner = child.walk();
