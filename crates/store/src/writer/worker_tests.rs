@@ -27,6 +27,8 @@ struct FakeFile {
     writes: Arc<Mutex<usize>>,
     fail_write: Option<usize>,
     fail_sync: bool,
+    /// The failed write says the disk is full instead of refusing.
+    disk_full: bool,
 }
 
 impl FakeFile {
@@ -41,7 +43,12 @@ impl LogFile for FakeFile {
         let index = *writes;
         *writes += 1;
         if Some(index) == self.fail_write {
-            return Err(io::Error::from(io::ErrorKind::StorageFull));
+            let kind = if self.disk_full {
+                io::ErrorKind::StorageFull
+            } else {
+                io::ErrorKind::PermissionDenied
+            };
+            return Err(io::Error::from(kind));
         }
         let line = String::from_utf8(line.to_vec()).unwrap();
         self.ops.lock().unwrap().push(Op::Line(line));
@@ -232,6 +239,31 @@ fn a_failed_write_fails_that_append_and_breaks_the_writer() {
         2,
         "one line written, one sync for the batch"
     );
+}
+
+#[test]
+fn a_full_disk_is_reported_as_such_to_the_append_that_hit_it() {
+    let queue = Queue::new();
+    let failed = queue.append(run_start(), Durability::Sync);
+    let file = FakeFile {
+        fail_write: Some(0),
+        disk_full: true,
+        ..FakeFile::default()
+    };
+    queue.run(file, 1);
+
+    let err = answer(failed).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::NoSpace {
+                op: "append to",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("no space left"), "{err}");
 }
 
 #[test]
