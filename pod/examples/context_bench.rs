@@ -45,6 +45,7 @@ fn item(i: usize) -> EntryKind {
                 8
             }),
             is_error: false,
+            meta: Default::default(),
         },
         _ => EntryKind::AssistantItem {
             item: ModelItem::AssistantText {

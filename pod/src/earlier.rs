@@ -167,6 +167,7 @@ mod tests {
                 name: "read_file".into(),
                 content: "x".repeat(content_len),
                 is_error: false,
+                meta: Default::default(),
             }
         };
         Arc::new(Entry {

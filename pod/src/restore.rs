@@ -26,7 +26,7 @@ pub struct OpenOptions {
     /// Configuration for a new pod; on restore only a new script path is taken from it.
     pub config: Option<PodConfig>,
     pub tools: ToolRegistry,
-    pub max_iterations: u32,
+    pub limits: seedpod_engine::RunLimits,
     /// Operational provider settings from the current configuration (key variable, timeouts,
     /// retry); never recorded, because they do not change what the model sees.
     pub settings: ProviderSettings,
@@ -144,7 +144,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         entries,
         provider,
         tools: opts.tools,
-        max_iterations: opts.max_iterations,
+        limits: opts.limits,
         retry: opts.settings.retry,
         alerts: opts.session.startup_alerts.clone(),
         session: opts.session,
@@ -236,7 +236,7 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
         entries,
         provider,
         tools: opts.tools,
-        max_iterations: opts.max_iterations,
+        limits: opts.limits,
         retry: opts.settings.retry,
         alerts,
         session: opts.session,

@@ -40,7 +40,8 @@ pub struct ServeOptions {
     /// Provider configuration for a new pod (see `restore::OpenOptions::config`).
     pub config: Option<PodConfig>,
     pub tools: ToolRegistry,
-    pub max_iterations: u32,
+    /// The iteration cap and the loop brakes (`[loop]`).
+    pub limits: seedpod_engine::RunLimits,
     pub settings: ProviderSettings,
     pub session: crate::session::SessionSettings,
     /// Session instructions for a new pod.
@@ -72,7 +73,7 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
         cwd: opts.cwd.clone(),
         config: opts.config.clone(),
         tools,
-        max_iterations: opts.max_iterations,
+        limits: opts.limits,
         settings: opts.settings.clone(),
         session: opts.session.clone(),
         instructions: opts.instructions.clone(),

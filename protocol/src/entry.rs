@@ -11,6 +11,7 @@ use crate::item::ModelItem;
 use crate::pod_event::PodEvent;
 use crate::segment::Segment;
 use crate::system_item::SystemItem;
+use crate::tool_meta::ToolMeta;
 
 /// The entry format version written in every line's `v`.
 pub const ENTRY_VERSION: u32 = 1;
@@ -59,6 +60,10 @@ pub enum EntryKind {
         name: String,
         content: String,
         is_error: bool,
+        /// Facts about the outcome for clients (exit code, output dropped, duration); the
+        /// model reads them in `content`. Left out when nothing is known.
+        #[serde(default, skip_serializing_if = "ToolMeta::is_empty")]
+        meta: ToolMeta,
     },
     SystemItem {
         item: SystemItem,
@@ -405,6 +410,8 @@ pub enum RunEndReason {
     Abandoned,
     /// The provider failed; `message` says how.
     Error,
+    /// A loop brake stopped a run that kept failing or repeating itself; `message` says which.
+    NoProgress,
     #[serde(other)]
     Unknown,
 }
@@ -643,6 +650,19 @@ mod tests {
                 name: "echo".into(),
                 content: "out".into(),
                 is_error: true,
+                meta: ToolMeta::default(),
+            },
+            EntryKind::ToolResult {
+                call_id: "d".into(),
+                name: "shell".into(),
+                content: "exit code 124".into(),
+                is_error: true,
+                meta: ToolMeta {
+                    exit_code: Some(124),
+                    timed_out: true,
+                    duration_ms: Some(1_000),
+                    ..ToolMeta::default()
+                },
             },
             EntryKind::SystemItem {
                 item: SystemItem::Interrupt { body: "b".into() },
@@ -718,6 +738,39 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&e).unwrap(),
             r#"{"v":1,"seq":7,"ts":1700000000000,"kind":"approval_answer","call_id":"c1","decision":{"type":"deny","reason":"no"}}"#
+        );
+    }
+
+    #[test]
+    fn golden_tool_result_lines_with_and_without_metadata() {
+        let plain = entry(EntryKind::ToolResult {
+            call_id: "c1".into(),
+            name: "read_file".into(),
+            content: "x".into(),
+            is_error: false,
+            meta: ToolMeta::default(),
+        });
+        let line = r#"{"v":1,"seq":7,"ts":1700000000000,"kind":"tool_result","call_id":"c1","name":"read_file","content":"x","is_error":false}"#;
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            line,
+            "older lines unchanged"
+        );
+        assert_eq!(serde_json::from_str::<Entry>(line).unwrap(), plain);
+        let failed = entry(EntryKind::ToolResult {
+            call_id: "c2".into(),
+            name: "shell".into(),
+            content: "exit code 2".into(),
+            is_error: true,
+            meta: ToolMeta {
+                exit_code: Some(2),
+                duration_ms: Some(15),
+                ..ToolMeta::default()
+            },
+        });
+        assert_eq!(
+            serde_json::to_string(&failed).unwrap(),
+            r#"{"v":1,"seq":7,"ts":1700000000000,"kind":"tool_result","call_id":"c2","name":"shell","content":"exit code 2","is_error":true,"meta":{"exit_code":2,"duration_ms":15}}"#
         );
     }
 

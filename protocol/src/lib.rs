@@ -25,6 +25,7 @@ pub mod printable;
 pub mod segment;
 pub mod system_item;
 pub mod text;
+pub mod tool_meta;
 
 pub use approval::{CommandRule, StandingApproval, quote_words};
 pub use codec::{FrameError, decode_request, encode};
@@ -49,3 +50,4 @@ pub use printable::{printable_line, printable_text};
 pub use segment::{Segment, flatten_to_text, parse_typed};
 pub use system_item::SystemItem;
 pub use text::{char_prefix, ellipsize};
+pub use tool_meta::ToolMeta;

@@ -253,9 +253,10 @@ pub struct ServeArgs {
     pub name: PodName,
     #[command(flatten)]
     pub config: PodConfigArgs,
-    /// Model requests allowed per run before it ends with `limit_reached`.
-    #[arg(long, default_value_t = seedpod_engine::DEFAULT_MAX_ITERATIONS)]
-    pub max_iterations: u32,
+    /// Model requests allowed per run before it ends with `limit_reached` (overrides
+    /// `[loop] max_iterations`).
+    #[arg(long)]
+    pub max_iterations: Option<u32>,
     /// Print `ready` on standard output once the socket accepts connections.
     #[arg(long)]
     pub ready_line: bool,

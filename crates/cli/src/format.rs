@@ -51,12 +51,16 @@ pub fn entry_summary(kind: &EntryKind) -> String {
             name,
             content,
             is_error,
+            meta,
             ..
-        } => format!(
-            "tool result {name}{}: {}",
-            if *is_error { " [error]" } else { "" },
-            preview(content)
-        ),
+        } => {
+            let failed = match (is_error, meta.outcome()) {
+                (true, Some(outcome)) => format!(" [error: {outcome}]"),
+                (true, None) => " [error]".to_owned(),
+                (false, _) => String::new(),
+            };
+            format!("tool result {name}{failed}: {}", preview(content))
+        }
         EntryKind::SystemItem { item, .. } => match item {
             SystemItem::Notification { message, .. } => {
                 format!("notification: {}", preview(message))

@@ -205,6 +205,9 @@ impl Follow {
                         RunEndReason::LimitReached => Err(Exit::failure(format!(
                             "the run hit its iteration limit: {detail}"
                         ))),
+                        RunEndReason::NoProgress => Err(Exit::failure(format!(
+                            "the run made no progress and was stopped: {detail}"
+                        ))),
                         RunEndReason::Cancelled | RunEndReason::Abandoned => {
                             Err(Exit::failure("the run was cancelled before it finished"))
                         }

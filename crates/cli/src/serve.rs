@@ -28,6 +28,20 @@ const BYTES_PER_MB: u64 = 1024 * 1024;
 /// own decisions, so they stay at `info` unless asked for by `trace`.
 const QUIET_AT_DEBUG: &str = "hyper=info,hyper_util=info,reqwest=info,rustls=info,h2=info";
 
+/// The iteration cap and the loop brakes from `[loop]`; a `--max-iterations` flag wins.
+fn run_limits(eff: &seedpod_config::Effective, flag: Option<u32>) -> seedpod_engine::RunLimits {
+    use seedpod_config::LoopSettings;
+    let settings = &eff.agent_loop;
+    seedpod_engine::RunLimits {
+        max_iterations: flag.unwrap_or(LoopSettings::count(&settings.max_iterations)),
+        brakes: seedpod_engine::BrakeLimits {
+            same_call_failures: LoopSettings::count(&settings.same_call_failures),
+            failures_in_a_row: LoopSettings::count(&settings.failures_in_a_row),
+            repeat_limit: LoopSettings::count(&settings.repeat_limit),
+        },
+    }
+}
+
 pub fn run(home: Home, args: ServeArgs) -> Result<()> {
     let child = child_start(&args.name, &args.child)?;
     let existing = settings::existing_meta(&home, &args.name)?;
@@ -60,7 +74,7 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
         cwd,
         config: settings::pod_config(&eff),
         tools: pod.tools,
-        max_iterations: args.max_iterations,
+        limits: run_limits(&eff, args.max_iterations),
         settings: provider_settings(&eff),
         session: pod.session,
         instructions,

@@ -11,6 +11,7 @@ use crate::agent::{
     Approvals, ChildrenSettings, GuardMode, InputSettings, ScopeSettings, ShellSettings,
     SystemPromptSettings,
 };
+use crate::agent_loop::LoopSettings;
 use crate::context::{ContextSettings, check_window, unsigned};
 use crate::error::ConfigError;
 use crate::file::{self, CONFIG_FILE, ConfigFile, LogLevel, PROJECT_DIR, ProviderChoice, Rotation};
@@ -120,6 +121,8 @@ pub struct Effective {
     pub input: InputSettings,
     pub children: ChildrenSettings,
     pub context: ContextSettings,
+    /// `[loop]` and `[tasks]`.
+    pub agent_loop: LoopSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
     /// Whether the project file may loosen policy (`loosen.rs`, `trust.rs`).
@@ -234,6 +237,7 @@ impl Effective {
             input: InputSettings::defaults(),
             children: ChildrenSettings::defaults(),
             context: ContextSettings::defaults(),
+            agent_loop: LoopSettings::defaults(),
             layers: Vec::new(),
             project_trust: ProjectTrust::NoFile,
             ignored: Vec::new(),
@@ -298,6 +302,12 @@ impl Effective {
         }
         if let Some(i) = file.input {
             self.input.layer(i, source);
+        }
+        if let Some(l) = file.agent_loop {
+            self.agent_loop.layer_loop(l, source)?;
+        }
+        if let Some(t) = file.tasks {
+            self.agent_loop.layer_tasks(t, source)?;
         }
         if let Some(c) = file.children {
             self.children.layer(c, source);
@@ -536,6 +546,7 @@ impl Effective {
         self.shell.validate()?;
         self.approvals.validate()?;
         self.input.validate()?;
+        self.agent_loop.validate()?;
         self.context.validate()
     }
 }

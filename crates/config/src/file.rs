@@ -12,6 +12,7 @@ use serde::Deserialize;
 use crate::agent::{
     ApprovalsFile, ChildrenFile, InputFile, ScopeFile, ShellFile, SystemPromptFile,
 };
+use crate::agent_loop::{LoopFile, TasksFile};
 use crate::context::ContextFile;
 use crate::error::ConfigError;
 
@@ -145,6 +146,10 @@ pub struct ConfigFile {
     pub input: Option<InputFile>,
     pub children: Option<ChildrenFile>,
     pub context: Option<ContextFile>,
+    /// `[loop]`: `loop` is a Rust keyword, so the field has another name.
+    #[serde(rename = "loop")]
+    pub agent_loop: Option<LoopFile>,
+    pub tasks: Option<TasksFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -14,6 +14,7 @@
 //! keys of a project file need the person's trust and `trust.rs` keeps what they trusted.
 
 pub mod agent;
+pub mod agent_loop;
 pub mod context;
 pub mod effective;
 pub mod error;
@@ -27,6 +28,7 @@ pub use agent::{
     Approvals, ChildrenSettings, GuardMode, InputSettings, Policy, SandboxMode, ScopeSettings,
     ShellSettings, SystemPromptSettings,
 };
+pub use agent_loop::LoopSettings;
 pub use context::ContextSettings;
 pub use effective::{
     Effective, Inputs, KeyRequirement, Logging, Overrides, Recorded, Retry, Timeouts,

@@ -222,6 +222,31 @@ fn agent_sections(out: &mut String, eff: &Effective) {
     };
     line_with(out, "wake", &wake.value.to_string(), &note);
     context_section(out, eff);
+    loop_section(out, eff);
+}
+
+/// `[loop]` and `[tasks]`.
+fn loop_section(out: &mut String, eff: &Effective) {
+    let settings = &eff.agent_loop;
+    out.push_str("\n[loop]\n");
+    num(out, "max_iterations", &settings.max_iterations);
+    for (key, value) in [
+        ("same_call_failures", &settings.same_call_failures),
+        ("failures_in_a_row", &settings.failures_in_a_row),
+        ("repeat_limit", &settings.repeat_limit),
+    ] {
+        off_when_zero(out, key, value);
+    }
+    out.push_str("\n[tasks]\n");
+    off_when_zero(out, "remind_after", &settings.remind_after);
+}
+
+fn off_when_zero(out: &mut String, key: &str, setting: &Setting<u64>) {
+    if setting.value == 0 {
+        line_with(out, key, "0", &format!("{}; off", setting.source));
+    } else {
+        num(out, key, setting);
+    }
 }
 
 /// `[context]` and `[context.windows]`.

@@ -7,6 +7,7 @@
 
 use seedpod_protocol::EntryKind;
 
+use crate::brakes::CallRecord;
 use crate::pending::PendingCall;
 use crate::provider::{ProviderError, ProviderEvent};
 
@@ -30,6 +31,9 @@ pub struct PreparedRequest {
     pub unanswered: Vec<PendingCall>,
     /// `turn_end` entries committed so far in this run; the iteration cap counts these.
     pub iteration: u32,
+    /// The run's answered tool calls so far, in order (`brakes::calls_in` of the run's part of
+    /// history); the loop brakes judge these.
+    pub run_calls: Vec<CallRecord>,
 }
 
 /// Whether a tool call may run, as the host's policy (and perhaps a person) decided.

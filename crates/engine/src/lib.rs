@@ -25,6 +25,7 @@
 //! `openai.rs`, then `http.rs`.
 
 pub mod anthropic;
+pub mod brakes;
 pub mod host;
 mod http;
 pub mod openai;
@@ -44,6 +45,7 @@ pub mod window;
 pub mod testing;
 
 pub use anthropic::{AnthropicConfig, AnthropicProvider};
+pub use brakes::{BrakeLimits, CallRecord};
 pub use host::{Authorization, HostError, PreparedRequest, Purpose, RunHost};
 pub use http::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_READ_TIMEOUT, ProviderSetupError};
 pub use openai::{OpenAiConfig, OpenAiProvider};

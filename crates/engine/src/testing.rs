@@ -169,6 +169,7 @@ impl RunHost for MemoryHost {
             body,
             unanswered: unanswered_tool_calls(&self.history),
             iteration: self.iterations,
+            run_calls: crate::brakes::calls_in(&self.history),
         })
     }
 

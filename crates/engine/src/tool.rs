@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use seedpod_protocol::ToolSpec;
+use seedpod_protocol::{ToolMeta, ToolSpec};
 
 /// What a tool call produced, as the model will read it.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,6 +18,8 @@ pub struct ToolOutput {
     pub content: String,
     /// The call failed; providers mark the result as an error to the model.
     pub is_error: bool,
+    /// Facts about the outcome for clients and the log (the text says them to the model).
+    pub meta: ToolMeta,
 }
 
 impl ToolOutput {
@@ -25,6 +27,7 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             is_error: false,
+            meta: ToolMeta::default(),
         }
     }
 
@@ -32,7 +35,13 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             is_error: true,
+            meta: ToolMeta::default(),
         }
+    }
+
+    pub fn with_meta(mut self, meta: ToolMeta) -> Self {
+        self.meta = meta;
+        self
     }
 }
 
@@ -95,12 +104,15 @@ impl ToolRegistry {
     /// error result addressed to the model.
     pub async fn call(&self, name: &str, arguments: &str) -> ToolOutput {
         let started = std::time::Instant::now();
-        let output = self.call_unlogged(name, arguments).await;
+        let mut output = self.call_unlogged(name, arguments).await;
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        output.meta.duration_ms = Some(duration_ms);
         tracing::info!(
             event = "tool_call",
             tool = %name,
-            duration_ms = started.elapsed().as_millis() as u64,
+            duration_ms,
             is_error = output.is_error,
+            exit_code = output.meta.exit_code,
         );
         output
     }
@@ -172,18 +184,25 @@ mod tests {
     #[tokio::test]
     async fn calls_a_registered_tool_with_raw_arguments() {
         let raw = r#"{ "b": 1,  "a": 2 }"#;
-        assert_eq!(registry().call("read", raw).await, ToolOutput::ok(raw));
+        let output = registry().call("read", raw).await;
+        assert!(
+            output.meta.duration_ms.is_some(),
+            "the registry times every call"
+        );
+        assert_eq!((output.content.as_str(), output.is_error), (raw, false));
     }
 
     #[tokio::test]
     async fn unknown_tool_lists_what_is_available() {
+        let output = registry().call("write", "{}").await;
         assert_eq!(
-            registry().call("write", "{}").await,
-            ToolOutput::error("unknown tool \"write\"; available: echo, read")
+            (output.content.as_str(), output.is_error),
+            ("unknown tool \"write\"; available: echo, read", true)
         );
+        let output = ToolRegistry::new().call("write", "{}").await;
         assert_eq!(
-            ToolRegistry::new().call("write", "{}").await,
-            ToolOutput::error("unknown tool \"write\"; no tools are enabled")
+            (output.content.as_str(), output.is_error),
+            ("unknown tool \"write\"; no tools are enabled", true)
         );
     }
 

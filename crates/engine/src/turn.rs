@@ -13,6 +13,7 @@
 use futures::future::join_all;
 use seedpod_protocol::{EntryKind, FinishReason, RunEndReason};
 
+use crate::brakes::{self, BrakeLimits, CallRecord};
 use crate::host::{Authorization, HostError, Purpose, RunHost};
 use crate::pending::PendingCall;
 use crate::provider::{Provider, ProviderError, ProviderEvent};
@@ -33,12 +34,15 @@ pub const MAX_REFUSAL_RECOVERIES: u32 = 3;
 pub struct RunLimits {
     /// Model responses (`turn_end` entries) allowed in one run.
     pub max_iterations: u32,
+    /// When a run that is going nowhere is told so, and stopped.
+    pub brakes: BrakeLimits,
 }
 
 impl Default for RunLimits {
     fn default() -> Self {
         RunLimits {
             max_iterations: DEFAULT_MAX_ITERATIONS,
+            brakes: BrakeLimits::default(),
         }
     }
 }
@@ -48,6 +52,10 @@ impl Default for RunLimits {
 pub enum RunOutcome {
     Completed,
     LimitReached,
+    /// A brake stopped a run that was going nowhere; `message` says which.
+    NoProgress {
+        message: String,
+    },
     /// The provider failed; `message` says how (and is the `run_end` message).
     Failed {
         message: String,
@@ -89,9 +97,21 @@ pub async fn drive_run_with_retry<H: RunHost>(
                 calls = prepared.unanswered.len(),
                 "answering tool calls left unanswered in history"
             );
-            answer(host, tools, &prepared.unanswered).await?;
+            answer(
+                host,
+                tools,
+                &prepared.unanswered,
+                &prepared.run_calls,
+                limits,
+            )
+            .await?;
             end_turn(host, iteration, FinishReason::ToolUse).await?;
             continue;
+        }
+        if let Some(message) = brakes::stop_reason(&prepared.run_calls, &limits.brakes) {
+            tracing::warn!(event = "loop_brake", reason = %message);
+            end_run(host, RunEndReason::NoProgress, Some(message.clone())).await?;
+            return Ok(RunOutcome::NoProgress { message });
         }
         if iteration >= limits.max_iterations {
             let message = format!("stopped after {iteration} model requests (limit)");
@@ -128,7 +148,7 @@ pub async fn drive_run_with_retry<H: RunHost>(
             end_run(host, RunEndReason::Completed, None).await?;
             return Ok(RunOutcome::Completed);
         }
-        answer(host, tools, &calls).await?;
+        answer(host, tools, &calls, &prepared.run_calls, limits).await?;
         end_turn(host, iteration, FinishReason::ToolUse).await?;
     }
 }
@@ -205,11 +225,14 @@ impl<H: RunHost> RunHost for Quiet<'_, H> {
 
 /// Ask the host about each call in call order (an approval waits here), then run the allowed
 /// ones concurrently and commit every result in call order, whatever order they finished in, so
-/// the log (and replay) never depends on timing.
+/// the log (and replay) never depends on timing. A failure that repeats an earlier failed call of
+/// the run (`earlier`) carries the brakes' note, so the model hears it with the error itself.
 async fn answer<H: RunHost>(
     host: &mut H,
     tools: &ToolRegistry,
     calls: &[PendingCall],
+    earlier: &[CallRecord],
+    limits: &RunLimits,
 ) -> Result<(), HostError> {
     let mut decisions = Vec::with_capacity(calls.len());
     for call in calls {
@@ -227,12 +250,27 @@ async fn answer<H: RunHost>(
             }),
     )
     .await;
+    let mut seen = earlier.to_vec();
     for (call, output) in calls.iter().zip(outputs) {
+        let mut content = output.content;
+        if output.is_error
+            && let Some(note) =
+                brakes::repeat_note(&seen, &call.name, &call.arguments, &limits.brakes)
+        {
+            content.push_str(&note);
+        }
+        seen.push(CallRecord::new(
+            &call.name,
+            &call.arguments,
+            output.is_error,
+            &content,
+        ));
         host.commit(EntryKind::ToolResult {
             call_id: call.call_id.clone(),
             name: call.name.clone(),
-            content: output.content,
+            content,
             is_error: output.is_error,
+            meta: output.meta,
         })
         .await?;
     }

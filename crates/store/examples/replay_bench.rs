@@ -57,6 +57,7 @@ fn kind(i: u64) -> EntryKind {
             name: "read_file".into(),
             content: TOOL_OUTPUT.into(),
             is_error: false,
+            meta: Default::default(),
         },
         5 => EntryKind::TurnEnd {
             iteration: 1,

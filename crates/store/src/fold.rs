@@ -67,6 +67,9 @@ pub struct SegmentState {
     pub next_queue_id: QueueId,
     /// `turn_end` entries since the open run started (the iteration cap counts these).
     pub iterations_in_run: u32,
+    /// Where the open run's items begin in `history` (the loop brakes look at these); 0 when
+    /// the segment began mid-run.
+    pub run_history_start: usize,
     /// Approval requests of the open run, answered or not, in request order. A run's end
     /// closes them all (a cancelled run's pending request is no longer pending).
     pub approvals: Vec<ApprovalState>,
@@ -153,6 +156,7 @@ impl SegmentState {
             next_seq: EntrySeq(1),
             next_queue_id: QueueId(1),
             iterations_in_run: 0,
+            run_history_start: 0,
             approvals: Vec::new(),
             standing_approvals: start.standing_approvals.clone(),
             outbox: Vec::new(),
@@ -176,6 +180,7 @@ impl SegmentState {
             EntryKind::RunStart { trigger } => {
                 self.open_run = Some(*trigger);
                 self.iterations_in_run = 0;
+                self.run_history_start = self.history.len();
             }
             EntryKind::UserInput { text, queue_id, .. } => {
                 self.history
@@ -215,6 +220,7 @@ impl SegmentState {
                         },
                         RunEndReason::Completed
                         | RunEndReason::LimitReached
+                        | RunEndReason::NoProgress
                         | RunEndReason::Cancelled
                         | RunEndReason::Abandoned
                         | RunEndReason::Unknown => Report::TurnEnded,

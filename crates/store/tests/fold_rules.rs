@@ -57,6 +57,7 @@ fn tool_result(call_id: &str) -> EntryKind {
         name: "read_file".into(),
         content: "ok".into(),
         is_error: false,
+        meta: Default::default(),
     }
 }
 
@@ -232,6 +233,7 @@ fn items_reach_history_in_model_form() {
         name: "n".into(),
         content: "bad".into(),
         is_error: true,
+        meta: Default::default(),
     })
     .ok(EntryKind::AssistantItem {
         item: ModelItem::AssistantText { text: "t".into() },

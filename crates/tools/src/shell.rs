@@ -17,7 +17,7 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use seedpod_engine::{Tool, ToolOutput};
-use seedpod_protocol::ToolSpec;
+use seedpod_protocol::{ToolMeta, ToolSpec};
 use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::time::Instant;
@@ -111,7 +111,7 @@ impl Tool for Shell {
             description: format!(
                 "Run a command line with `bash -lc` in the working directory and return its exit \
                  code, stdout and stderr (each cut to {} KiB, keeping the start and the end). A \
-                 non-zero exit code is a normal result. Times out after {} s unless timeout_secs \
+                 non-zero exit code or a timeout makes the call fail. Times out after {} s unless timeout_secs \
                  says otherwise (at most {} s); on timeout the command and everything it started \
                  are killed and the exit code is {TIMEOUT_EXIT_CODE}. {} Prefer read_file, \
                  grep, glob and edit_file for files.",
@@ -256,15 +256,25 @@ async fn run(
         }
     };
 
+    let mut meta = ToolMeta::default();
     let status_line = match status {
         Some(status) => {
             // Background processes it left running (a server started with `&`) are the
             // command's business; only a timeout or a dropped call kills the group.
             group.disarm();
+            meta.exit_code = status.code();
+            meta.signal = status.signal();
             describe_status(status)
         }
         None => {
             group.kill();
+            meta.exit_code = Some(TIMEOUT_EXIT_CODE);
+            meta.timed_out = true;
+            tracing::warn!(
+                event = "tool_timeout",
+                tool = "shell",
+                timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+            );
             // Reap the shell itself; its group is already dead, so this returns at once.
             let _ = child.wait().await;
             notes.push(format!(
@@ -293,7 +303,26 @@ async fn run(
             notes.push(watch::note(&changed));
         }
     }
-    ToolOutput::ok(render(&status_line, &notes, &out, &err))
+    meta.dropped(out.dropped() + err.dropped());
+    if meta.truncated {
+        tracing::info!(
+            event = "tool_output_truncated",
+            tool = "shell",
+            bytes_dropped = meta.bytes_dropped,
+            stdout_bytes = out.total,
+            stderr_bytes = err.total,
+        );
+    }
+    let text = render(&status_line, &notes, &out, &err);
+    // A failed command is a failed call (the model, the log and the TUI all see it so); the
+    // text still carries everything it printed.
+    let failed = meta.timed_out || status.is_none_or(|s| !s.success());
+    let output = if failed {
+        ToolOutput::error(text)
+    } else {
+        ToolOutput::ok(text)
+    };
+    output.with_meta(meta)
 }
 
 /// Said after a failed sandboxed command whose errors look like the sandbox refused something.
@@ -500,41 +529,59 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn output_and_a_non_zero_exit_are_a_normal_result() {
+    async fn a_zero_exit_succeeds_and_says_its_code() {
+        let f = Fixture::new();
+        let out = f.call("shell", r#"{"command": "true"}"#).await;
+        assert!(!out.is_error);
+        assert_eq!(out.content, "exit code 0\n(no output)\n");
+        assert_eq!(out.meta.exit_code, Some(0));
+        assert!(out.meta.duration_ms.is_some());
+        assert_eq!(
+            f.ok("shell", r#"{"command": "printf 'no newline'"}"#).await,
+            "exit code 0\n--- stdout ---\nno newline\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_non_zero_exit_fails_the_call_with_its_output_and_code() {
         let f = Fixture::new();
         let out = f
-            .ok("shell", r#"{"command": "pwd; echo oops >&2; exit 3"}"#)
+            .call("shell", r#"{"command": "pwd; echo oops >&2; exit 3"}"#)
             .await;
+        assert!(out.is_error, "{}", out.content);
         assert_eq!(
-            out,
+            out.content,
             format!(
                 "exit code 3\n--- stdout ---\n{}\n--- stderr ---\noops\n",
                 f.cwd.display()
             )
         );
+        assert_eq!(out.meta.exit_code, Some(3));
+        assert_eq!(out.meta.outcome().as_deref(), Some("exit 3"));
+        assert!(!out.meta.truncated);
+
+        let killed = f.call("shell", r#"{"command": "kill -TERM $$"}"#).await;
+        assert!(killed.is_error);
+        assert_eq!(killed.content, "terminated by signal 15\n(no output)\n");
         assert_eq!(
-            f.ok("shell", r#"{"command": "true"}"#).await,
-            "exit code 0\n(no output)\n"
-        );
-        assert_eq!(
-            f.ok("shell", r#"{"command": "printf 'no newline'"}"#).await,
-            "exit code 0\n--- stdout ---\nno newline\n"
-        );
-        assert_eq!(
-            f.ok("shell", r#"{"command": "kill -TERM $$"}"#).await,
-            "terminated by signal 15\n(no output)\n"
+            (killed.meta.exit_code, killed.meta.signal),
+            (None, Some(15))
         );
     }
 
     #[tokio::test]
     async fn a_timeout_kills_the_whole_process_group() {
         let f = Fixture::new();
-        let out = f
-            .ok(
+        let output = f
+            .call(
                 "shell",
                 r#"{"command": "sleep 100 & echo $! > pidfile; wait", "timeout_secs": 1}"#,
             )
             .await;
+        assert!(output.is_error, "a timeout is a failed call");
+        assert!(output.meta.timed_out);
+        assert_eq!(output.meta.exit_code, Some(TIMEOUT_EXIT_CODE));
+        let out = output.content;
         assert!(out.starts_with("exit code 124\n[timed out after 1 s; the command and every process it started were killed."), "{out}");
         let pid: i32 = f.read("pidfile").trim().parse().expect("pid in pidfile");
         wait_until_gone(pid, Duration::from_secs(5));
@@ -575,12 +622,16 @@ mod tests {
     #[tokio::test]
     async fn a_megabyte_of_output_is_cut_with_the_dropped_count() {
         let f = Fixture::new();
-        let out = f
-            .ok(
+        let output = f
+            .call(
                 "shell",
                 r#"{"command": "head -c 1000000 /dev/zero | tr '\\0' a; head -c 1000000 /dev/zero | tr '\\0' b >&2"}"#,
             )
             .await;
+        assert!(!output.is_error);
+        assert!(output.meta.truncated);
+        assert_eq!(output.meta.bytes_dropped, 2 * 795_200);
+        let out = output.content;
         // 1,000,000 - 200 KiB kept.
         assert!(
             out.contains("[… 795,200 bytes of stdout dropped here (1,000,000 in total);"),

@@ -307,6 +307,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
                 name: "read_file".into(),
                 content: output.join("\n"),
                 is_error: n % 7 == 0,
+                meta: Default::default(),
             },
             false,
             &mut made,

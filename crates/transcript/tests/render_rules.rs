@@ -100,6 +100,7 @@ fn tool_errors_use_the_error_colour() {
         status: ToolStatus::Error,
         output: "no such file".into(),
         duration_ms: None,
+        outcome: None,
     });
     let lines = cell_lines(&cell, 80, &theme);
     let error = theme.style(Role::Error);

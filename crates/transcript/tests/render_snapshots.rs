@@ -22,6 +22,7 @@ fn tool_output_of_2000_lines_expanded() {
         status: ToolStatus::Ok,
         output: long_output(2000),
         duration_ms: Some(65_000),
+        outcome: None,
     });
     let text = at_widths(&cell);
     // Every output line is there at every width (wrapped at 40, so more rows there).

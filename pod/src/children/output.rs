@@ -488,6 +488,7 @@ fn run_end_text(reason: RunEndReason) -> &'static str {
     match reason {
         RunEndReason::Completed => "completed",
         RunEndReason::LimitReached => "stopped at its iteration limit",
+        RunEndReason::NoProgress => "stopped because it made no progress",
         RunEndReason::Cancelled => "cancelled",
         RunEndReason::Abandoned => "abandoned for newer input",
         RunEndReason::Error => "error",
@@ -663,6 +664,7 @@ mod tests {
                     name: "shell".into(),
                     content: "exit 1".into(),
                     is_error: true,
+                    meta: Default::default(),
                 },
                 EntryKind::Usage(Usage::default()),
                 said("Fixed it.\nAll tests pass."),

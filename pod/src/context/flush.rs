@@ -96,6 +96,7 @@ pub async fn run(provider: &dyn Provider, retry: &RetryPolicy, input: FlushInput
     let start = host.history.len();
     let limits = RunLimits {
         max_iterations: MAX_REQUESTS,
+        brakes: seedpod_engine::BrakeLimits::default(),
     };
     let outcome = tokio::time::timeout(
         TIMEOUT,
@@ -149,6 +150,9 @@ impl RunHost for FlushHost<'_> {
             body,
             unanswered: unanswered_tool_calls(&self.history),
             iteration: self.iterations,
+            // The flush is a few quiet requests with its own small iteration cap; the brakes
+            // judge the person's runs.
+            run_calls: Vec::new(),
         })
     }
 

@@ -80,6 +80,7 @@ impl Controller {
                 body,
                 unanswered: Vec::new(),
                 iteration: self.state.iterations_in_run,
+                run_calls: Vec::new(),
             }))
     }
 
@@ -526,7 +527,7 @@ impl Controller {
     }
 
     /// A tool result too large for the context it is about to join keeps its head and tail.
-    pub(super) fn fit_tool_result(&self, content: String) -> String {
+    pub(super) fn fit_tool_result(&self, tool: &str, content: String) -> String {
         let Some(window) = self.state.window.map(|w| w.tokens) else {
             return content;
         };
@@ -538,6 +539,7 @@ impl Controller {
         let keep = (budget * 4) as usize / 2;
         tracing::warn!(
             event = "tool_output_truncated",
+            tool,
             original_size = content.len(),
             window,
         );

@@ -160,7 +160,14 @@ impl Controller {
             body,
             unanswered,
             iteration: self.state.iterations_in_run,
+            run_calls: self.run_calls(),
         })
+    }
+
+    /// The open run's answered tool calls, for the loop brakes.
+    fn run_calls(&self) -> Vec<seedpod_engine::CallRecord> {
+        let start = self.state.run_history_start.min(self.state.history.len());
+        seedpod_engine::brakes::calls_in(&self.state.history[start..])
     }
 
     /// The exact body the next provider request carries, from committed history only.
@@ -188,8 +195,11 @@ impl Controller {
                 name,
                 content,
                 is_error,
+                mut meta,
             } => {
-                let content = self.fit_tool_result(content);
+                let before = content.len();
+                let content = self.fit_tool_result(&name, content);
+                meta.dropped(before.saturating_sub(content.len()) as u64);
                 // A sandboxed command changed files git or seedpod run commands from outside
                 // the sandbox: the person must hear it, not only the model.
                 if let Some(at) = content.find(seedpod_tools::TAMPER_NOTE) {
@@ -206,6 +216,7 @@ impl Controller {
                     name,
                     content,
                     is_error,
+                    meta,
                 }
             }
             other => other,

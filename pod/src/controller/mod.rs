@@ -36,7 +36,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use seedpod_engine::{
-    HostError, PreparedRequest, Provider, ProviderEvent, RetryPolicy, RunOutcome, ToolRegistry,
+    HostError, PreparedRequest, Provider, ProviderEvent, RetryPolicy, RunLimits, RunOutcome,
+    ToolRegistry,
 };
 use seedpod_protocol::{
     Entry, EntryKind, EventSeq, InFlightToolCall, PodName, PodState, ServerMsg,
@@ -175,7 +176,7 @@ pub struct ControllerParts {
     pub entries: Vec<Entry>,
     pub provider: Arc<dyn Provider>,
     pub tools: ToolRegistry,
-    pub max_iterations: u32,
+    pub limits: RunLimits,
     /// How hard runs retry transient provider failures (configured by `[retry]`).
     pub retry: RetryPolicy,
     /// Alerts found while restoring (torn tail, interrupted run), published once clients come.
@@ -199,7 +200,7 @@ pub struct Controller {
     in_flight: InFlight,
     provider: Arc<dyn Provider>,
     tools: ToolRegistry,
-    max_iterations: u32,
+    limits: RunLimits,
     retry: RetryPolicy,
     /// Bumped whenever a run task is started or abandoned; commands from older runs are refused.
     generation: u64,
@@ -273,7 +274,7 @@ impl Controller {
             in_flight: InFlight::default(),
             provider: parts.provider,
             tools: parts.tools,
-            max_iterations: parts.max_iterations,
+            limits: parts.limits,
             retry: parts.retry,
             generation: 0,
             tx: tx.clone(),

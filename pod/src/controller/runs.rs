@@ -3,9 +3,7 @@
 
 use std::time::Instant;
 
-use seedpod_engine::{
-    HostError, RunLimits, RunOutcome, drive_run_with_retry, unanswered_tool_calls,
-};
+use seedpod_engine::{HostError, RunOutcome, drive_run_with_retry, unanswered_tool_calls};
 use seedpod_protocol::{
     AlertLevel, DequeueReason, EntryKind, EntrySeq, QueuedItem, RunEndReason, RunTrigger,
     SystemItem,
@@ -59,9 +57,7 @@ impl Controller {
         };
         let provider = self.provider.clone();
         let tools = self.tools.clone();
-        let limits = RunLimits {
-            max_iterations: self.max_iterations,
-        };
+        let limits = self.limits;
         let retry = self.retry;
         let tx = self.tx.clone();
         let attachments = self.attachments();
@@ -274,6 +270,7 @@ impl Controller {
                     name: call.name,
                     content: render::orphan_result(),
                     is_error: true,
+                    meta: Default::default(),
                 },
                 Durability::Buffered,
             )

@@ -16,8 +16,7 @@ use std::time::Duration;
 
 use seedpod_engine::testing::{CompletionLog, EchoTool, WaitTool, scripted_model};
 use seedpod_engine::{
-    Context, DEFAULT_MAX_ITERATIONS, Provider, ScriptStep, ScriptToolCall, ScriptedProvider,
-    ToolRegistry,
+    Context, Provider, ScriptStep, ScriptToolCall, ScriptedProvider, ToolRegistry,
 };
 use seedpod_protocol::{
     AckOutcome, DequeueReason, Entry, EntryKind, EntrySeq, ErrorCode, Method, ModelItem, Origin,
@@ -171,7 +170,7 @@ async fn parts(
         entries: vec![first],
         provider: provider.clone(),
         tools,
-        max_iterations: DEFAULT_MAX_ITERATIONS,
+        limits: seedpod_engine::RunLimits::default(),
         retry: seedpod_engine::RetryPolicy::default(),
         alerts: Vec::new(),
         session,
@@ -924,13 +923,10 @@ async fn resume_reruns_unanswered_tool_calls_before_the_next_request() {
     assert_eq!(pod.run_end().await, RunEndReason::Completed);
 
     let log = pod.log();
-    let result = EntryKind::ToolResult {
-        call_id: "call_1_0".into(),
-        name: "wait".into(),
-        content: "wait was released".into(),
-        is_error: false,
-    };
-    let result_at = position(&log, "tool_result", |k| *k == result);
+    let result_at = position(&log, "tool_result", |k| {
+        matches!(k, EntryKind::ToolResult { call_id, name, content, is_error: false, .. }
+            if call_id.as_str() == "call_1_0" && name == "wait" && content == "wait was released")
+    });
     let answer_at = position(&log, "final answer", |k| {
         matches!(
             k,
@@ -974,6 +970,7 @@ async fn cancel_while_running_closes_orphans_and_records_an_interrupt() {
                 name: "wait".into(),
                 content: render::orphan_result(),
                 is_error: true,
+                meta: Default::default(),
             },
             &EntryKind::SystemItem {
                 item: SystemItem::Interrupt {

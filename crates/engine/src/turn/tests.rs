@@ -66,7 +66,10 @@ async fn run(
         host,
         provider.as_ref(),
         tools,
-        &RunLimits { max_iterations },
+        &RunLimits {
+            max_iterations,
+            ..RunLimits::default()
+        },
     )
     .await
 }
@@ -102,7 +105,26 @@ fn result(call_id: &str, name: &str, content: &str, is_error: bool) -> EntryKind
         name: name.into(),
         content: content.into(),
         is_error,
+        meta: Default::default(),
     }
+}
+
+/// The log with each result's measured duration checked and taken out, so it can be compared
+/// with what a test expects.
+fn timeless(log: &[EntryKind]) -> Vec<EntryKind> {
+    log.iter()
+        .cloned()
+        .map(|mut kind| {
+            if let EntryKind::ToolResult { meta, .. } = &mut kind {
+                assert!(
+                    meta.duration_ms.is_some(),
+                    "every result says how long it took"
+                );
+                meta.duration_ms = None;
+            }
+            kind
+        })
+        .collect()
 }
 
 fn turn_end(iteration: u32, finish: FinishReason) -> EntryKind {
@@ -146,7 +168,7 @@ async fn plain_answer_commits_text_then_ends_the_run() {
         turn_end(0, FinishReason::Stop),
         completed(),
     ]);
-    assert_eq!(host.log, expected);
+    assert_eq!(timeless(&host.log), expected);
     assert_eq!(host.bodies.len(), 1);
     assert!(
         host.provisional
@@ -177,7 +199,7 @@ async fn tool_call_round_trip_sends_the_result_in_the_next_request() {
         turn_end(1, FinishReason::Stop),
         completed(),
     ]);
-    assert_eq!(host.log, expected);
+    assert_eq!(timeless(&host.log), expected);
     assert_eq!(host.bodies.len(), 2);
     assert!(host.bodies[1].contains(r#""type":"tool_result","call_id":"call_1_0""#));
 }
@@ -318,7 +340,7 @@ async fn provider_error_commits_nothing_partial_and_ends_the_run() {
         reason: RunEndReason::Error,
         message: Some("invalid API key".into()),
     });
-    assert_eq!(host.log, expected);
+    assert_eq!(timeless(&host.log), expected);
     assert!(
         host.provisional
             .contains(&ProviderEvent::TextDelta("half".into())),
@@ -340,7 +362,7 @@ async fn unanswered_calls_in_history_run_before_any_request() {
 
     assert_eq!(run(&mut host, &tools, 20).await, Ok(RunOutcome::Completed));
     assert_eq!(
-        host.log[4..],
+        timeless(&host.log[4..]),
         [
             result("c1", "echo", "{\"n\":1}", false),
             turn_end(0, FinishReason::ToolUse),
@@ -375,7 +397,15 @@ async fn host_commit_failure_stops_the_loop_without_further_commits() {
     );
     assert_eq!(host.commit_attempts, 3);
     assert_eq!(host.log.last(), Some(&call("call_1_0", "echo", "{}")));
-    assert_eq!(host.bodies.len(), 1);
+    assert!(
+        !host.log.iter().any(|k| matches!(
+            k,
+            EntryKind::AssistantItem {
+                item: ModelItem::AssistantText { .. }
+            }
+        )),
+        "the model was not asked again"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -398,7 +428,7 @@ async fn dropping_the_run_mid_tool_loses_nothing_and_a_new_run_resumes() {
     release.notify_one();
     assert_eq!(run(&mut host, &tools, 20).await, Ok(RunOutcome::Completed));
     assert_eq!(
-        host.log[4..],
+        timeless(&host.log[4..]),
         [
             result("call_1_0", "wait", "wait was released", false),
             turn_end(0, FinishReason::ToolUse),
@@ -422,4 +452,90 @@ fn drive_run_future_is_send() {
     assert_eq!(limits.max_iterations, DEFAULT_MAX_ITERATIONS);
     let future = drive_run(&mut host, provider.as_ref(), &tools, &limits);
     assert_send(&future);
+}
+
+#[tokio::test]
+async fn a_repeated_failing_call_is_told_to_change_and_five_failures_stop_the_run() {
+    let tools = echo_tools();
+    // The model keeps calling a tool that does not exist, each time with other arguments
+    // except the second, which repeats the first.
+    let steps = vec![
+        calls_step(&[("missing", r#"{"n":1}"#)]),
+        calls_step(&[("missing", r#"{"n":1}"#)]),
+        calls_step(&[("missing", r#"{"n":3}"#)]),
+        calls_step(&[("missing", r#"{"n":4}"#)]),
+        calls_step(&[("missing", r#"{"n":5}"#)]),
+        answer_step("never asked"),
+    ];
+    let mut host = host(steps, &tools);
+    let outcome = run(&mut host, &tools, 20).await.unwrap();
+    let RunOutcome::NoProgress { message } = outcome else {
+        panic!("the fifth failure in a row stops the run: {outcome:?}");
+    };
+    assert!(
+        message.contains("5 tool calls failed in a row"),
+        "{message}"
+    );
+    let answered = |log: &[EntryKind]| {
+        log.iter().any(|k| {
+            matches!(
+                k,
+                EntryKind::AssistantItem {
+                    item: ModelItem::AssistantText { .. }
+                }
+            )
+        })
+    };
+    assert!(!answered(&host.log), "no request after the brake");
+    let results: Vec<&str> = host
+        .log
+        .iter()
+        .filter_map(|k| match k {
+            EntryKind::ToolResult { content, .. } => Some(content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 5);
+    assert!(!results[0].contains("failed 2 times"), "{}", results[0]);
+    assert!(
+        results[1].contains("failed 2 times in this run"),
+        "{}",
+        results[1]
+    );
+    assert!(results[2..].iter().all(|r| !r.contains("failed 2 times")));
+    assert_eq!(
+        host.log.last(),
+        Some(&EntryKind::RunEnd {
+            reason: RunEndReason::NoProgress,
+            message: Some(message),
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_resumed_run_brakes_as_the_uninterrupted_one_would() {
+    let tools = echo_tools();
+    // Four failures are already in history when the run resumes; one more stops it.
+    let steps = vec![calls_step(&[("missing", r#"{"n":5}"#)]), answer_step("no")];
+    let mut host = host(steps, &tools);
+    for n in 1..=4 {
+        let id = format!("old{n}");
+        host.record(call(&id, "missing", &format!("{{\"n\":{n}}}")));
+        host.record(result(&id, "missing", "unknown tool", true));
+        host.record(turn_end(n - 1, FinishReason::ToolUse));
+    }
+    let outcome = run(&mut host, &tools, 20).await.unwrap();
+    assert!(
+        matches!(outcome, RunOutcome::NoProgress { .. }),
+        "{outcome:?}"
+    );
+    assert!(
+        !host.log.iter().any(|k| matches!(
+            k,
+            EntryKind::AssistantItem {
+                item: ModelItem::AssistantText { .. }
+            }
+        )),
+        "the model was not asked again"
+    );
 }

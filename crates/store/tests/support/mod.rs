@@ -91,6 +91,7 @@ pub fn realistic_run() -> Vec<EntryKind> {
             name: "read_file".into(),
             content: "hello \"world\"\n".into(),
             is_error: false,
+            meta: Default::default(),
         },
         EntryKind::TurnEnd {
             iteration: 1,
@@ -219,6 +220,7 @@ pub fn fold_valid_kind() -> impl Strategy<Value = EntryKind> {
                 name: "tool".into(),
                 content,
                 is_error,
+                meta: Default::default(),
             }
         }),
         (system_item(), proptest::option::of(queue_id()))

@@ -156,6 +156,8 @@ pub enum CellKind {
         output: String,
         /// From the call's commit to its result's commit, when both are known.
         duration_ms: Option<u64>,
+        /// How it ended, for the header (a command's exit code, a timeout).
+        outcome: Option<String>,
     },
     /// A tool call that waits (or waited) for a person's approval, with how it was answered.
     Approval {

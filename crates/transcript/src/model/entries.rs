@@ -48,7 +48,8 @@ impl Transcript {
                 name,
                 content,
                 is_error,
-            } => self.tool_result(call_id, name, content, *is_error, entry.ts),
+                meta,
+            } => self.tool_result(call_id, name, content, *is_error, meta.outcome(), entry.ts),
             EntryKind::SystemItem { item, .. } => {
                 let kind = system_cell(item, entry);
                 self.push_committed(kind, None);
@@ -222,6 +223,7 @@ impl Transcript {
                     status: ToolStatus::Running,
                     output: String::new(),
                     duration_ms: None,
+                    outcome: None,
                 };
                 let index = self.push_committed(kind, replaces);
                 let call = OpenCall {
@@ -252,6 +254,7 @@ impl Transcript {
         result_name: &str,
         content: &str,
         is_error: bool,
+        outcome: Option<String>,
         ts: u64,
     ) -> bool {
         let status = if is_error {
@@ -267,6 +270,7 @@ impl Transcript {
                 status,
                 output: content.to_string(),
                 duration_ms: None,
+                outcome,
             };
             self.push_committed(kind, None);
             return true;
@@ -278,12 +282,14 @@ impl Transcript {
             status: cell_status,
             output,
             duration_ms,
+            outcome: cell_outcome,
             ..
         } = &mut cell.kind
         {
             *cell_status = status;
             *output = content.to_string();
             *duration_ms = Some(ts.saturating_sub(call.ts));
+            *cell_outcome = outcome;
         }
         cell.touch();
         true

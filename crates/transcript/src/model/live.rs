@@ -132,6 +132,7 @@ impl Transcript {
                         status: ToolStatus::Running,
                         output: String::new(),
                         duration_ms: None,
+                        outcome: None,
                     },
                 };
                 let cell = Cell::new(self.fresh_id(), kind);

@@ -77,6 +77,7 @@ fn dispatch(cell: &Cell, available: usize, theme: &Theme) -> Vec<Line<'static>> 
             status,
             output,
             duration_ms,
+            outcome,
             ..
         } => {
             let view = tool::ToolView {
@@ -85,6 +86,7 @@ fn dispatch(cell: &Cell, available: usize, theme: &Theme) -> Vec<Line<'static>> 
                 status: *status,
                 output,
                 duration_ms: *duration_ms,
+                outcome: outcome.as_deref(),
                 expanded: cell.expanded,
             };
             tool::tool_call(&view, available, theme)

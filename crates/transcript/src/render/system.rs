@@ -168,6 +168,7 @@ pub(crate) fn run_end(
     let (label, role) = match reason {
         RunEndReason::Completed => ("done", Role::Dim),
         RunEndReason::LimitReached => ("stopped at the iteration limit", Role::Warn),
+        RunEndReason::NoProgress => ("stopped: no progress", Role::Warn),
         RunEndReason::Cancelled => ("cancelled", Role::Warn),
         RunEndReason::Abandoned => ("abandoned", Role::Warn),
         RunEndReason::Error => ("failed", Role::Error),

@@ -33,6 +33,8 @@ pub(crate) struct ToolView<'a> {
     pub(crate) status: ToolStatus,
     pub(crate) output: &'a str,
     pub(crate) duration_ms: Option<u64>,
+    /// "exit 3", "timed out": shown before the duration.
+    pub(crate) outcome: Option<&'a str>,
     pub(crate) expanded: bool,
 }
 
@@ -121,6 +123,10 @@ fn header(call: &ToolView<'_>, available: usize, theme: &Theme) -> Line<'static>
         (ToolStatus::Ok | ToolStatus::Error, Some(ms)) => format!(" · {}", duration_ms(ms)),
         (ToolStatus::Ok | ToolStatus::Error, None) => String::new(),
     };
+    let outcome = call
+        .outcome
+        .map(|o| format!(" · {}", sanitize(o).replace('\n', " ")))
+        .unwrap_or_default();
     let mut spans = vec![
         Span::styled(toggle, theme.style(Role::Dim)),
         Span::styled(glyph, theme.style(glyph_role)),
@@ -129,7 +135,7 @@ fn header(call: &ToolView<'_>, available: usize, theme: &Theme) -> Line<'static>
             theme.style(Role::Tool).add_modifier(Modifier::BOLD),
         ),
     ];
-    let fixed = width(toggle) + width(glyph) + width(&name) + width(&tail);
+    let fixed = width(toggle) + width(glyph) + width(&name) + width(&outcome) + width(&tail);
     let room = available.saturating_sub(fixed + 1);
     if let Some(argument) = key_argument(call.arguments)
         && room > 1
@@ -139,6 +145,9 @@ fn header(call: &ToolView<'_>, available: usize, theme: &Theme) -> Line<'static>
             truncate(&argument, room),
             theme.style(Role::Assistant),
         ));
+    }
+    if !outcome.is_empty() {
+        spans.push(Span::styled(outcome, theme.style(Role::Error)));
     }
     spans.push(Span::styled(tail, theme.style(Role::Dim)));
     Line::from(spans)
@@ -179,5 +188,36 @@ mod tests {
         assert_eq!(key_argument(r#"{"x":"first"}"#).as_deref(), Some("first"));
         assert_eq!(key_argument(r#"{"pa"#).as_deref(), Some(r#"{"pa"#));
         assert_eq!(key_argument("{}"), None);
+    }
+
+    fn header_text(status: ToolStatus, outcome: Option<&str>) -> String {
+        let view = ToolView {
+            name: "shell",
+            arguments: r#"{"command":"make test"}"#,
+            status,
+            output: "exit code 2",
+            duration_ms: Some(1_500),
+            outcome,
+            expanded: false,
+        };
+        let line = header(&view, 80, &Theme::colored());
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn a_failed_command_shows_how_it_ended_in_its_header() {
+        let failed = header_text(ToolStatus::Error, Some("exit 2"));
+        assert!(
+            failed.starts_with("▸ ✗ shell make test · exit 2 · "),
+            "{failed}"
+        );
+        let ok = header_text(ToolStatus::Ok, None);
+        assert!(!ok.contains("exit"), "{ok}");
+        // An outcome cannot smuggle a control sequence or a line break into the header.
+        let hostile = header_text(ToolStatus::Error, Some("exit\n\u{1b}[2J1"));
+        assert!(
+            !hostile.contains('\u{1b}') && !hostile.contains('\n'),
+            "{hostile:?}"
+        );
     }
 }

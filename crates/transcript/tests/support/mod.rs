@@ -94,6 +94,7 @@ pub fn tool_result(call_id: &str, name: &str, content: &str, is_error: bool) -> 
         name: name.into(),
         content: content.into(),
         is_error,
+        meta: Default::default(),
     }
 }
 
@@ -212,6 +213,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
         status,
         output,
         duration_ms,
+        outcome: None,
     };
     vec![
         (
@@ -358,6 +360,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
                     "\u{1b}[32m   Compiling\u{1b}[0m seedpod\tv0.1.0\r\n\u{1b}[1mFinished\u{1b}[0m"
                         .into(),
                 duration_ms: Some(4_200),
+                outcome: None,
             }),
         ),
         (

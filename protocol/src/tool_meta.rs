@@ -1,0 +1,118 @@
+//! `ToolMeta`: the facts about a tool call's outcome that a client or a script wants without
+//! parsing the result text (exit code, how much output was dropped, how long it ran). Stored
+//! beside the text in the `tool_result` entry; the model reads the same facts in the text, so
+//! the metadata is never sent to it and an entry without any is what older pods wrote.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolMeta {
+    /// A command's exit code; 124 after a timeout, as coreutils' `timeout` reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended a command, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// The call ran past its time limit and was stopped.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub timed_out: bool,
+    /// Output bytes left out of the text (a command's middle, a result cut to fit).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bytes_dropped: u64,
+    /// The text is not the whole output (`bytes_dropped` says how much is missing when known).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub truncated: bool,
+    /// Wall time from the call's start to its result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+}
+
+impl ToolMeta {
+    /// Nothing known: such metadata is left out of the entry.
+    pub fn is_empty(&self) -> bool {
+        *self == ToolMeta::default()
+    }
+
+    /// A few words on how a failed command ended ("exit 3", "timed out", "signal 9"), for
+    /// summary lines; `None` when there is nothing to say beyond success.
+    pub fn outcome(&self) -> Option<String> {
+        if self.timed_out {
+            return Some("timed out".to_owned());
+        }
+        if let Some(signal) = self.signal {
+            return Some(format!("signal {signal}"));
+        }
+        match self.exit_code {
+            Some(0) | None => None,
+            Some(code) => Some(format!("exit {code}")),
+        }
+    }
+
+    /// Record `dropped` more bytes left out of the text.
+    pub fn dropped(&mut self, dropped: u64) {
+        if dropped > 0 {
+            self.bytes_dropped = self.bytes_dropped.saturating_add(dropped);
+            self.truncated = true;
+        }
+    }
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_metadata_writes_nothing_and_reads_back_from_nothing() {
+        assert_eq!(serde_json::to_string(&ToolMeta::default()).unwrap(), "{}");
+        let back: ToolMeta = serde_json::from_str("{}").unwrap();
+        assert!(back.is_empty());
+    }
+
+    #[test]
+    fn only_known_facts_are_written() {
+        let meta = ToolMeta {
+            exit_code: Some(3),
+            duration_ms: Some(40),
+            ..ToolMeta::default()
+        };
+        assert_eq!(
+            serde_json::to_string(&meta).unwrap(),
+            r#"{"exit_code":3,"duration_ms":40}"#
+        );
+    }
+
+    #[test]
+    fn the_outcome_names_what_went_wrong_first() {
+        let mut meta = ToolMeta {
+            exit_code: Some(124),
+            timed_out: true,
+            ..ToolMeta::default()
+        };
+        assert_eq!(meta.outcome().as_deref(), Some("timed out"));
+        meta.timed_out = false;
+        assert_eq!(meta.outcome().as_deref(), Some("exit 124"));
+        meta.exit_code = Some(0);
+        assert_eq!(meta.outcome(), None);
+        meta.signal = Some(9);
+        assert_eq!(meta.outcome().as_deref(), Some("signal 9"));
+    }
+
+    #[test]
+    fn dropping_bytes_marks_the_text_truncated() {
+        let mut meta = ToolMeta::default();
+        meta.dropped(0);
+        assert!(meta.is_empty());
+        meta.dropped(10);
+        meta.dropped(5);
+        assert_eq!(meta.bytes_dropped, 15);
+        assert!(meta.truncated);
+    }
+}
