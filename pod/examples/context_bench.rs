@@ -69,6 +69,7 @@ fn state(items: usize, window: u64) -> SegmentState {
             source: WindowSource::Config,
         }),
         compaction: None,
+        tasks: Vec::new(),
     };
     let entry = |seq: u64, kind| Entry {
         v: 1,

@@ -32,6 +32,7 @@ pub mod render;
 pub mod restore;
 pub mod server;
 pub mod session;
+pub mod task_list;
 
 pub use error::PodError;
 pub use offline::{OfflinePod, offline_context, open_offline};

@@ -97,6 +97,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         origin: Origin::New,
         context_window,
         compaction: None,
+        tasks: Vec::new(),
     };
     let (writer, first) =
         SegmentWriter::create(segment_path(&opts.pod_dir, &segment_id), start).await?;

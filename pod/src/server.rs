@@ -65,6 +65,7 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     // registered before the pod opens so a new segment offers them.
     let channel = Controller::channel();
     let mut tools = opts.tools.clone();
+    crate::task_list::UpdateTasks::register(&mut tools, &opts.session.policies);
     ChildTools::new(home.clone(), opts.name.clone(), channel.0.clone())
         .register(&mut tools, &opts.session.policies);
     let parts = open_pod(OpenOptions {

@@ -11,6 +11,7 @@ use crate::item::ModelItem;
 use crate::pod_event::PodEvent;
 use crate::segment::Segment;
 use crate::system_item::SystemItem;
+use crate::tasks::Task;
 use crate::tool_meta::ToolMeta;
 
 /// The entry format version written in every line's `v`.
@@ -185,6 +186,10 @@ pub struct SegmentStart {
     /// The summary itself is the first item of `seed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction: Option<Compaction>,
+    /// The model's task list carried over from the segment before (a compaction keeps the
+    /// plan; `/clear` starts without one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<Task>,
 }
 
 /// How many tokens the model's context holds, and how the pod knows.
@@ -623,6 +628,7 @@ mod tests {
                     focus: Some("the parser".into()),
                     memory_flush: vec!["write_file AGENTS.md".into()],
                 }),
+                tasks: Vec::new(),
             }),
             EntryKind::ContextWindow(ContextWindow {
                 tokens: 8192,

@@ -24,6 +24,7 @@ pub mod pod_event;
 pub mod printable;
 pub mod segment;
 pub mod system_item;
+pub mod tasks;
 pub mod text;
 pub mod tool_meta;
 
@@ -49,5 +50,6 @@ pub use pod_event::PodEvent;
 pub use printable::{printable_line, printable_text};
 pub use segment::{Segment, flatten_to_text, parse_typed};
 pub use system_item::SystemItem;
+pub use tasks::{ReminderSource, Task, TaskStatus, TaskTracker};
 pub use text::{char_prefix, ellipsize};
 pub use tool_meta::ToolMeta;

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::pod_event::PodEvent;
+use crate::tasks::ReminderSource;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -19,8 +20,13 @@ pub enum SystemItem {
     Knowledge { slug: String, body: String },
     /// A `/slug` workflow's instructions.
     Workflow { slug: String, body: String },
-    /// A reminder the pod adds (todo lists, deadlines).
-    TaskReminder { source: String, body: String },
+    /// A reminder the pod adds before a request (open tasks left untouched); `body` is wrapped
+    /// in `<system-reminder>` exactly once.
+    TaskReminder {
+        #[serde(default)]
+        source: ReminderSource,
+        body: String,
+    },
     /// Left in history when a turn was paused-then-abandoned or cancelled.
     Interrupt { body: String },
     /// A kind this binary does not know (written by a newer seedpod). Clients render it as a

@@ -490,6 +490,7 @@ fn after_compaction_paging_back() {
             focus: None,
             memory_flush: Vec::new(),
         }),
+        tasks: Vec::new(),
     });
     app.on_link(
         LinkEvent::Connected(Welcome {
@@ -569,4 +570,64 @@ fn after_compaction_paging_back() {
     app.on_key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE), now);
     let top = screen(&mut app);
     assert!(top.contains("What is in this directory?"), "{top}");
+}
+
+/// The model keeps a task list: it is pinned above the composer, Ctrl-T folds it to one line,
+/// and it goes away once every task is done.
+#[test]
+fn a_task_list_pinned_above_the_composer() {
+    let call = |id: &str, tasks: &str| {
+        [
+            EntryKind::AssistantItem {
+                item: ModelItem::ToolCall {
+                    call_id: id.into(),
+                    name: "update_tasks".into(),
+                    arguments: format!(r#"{{"tasks":{tasks}}}"#),
+                },
+            },
+            EntryKind::ToolResult {
+                call_id: id.into(),
+                name: "update_tasks".into(),
+                content: "task list updated".into(),
+                is_error: false,
+                meta: Default::default(),
+            },
+        ]
+    };
+    let open = r#"[{"content":"read the failing test","status":"done"},{"content":"find the cause","status":"in_progress"},{"content":"fix it","status":"pending"},{"content":"run the suite","status":"pending"}]"#;
+    let mut app = App::new(
+        &PodName::new("demo").unwrap(),
+        InputHistory::in_memory(),
+        Theme::plain(),
+    );
+    load(&mut app, PodState::Idle, call("t1", open).to_vec());
+    let unfolded = screen(&mut app);
+    insta::assert_snapshot!("tasks_unfolded", unfolded);
+    assert!(unfolded.contains("[~] find the cause"), "{unfolded}");
+
+    app.on_key(
+        KeyEvent::new(KeyCode::Char('t'), KeyModifiers::CONTROL),
+        Instant::now(),
+    );
+    let folded = screen(&mut app);
+    assert!(
+        folded.contains("\"  tasks 1/4 · now: find the cause  (Ctrl-T shows)"),
+        "{folded}"
+    );
+    assert!(!folded.contains("\"    [ ] run the suite"), "{folded}");
+
+    let finished = r#"[{"content":"read the failing test","status":"done"},{"content":"fix it","status":"done"}]"#;
+    let mut more = call("t1", open).to_vec();
+    more.extend(call("t2", finished));
+    let mut app = App::new(
+        &PodName::new("demo").unwrap(),
+        InputHistory::in_memory(),
+        Theme::plain(),
+    );
+    load(&mut app, PodState::Idle, more);
+    let done = screen(&mut app);
+    assert!(
+        !done.contains("\"  tasks "),
+        "a finished list is not pinned: {done}"
+    );
 }

@@ -84,6 +84,13 @@ pub enum Command {
         #[arg(long)]
         all: bool,
     },
+    /// The task list the pod's model keeps: `[x]` done, `[~]` in progress, `[ ]` pending.
+    Tasks {
+        name: Option<PodName>,
+        /// The list as JSON: `[{"content": …, "status": "pending" | "in_progress" | "done"}]`.
+        #[arg(long)]
+        json: bool,
+    },
     /// The exact JSON body of the pod's next provider request.
     Context { name: Option<PodName> },
     /// Pause the running turn, keeping what it committed.

@@ -117,6 +117,7 @@ mod tests {
                 origin,
                 context_window: None,
                 compaction,
+                tasks: Vec::new(),
             }),
         }
     }

@@ -27,6 +27,7 @@ mod show;
 mod start;
 mod stream_filter;
 mod tally;
+mod tasks;
 mod terminal;
 #[cfg(test)]
 mod test_support;
@@ -149,6 +150,7 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
             json,
             all: true,
         } => history::all_segments(&home, &existing(name)?, json),
+        Command::Tasks { name, json } => tasks::show(&home, &existing(name)?, json),
         Command::Context { name } => show::context(&home, &existing(name)?).await,
         Command::Pause { name } => control::simple(&home, &existing(name)?, Method::Pause).await,
         Command::Resume { name } => control::simple(&home, &existing(name)?, Method::Resume).await,

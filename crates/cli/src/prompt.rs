@@ -119,6 +119,10 @@ pub async fn show(home: &Home, name: Option<&PodName>) -> Result<()> {
 /// tools that are not denied (as `pod serve` adds them).
 fn offered_tools(tools: ToolRegistry, policies: &Policies) -> Vec<ToolSpec> {
     let mut specs = tools.specs();
+    if policies.for_tool(seedpod_protocol::tasks::UPDATE_TASKS) != seedpod_pod::policy::Policy::Deny
+    {
+        specs.push(seedpod_pod::task_list::spec());
+    }
     specs.extend(offered_specs(policies));
     specs
 }
@@ -271,6 +275,7 @@ mod tests {
             origin: Origin::New,
             context_window: window,
             compaction: None,
+            tasks: Vec::new(),
         })
     }
 

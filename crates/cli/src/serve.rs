@@ -39,6 +39,7 @@ fn run_limits(eff: &seedpod_config::Effective, flag: Option<u32>) -> seedpod_eng
             failures_in_a_row: LoopSettings::count(&settings.failures_in_a_row),
             repeat_limit: LoopSettings::count(&settings.repeat_limit),
         },
+        task_reminder_after: LoopSettings::count(&settings.remind_after),
     }
 }
 

@@ -109,6 +109,7 @@ pub struct ApprovalsFile {
     pub glob: Option<Policy>,
     pub grep: Option<Policy>,
     pub shell: Option<Policy>,
+    pub update_tasks: Option<Policy>,
     pub spawn_pod: Option<Policy>,
     pub send_to_pod: Option<Policy>,
     pub read_pod_output: Option<Policy>,
@@ -118,7 +119,7 @@ pub struct ApprovalsFile {
 
 impl ApprovalsFile {
     /// Each tool's written policy by name, in `Approvals::all` order.
-    pub(crate) fn slots_mut(&mut self) -> [(&'static str, &mut Option<Policy>); 12] {
+    pub(crate) fn slots_mut(&mut self) -> [(&'static str, &mut Option<Policy>); 13] {
         [
             ("read_file", &mut self.read_file),
             ("write_file", &mut self.write_file),
@@ -127,6 +128,7 @@ impl ApprovalsFile {
             ("glob", &mut self.glob),
             ("grep", &mut self.grep),
             ("shell", &mut self.shell),
+            ("update_tasks", &mut self.update_tasks),
             ("spawn_pod", &mut self.spawn_pod),
             ("send_to_pod", &mut self.send_to_pod),
             ("read_pod_output", &mut self.read_pod_output),
@@ -209,6 +211,7 @@ pub struct Approvals {
     glob: Setting<Policy>,
     grep: Setting<Policy>,
     shell: Setting<Policy>,
+    update_tasks: Setting<Policy>,
     spawn_pod: Setting<Policy>,
     send_to_pod: Setting<Policy>,
     read_pod_output: Setting<Policy>,
@@ -218,7 +221,8 @@ pub struct Approvals {
 
 impl Approvals {
     /// The file tools are allowed (they are confined to the scope); shell is not confined, so a
-    /// person approves each call. The child-pod tools are allowed: a child gets only scope its
+    /// person approves each call. `update_tasks` only writes the model's plan to the log. The
+    /// child-pod tools are allowed: a child gets only scope its
     /// parent holds, so it can do nothing the parent could not.
     pub(crate) fn defaults() -> Approvals {
         let allow = || Setting::default(Policy::Allow);
@@ -230,6 +234,7 @@ impl Approvals {
             glob: allow(),
             grep: allow(),
             shell: Setting::default(Policy::Ask),
+            update_tasks: allow(),
             spawn_pod: allow(),
             send_to_pod: allow(),
             read_pod_output: allow(),
@@ -246,6 +251,7 @@ impl Approvals {
         self.glob.layer(file.glob, source);
         self.grep.layer(file.grep, source);
         self.shell.layer(file.shell, source);
+        self.update_tasks.layer(file.update_tasks, source);
         self.spawn_pod.layer(file.spawn_pod, source);
         self.send_to_pod.layer(file.send_to_pod, source);
         self.read_pod_output.layer(file.read_pod_output, source);
@@ -253,7 +259,7 @@ impl Approvals {
         self.stop_pod.layer(file.stop_pod, source);
     }
 
-    fn slots(&self) -> [(&'static str, &Setting<Policy>); 12] {
+    fn slots(&self) -> [(&'static str, &Setting<Policy>); 13] {
         [
             ("read_file", &self.read_file),
             ("write_file", &self.write_file),
@@ -262,6 +268,7 @@ impl Approvals {
             ("glob", &self.glob),
             ("grep", &self.grep),
             ("shell", &self.shell),
+            ("update_tasks", &self.update_tasks),
             ("spawn_pod", &self.spawn_pod),
             ("send_to_pod", &self.send_to_pod),
             ("read_pod_output", &self.read_pod_output),
@@ -294,7 +301,7 @@ impl Approvals {
     }
 
     /// Every built-in tool and its policy: read_file, write_file, edit_file, list_dir, glob,
-    /// grep, shell, then the child-pod tools spawn_pod, send_to_pod, read_pod_output,
+    /// grep, shell, update_tasks, then the child-pod tools spawn_pod, send_to_pod, read_pod_output,
     /// list_pods, stop_pod.
     pub fn all(&self) -> Vec<(&'static str, Setting<Policy>)> {
         self.slots()

@@ -24,6 +24,8 @@ use crate::tool::{ToolOutput, ToolRegistry};
 /// Model requests allowed in one run unless configured otherwise: enough for real multi-step tool
 /// work, small enough that a model stuck in a tool loop stops before burning much.
 pub const DEFAULT_MAX_ITERATIONS: u32 = 20;
+/// Untouched requests before a task reminder, when the configuration does not say.
+pub const DEFAULT_TASK_REMINDER_AFTER: u32 = 10;
 
 /// Refused requests ("too long") the host may recover from in a row before the run fails: each
 /// recovery must change the request (a learned window, a compaction, a harder cut), so a few
@@ -36,6 +38,9 @@ pub struct RunLimits {
     pub max_iterations: u32,
     /// When a run that is going nowhere is told so, and stopped.
     pub brakes: BrakeLimits,
+    /// Requests with open tasks left untouched before the pod reminds the model (`[tasks]
+    /// remind_after`); 0: never. The pod acts on it while preparing a request.
+    pub task_reminder_after: u32,
 }
 
 impl Default for RunLimits {
@@ -43,6 +48,7 @@ impl Default for RunLimits {
         RunLimits {
             max_iterations: DEFAULT_MAX_ITERATIONS,
             brakes: BrakeLimits::default(),
+            task_reminder_after: DEFAULT_TASK_REMINDER_AFTER,
         }
     }
 }

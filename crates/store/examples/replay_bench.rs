@@ -113,6 +113,7 @@ fn segment_start() -> SegmentStart {
         seed: Vec::new(),
         standing_approvals: Vec::new(),
         origin: Origin::New,
+        tasks: Vec::new(),
     }
 }
 

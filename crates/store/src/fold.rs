@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use seedpod_protocol::{
     ApprovalDecision, ApprovalRequest, CallId, ContextWindow, Entry, EntryKind, EntrySeq,
     ModelConfig, ModelItem, PodEvent, QueueEntry, QueueId, RunEndReason, RunTrigger, SegmentStart,
-    StandingApproval, SystemItem, ToolResultTrim, ToolSpec, Usage,
+    StandingApproval, SystemItem, TaskTracker, ToolResultTrim, ToolSpec, Usage,
 };
 
 /// Why a sequence of entries does not fold. Each variant names the entry's `seq`.
@@ -83,6 +83,8 @@ pub struct SegmentState {
     /// carried: the fill estimate starts from it. Cleared by a pruning step, which changes
     /// what that request's prefix would be now.
     pub usage_mark: Option<UsageMark>,
+    /// The model's task list and how long it has gone untouched (the reminder's clock).
+    pub tasks: TaskTracker,
 }
 
 /// The input tokens the provider reported for a request and the history length it was built
@@ -162,6 +164,7 @@ impl SegmentState {
             outbox: Vec::new(),
             window: start.context_window,
             usage_mark: None,
+            tasks: TaskTracker::starting_with(start.tasks.clone()),
         }
     }
 
@@ -303,6 +306,7 @@ impl SegmentState {
                 self.standing_approvals.retain(|s| s != standing);
             }
         }
+        self.tasks.apply(&entry.kind);
         self.next_seq = self.next_seq.next();
         Ok(())
     }

@@ -255,6 +255,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
             seed: vec![],
             standing_approvals: Vec::new(),
             origin: Origin::New,
+            tasks: Vec::new(),
         }),
     )];
     let mut made = 1;

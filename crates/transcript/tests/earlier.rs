@@ -31,6 +31,7 @@ fn start(segment_id: &str, origin: Origin) -> EntryKind {
         origin,
         context_window: None,
         compaction,
+        tasks: Vec::new(),
     })
 }
 

@@ -24,6 +24,7 @@ fn cleared_start(segment_id: &str, from: &str) -> EntryKind {
         origin: Origin::ClearedFrom {
             segment_id: from.into(),
         },
+        tasks: Vec::new(),
     })
 }
 

@@ -557,6 +557,7 @@ mod tests {
             seed: Vec::new(),
             standing_approvals: Vec::new(),
             origin,
+            tasks: Vec::new(),
         })
     }
 

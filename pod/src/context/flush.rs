@@ -97,6 +97,8 @@ pub async fn run(provider: &dyn Provider, retry: &RetryPolicy, input: FlushInput
     let limits = RunLimits {
         max_iterations: MAX_REQUESTS,
         brakes: seedpod_engine::BrakeLimits::default(),
+        // The flush is a bounded side request; reminders belong to the person's runs.
+        task_reminder_after: 0,
     };
     let outcome = tokio::time::timeout(
         TIMEOUT,

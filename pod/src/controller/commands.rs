@@ -18,6 +18,8 @@ pub(super) struct NewSegment {
     pub origin: Origin,
     pub seed: Vec<seedpod_protocol::ModelItem>,
     pub compaction: Option<seedpod_protocol::Compaction>,
+    /// The task list the new segment starts with.
+    pub tasks: Vec<seedpod_protocol::Task>,
 }
 use crate::session::PromptFor;
 
@@ -127,6 +129,7 @@ impl Controller {
             origin,
             seed: Vec::new(),
             compaction: None,
+            tasks: Vec::new(),
         })
         .await
     }
@@ -170,6 +173,7 @@ impl Controller {
             origin: new.origin,
             context_window: self.state.window,
             compaction: new.compaction,
+            tasks: new.tasks,
         };
         let path = seedpod_store::segment_path(&self.pod_dir, &segment_id);
         let (writer, first) = SegmentWriter::create(path, start)

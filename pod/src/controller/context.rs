@@ -266,6 +266,8 @@ impl Controller {
             },
             seed,
             compaction: Some(compaction),
+            // The plan survives a compaction; the summary alone would lose its statuses.
+            tasks: self.state.tasks.tasks().to_vec(),
         })
         .await?;
         tracing::info!(

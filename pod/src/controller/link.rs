@@ -51,7 +51,7 @@ impl RunHost for RunLink {
         self.tx
             .send(Command::Commit {
                 generation: self.generation,
-                kind,
+                kind: Box::new(kind),
                 reply,
             })
             .await
@@ -147,6 +147,24 @@ impl Controller {
                 .await
                 .map_err(|e| HostError::Log(e.to_string()))?;
             unanswered = unanswered_tool_calls(&self.state.history);
+        }
+        if unanswered.is_empty()
+            && let Some(item) = self
+                .state
+                .tasks
+                .reminder_due(self.limits.task_reminder_after)
+        {
+            let untouched = self.state.tasks.untouched();
+            self.commit(
+                EntryKind::SystemItem {
+                    item,
+                    queue_id: None,
+                },
+                Durability::Buffered,
+            )
+            .await
+            .map_err(|e| HostError::Log(e.to_string()))?;
+            tracing::info!(event = "task_reminder", untouched_requests = untouched);
         }
         if unanswered.is_empty()
             && let Some(summary) = self.fit_context().await?

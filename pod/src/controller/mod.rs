@@ -89,7 +89,8 @@ pub enum Command {
     /// From the run task: append one entry.
     Commit {
         generation: u64,
-        kind: EntryKind,
+        /// Boxed: a `segment_start` is large, and every other command would pay for it.
+        kind: Box<EntryKind>,
         reply: oneshot::Sender<Result<(), HostError>>,
     },
     /// From the run task: may this tool call run? (May wait for a person.)
@@ -383,7 +384,7 @@ impl Controller {
                 kind,
                 reply,
             } => {
-                let answer = self.commit_from_run(generation, kind).await;
+                let answer = self.commit_from_run(generation, *kind).await;
                 let _ = reply.send(answer);
             }
             Command::Authorize {

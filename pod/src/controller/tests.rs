@@ -145,6 +145,7 @@ async fn parts(
         seed: Vec::new(),
         standing_approvals: Vec::new(),
         origin: Origin::New,
+        tasks: Vec::new(),
     };
     let (writer, first) = SegmentWriter::create(segment.clone(), start)
         .await
@@ -1221,10 +1222,7 @@ async fn a_pause_racing_the_end_of_a_run_does_not_pause_a_finished_run() {
     pod.pump_until(|cmd| {
         matches!(
             cmd,
-            Command::Commit {
-                kind: EntryKind::RunEnd { .. },
-                ..
-            }
+            Command::Commit { kind, .. } if matches!(**kind, EntryKind::RunEnd { .. })
         )
     })
     .await;

@@ -52,6 +52,10 @@ impl App {
                 Vec::new()
             }
             Intent::Redraw => vec![Effect::Repaint],
+            Intent::ToggleTasks => {
+                self.tasks_expanded = !self.tasks_expanded;
+                Vec::new()
+            }
             Intent::ShowApproval => {
                 self.popup = None;
                 self.show_approval();

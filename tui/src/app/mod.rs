@@ -92,6 +92,8 @@ pub struct App {
     last_child: Option<PodName>,
     /// The person scrolled up since the last frame: if the frame shows the top, page back.
     moved_up: bool,
+    /// The pinned task list shows its tasks (Ctrl-T folds it to one line).
+    pub tasks_expanded: bool,
 }
 
 impl App {
@@ -117,6 +119,7 @@ impl App {
             previous_pod: None,
             last_child: None,
             moved_up: false,
+            tasks_expanded: true,
         }
     }
 

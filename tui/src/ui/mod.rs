@@ -1,11 +1,12 @@
-//! Drawing the whole screen from the app: banner · transcript · status line · queued inputs ·
-//! composer · footer, and the popups over them (`popups.rs`), topmost the approval modal
+//! Drawing the whole screen from the app: banner · transcript · status line · the model's task
+//! list (`tasks.rs`) · queued inputs · composer · footer, and the popups over them (`popups.rs`), topmost the approval modal
 //! (`approval.rs`). Pure: the same app state
 //! always draws the same screen, which is what the `TestBackend` snapshots pin.
 
 mod approval;
 mod footer;
 mod popups;
+mod tasks;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -31,12 +32,15 @@ pub fn draw(frame: &mut Frame, app: &mut App, now: Instant) {
     app.approval_drawn(now);
     let area = frame.area();
     let queue = queue_lines(app, area.width);
+    // The pinned list never takes more than a quarter of the screen from the transcript.
+    let task_list = tasks::task_lines(app, area.width, usize::from(area.height / 4));
     let gutter = PROMPT.width() as u16;
     let composer_rows = app.composer.height(area.width.saturating_sub(gutter));
-    let [banner, transcript, status, queued, composer, footer] = Layout::vertical([
+    let [banner, transcript, status, pinned, queued, composer, footer] = Layout::vertical([
         Constraint::Length(u16::from(app.banner.is_some())),
         Constraint::Min(1),
         Constraint::Length(1),
+        Constraint::Length(task_list.len() as u16),
         Constraint::Length(queue.len() as u16),
         Constraint::Length(composer_rows),
         Constraint::Length(1),
@@ -60,6 +64,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, now: Instant) {
         now,
     );
     frame.render_widget(Paragraph::new(line), status);
+    frame.render_widget(Paragraph::new(task_list), pinned);
     frame.render_widget(Paragraph::new(queue), queued);
     draw_composer(frame, app, composer, gutter);
     frame.render_widget(

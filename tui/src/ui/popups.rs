@@ -111,6 +111,7 @@ fn help(frame: &mut Frame, theme: &Theme) {
         ("Ctrl-G", "go into the child pod that reported last"),
         ("Ctrl-O", "back to the pod you came from"),
         ("Ctrl-A", "show a hidden approval request"),
+        ("Ctrl-T", "show or fold the model's task list"),
         ("y  a  n", "approve, always (confirm), deny — after 0.4s"),
         ("↑↓", "scroll an edit's diff in the approval modal"),
     ];

@@ -7,7 +7,7 @@ use super::Fixture;
 use crate::effective::{HOME_ENV, INPUT_GUARD_ENV};
 use crate::*;
 
-const TOOLS: [&str; 12] = [
+const TOOLS: [&str; 13] = [
     "read_file",
     "write_file",
     "edit_file",
@@ -15,6 +15,7 @@ const TOOLS: [&str; 12] = [
     "glob",
     "grep",
     "shell",
+    "update_tasks",
     "spawn_pod",
     "send_to_pod",
     "read_pod_output",

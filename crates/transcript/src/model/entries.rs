@@ -17,6 +17,11 @@ impl Transcript {
             // The snapshot's first entry is the oldest this client holds: is there more before?
             self.note_oldest(entry);
         }
+        let tasks_changed = self.tasks.apply(&entry.kind);
+        tasks_changed | self.entry_cells(entry)
+    }
+
+    fn entry_cells(&mut self, entry: &Entry) -> bool {
         match &entry.kind {
             EntryKind::SegmentStart(start) => self.segment_start(start),
             EntryKind::RunStart { trigger } => {
@@ -335,7 +340,7 @@ fn system_cell(item: &SystemItem, entry: &Entry) -> CellKind {
             body: body.clone(),
         },
         SystemItem::TaskReminder { source, body } => CellKind::TaskReminder {
-            source: source.clone(),
+            source: source.as_str().to_owned(),
             body: body.clone(),
         },
         SystemItem::Interrupt { body } => CellKind::Interrupt { body: body.clone() },

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use seedpod_protocol::{ApprovalRequest, CallId, EventSeq, RunTrigger, Usage};
+use seedpod_protocol::{ApprovalRequest, CallId, EventSeq, RunTrigger, Task, TaskTracker, Usage};
 
 use super::cells::{Cell, CellKind};
 use super::earlier::Earlier;
@@ -37,6 +37,8 @@ pub struct Transcript {
     pub(super) turn_pending: bool,
     /// Paging back through the log: the oldest entry held and the pages loaded above it.
     pub(super) earlier: Earlier,
+    /// The model's task list as the segment's entries say (the pinned list above the composer).
+    pub(super) tasks: TaskTracker,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -69,6 +71,11 @@ impl Transcript {
     /// Committed cells in order, then the in-flight cells while something streams.
     pub fn cells(&self) -> &[Cell] {
         &self.cells
+    }
+
+    /// The model's current task list (empty when it keeps none).
+    pub fn tasks(&self) -> &[Task] {
+        self.tasks.tasks()
     }
 
     /// The pod as the status line shows it.

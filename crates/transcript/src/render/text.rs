@@ -95,7 +95,7 @@ pub fn wrap_columns(s: &str, width: usize) -> Vec<String> {
 /// Make outside text safe to draw: expand tabs, drop terminal escape sequences and other
 /// control characters (they would move the cursor or change colours behind ratatui's back).
 /// Newlines are kept; callers split on them.
-pub(crate) fn sanitize(s: &str) -> Cow<'_, str> {
+pub fn sanitize(s: &str) -> Cow<'_, str> {
     if !s.chars().any(|c| c != '\n' && c.is_control()) {
         return Cow::Borrowed(s);
     }

@@ -9,9 +9,13 @@ use super::text::{sanitize, truncate, width};
 use super::theme::{Role, Theme};
 use super::wrap::hard_wrap;
 use crate::model::ToolStatus;
+use seedpod_protocol::tasks::{UPDATE_TASKS, parse_update};
+use seedpod_protocol::{Task, TaskStatus};
 
 /// Output lines shown while a call is collapsed.
 pub const COLLAPSED_OUTPUT_LINES: usize = 4;
+/// Tasks an `update_tasks` checklist shows while collapsed.
+pub const COLLAPSED_TASKS: usize = 10;
 /// Argument names that say best what a call is about, in order of preference.
 const KEY_ARGUMENTS: [&str; 10] = [
     "path",
@@ -44,6 +48,14 @@ pub(crate) fn tool_call(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     let mut out = vec![header(call, available, theme)];
+    // A task list reads as a checklist, not as its JSON and a one-line acknowledgement.
+    if call.name == UPDATE_TASKS
+        && call.status != ToolStatus::Error
+        && let Ok(tasks) = parse_update(call.arguments)
+    {
+        out.extend(checklist(&tasks, call.expanded, available, theme));
+        return out;
+    }
     let output_style = match call.status {
         ToolStatus::Error => theme.style(Role::Error),
         ToolStatus::Ok | ToolStatus::Running | ToolStatus::AwaitingApproval => {
@@ -137,7 +149,12 @@ fn header(call: &ToolView<'_>, available: usize, theme: &Theme) -> Line<'static>
     ];
     let fixed = width(toggle) + width(glyph) + width(&name) + width(&outcome) + width(&tail);
     let room = available.saturating_sub(fixed + 1);
-    if let Some(argument) = key_argument(call.arguments)
+    let argument = if call.name == UPDATE_TASKS {
+        task_progress(call.arguments)
+    } else {
+        key_argument(call.arguments)
+    };
+    if let Some(argument) = argument
         && room > 1
     {
         spans.push(Span::raw(" "));
@@ -151,6 +168,57 @@ fn header(call: &ToolView<'_>, available: usize, theme: &Theme) -> Line<'static>
     }
     spans.push(Span::styled(tail, theme.style(Role::Dim)));
     Line::from(spans)
+}
+
+/// An `update_tasks` call's header: how far the list is, `2/5 done`.
+fn task_progress(arguments: &str) -> Option<String> {
+    let tasks = parse_update(arguments).ok()?;
+    let done = tasks.iter().filter(|t| !t.is_open()).count();
+    Some(format!("{done}/{} done", tasks.len()))
+}
+
+/// One line per task, `[x]` done (dim), `[~]` in progress (highlighted), `[ ]` pending; long
+/// lists are cut while collapsed.
+pub(crate) fn checklist(
+    tasks: &[Task],
+    expanded: bool,
+    available: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let shown = if expanded {
+        tasks.len()
+    } else {
+        tasks.len().min(COLLAPSED_TASKS)
+    };
+    let bar = [Span::styled("  │ ", theme.style(Role::Dim))];
+    let mut out = Vec::new();
+    for task in &tasks[..shown] {
+        let style = match task.status {
+            TaskStatus::Done => theme.style(Role::Dim),
+            TaskStatus::InProgress => theme.style(Role::Warn).add_modifier(Modifier::BOLD),
+            TaskStatus::Pending => theme.style(Role::Assistant),
+        };
+        let text = sanitize(&task.checkbox_line()).replace('\n', " ");
+        out.extend(hard_wrap(
+            &[Span::styled(text, style)],
+            available,
+            &bar,
+            &[Span::styled("  │     ", theme.style(Role::Dim))],
+        ));
+    }
+    if tasks.is_empty() {
+        out.push(Line::from(Span::styled(
+            "  └ (list cleared)",
+            theme.style(Role::Dim),
+        )));
+    } else if shown < tasks.len() {
+        let more = count(tasks.len() - shown, "more task", "more tasks");
+        out.push(Line::from(Span::styled(
+            format!("  … {more}"),
+            theme.style(Role::Dim),
+        )));
+    }
+    out
 }
 
 /// The one argument worth showing in the header: a well-known key, else the first string
@@ -202,6 +270,63 @@ mod tests {
         };
         let line = header(&view, 80, &Theme::colored());
         line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    fn text(lines: &[Line<'_>]) -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_task_list_call_renders_as_a_checklist() {
+        let arguments = r#"{"tasks":[{"content":"read","status":"done"},{"content":"fix\nit","status":"in_progress"},{"content":"test","status":"pending"}]}"#;
+        let view = ToolView {
+            name: UPDATE_TASKS,
+            arguments,
+            status: ToolStatus::Ok,
+            output: "task list updated: 3 tasks",
+            duration_ms: None,
+            outcome: None,
+            expanded: false,
+        };
+        let lines = text(&tool_call(&view, 60, &Theme::colored()));
+        assert_eq!(
+            lines,
+            [
+                "▸ ✓ update_tasks 1/3 done",
+                "  │ [x] read",
+                "  │ [~] fix it",
+                "  │ [ ] test",
+            ]
+        );
+        // A failed call is an ordinary error cell: the list did not change.
+        let failed = ToolView {
+            status: ToolStatus::Error,
+            output: "the task list was not changed",
+            ..view
+        };
+        let lines = text(&tool_call(&failed, 60, &Theme::colored()));
+        assert!(lines[1].contains("not changed"), "{lines:?}");
+    }
+
+    #[test]
+    fn a_long_task_list_is_cut_while_collapsed() {
+        let tasks: Vec<Task> = (0..25)
+            .map(|i| Task {
+                content: format!("step {i}"),
+                status: TaskStatus::Pending,
+            })
+            .collect();
+        let collapsed = text(&checklist(&tasks, false, 40, &Theme::colored()));
+        assert_eq!(collapsed.len(), COLLAPSED_TASKS + 1);
+        assert_eq!(
+            collapsed.last().map(String::as_str),
+            Some("  … 15 more tasks")
+        );
+        let expanded = text(&checklist(&tasks, true, 40, &Theme::colored()));
+        assert_eq!(expanded.len(), 25);
     }
 
     #[test]

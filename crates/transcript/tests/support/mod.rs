@@ -46,6 +46,7 @@ pub fn segment_start() -> EntryKind {
         seed: vec![],
         standing_approvals: Vec::new(),
         origin: Origin::New,
+        tasks: Vec::new(),
     })
 }
 

@@ -38,6 +38,7 @@ fn compacted_start(segment_id: &str, from: &str) -> EntryKind {
             focus: None,
             memory_flush: Vec::new(),
         }),
+        tasks: Vec::new(),
     })
 }
 
