@@ -161,3 +161,30 @@ async fn a_person_can_turn_the_tool_off_and_a_pod_without_a_list_says_so() {
     let missing = sb.run(&["tasks", "nobody"]);
     assert!(!missing.status.success());
 }
+
+/// In a real terminal: the list is pinned above the composer while a task is open, and Ctrl-T
+/// folds it to one line saying where the model is.
+#[test]
+fn the_tui_pins_the_list_and_ctrl_t_folds_it() {
+    use seedpod_e2e::pty::{Tui, keys};
+    let sb = Sandbox::new();
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            call("update_tasks", plan()),
+            json!({"text": "Working on the cause now."}),
+        ],
+    );
+    sb.start_scripted("p", &script);
+    let mut tui = Tui::spawn(&sb, &["attach", "p"]);
+    tui.wait_for("connected");
+    tui.send("fix the test");
+    tui.send(keys::ENTER);
+    tui.wait_for("Working on the cause now.");
+    tui.wait_for("tasks 1/3 done  (Ctrl-T folds)");
+    tui.wait_for("    [~] find the cause");
+    tui.send(keys::CTRL_T);
+    tui.wait_for("tasks 1/3 · now: find the cause  (Ctrl-T shows)");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+}

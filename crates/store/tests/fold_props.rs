@@ -47,3 +47,58 @@ proptest! {
         prop_assert_eq!(replayed.next_seq, read.entries.len() as u64);
     }
 }
+
+/// The task list by its definition: the arguments of the last `update_tasks` call whose
+/// result (matched by call id, after the call) was not an error and parsed.
+fn expected_tasks(kinds: &[EntryKind]) -> Vec<seedpod_protocol::Task> {
+    use seedpod_protocol::ModelItem;
+    let mut calls = std::collections::HashMap::new();
+    let mut tasks = Vec::new();
+    for kind in kinds {
+        match kind {
+            EntryKind::AssistantItem {
+                item:
+                    ModelItem::ToolCall {
+                        call_id,
+                        name,
+                        arguments,
+                    },
+            } if name == "update_tasks" => {
+                calls.insert(call_id.clone(), arguments.clone());
+            }
+            EntryKind::ToolResult {
+                call_id,
+                name,
+                is_error,
+                ..
+            } if name == "update_tasks" => {
+                if let Some(arguments) = calls.remove(call_id)
+                    && !is_error
+                    && let Ok(list) = seedpod_protocol::tasks::parse_update(&arguments)
+                {
+                    tasks = list;
+                }
+            }
+            _ => {}
+        }
+    }
+    tasks
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Tasks and reminders fold like everything else, and the list the fold keeps is the one
+    /// its definition gives, whatever calls, results, turn ends and reminders interleave.
+    #[test]
+    fn the_task_list_is_the_last_successful_update(kinds in proptest::collection::vec(fold_valid_kind(), 0..60)) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = seg_path(dir.path());
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let live = runtime.block_on(commit_all(path.clone(), kinds.clone()));
+        let replayed = SegmentState::replay(&read_segment(&path).unwrap().entries).unwrap();
+        prop_assert_eq!(&replayed.tasks, &live.tasks);
+        let expected = expected_tasks(&kinds);
+        prop_assert_eq!(live.tasks.tasks(), expected.as_slice());
+    }
+}

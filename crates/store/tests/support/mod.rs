@@ -180,6 +180,28 @@ fn model_item() -> impl Strategy<Value = ModelItem> {
             name,
             arguments,
         }),
+        ("c[0-3]", task_arguments()).prop_map(|(call_id, arguments)| ModelItem::ToolCall {
+            call_id: call_id.into(),
+            name: "update_tasks".into(),
+            arguments,
+        }),
+    ]
+}
+
+/// `update_tasks` arguments: valid lists of up to four tasks, and some that are refused.
+pub fn task_arguments() -> impl Strategy<Value = String> {
+    let status = prop_oneof![Just("pending"), Just("in_progress"), Just("done")];
+    let valid = proptest::collection::vec(("[a-z ]{1,12}", status), 0..4).prop_map(|tasks| {
+        let tasks: Vec<serde_json::Value> = tasks
+            .into_iter()
+            .map(|(content, status)| serde_json::json!({"content": content, "status": status}))
+            .collect();
+        serde_json::json!({ "tasks": tasks }).to_string()
+    });
+    prop_oneof![
+        4 => valid,
+        1 => Just(r#"{"tasks":[{"content":"x","status":"later"}]}"#.to_string()),
+        1 => text(),
     ]
 }
 
@@ -187,6 +209,10 @@ fn system_item() -> impl Strategy<Value = SystemItem> {
     prop_oneof![
         (text(), text()).prop_map(|(message, body)| SystemItem::Notification { message, body }),
         text().prop_map(|body| SystemItem::Interrupt { body }),
+        text().prop_map(|body| SystemItem::TaskReminder {
+            source: seedpod_protocol::ReminderSource::TaskInactivity,
+            body,
+        }),
         (text(), text()).prop_map(|(path, body)| SystemItem::FileAttachment { path, body }),
         text().prop_map(|body| SystemItem::PodEvent {
             event: PodEvent::TurnEnded {
@@ -215,15 +241,21 @@ pub fn fold_valid_kind() -> impl Strategy<Value = EntryKind> {
             }
         }),
         model_item().prop_map(|item| EntryKind::AssistantItem { item }),
-        ("c[0-3]", text(), any::<bool>()).prop_map(|(call_id, content, is_error)| {
-            EntryKind::ToolResult {
-                call_id: call_id.into(),
-                name: "tool".into(),
-                content,
-                is_error,
-                meta: Default::default(),
-            }
-        }),
+        (
+            "c[0-3]",
+            prop_oneof![Just("tool"), Just("update_tasks")],
+            text(),
+            any::<bool>()
+        )
+            .prop_map(|(call_id, name, content, is_error)| {
+                EntryKind::ToolResult {
+                    call_id: call_id.into(),
+                    name: name.into(),
+                    content,
+                    is_error,
+                    meta: Default::default(),
+                }
+            }),
         (system_item(), proptest::option::of(queue_id()))
             .prop_map(|(item, queue_id)| EntryKind::SystemItem { item, queue_id }),
         (0u32..5).prop_map(|iteration| EntryKind::TurnEnd {
