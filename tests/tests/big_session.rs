@@ -132,7 +132,8 @@ async fn a_50_mb_segment_attaches_and_every_frame_is_within_the_limit() {
     // A window big enough that the session is pruned in the request, never compacted away.
     std::fs::write(
         sb.path().join(".seedpod/config.toml"),
-        "context_window = 10000000\n[context]\ncompact_at = 0.95\n",
+        // Reading one file 200 times is what the loop brakes stop; this test wants the bytes.
+        "context_window = 10000000\n[context]\ncompact_at = 0.95\n[loop]\nrepeat_limit = 0\n",
     )
     .unwrap();
     big_file(sb.path());

@@ -1,7 +1,7 @@
 //! The tool schemas a segment offers in each prompt mode. In compact mode each description is
 //! cut to its first sentence and the parameters lose their descriptions (the names and types
-//! stay, which is what a call needs), and the child-pod tools are left out unless the person
-//! configured one of them. Deterministic: the same specs give the same bytes, so a segment's
+//! stay, which is what a call needs), the child-pod tools are left out unless the person
+//! configured one of them, and `update_tasks` is left out. Deterministic: the same specs give the same bytes, so a segment's
 //! stored tools replay exactly.
 
 use seedpod_protocol::ToolSpec;
@@ -23,6 +23,8 @@ pub fn tools_for_mode(
             let kept: Vec<ToolSpec> = specs
                 .iter()
                 .filter(|spec| keep_child_tools || !CHILD_TOOLS.contains(&spec.name.as_str()))
+                // A small window has no room for keeping a plan; small models misuse it too.
+                .filter(|spec| spec.name != seedpod_protocol::tasks::UPDATE_TASKS)
                 .cloned()
                 .collect();
             compact_tool_specs(&kept)
@@ -208,11 +210,17 @@ mod tests {
     }
 
     #[test]
-    fn compact_mode_leaves_the_child_tools_out_unless_kept() {
-        let specs: Vec<ToolSpec> = ["read_file", "spawn_pod", "shell", "stop_pod"]
-            .iter()
-            .map(|name| spec(name, "Does it. More.", json!({})))
-            .collect();
+    fn compact_mode_leaves_the_child_tools_out_unless_kept_and_the_task_list_out() {
+        let specs: Vec<ToolSpec> = [
+            "read_file",
+            "spawn_pod",
+            "shell",
+            "update_tasks",
+            "stop_pod",
+        ]
+        .iter()
+        .map(|name| spec(name, "Does it. More.", json!({})))
+        .collect();
         let names =
             |specs: Vec<ToolSpec>| -> Vec<String> { specs.into_iter().map(|s| s.name).collect() };
         assert_eq!(
@@ -221,7 +229,8 @@ mod tests {
         );
         assert_eq!(
             names(tools_for_mode(&specs, PromptMode::Compact, true)),
-            ["read_file", "spawn_pod", "shell", "stop_pod"]
+            ["read_file", "spawn_pod", "shell", "stop_pod"],
+            "the task list is left out of compact mode either way"
         );
         assert_eq!(tools_for_mode(&specs, PromptMode::Full, false), specs);
         assert!(
