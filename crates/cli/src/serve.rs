@@ -162,6 +162,11 @@ fn provider_settings(eff: &Effective) -> ProviderSettings {
             max_retries: eff.retry.max_retries.value,
             base_delay_ms: eff.retry.base_delay_ms.value,
             max_delay_ms: eff.retry.max_delay_ms.value,
+            // Validated to error statuses when the configuration was read.
+            retryable_statuses: seedpod_engine::RetryStatuses::new(
+                &eff.retry.retryable_statuses.value,
+            )
+            .unwrap_or_default(),
         },
         // From `seedpod start` (which took them out of the URL), or from a base URL with
         // credentials in a config file, which the recorded URL no longer carries.
@@ -334,6 +339,10 @@ mod tests {
         assert_eq!(config::DEFAULT_MAX_RETRIES, retry.max_retries);
         assert_eq!(config::DEFAULT_BASE_DELAY_MS, retry.base_delay_ms);
         assert_eq!(config::DEFAULT_MAX_DELAY_MS, retry.max_delay_ms);
+        assert_eq!(
+            config::DEFAULT_RETRYABLE_STATUSES.to_vec(),
+            retry.retryable_statuses.codes()
+        );
         assert_eq!(
             u128::from(config::DEFAULT_CONNECT_MS),
             seedpod_engine::DEFAULT_CONNECT_TIMEOUT.as_millis()

@@ -36,6 +36,11 @@ pub const DEFAULT_CONNECT_MS: u64 = 10_000;
 /// Long, because reasoning models can think silently for minutes before the first byte.
 pub const DEFAULT_IDLE_READ_MS: u64 = 300_000;
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
+/// The HTTP statuses a request is retried on unless configured: timeouts, rate limits,
+/// overload, and the gateway faults of proxies in front of a model server.
+pub const DEFAULT_RETRYABLE_STATUSES: [u16; 12] = [
+    408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529,
+];
 pub const DEFAULT_BASE_DELAY_MS: u64 = 1_000;
 pub const DEFAULT_MAX_DELAY_MS: u64 = 30_000;
 pub const DEFAULT_LOG_MAX_SIZE_MB: u64 = 50;
@@ -82,6 +87,8 @@ pub struct Retry {
     pub max_retries: Setting<u32>,
     pub base_delay_ms: Setting<u64>,
     pub max_delay_ms: Setting<u64>,
+    /// Each an error status, 400–599; empty: never retry a status.
+    pub retryable_statuses: Setting<Vec<u16>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -220,6 +227,7 @@ impl Effective {
                 max_retries: Setting::default(DEFAULT_MAX_RETRIES),
                 base_delay_ms: Setting::default(DEFAULT_BASE_DELAY_MS),
                 max_delay_ms: Setting::default(DEFAULT_MAX_DELAY_MS),
+                retryable_statuses: Setting::default(DEFAULT_RETRYABLE_STATUSES.to_vec()),
             },
             logging: Logging {
                 level: Setting::default(LogLevel::Info),
@@ -280,6 +288,9 @@ impl Effective {
             self.retry.max_retries.layer(r.max_retries, source);
             self.retry.base_delay_ms.layer(r.base_delay_ms, source);
             self.retry.max_delay_ms.layer(r.max_delay_ms, source);
+            self.retry
+                .retryable_statuses
+                .layer(r.retryable_statuses, source);
         }
         if let Some(l) = file.logging {
             self.logging.level.layer(l.level, source);
@@ -535,6 +546,16 @@ impl Effective {
                 &self.retry.max_retries,
                 "is too many (at most 10): a provider that needs more is down",
             ));
+        }
+        let statuses = &self.retry.retryable_statuses;
+        if let Some(bad) = statuses.value.iter().find(|s| !(400..=599).contains(*s)) {
+            let listed: Vec<String> = statuses.value.iter().map(u16::to_string).collect();
+            return Err(ConfigError::Invalid {
+                key: "retry.retryable_statuses".into(),
+                value: format!("[{}]", listed.join(", ")),
+                origin: statuses.source.clone(),
+                reason: format!("{bad} is not an error status; list HTTP statuses from 400 to 599"),
+            });
         }
         if self.logging.keep_days.value == 0 {
             return Err(ConfigError::invalid(

@@ -166,6 +166,7 @@ pub struct RetryFile {
     pub max_retries: Option<u32>,
     pub base_delay_ms: Option<u64>,
     pub max_delay_ms: Option<u64>,
+    pub retryable_statuses: Option<Vec<u16>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -119,6 +119,14 @@ pub fn render(eff: &Effective, title: &str, env: &dyn Fn(&str) -> Option<String>
     num(&mut out, "max_retries", &eff.retry.max_retries);
     num(&mut out, "base_delay_ms", &eff.retry.base_delay_ms);
     num(&mut out, "max_delay_ms", &eff.retry.max_delay_ms);
+    let statuses = &eff.retry.retryable_statuses;
+    let listed: Vec<String> = statuses.value.iter().map(u16::to_string).collect();
+    line(
+        &mut out,
+        "retryable_statuses",
+        &format!("[{}]", listed.join(", ")),
+        &statuses.source,
+    );
     out.push_str("\n[logging]\n");
     let level = &eff.logging.level;
     line(

@@ -202,6 +202,10 @@ fn invalid_values_name_key_value_and_origin() {
             "retry.max_delay_ms",
         ),
         ("[retry]\nmax_retries = 50\n", "retry.max_retries"),
+        (
+            "[retry]\nretryable_statuses = [503, 200]\n",
+            "retry.retryable_statuses",
+        ),
         ("[timeouts]\nidle_read_ms = 0\n", "timeouts.idle_read_ms"),
         ("[logging]\nkeep_days = 0\n", "logging.keep_days"),
         (
@@ -307,6 +311,7 @@ fn show_lists_every_key_with_its_source_and_never_a_secret() {
         "[retry]",
         "[logging]",
         "max_retries = 3",
+        "retryable_statuses = [408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529]",
         "keep_days = 7",
     ] {
         assert!(text.contains(key), "{key} missing:\n{text}");
@@ -383,4 +388,24 @@ wake = false
             PathBuf::from("docs/a \"b\".md")
         ]
     );
+}
+
+#[test]
+fn retryable_statuses_replace_the_default_list_whole() {
+    let fx = Fixture::new();
+    fx.user_file("[retry]\nretryable_statuses = [429, 503]\n");
+    let statuses = fx.resolve().unwrap().retry.retryable_statuses;
+    assert_eq!(statuses.value, [429, 503]);
+    assert!(statuses.source.to_string().contains("config.toml"), "{}", statuses.source);
+
+    // Not a status at all: the parser says where.
+    let fx = Fixture::new();
+    fx.user_file("[retry]\nretryable_statuses = [-1]\n");
+    let err = fx.resolve().unwrap_err().to_string();
+    assert!(err.contains("line 2") && err.contains("-1"), "{err}");
+
+    // An empty list is allowed: retry only what has no status (a dropped connection).
+    let fx = Fixture::new();
+    fx.user_file("[retry]\nretryable_statuses = []\n");
+    assert!(fx.resolve().unwrap().retry.retryable_statuses.value.is_empty());
 }

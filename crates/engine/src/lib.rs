@@ -51,7 +51,7 @@ pub use http::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_READ_TIMEOUT, ProviderSetup
 pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use pending::{PendingCall, unanswered_tool_calls};
 pub use provider::{Context, EventStream, Provider, ProviderError, ProviderEvent};
-pub use retry::RetryPolicy;
+pub use retry::{DEFAULT_RETRYABLE_STATUSES, RetryPolicy, RetryStatuses};
 pub use scripted::{
     ScriptError, ScriptStep, ScriptToolCall, ScriptedErrorKind, ScriptedFailure, ScriptedProvider,
 };

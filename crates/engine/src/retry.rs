@@ -1,7 +1,9 @@
 //! Retrying a model request when the failure is transient and retrying cannot duplicate output.
 //!
 //! The rules (the error-handling spec of issue 3):
-//! - only `ProviderError::Transient` is retried, at most `max_retries` times;
+//! - an error with an HTTP status is retried when the status is in `retryable_statuses` (and it
+//!   is no context overflow); one without a status when it is `ProviderError::Transient` (a
+//!   dropped connection, a timeout); at most `max_retries` times;
 //! - only while nothing of the answer has reached clients in this attempt: once text, reasoning
 //!   or a tool call has streamed, a retry would show a second copy of the answer, so the error
 //!   ends the run instead (what was committed stays committed; nothing of the failed attempt was);
@@ -13,8 +15,11 @@
 //! Every attempt sends the same body and assembles a fresh `Response`, so nothing from a failed
 //! attempt can reach the log.
 
+mod statuses;
 #[cfg(test)]
 mod tests;
+
+pub use statuses::{DEFAULT_RETRYABLE_STATUSES, HIGHEST_STATUS, LOWEST_STATUS, RetryStatuses};
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -47,6 +52,8 @@ pub struct RetryPolicy {
     pub max_retries: u32,
     pub base_delay_ms: u64,
     pub max_delay_ms: u64,
+    /// The HTTP statuses worth another attempt.
+    pub retryable_statuses: RetryStatuses,
 }
 
 impl Default for RetryPolicy {
@@ -55,6 +62,7 @@ impl Default for RetryPolicy {
             max_retries: DEFAULT_MAX_RETRIES,
             base_delay_ms: DEFAULT_BASE_DELAY_MS,
             max_delay_ms: DEFAULT_MAX_DELAY_MS,
+            retryable_statuses: RetryStatuses::default(),
         }
     }
 }
@@ -166,8 +174,19 @@ enum Next {
 }
 
 fn next_step(error: &ProviderError, progress: &Progress, retry: u32, policy: &RetryPolicy) -> Next {
-    if !error.is_transient() {
-        return Next::Fail(None);
+    match error.status() {
+        Some(code) if !policy.retryable_statuses.contains(code) => {
+            // Say so when the configuration is what stopped a retry the status alone would get.
+            return Next::Fail(error.is_transient().then(|| {
+                format!("not retried: {code} is not in [retry] retryable_statuses")
+            }));
+        }
+        Some(_) if crate::window::overflow_of(error).is_some() => {
+            return Next::Fail(None);
+        }
+        Some(_) => {}
+        None if !error.is_transient() => return Next::Fail(None),
+        None => {}
     }
     if progress.output_forwarded {
         return Next::Fail(Some(

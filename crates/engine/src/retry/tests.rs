@@ -457,6 +457,7 @@ async fn a_configured_policy_is_used() {
         max_retries: 1,
         base_delay_ms: 100,
         max_delay_ms: 100,
+        ..RetryPolicy::default()
     };
     let started = Instant::now();
     let message = failure(run(&mut host, &policy).await);
@@ -530,4 +531,75 @@ async fn any_provider_is_retried_the_same_way() {
         "{statuses:?}"
     );
     assert_eq!(answers(&host), ["recovered"]);
+}
+
+fn only(codes: &[u16]) -> RetryPolicy {
+    RetryPolicy {
+        retryable_statuses: RetryStatuses::new(codes).unwrap(),
+        ..RetryPolicy::default()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_status_left_out_of_retryable_statuses_fails_at_once_and_says_why() {
+    for kind in KINDS {
+        let server = MockServer::start(vec![
+            Reply::status(503, kind.error_body("busy")),
+            Reply::sse(kind.answer()),
+        ])
+        .await;
+        let mut host = host(kind, &server.base_url());
+        let message = failure(run(&mut host, &only(&[429])).await);
+        assert!(
+            message.contains("not retried: 503 is not in [retry] retryable_statuses"),
+            "{kind:?}: {message}"
+        );
+        assert!(statuses(&host).is_empty(), "{kind:?}: no wait was announced");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_listed_status_is_retried_even_one_the_provider_calls_permanent() {
+    for kind in KINDS {
+        let server = MockServer::start(vec![
+            Reply::status(409, kind.error_body("try again")),
+            Reply::sse(kind.answer()),
+        ])
+        .await;
+        let mut host = host(kind, &server.base_url());
+        assert_eq!(
+            run(&mut host, &only(&[409])).await,
+            RunOutcome::Completed,
+            "{kind:?}"
+        );
+        assert_eq!(statuses(&host).len(), 1, "{kind:?}");
+        assert_eq!(answers(&host).len(), 1, "{kind:?}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_context_overflow_is_never_retried_even_with_its_status_listed() {
+    let body = Kind::OpenAi.error_body(
+        "This model's maximum context length is 4096 tokens. However, you requested 9000 tokens.",
+    );
+    let server = MockServer::start(vec![
+        Reply::status(400, body.clone()),
+        Reply::status(400, body.clone()),
+        Reply::status(400, body),
+    ])
+    .await;
+    let mut host = host(Kind::OpenAi, &server.base_url());
+    let provider = host.provider.clone();
+    let outcome = drive_run_with_retry(
+        &mut host,
+        provider.as_ref(),
+        &ToolRegistry::new(),
+        &RunLimits::default(),
+        &only(&[400]),
+    )
+    .await;
+    assert!(
+        statuses(&host).is_empty(),
+        "an overflow is answered by fitting the context, not by waiting: {outcome:?}"
+    );
 }
