@@ -345,3 +345,70 @@ fn model_flags_on_an_existing_pod_say_they_do_not_apply() {
         "{shown}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retryable_statuses_reach_the_pod() {
+    let server = MockServer::start(vec![
+        Reply::status(503, r#"{"error":{"message":"overloaded"}}"#),
+        Reply::sse(OPENAI_TEXT.as_bytes().to_vec()),
+    ])
+    .await;
+    let sb = Sandbox::new();
+    user_config(
+        &sb,
+        &format!(
+            "provider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n[retry]\nmax_retries = 3\nretryable_statuses = [429]\n[context]\nprobe = false\n",
+            server.base_url()
+        ),
+    );
+    let shown = sb.ok(&["config", "show"]);
+    assert!(shown.contains("retryable_statuses = [429]"), "{shown}");
+    let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = sb.run(&["send", "p", "first"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("503 is not in [retry] retryable_statuses"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.requests().len(), 1, "a 503 is not retried");
+}
+
+/// `[logging] stdout`: a pod run in the foreground also writes its log lines to stdout; one
+/// that `seedpod start` launched keeps its stdout for the ready line and starts as usual.
+#[test]
+fn logging_to_stdout_in_the_foreground_only() {
+    use std::io::BufRead;
+    let sb = Sandbox::new();
+    user_config(&sb, "[logging]\nstdout = true\n");
+    let script = sb.script("s.jsonl", &[json!({"text": "a"})]);
+
+    let mut serve = sb
+        .cmd()
+        .args(["pod", "serve", "fg", "--provider", "scripted", "--script"])
+        .arg(&script)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("serve");
+    let stdout = serve.stdout.take().expect("stdout");
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let ready = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|line| line.contains("\"event\":\"ready\""))
+        .expect("the ready event on stdout");
+    let parsed: serde_json::Value = serde_json::from_str(&ready).expect("a JSON line");
+    assert_eq!(parsed["level"], "INFO", "{ready}");
+    sb.ok(&["stop", "fg"]);
+    assert!(serve.wait().expect("serve exits").success());
+    assert!(
+        log_of(&sb, "fg").contains("\"event\":\"ready\""),
+        "the file log too"
+    );
+
+    // Launched by `start`: stdout carries only the ready handshake.
+    sb.start_scripted("bg", &script);
+    sb.ok(&["send", "bg", "hi"]);
+}

@@ -90,6 +90,24 @@ async fn the_model_keeps_a_list_and_is_reminded_when_it_goes_stale() {
     sb.ok(&["restart", "p"]);
     assert_eq!(sb.context("p").await, before);
     assert_eq!(sb.ok(&["tasks", "p"]), text);
+
+    // The stop flushed the pod's log: the run's `turn_end` line counts its three tool calls
+    // and says how long it took.
+    let log = std::fs::read_to_string(
+        sb.home
+            .log_path(&seedpod_protocol::PodName::new("p").expect("name")),
+    )
+    .expect("the pod's log");
+    let turn_end = log
+        .lines()
+        .find(|l| l.contains(r#""event":"turn_end""#))
+        .expect("a turn_end line");
+    assert!(turn_end.contains(r#""tool_call_count":3"#), "{turn_end}");
+    assert!(turn_end.contains(r#""duration_ms":"#), "{turn_end}");
+    assert!(
+        log.contains(r#""event":"task_reminder""#),
+        "the reminder is logged too"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -62,7 +62,10 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
     };
     // Before logging exists, errors go to stderr, which `seedpod start` shows on failure.
     let eff = settings::resolve(&home, &cwd, &args.config, existing.as_ref())?;
-    let _guard = init_logging(&home, &args.name, &eff.logging)?;
+    // A pod `seedpod start` launched has its stdout on the launcher's ready pipe, which closes
+    // once it is ready: log lines there would break the handshake and then go nowhere.
+    let to_stdout = eff.logging.stdout.value && !args.ready_line;
+    let _guards = init_logging(&home, &args.name, &eff.logging, to_stdout)?;
     if let Some(warning) = eff.untrusted_warning() {
         let keys: Vec<&str> = eff.ignored.iter().map(|i| i.key.as_str()).collect();
         tracing::warn!(event = "untrusted_project_config", keys = ?keys, "{warning}");
@@ -193,12 +196,15 @@ pub fn log_path(home: &Home, name: &PodName, logging: &Logging) -> PathBuf {
     }
 }
 
-/// JSON lines, redacted, rotated daily and by size, at the configured level.
+/// JSON lines, redacted, rotated daily and by size, at the configured level; also on stdout
+/// when `to_stdout`. Both writers are non-blocking and drop lines rather than stall the pod
+/// when they cannot keep up (a stdout nobody reads). The guards flush them at exit.
 fn init_logging(
     home: &Home,
     name: &PodName,
     logging: &Logging,
-) -> Result<tracing_appender::non_blocking::WorkerGuard> {
+    to_stdout: bool,
+) -> Result<Vec<tracing_appender::non_blocking::WorkerGuard>> {
     let path = log_path(home, name, logging);
     let policy = RotationPolicy {
         daily: logging.rotation.value == Rotation::Daily,
@@ -208,17 +214,25 @@ fn init_logging(
     let file = RotatingFile::open(&path, policy)
         .map_err(|e| Exit::failure(format!("cannot open the log {}: {e}", path.display())))?;
     let (writer, guard) = tracing_appender::non_blocking(RedactingWriter::new(file));
+    let mut guards = vec![guard];
     let level = logging.level.value.as_str();
     let filter = EnvFilter::try_new(format!("{level},{QUIET_AT_DEBUG}"))
         .unwrap_or_else(|_| EnvFilter::new(level));
-    tracing_subscriber::fmt()
+    let subscriber = tracing_subscriber::fmt()
         .json()
         .flatten_event(true)
         .with_current_span(false)
-        .with_env_filter(filter)
-        .with_writer(writer)
-        .init();
-    Ok(guard)
+        .with_env_filter(filter);
+    if to_stdout {
+        use tracing_subscriber::fmt::writer::MakeWriterExt;
+        let (stdout, guard) =
+            tracing_appender::non_blocking(RedactingWriter::new(std::io::stdout()));
+        guards.push(guard);
+        subscriber.with_writer(writer.and(stdout)).init();
+    } else {
+        subscriber.with_writer(writer).init();
+    }
+    Ok(guards)
 }
 
 #[cfg(test)]

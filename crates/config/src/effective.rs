@@ -38,9 +38,8 @@ pub const DEFAULT_IDLE_READ_MS: u64 = 300_000;
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
 /// The HTTP statuses a request is retried on unless configured: timeouts, rate limits,
 /// overload, and the gateway faults of proxies in front of a model server.
-pub const DEFAULT_RETRYABLE_STATUSES: [u16; 12] = [
-    408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529,
-];
+pub const DEFAULT_RETRYABLE_STATUSES: [u16; 12] =
+    [408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529];
 pub const DEFAULT_BASE_DELAY_MS: u64 = 1_000;
 pub const DEFAULT_MAX_DELAY_MS: u64 = 30_000;
 pub const DEFAULT_LOG_MAX_SIZE_MB: u64 = 50;
@@ -99,6 +98,8 @@ pub struct Logging {
     pub rotation: Setting<Rotation>,
     pub max_size_mb: Setting<u64>,
     pub keep_days: Setting<u32>,
+    /// Also write the log lines to stdout (a pod run in the foreground: systemd, a container).
+    pub stdout: Setting<bool>,
 }
 
 /// A config file that was looked for, and whether it was there.
@@ -235,6 +236,7 @@ impl Effective {
                 rotation: Setting::default(Rotation::Daily),
                 max_size_mb: Setting::default(DEFAULT_LOG_MAX_SIZE_MB),
                 keep_days: Setting::default(DEFAULT_LOG_KEEP_DAYS),
+                stdout: Setting::default(false),
             },
             approvals: Approvals::defaults(),
             scope: ScopeSettings::defaults(),
@@ -298,6 +300,7 @@ impl Effective {
             self.logging.rotation.layer(l.rotation, source);
             self.logging.max_size_mb.layer(l.max_size_mb, source);
             self.logging.keep_days.layer(l.keep_days, source);
+            self.logging.stdout.layer(l.stdout, source);
         }
         if let Some(a) = file.approvals {
             self.approvals.layer(a, source);

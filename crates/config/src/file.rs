@@ -179,6 +179,7 @@ pub struct LoggingFile {
     pub rotation: Option<Rotation>,
     pub max_size_mb: Option<u64>,
     pub keep_days: Option<u32>,
+    pub stdout: Option<bool>,
 }
 
 /// Read and parse a config file; `Ok(None)` when it does not exist (every layer is optional).

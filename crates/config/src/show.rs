@@ -151,6 +151,7 @@ pub fn render(eff: &Effective, title: &str, env: &dyn Fn(&str) -> Option<String>
     );
     num(&mut out, "max_size_mb", &eff.logging.max_size_mb);
     num(&mut out, "keep_days", &eff.logging.keep_days);
+    num(&mut out, "stdout", &eff.logging.stdout);
     agent_sections(&mut out, eff);
     out
 }

@@ -396,7 +396,11 @@ fn retryable_statuses_replace_the_default_list_whole() {
     fx.user_file("[retry]\nretryable_statuses = [429, 503]\n");
     let statuses = fx.resolve().unwrap().retry.retryable_statuses;
     assert_eq!(statuses.value, [429, 503]);
-    assert!(statuses.source.to_string().contains("config.toml"), "{}", statuses.source);
+    assert!(
+        statuses.source.to_string().contains("config.toml"),
+        "{}",
+        statuses.source
+    );
 
     // Not a status at all: the parser says where.
     let fx = Fixture::new();
@@ -407,5 +411,12 @@ fn retryable_statuses_replace_the_default_list_whole() {
     // An empty list is allowed: retry only what has no status (a dropped connection).
     let fx = Fixture::new();
     fx.user_file("[retry]\nretryable_statuses = []\n");
-    assert!(fx.resolve().unwrap().retry.retryable_statuses.value.is_empty());
+    assert!(
+        fx.resolve()
+            .unwrap()
+            .retry
+            .retryable_statuses
+            .value
+            .is_empty()
+    );
 }

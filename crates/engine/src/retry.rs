@@ -146,15 +146,7 @@ pub(crate) async fn request_with_retries<H: RunHost>(
             Err(error) => error,
         };
         if let Next::Fail(note) = next_step(&error, &progress, retry, policy) {
-            tracing::warn!(
-                event = "provider_error",
-                provider = name,
-                status = error.status(),
-                attempt,
-                transient = error.is_transient(),
-                error = %error,
-                "provider request failed; not retrying"
-            );
+            log_final_error(name, attempt, &error);
             return Err(with_note(error, note));
         }
         let wait = error
@@ -164,6 +156,31 @@ pub(crate) async fn request_with_retries<H: RunHost>(
         tokio::time::sleep(wait).await;
         retry += 1;
     }
+}
+
+/// The request failed for good: an `error` line (seed 000 §14.2: provider errors after all
+/// retries), except a context overflow, which the run answers by fitting the context.
+fn log_final_error(provider: &str, attempt: u32, error: &ProviderError) {
+    if crate::window::overflow_of(error).is_some() {
+        tracing::warn!(
+            event = "provider_error",
+            provider,
+            status = error.status(),
+            attempt,
+            error = %error,
+            "the request is over the context window; the run fits it and asks again"
+        );
+        return;
+    }
+    tracing::error!(
+        event = "provider_error",
+        provider,
+        status = error.status(),
+        attempt,
+        transient = error.is_transient(),
+        error = %error,
+        "provider request failed; not retrying"
+    );
 }
 
 /// What to do after a failed attempt.
@@ -177,9 +194,11 @@ fn next_step(error: &ProviderError, progress: &Progress, retry: u32, policy: &Re
     match error.status() {
         Some(code) if !policy.retryable_statuses.contains(code) => {
             // Say so when the configuration is what stopped a retry the status alone would get.
-            return Next::Fail(error.is_transient().then(|| {
-                format!("not retried: {code} is not in [retry] retryable_statuses")
-            }));
+            return Next::Fail(
+                error
+                    .is_transient()
+                    .then(|| format!("not retried: {code} is not in [retry] retryable_statuses")),
+            );
         }
         Some(_) if crate::window::overflow_of(error).is_some() => {
             return Next::Fail(None);

@@ -112,6 +112,12 @@ impl Controller {
             .usage
             .output_tokens
             .saturating_sub(before.output_tokens);
+        let run_items =
+            &self.state.history[self.state.run_history_start.min(self.state.history.len())..];
+        let tool_call_count = run_items
+            .iter()
+            .filter(|item| matches!(item, seedpod_protocol::ModelItem::ToolCall { .. }))
+            .count();
         match result {
             Ok(outcome) => {
                 tracing::info!(
@@ -122,6 +128,7 @@ impl Controller {
                     output_tokens,
                     total_tokens = input_tokens + output_tokens,
                     iterations = self.state.iterations_in_run,
+                    tool_call_count,
                 );
                 if let RunOutcome::Failed { message } = outcome {
                     self.publish_alert(AlertLevel::Error, format!("the run failed: {message}"));

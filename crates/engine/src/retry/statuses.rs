@@ -8,9 +8,8 @@
 /// Retried when the configuration does not say: timeouts, rate limits, overload and the
 /// gateway faults of proxies in front of a model server (Cloudflare's 520–524), plus
 /// Anthropic's 529 "overloaded". 501 and 505 are missing on purpose: no wait fixes them.
-pub const DEFAULT_RETRYABLE_STATUSES: [u16; 12] = [
-    408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529,
-];
+pub const DEFAULT_RETRYABLE_STATUSES: [u16; 12] =
+    [408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529];
 
 /// The lowest and highest status a set may hold: only errors can be retried.
 pub const LOWEST_STATUS: u16 = 400;
@@ -92,7 +91,10 @@ mod tests {
         for code in LOWEST_STATUS..=HIGHEST_STATUS {
             assert_eq!(set.contains(code), codes.contains(&code), "{code}");
         }
-        assert_eq!(RetryStatuses::new(&[]).expect("empty").codes(), Vec::<u16>::new());
+        assert_eq!(
+            RetryStatuses::new(&[]).expect("empty").codes(),
+            Vec::<u16>::new()
+        );
     }
 
     #[test]

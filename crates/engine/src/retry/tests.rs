@@ -405,11 +405,26 @@ async fn retries_run_out_and_the_next_run_still_works() {
     ])
     .await;
     let mut host = host(Kind::Anthropic, &server.base_url());
+    let log = CapturedLog::default();
+    let guard = log.install();
     let message = failure(run(&mut host, &RetryPolicy::default()).await);
+    drop(guard);
     assert!(message.contains("529"), "{message}");
     assert!(message.ends_with("(gave up after 3 retries)"), "{message}");
     assert_eq!(server.requests().len(), 4);
     assert_eq!(statuses(&host).len(), 3);
+    // The waits are warnings; giving up is the one error line, with the attempt it ended on.
+    let log = log.text();
+    let errors: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(r#""level":"ERROR""#))
+        .collect();
+    assert_eq!(errors.len(), 1, "{log}");
+    assert!(
+        errors[0].contains(r#""event":"provider_error""#) && errors[0].contains(r#""attempt":4"#),
+        "{}",
+        errors[0]
+    );
 
     host.start_run("again");
     assert_eq!(
@@ -554,7 +569,10 @@ async fn a_status_left_out_of_retryable_statuses_fails_at_once_and_says_why() {
             message.contains("not retried: 503 is not in [retry] retryable_statuses"),
             "{kind:?}: {message}"
         );
-        assert!(statuses(&host).is_empty(), "{kind:?}: no wait was announced");
+        assert!(
+            statuses(&host).is_empty(),
+            "{kind:?}: no wait was announced"
+        );
     }
 }
 
