@@ -3,8 +3,9 @@
 
 use seedpod_protocol::PodEvent;
 
-pub fn notification_body(message: &str) -> String {
-    format!("[notification] {message}")
+/// A notification's body: `message` framed by the `[notify] wrapper` template.
+pub fn notification_body(wrapper: &str, message: &str) -> String {
+    seedpod_config::wrap_notification(wrapper, message)
 }
 
 pub fn pod_event_body(event: &PodEvent) -> String {
@@ -58,6 +59,11 @@ mod tests {
 
     #[test]
     fn notification_body_keeps_the_message() {
-        assert_eq!(notification_body("ci green"), "[notification] ci green");
+        assert_eq!(
+            notification_body("[notification] {message}", "ci green"),
+            "[notification] ci green"
+        );
+        let default = notification_body(seedpod_config::notify::DEFAULT_NOTIFY_WRAPPER, "ci");
+        assert!(default.starts_with("[notification] ci\n"), "{default}");
     }
 }

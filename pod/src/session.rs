@@ -29,6 +29,8 @@ pub struct SessionSettings {
     /// Warnings found while reading the configuration (an untrusted project file's ignored
     /// keys), shown to every client that attaches, like restore's own alerts.
     pub startup_alerts: Vec<String>,
+    /// `[notify] wrapper`: the template a notification's text is framed by.
+    pub notify_wrapper: String,
 }
 
 impl Default for SessionSettings {
@@ -42,6 +44,7 @@ impl Default for SessionSettings {
             wake_on_child_reports: true,
             context: crate::context::ContextSettings::default(),
             startup_alerts: Vec::new(),
+            notify_wrapper: seedpod_config::notify::DEFAULT_NOTIFY_WRAPPER.to_owned(),
         }
     }
 }

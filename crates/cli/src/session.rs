@@ -104,6 +104,7 @@ pub fn build(
         guard: eff.input.guard.value,
         max_message_chars: eff.input.max_message_chars.value,
         wake_on_child_reports: eff.children.wake.value,
+        notify_wrapper: eff.notify.wrapper.value.clone(),
     };
     Ok(PodSession { tools, session })
 }

@@ -16,6 +16,7 @@ use crate::context::{ContextSettings, check_window, unsigned};
 use crate::error::ConfigError;
 use crate::file::{self, CONFIG_FILE, ConfigFile, LogLevel, PROJECT_DIR, ProviderChoice, Rotation};
 use crate::loosen::{self, Ignored};
+use crate::notify::NotifySettings;
 use crate::source::{Setting, Source, layer_opt};
 use crate::trust::{self, ProjectTrust, TrustStore};
 
@@ -131,6 +132,8 @@ pub struct Effective {
     pub context: ContextSettings,
     /// `[loop]` and `[tasks]`.
     pub agent_loop: LoopSettings,
+    /// `[notify]`: how a notification is put before the model.
+    pub notify: NotifySettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
     /// Whether the project file may loosen policy (`loosen.rs`, `trust.rs`).
@@ -248,6 +251,7 @@ impl Effective {
             children: ChildrenSettings::defaults(),
             context: ContextSettings::defaults(),
             agent_loop: LoopSettings::defaults(),
+            notify: NotifySettings::defaults(),
             layers: Vec::new(),
             project_trust: ProjectTrust::NoFile,
             ignored: Vec::new(),
@@ -322,6 +326,9 @@ impl Effective {
         }
         if let Some(t) = file.tasks {
             self.agent_loop.layer_tasks(t, source)?;
+        }
+        if let Some(n) = file.notify {
+            self.notify.layer(n, source);
         }
         if let Some(c) = file.children {
             self.children.layer(c, source);
@@ -571,6 +578,7 @@ impl Effective {
         self.approvals.validate()?;
         self.input.validate()?;
         self.agent_loop.validate()?;
+        self.notify.validate()?;
         self.context.validate()
     }
 }

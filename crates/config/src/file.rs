@@ -150,6 +150,7 @@ pub struct ConfigFile {
     #[serde(rename = "loop")]
     pub agent_loop: Option<LoopFile>,
     pub tasks: Option<TasksFile>,
+    pub notify: Option<crate::notify::NotifyFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -20,6 +20,7 @@ pub mod effective;
 pub mod error;
 pub mod file;
 pub mod loosen;
+pub mod notify;
 pub mod show;
 pub mod source;
 pub mod trust;
@@ -37,6 +38,7 @@ pub use effective::{
 pub use error::ConfigError;
 pub use file::{ConfigFile, LogLevel, ProviderChoice, Rotation};
 pub use loosen::Ignored;
+pub use notify::{NotifySettings, wrap_notification};
 pub use source::{Setting, Source};
 pub use trust::{ProjectTrust, TrustStore};
 

@@ -16,6 +16,7 @@
 //! | `base_url` | any other endpoint: it receives the conversation and the API key | — |
 //! | `api_key_env` | any other variable: it picks which secret leaves the machine | — |
 //! | `[logging] file` | any other file: the pod would append to a path outside the scope | — |
+//! | `[notify] wrapper` | any other template: its text reaches the model with every notification | — |
 //! | `[system_prompt] identity_file` | a file outside the project directory (after symlinks): its text would be sent to the provider | one inside it |
 //!
 //! `provider`, `model` and `script` choose which model answers; every call it makes still
@@ -65,6 +66,16 @@ pub(crate) fn restrain(
         text,
         &mut ignored,
     );
+    if let Some(notify) = &mut project.notify {
+        let wrapper = Some(&below.notify.wrapper.value);
+        changed(
+            &mut notify.wrapper,
+            wrapper,
+            "notify.wrapper",
+            text,
+            &mut ignored,
+        );
+    }
     if let Some(logging) = &mut project.logging {
         let file = below.logging.file.as_ref().map(|s| &s.value);
         let path = |p: &PathBuf| quote(&p.display().to_string());

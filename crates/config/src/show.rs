@@ -234,7 +234,7 @@ fn agent_sections(out: &mut String, eff: &Effective) {
     loop_section(out, eff);
 }
 
-/// `[loop]` and `[tasks]`.
+/// `[loop]`, `[tasks]` and `[notify]`.
 fn loop_section(out: &mut String, eff: &Effective) {
     let settings = &eff.agent_loop;
     out.push_str("\n[loop]\n");
@@ -248,6 +248,9 @@ fn loop_section(out: &mut String, eff: &Effective) {
     }
     out.push_str("\n[tasks]\n");
     off_when_zero(out, "remind_after", &settings.remind_after);
+    out.push_str("\n[notify]\n");
+    let wrapper = &eff.notify.wrapper;
+    line(out, "wrapper", &quote(&wrapper.value), &wrapper.source);
 }
 
 fn off_when_zero(out: &mut String, key: &str, setting: &Setting<u64>) {

@@ -29,13 +29,14 @@ impl Injection {
         }
     }
 
-    /// The system item the model reads (its body rendered now, invariant 2), whether it wakes an
-    /// idle pod, and the trigger of the run it would start.
-    pub(super) fn into_system_item(self) -> (SystemItem, bool, RunTrigger) {
+    /// The system item the model reads (its body rendered now with the `[notify] wrapper`
+    /// template, invariant 2), whether it wakes an idle pod, and the trigger of the run it
+    /// would start.
+    pub(super) fn into_system_item(self, wrapper: &str) -> (SystemItem, bool, RunTrigger) {
         match self {
             Injection::Notify { message, wake } => (
                 SystemItem::Notification {
-                    body: render::notification_body(&message),
+                    body: render::notification_body(wrapper, &message),
                     message,
                 },
                 wake,

@@ -350,7 +350,7 @@ impl Controller {
         if !matches!(self.activity, Activity::Idle) {
             return self.enqueue(id, item.into_queued()).await;
         }
-        let (system_item, wake, trigger) = item.into_system_item();
+        let (system_item, wake, trigger) = item.into_system_item(&self.session.notify_wrapper);
         let committed = self
             .commit_for_reply(EntryKind::SystemItem {
                 item: system_item,

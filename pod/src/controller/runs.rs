@@ -211,7 +211,8 @@ impl Controller {
                     let Some(injection) = Injection::from_queued(item) else {
                         continue;
                     };
-                    let (item, wake, trigger) = injection.into_system_item();
+                    let (item, wake, trigger) =
+                        injection.into_system_item(&self.session.notify_wrapper);
                     if wake {
                         woken.get_or_insert(trigger);
                     }

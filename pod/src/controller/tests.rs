@@ -695,7 +695,10 @@ async fn notify_while_idle_commits_and_wakes_only_when_asked() {
     let expected = EntryKind::SystemItem {
         item: SystemItem::Notification {
             message: "quiet-note".into(),
-            body: render::notification_body("quiet-note"),
+            body: render::notification_body(
+                seedpod_config::notify::DEFAULT_NOTIFY_WRAPPER,
+                "quiet-note",
+            ),
         },
         queue_id: None,
     };
