@@ -21,6 +21,7 @@ pub mod context;
 pub mod controller;
 pub mod earlier;
 pub mod error;
+pub mod git_commit;
 pub mod guard;
 pub mod lock;
 pub mod offline;

@@ -66,6 +66,7 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     let channel = Controller::channel();
     let mut tools = opts.tools.clone();
     crate::task_list::UpdateTasks::register(&mut tools, &opts.session.policies);
+    crate::git_commit::GitCommit::register(&mut tools, &opts.cwd, &opts.session.policies);
     ChildTools::new(home.clone(), opts.name.clone(), channel.0.clone())
         .register(&mut tools, &opts.session.policies);
     let parts = open_pod(OpenOptions {

@@ -64,6 +64,7 @@ pub const SLASH_COMMANDS: &[(&str, &str)] = &[
     ("spawn", "start a child pod: /spawn NAME TASK"),
     ("model", "switch the model: /model NAME"),
     ("memory", "append a line to AGENTS.md: /memory TEXT"),
+    ("commit", "commit; the model writes the message"),
     ("resume", "continue a paused turn"),
     ("cancel", "cancel the running or paused turn"),
     ("copy", "copy the last answer to the clipboard"),

@@ -165,17 +165,21 @@ pub enum PodCommand {
     Help,
     /// Summarise the conversation into a new segment now (`/compact [focus]`).
     Compact,
+    /// Have the model write a commit message for the repository's changes and commit them
+    /// once a person approves it (`/commit [hint]`).
+    Commit,
     #[serde(other)]
     Unknown,
 }
 
 impl PodCommand {
-    pub const ALL: [PodCommand; 5] = [
+    pub const ALL: [PodCommand; 6] = [
         PodCommand::Clear,
         PodCommand::Memory,
         PodCommand::Model,
         PodCommand::Help,
         PodCommand::Compact,
+        PodCommand::Commit,
     ];
 
     pub fn as_str(&self) -> &'static str {
@@ -185,6 +189,7 @@ impl PodCommand {
             PodCommand::Model => "model",
             PodCommand::Help => "help",
             PodCommand::Compact => "compact",
+            PodCommand::Commit => "commit",
             PodCommand::Unknown => "unknown",
         }
     }

@@ -26,6 +26,8 @@ pub enum Command {
     Mouse,
     /// `/approvals`: list the standing approvals and revoke them.
     Approvals,
+    /// `/commit [hint]`: sent as typed; the pod looks at the repository and starts the run.
+    Commit,
 }
 
 /// A child pod to start: its name and its first input (the rest of the line).
@@ -77,6 +79,7 @@ pub fn parse(text: &str) -> Parsed {
         "copy" => Command::Copy,
         "mouse" => Command::Mouse,
         "approvals" => Command::Approvals,
+        "commit" => Command::Commit,
         other => return Parsed::Unknown(other.to_string()),
     };
     Parsed::Command(command)

@@ -123,6 +123,9 @@ fn offered_tools(tools: ToolRegistry, policies: &Policies) -> Vec<ToolSpec> {
     {
         specs.push(seedpod_pod::task_list::spec());
     }
+    if policies.for_tool(seedpod_pod::git_commit::GIT_COMMIT) != seedpod_pod::policy::Policy::Deny {
+        specs.push(seedpod_pod::git_commit::spec());
+    }
     specs.extend(offered_specs(policies));
     specs
 }

@@ -110,6 +110,7 @@ pub struct ApprovalsFile {
     pub grep: Option<Policy>,
     pub shell: Option<Policy>,
     pub update_tasks: Option<Policy>,
+    pub git_commit: Option<Policy>,
     pub spawn_pod: Option<Policy>,
     pub send_to_pod: Option<Policy>,
     pub read_pod_output: Option<Policy>,
@@ -119,7 +120,7 @@ pub struct ApprovalsFile {
 
 impl ApprovalsFile {
     /// Each tool's written policy by name, in `Approvals::all` order.
-    pub(crate) fn slots_mut(&mut self) -> [(&'static str, &mut Option<Policy>); 13] {
+    pub(crate) fn slots_mut(&mut self) -> [(&'static str, &mut Option<Policy>); 14] {
         [
             ("read_file", &mut self.read_file),
             ("write_file", &mut self.write_file),
@@ -129,6 +130,7 @@ impl ApprovalsFile {
             ("grep", &mut self.grep),
             ("shell", &mut self.shell),
             ("update_tasks", &mut self.update_tasks),
+            ("git_commit", &mut self.git_commit),
             ("spawn_pod", &mut self.spawn_pod),
             ("send_to_pod", &mut self.send_to_pod),
             ("read_pod_output", &mut self.read_pod_output),
@@ -212,6 +214,7 @@ pub struct Approvals {
     grep: Setting<Policy>,
     shell: Setting<Policy>,
     update_tasks: Setting<Policy>,
+    git_commit: Setting<Policy>,
     spawn_pod: Setting<Policy>,
     send_to_pod: Setting<Policy>,
     read_pod_output: Setting<Policy>,
@@ -221,7 +224,8 @@ pub struct Approvals {
 
 impl Approvals {
     /// The file tools are allowed (they are confined to the scope); shell is not confined, so a
-    /// person approves each call. `update_tasks` only writes the model's plan to the log. The
+    /// person approves each call. `update_tasks` only writes the model's plan to the log; `git_commit` runs
+    /// git with the person's identity and hooks, so it asks. The
     /// child-pod tools are allowed: a child gets only scope its
     /// parent holds, so it can do nothing the parent could not.
     pub(crate) fn defaults() -> Approvals {
@@ -235,6 +239,7 @@ impl Approvals {
             grep: allow(),
             shell: Setting::default(Policy::Ask),
             update_tasks: allow(),
+            git_commit: Setting::default(Policy::Ask),
             spawn_pod: allow(),
             send_to_pod: allow(),
             read_pod_output: allow(),
@@ -252,6 +257,7 @@ impl Approvals {
         self.grep.layer(file.grep, source);
         self.shell.layer(file.shell, source);
         self.update_tasks.layer(file.update_tasks, source);
+        self.git_commit.layer(file.git_commit, source);
         self.spawn_pod.layer(file.spawn_pod, source);
         self.send_to_pod.layer(file.send_to_pod, source);
         self.read_pod_output.layer(file.read_pod_output, source);
@@ -259,7 +265,7 @@ impl Approvals {
         self.stop_pod.layer(file.stop_pod, source);
     }
 
-    fn slots(&self) -> [(&'static str, &Setting<Policy>); 13] {
+    fn slots(&self) -> [(&'static str, &Setting<Policy>); 14] {
         [
             ("read_file", &self.read_file),
             ("write_file", &self.write_file),
@@ -269,6 +275,7 @@ impl Approvals {
             ("grep", &self.grep),
             ("shell", &self.shell),
             ("update_tasks", &self.update_tasks),
+            ("git_commit", &self.git_commit),
             ("spawn_pod", &self.spawn_pod),
             ("send_to_pod", &self.send_to_pod),
             ("read_pod_output", &self.read_pod_output),
@@ -301,7 +308,7 @@ impl Approvals {
     }
 
     /// Every built-in tool and its policy: read_file, write_file, edit_file, list_dir, glob,
-    /// grep, shell, update_tasks, then the child-pod tools spawn_pod, send_to_pod, read_pod_output,
+    /// grep, shell, update_tasks, git_commit, then the child-pod tools spawn_pod, send_to_pod, read_pod_output,
     /// list_pods, stop_pod.
     pub fn all(&self) -> Vec<(&'static str, Setting<Policy>)> {
         self.slots()

@@ -63,6 +63,16 @@ pub fn call_summary(name: &str, arguments: &str) -> String {
             }
             line
         }),
+        // The subject line: what a person approves (the whole message is in the arguments).
+        "git_commit" => text("message").map(|message| {
+            let subject = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let all = args.get("all").and_then(Value::as_bool) == Some(true);
+            if all {
+                format!("{} (every change)", subject.trim())
+            } else {
+                subject.trim().to_owned()
+            }
+        }),
         _ => None,
     };
     let detail = detail.unwrap_or_else(|| arguments.to_owned());
@@ -85,6 +95,21 @@ fn one_line(text: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_commit_is_summarised_by_its_subject() {
+        assert_eq!(
+            call_summary(
+                "git_commit",
+                r#"{"message": "\nFix the parser\n\nBecause."}"#
+            ),
+            "git_commit: Fix the parser"
+        );
+        assert_eq!(
+            call_summary("git_commit", r#"{"message": "Add it", "all": true}"#),
+            "git_commit: Add it (every change)"
+        );
+    }
 
     #[test]
     fn summaries_are_one_short_line() {

@@ -236,6 +236,33 @@ impl Controller {
 
     /// `/memory TEXT`: the append is answered from a blocking thread, since it writes a file
     /// in the project; nothing of the pod's state changes.
+    /// `/commit [hint]`: git is asked what changed off the loop; then the person's run starts
+    /// (or queues) with that as its input, exactly like input they typed, and the reply is that
+    /// run's acknowledgement. The model commits with `git_commit`, which asks first.
+    pub(super) fn commit_command(&self, id: u64, hint: String, reply: oneshot::Sender<ServerMsg>) {
+        let cwd = self.meta.cwd.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            match crate::git_commit::prepare(&cwd, hint.trim()).await {
+                Ok(text) => {
+                    let request = super::Command::Request {
+                        id,
+                        method: super::route::ControllerMethod::Now(super::route::Now::Input {
+                            segments: vec![Segment::text(text)],
+                            trigger: seedpod_protocol::RunTrigger::User,
+                        }),
+                        reply,
+                    };
+                    // A controller that is gone drops the reply: the client sees the pod leave.
+                    let _ = tx.send(request).await;
+                }
+                Err(reason) => {
+                    let _ = reply.send(refuse(id, ErrorCode::InvalidRequest, reason));
+                }
+            }
+        });
+    }
+
     pub(super) fn memory(&self, id: u64, text: &str, reply: oneshot::Sender<ServerMsg>) {
         let text = text.trim().to_string();
         if text.is_empty() {

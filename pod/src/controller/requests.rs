@@ -126,6 +126,7 @@ impl Controller {
             }
             Deferred::Compact { focus } => self.compact_command(id, focus, reply),
             Deferred::Memory { text } => self.memory(id, &text, reply),
+            Deferred::Commit { hint } => self.commit_command(id, hint, reply),
             Deferred::Spawn(request) => self.spawn_child(id, request, reply).await,
         }
     }

@@ -60,6 +60,10 @@ pub enum Deferred {
     Memory {
         text: String,
     },
+    /// `/commit [hint]`: the repository is looked at off the loop, then a run starts.
+    Commit {
+        hint: String,
+    },
 }
 
 #[derive(Debug)]
@@ -184,6 +188,9 @@ fn pod_command(name: PodCommand, args: String) -> ControllerMethod {
         }
         PodCommand::Memory => {
             return ControllerMethod::Deferred(Deferred::Memory { text: args });
+        }
+        PodCommand::Commit => {
+            return ControllerMethod::Deferred(Deferred::Commit { hint: args });
         }
         PodCommand::Clear => LoopCommand::Clear,
         PodCommand::Model => LoopCommand::Model { name: args },

@@ -215,7 +215,10 @@ impl App {
         match commands::parse(&text) {
             Parsed::Command(command) => {
                 self.history.reset_walk();
-                self.composer.clear();
+                // `/commit` is sent as typed (below), so the composer keeps it until then.
+                if command != Command::Commit {
+                    self.composer.clear();
+                }
                 self.command(command, now)
             }
             Parsed::Unknown(name) if !self.composer.segments().iter().any(is_workflow) => {
@@ -302,6 +305,9 @@ impl App {
             Command::Spawn(spawn) => return self.spawn(spawn, now),
             Command::Pods => return self.open_picker(),
             Command::Approvals => return self.open_approvals(now),
+            // The pod turns it into a run: acknowledged (or refused, and put back) like any
+            // input.
+            Command::Commit => return self.send_input(now),
             Command::Resume => return vec![self.request(Pending::Resume, Method::Resume)],
             Command::Cancel => return vec![self.request(Pending::Cancel, Method::Cancel)],
             Command::Copy => match self.transcript.last_answer() {

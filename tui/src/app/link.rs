@@ -161,9 +161,11 @@ impl App {
                 self.view.end();
                 message.trim().replace('\n', " ")
             }
-            PodCommand::Memory | PodCommand::Model | PodCommand::Help | PodCommand::Unknown => {
-                message.trim().replace('\n', " ")
-            }
+            PodCommand::Memory
+            | PodCommand::Model
+            | PodCommand::Help
+            | PodCommand::Commit
+            | PodCommand::Unknown => message.trim().replace('\n', " "),
         };
         self.flash(FlashLevel::Info, text, now);
     }

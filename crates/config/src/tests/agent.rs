@@ -7,7 +7,7 @@ use super::Fixture;
 use crate::effective::{HOME_ENV, INPUT_GUARD_ENV};
 use crate::*;
 
-const TOOLS: [&str; 13] = [
+const TOOLS: [&str; 14] = [
     "read_file",
     "write_file",
     "edit_file",
@@ -16,6 +16,7 @@ const TOOLS: [&str; 13] = [
     "grep",
     "shell",
     "update_tasks",
+    "git_commit",
     "spawn_pod",
     "send_to_pod",
     "read_pod_output",
@@ -34,7 +35,7 @@ fn defaults_allow_the_file_and_child_tools_ask_for_shell_and_set_no_extra_scope(
     let names: Vec<&str> = all.iter().map(|(name, _)| *name).collect();
     assert_eq!(names, TOOLS);
     for (name, policy) in &all {
-        let expected = if *name == "shell" {
+        let expected = if *name == "shell" || *name == "git_commit" {
             Policy::Ask
         } else {
             Policy::Allow
