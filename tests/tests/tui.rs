@@ -393,3 +393,34 @@ fn spawn_a_child_from_the_composer_jump_in_and_back() {
     tui.send(keys::CTRL_D);
     assert!(tui.wait_exit());
 }
+
+/// Issue 17 item 5: `[` or `]` typed first into an empty composer is text, not navigation, at
+/// the bottom of the transcript: `[ ] todo` reaches the model whole.
+#[test]
+fn brackets_typed_first_are_text() {
+    let sb = Sandbox::new();
+    let script = sb.script(
+        "s.jsonl",
+        &[json!({"text": "First answer."}), json!({"text": "Noted."})],
+    );
+    sb.start_scripted("b", &script);
+    let mut tui = Tui::spawn(&sb, &["attach", "b"]);
+    tui.wait_for("connected");
+    // A turn above, so `[` would have somewhere to go.
+    tui.send("hello");
+    tui.send(keys::ENTER);
+    tui.wait_for("First answer.");
+    tui.wait_for("idle");
+    tui.send("[ ] todo ]");
+    tui.wait_for("[ ] todo ]");
+    tui.send(keys::ENTER);
+    tui.wait_for("Noted.");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+    let requests = sb.requests("b");
+    assert!(
+        requests[1].contains(r#""text":"[ ] todo ]""#),
+        "{}",
+        requests[1]
+    );
+}

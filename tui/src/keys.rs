@@ -1,8 +1,10 @@
 //! Which key means what in the main screen. Pure: a key plus a little context in, an intent
 //! out, so the whole key map is testable without a terminal and readable in one place.
 //!
-//! Keys that would otherwise type a character (`[`, `]`) or move the composer's cursor (Home,
-//! End) navigate the transcript only while the composer is empty.
+//! Keys that would otherwise move the composer's cursor (Home, End) navigate the transcript only
+//! while the composer is empty. `[` and `]` are characters people type first (`[ ] todo`), so
+//! they move between turns only while the person is reading: the transcript scrolled up or a
+//! cell focused. Alt-Up and Alt-Down move between turns always.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -15,6 +17,8 @@ pub struct KeyContext {
     pub on_last_line: bool,
     /// A tool call waits for approval and its prompt is hidden (Ctrl-A shows it).
     pub approval_hidden: bool,
+    /// The person is reading the transcript: scrolled away from the bottom, or a cell focused.
+    pub reading: bool,
 }
 
 /// What a key asks for.
@@ -91,8 +95,14 @@ pub fn intent(key: &KeyEvent, ctx: KeyContext) -> Intent {
         KeyCode::PageDown => Intent::PageDown,
         KeyCode::Home if ctx.composer_empty || ctrl => Intent::Top,
         KeyCode::End if ctx.composer_empty || ctrl => Intent::Bottom,
-        KeyCode::Char('[') if ctx.composer_empty && !ctrl && !alt => Intent::PrevTurn,
-        KeyCode::Char(']') if ctx.composer_empty && !ctrl && !alt => Intent::NextTurn,
+        KeyCode::Up if alt && !ctrl => Intent::PrevTurn,
+        KeyCode::Down if alt && !ctrl => Intent::NextTurn,
+        KeyCode::Char('[') if ctx.composer_empty && ctx.reading && !ctrl && !alt => {
+            Intent::PrevTurn
+        }
+        KeyCode::Char(']') if ctx.composer_empty && ctx.reading && !ctrl && !alt => {
+            Intent::NextTurn
+        }
         KeyCode::Tab if !ctrl && !alt && !shift => Intent::Tab,
         KeyCode::BackTab => Intent::BackTab,
         _ => Intent::Edit,
@@ -112,12 +122,18 @@ mod tests {
         on_first_line: true,
         on_last_line: true,
         approval_hidden: false,
+        reading: false,
     };
     const TYPING: KeyContext = KeyContext {
         composer_empty: false,
         on_first_line: false,
         on_last_line: false,
         approval_hidden: false,
+        reading: false,
+    };
+    const READING: KeyContext = KeyContext {
+        reading: true,
+        ..EMPTY
     };
 
     #[test]
@@ -137,14 +153,28 @@ mod tests {
     fn navigation_keys_type_when_the_composer_has_text() {
         let none = KeyModifiers::NONE;
         assert_eq!(
-            intent(&k(KeyCode::Char('['), none), EMPTY),
+            intent(&k(KeyCode::Char('['), none), READING),
             Intent::PrevTurn
         );
         assert_eq!(
-            intent(&k(KeyCode::Char(']'), none), EMPTY),
+            intent(&k(KeyCode::Char(']'), none), READING),
             Intent::NextTurn
         );
         assert_eq!(intent(&k(KeyCode::Char('['), none), TYPING), Intent::Edit);
+        // At the bottom of the transcript a first `[` or `]` is typed (`[ ] todo`).
+        assert_eq!(intent(&k(KeyCode::Char('['), none), EMPTY), Intent::Edit);
+        assert_eq!(intent(&k(KeyCode::Char(']'), none), EMPTY), Intent::Edit);
+        // Alt-Up and Alt-Down move between turns whatever the composer holds.
+        for ctx in [EMPTY, TYPING, READING] {
+            assert_eq!(
+                intent(&k(KeyCode::Up, KeyModifiers::ALT), ctx),
+                Intent::PrevTurn
+            );
+            assert_eq!(
+                intent(&k(KeyCode::Down, KeyModifiers::ALT), ctx),
+                Intent::NextTurn
+            );
+        }
         assert_eq!(intent(&k(KeyCode::Home, none), EMPTY), Intent::Top);
         assert_eq!(intent(&k(KeyCode::Home, none), TYPING), Intent::Edit);
         assert_eq!(intent(&k(KeyCode::End, none), EMPTY), Intent::Bottom);

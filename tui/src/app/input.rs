@@ -33,6 +33,7 @@ impl App {
             on_first_line: self.composer.on_first_line(),
             on_last_line: self.composer.on_last_line(),
             approval_hidden: self.approval_hidden(),
+            reading: !self.view.is_following() || self.view.focused().is_some(),
         };
         match intent(&key, ctx) {
             Intent::Submit => self.submit(now),

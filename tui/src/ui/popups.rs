@@ -104,7 +104,7 @@ fn help(frame: &mut Frame, theme: &Theme) {
             "PgUp/PgDn  Home/End",
             "scroll / top (then earlier), bottom (follow)",
         ),
-        ("[  ]", "previous / next turn"),
+        ("Alt-↑ Alt-↓", "previous / next turn ([ ] when scrolled up)"),
         ("Tab  Enter", "focus a cell / expand it, or go into a child"),
         ("@  #  /", "complete files, knowledge, commands"),
         ("Ctrl-P", "pods (children under their parent)"),

@@ -228,7 +228,7 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
     // One request at a time: more keys at the top ask nothing more.
     h.key(key(KeyCode::PageUp));
     assert!(h.draw().is_empty());
-    h.key(KeyEvent::new(KeyCode::Char('['), KeyModifiers::NONE));
+    h.key(KeyEvent::new(KeyCode::Up, KeyModifiers::ALT));
     assert!(h.draw().is_empty());
 
     let model = h.app.transcript.status().model.clone();
