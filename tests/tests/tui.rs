@@ -154,9 +154,15 @@ fn the_tui_reconnects_when_the_pod_restarts() {
     sb.ok(&["restart", "r"]);
     tui.wait_for("reconnected to the pod");
     tui.wait_for("Before the restart.");
+    // Issue 17 item 3: the old process's goodbye does not stay on the status line.
+    tui.wait_until(
+        "the status line to forget the goodbye once reconnected",
+        |screen| !screen.contents().contains("stopping"),
+    );
     tui.send("two");
     tui.send(keys::ENTER);
     tui.wait_for("After the restart.");
+    assert!(!tui.contains("stopping"), "{}", tui.screen());
     tui.send(keys::CTRL_D);
     assert!(tui.wait_exit());
 }

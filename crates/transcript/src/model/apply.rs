@@ -33,6 +33,8 @@ impl Transcript {
                 if *instance != self.view.instance {
                     self.last_seq = None;
                 }
+                // A goodbye or a refusal was about the connection this one replaces.
+                self.view.notice = None;
                 self.view.name = pod.to_string();
                 self.view.server_version = server_version.clone();
                 self.view.instance = instance.clone();

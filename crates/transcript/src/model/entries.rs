@@ -25,6 +25,8 @@ impl Transcript {
         match &entry.kind {
             EntryKind::SegmentStart(start) => self.segment_start(start),
             EntryKind::RunStart { trigger } => {
+                // Whatever went wrong before, the pod is working again.
+                self.view.notice = None;
                 self.run = Some(OpenRun {
                     start_ts: entry.ts,
                     usage: Usage::default(),

@@ -32,7 +32,8 @@ pub struct PodView {
     pub waiting_for_approval: bool,
     /// The oldest approval request nobody has answered yet (the app's modal asks about it).
     pub pending_approval: Option<ApprovalRequest>,
-    /// The last error reply, `goodbye` or `incompatible`, until the app clears it.
+    /// The last error reply, `goodbye` or `incompatible`, until the next `welcome` (a new
+    /// connection) or the next run.
     pub notice: Option<Notice>,
     pub segment_id: String,
     /// The pod process (`welcome.instance`); seqs are only comparable within one instance.
