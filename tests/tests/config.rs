@@ -412,3 +412,22 @@ fn logging_to_stdout_in_the_foreground_only() {
     sb.start_scripted("bg", &script);
     sb.ok(&["send", "bg", "hi"]);
 }
+
+/// Issue 17 item 7: a new user with nothing configured is first told about `seedpod demo`
+/// (which works with nothing at all), then the API key and the local server; never about a
+/// file that only the source tree has.
+#[test]
+fn the_first_advice_leads_with_the_demo() {
+    let sb = Sandbox::new();
+    let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
+    if out.status.success() {
+        eprintln!("skipped: a local model server on this machine answered, so nothing was missing");
+        return;
+    }
+    let err = stderr(&out);
+    let demo = err.find("`seedpod demo`").expect("the demo is offered");
+    let key = err.find("ANTHROPIC_API_KEY").expect("the API key way");
+    let local = err.find("127.0.0.1:11434").expect("the local server way");
+    assert!(demo < key && key < local, "{err}");
+    assert!(!err.contains("examples/"), "{err}");
+}

@@ -66,18 +66,20 @@ fn model_ids(body: &str) -> Option<Vec<String>> {
     )
 }
 
-/// What to tell someone who has configured nothing and runs no local server.
+/// What to tell someone who has configured nothing and runs no local server: first what works
+/// with nothing at all (`seedpod demo`, built in, no files needed), then the two ways to point
+/// at a real model, an API key or a local server.
 pub fn nothing_configured(name: &str) -> String {
     let locals: Vec<String> = LOCAL_SERVERS
         .iter()
         .map(|(label, addr)| format!("{label} on {addr}"))
         .collect();
     format!(
-        "pod \"{name}\" needs a model provider and none is configured. Either:\n  \
-         - set ANTHROPIC_API_KEY and run `seedpod start {name} --provider anthropic` (or SEEDPOD_PROVIDER=anthropic)\n  \
-         - set OPENAI_API_KEY and run `seedpod start {name} --provider openai` (or SEEDPOD_PROVIDER=openai; OPENAI_BASE_URL for other endpoints)\n  \
-         - run a local OpenAI-compatible server ({}), which `seedpod start` finds by itself\n  \
-         - or try the scripted demo model: `seedpod start {name} --provider scripted --script examples/hello.script.jsonl`",
+        "pod \"{name}\" needs a model, and none is configured.\n  \
+         - to see seedpod work right now, with a built-in scripted model: `seedpod demo`\n  \
+         - with an API key: set ANTHROPIC_API_KEY and run `seedpod start {name} --provider anthropic`, \
+         or set OPENAI_API_KEY and run `seedpod start {name} --provider openai` (OPENAI_BASE_URL for other endpoints)\n  \
+         - with a local model: run an OpenAI-compatible server ({}) and `seedpod start {name}` finds it by itself",
         locals.join(", ")
     )
 }
@@ -130,9 +132,15 @@ mod tests {
             "ANTHROPIC_API_KEY",
             "OPENAI_API_KEY",
             "127.0.0.1:11434",
-            "--provider scripted",
+            "seedpod demo",
         ] {
             assert!(text.contains(needle), "{needle}: {text}");
         }
+        // The demo comes first, and nothing points at a file only the source tree has.
+        let demo = text.find("seedpod demo").unwrap_or(usize::MAX);
+        let key = text.find("ANTHROPIC_API_KEY").unwrap_or(0);
+        let local = text.find("11434").unwrap_or(0);
+        assert!(demo < key && key < local, "{text}");
+        assert!(!text.contains("examples/"), "{text}");
     }
 }
