@@ -56,6 +56,13 @@ pub enum EntryKind {
     AssistantRaw {
         text: String,
     },
+    /// What the model had streamed of an answer when it was stopped (a pause, a cancel, the pod
+    /// stopping): kept because a person saw it. Part of history as an assistant message, so
+    /// the model knows what it already said and a resumed turn goes on from it; clients mark
+    /// it interrupted.
+    AssistantInterrupted {
+        text: String,
+    },
     ToolResult {
         call_id: CallId,
         name: String,
@@ -141,6 +148,7 @@ impl EntryKind {
             EntryKind::UserInput { .. } => "user_input",
             EntryKind::AssistantItem { .. } => "assistant_item",
             EntryKind::AssistantRaw { .. } => "assistant_raw",
+            EntryKind::AssistantInterrupted { .. } => "assistant_interrupted",
             EntryKind::ToolResult { .. } => "tool_result",
             EntryKind::SystemItem { .. } => "system_item",
             EntryKind::TurnEnd { .. } => "turn_end",

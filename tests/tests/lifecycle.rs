@@ -85,19 +85,37 @@ async fn signal_takes_the_graceful_path(signal: i32, signal_name: &str) {
     );
     assert_eq!(log_events(&sb, "p", "server_exit"), 1, "{signal_name}");
 
-    // The log ends with whole lines, exactly the entries the live pod reported.
+    // The log ends with whole lines: exactly the entries the live pod reported, then what the
+    // held answer had streamed, kept by the graceful stop (issue 17: shown text is not lost).
     let segment = sb.segment_files("p").pop().expect("a segment file");
     let on_disk = std::fs::read_to_string(&segment).unwrap();
-    assert_eq!(on_disk, history, "{signal_name}: the log is intact");
-    let last = entries(&on_disk).pop().unwrap();
     assert!(
-        matches!(&last.kind, EntryKind::UserInput { text, .. } if text == "two"),
-        "{signal_name}: the held turn's input is the last entry: {last:?}"
+        on_disk.starts_with(&history),
+        "{signal_name}: the log is intact"
+    );
+    let mut written = entries(&on_disk);
+    let last = written.pop().unwrap();
+    assert!(
+        matches!(&last.kind, EntryKind::AssistantInterrupted { text } if text == "an"),
+        "{signal_name}: the streamed text is the last entry: {last:?}"
+    );
+    let before = written.pop().unwrap();
+    assert!(
+        matches!(&before.kind, EntryKind::UserInput { text, .. } if text == "two"),
+        "{signal_name}: the held turn's input comes just before: {before:?}"
     );
 
     assert_eq!(sb.ok(&["start", "p"]).trim(), "p");
-    assert_eq!(sb.ok(&["context", "p"]), context, "{signal_name}");
-    assert_eq!(sb.ok(&["history", "p", "--json"]), history, "{signal_name}");
+    let restored = sb.ok(&["context", "p"]);
+    assert_ne!(
+        restored, context,
+        "{signal_name}: the model now reads what it said"
+    );
+    assert!(
+        restored.contains(r#""text":"an""#),
+        "{signal_name}: {restored}"
+    );
+    assert_eq!(sb.ok(&["history", "p", "--json"]), on_disk, "{signal_name}");
     let conn = sb.connect("p", ClientMode::Control).await;
     assert_eq!(
         conn.welcome.state,

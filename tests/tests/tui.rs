@@ -430,3 +430,59 @@ fn brackets_typed_first_are_text() {
         requests[1]
     );
 }
+
+/// Issue 17 item 1: text already shown never disappears. Esc pauses a streaming answer and
+/// what was streamed stays on screen, marked interrupted; a second Esc cancels and it still
+/// stays; the log holds it and the model reads it in its next request, before the note that
+/// says anything not shown above was not done.
+#[test]
+fn streamed_text_stays_through_pause_and_cancel() {
+    let sb = Sandbox::new();
+    let gate = sb.gate("hold");
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            json!({"text": "Partial words the person saw, then more.", "chunk_chars": 25, "gate": gate}),
+            json!({"text": "Fresh answer."}),
+        ],
+    );
+    sb.start_scripted("i", &script);
+    let mut tui = Tui::spawn(&sb, &["attach", "i"]);
+    tui.wait_for("connected");
+    tui.send("tell me");
+    tui.send(keys::ENTER);
+    tui.wait_for("Partial words the person");
+    tui.send(keys::ESC);
+    tui.wait_for("paused");
+    tui.wait_for("interrupted — the answer stopped here");
+    assert!(tui.contains("Partial words the person"), "{}", tui.screen());
+    tui.send(keys::ESC);
+    tui.wait_for("cancelled");
+    assert!(tui.contains("Partial words the person"), "{}", tui.screen());
+
+    tui.send("and now?");
+    tui.send(keys::ENTER);
+    tui.wait_for("Fresh answer.");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let kept: Vec<String> = runtime
+        .block_on(sb.history("i"))
+        .into_iter()
+        .filter_map(|e| match e.kind {
+            EntryKind::AssistantInterrupted { text } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kept, ["Partial words the person"], "trailing space trimmed");
+    let requests = sb.requests("i");
+    let next = requests.last().expect("a request after the cancel");
+    let partial = next
+        .find("Partial words the person")
+        .expect("the model reads it");
+    let note = next
+        .find("Anything not shown above was not done")
+        .expect("the note");
+    assert!(partial < note, "{next}");
+}

@@ -47,6 +47,9 @@ pub fn entry_summary(kind: &EntryKind) -> String {
         EntryKind::AssistantRaw { text } => {
             format!("raw model output (cleaned below): {}", preview(text))
         }
+        EntryKind::AssistantInterrupted { text } => {
+            format!("assistant (interrupted): {}", preview(text))
+        }
         EntryKind::ToolResult {
             name,
             content,

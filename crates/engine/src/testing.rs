@@ -128,6 +128,10 @@ impl MemoryHost {
             }
             EntryKind::AssistantItem { item } => self.history.push(item.clone()),
             EntryKind::AssistantRaw { .. } => {}
+            EntryKind::AssistantInterrupted { text } => {
+                self.history
+                    .push(ModelItem::AssistantText { text: text.clone() });
+            }
             EntryKind::ToolResult {
                 call_id,
                 content,

@@ -193,6 +193,9 @@ impl SegmentState {
             EntryKind::AssistantItem { item } => self.history.push(item.clone()),
             // The record of what the model sent; its cleaned items follow and are the history.
             EntryKind::AssistantRaw { .. } => {}
+            EntryKind::AssistantInterrupted { text } => self
+                .history
+                .push(ModelItem::AssistantText { text: text.clone() }),
             EntryKind::ToolResult {
                 call_id,
                 content,

@@ -50,6 +50,7 @@ fn wide_table_keeps_its_columns_aligned_at_width_40() {
     let cell = cell(CellKind::AssistantText {
         text: WIDE_TABLE.into(),
         streaming: false,
+        interrupted: false,
     });
     let lines = cell_lines(&cell, 40, &Theme::plain());
     assert!(lines.iter().all(|l| l.width() <= 40));
@@ -82,6 +83,7 @@ fn cjk_wraps_without_overflow() {
     let cell = cell(CellKind::AssistantText {
         text: CJK.into(),
         streaming: false,
+        interrupted: false,
     });
     for width in [7u16, 10, 40] {
         let lines = cell_lines(&cell, width, &Theme::plain());
@@ -159,6 +161,7 @@ fn fenced_code_is_highlighted_when_coloured() {
     let cell = cell(CellKind::AssistantText {
         text: "```rust\nfn main() {}\n```".into(),
         streaming: false,
+        interrupted: false,
     });
     let lines = cell_lines(&cell, 80, &Theme::colored());
     let keyword = Theme::colored().style(Role::SyntaxKeyword);

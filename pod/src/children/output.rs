@@ -402,6 +402,9 @@ fn render(kind: &EntryKind) -> Option<String> {
         EntryKind::RunStart { trigger } => format!("— turn started: {}", trigger_text(*trigger)),
         EntryKind::UserInput { text, .. } => format!("input: {}", cut(text, INPUT_CHARS)),
         EntryKind::AssistantItem { item } => render_item(item),
+        EntryKind::AssistantInterrupted { text } => {
+            format!("said (interrupted): {}", cut(text, NOTE_CHARS))
+        }
         EntryKind::ToolResult {
             name,
             content,

@@ -110,6 +110,7 @@ fn durability_for(kind: &EntryKind) -> Durability {
         | EntryKind::RunStart { .. }
         | EntryKind::UserInput { .. }
         | EntryKind::AssistantItem { .. }
+        | EntryKind::AssistantInterrupted { .. }
         | EntryKind::AssistantRaw { .. }
         | EntryKind::ToolResult { .. }
         | EntryKind::SystemItem { .. }

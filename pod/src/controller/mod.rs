@@ -441,6 +441,7 @@ impl Controller {
         }
         self.generation += 1;
         self.waiting_approval = None;
+        self.keep_streamed_text().await;
         self.abandon_compaction("stopped with the pod");
         self.publish_state();
         self.final_reports().await;

@@ -166,7 +166,7 @@ impl Controller {
             }
             Now::Pause => {
                 // Pausing a paused pod is a no-op (DESIGN §5), acknowledged like a pause.
-                if self.pause() || matches!(self.activity, Activity::Paused) {
+                if self.pause().await || matches!(self.activity, Activity::Paused) {
                     ack(id, AckOutcome::Done)
                 } else {
                     error(

@@ -228,8 +228,28 @@ impl Controller {
         Ok(woken)
     }
 
-    /// Stop the running turn, keep what it committed; the run stays open in the log.
-    pub(super) fn pause(&mut self) -> bool {
+    /// What the model had streamed of an answer being stopped stays: committed as an
+    /// interrupted assistant item (history, so the model knows what it said and "anything not
+    /// shown above" is true; clients mark it). Call after the run task is aborted, so nothing
+    /// else of the answer can follow.
+    pub(super) async fn keep_streamed_text(&mut self) {
+        let streamed = std::mem::take(&mut self.in_flight.text);
+        // Providers refuse an assistant turn that ends in white space.
+        let text = streamed.trim_end();
+        if text.trim().is_empty() || self.state.open_run.is_none() {
+            return;
+        }
+        let kind = EntryKind::AssistantInterrupted {
+            text: text.to_owned(),
+        };
+        if let Err(err) = self.commit(kind, Durability::Buffered).await {
+            tracing::error!(event = "interrupted_text_lost", error = %err);
+        }
+    }
+
+    /// Stop the running turn, keep what it committed and what it had streamed; the run stays
+    /// open in the log.
+    pub(super) async fn pause(&mut self) -> bool {
         // A run whose `run_end` is already committed has finished, even if its task has not
         // reported yet: pausing it would leave the pod paused with no open run in the log.
         if !matches!(self.activity, Activity::Running { .. }) || self.state.open_run.is_none() {
@@ -242,6 +262,7 @@ impl Controller {
         }
         self.generation += 1;
         self.waiting_approval = None;
+        self.keep_streamed_text().await;
         self.in_flight = Default::default();
         self.abandon_compaction("stopped by a pause");
         tracing::info!(event = "paused");
@@ -263,6 +284,7 @@ impl Controller {
         }
         self.generation += 1;
         self.waiting_approval = None;
+        self.keep_streamed_text().await;
         self.in_flight = Default::default();
         self.unattached = None;
         self.abandon_compaction("cancelled");

@@ -92,6 +92,7 @@ pub fn event_ids(entries: &[Entry]) -> HashSet<String> {
             | EntryKind::UserInput { .. }
             | EntryKind::AssistantItem { .. }
             | EntryKind::AssistantRaw { .. }
+            | EntryKind::AssistantInterrupted { .. }
             | EntryKind::ToolResult { .. }
             | EntryKind::SystemItem { .. }
             | EntryKind::TurnEnd { .. }

@@ -871,11 +871,23 @@ async fn pause_while_running_keeps_committed_items_then_cancel_ends_the_run() {
 
     assert_eq!(pod.acked(Method::Pause).await, AckOutcome::Done);
     pod.state(PodState::Paused).await;
+    let paused = pod.history().await;
     assert_eq!(
-        pod.history().await,
-        before,
-        "committed items are kept, nothing added"
+        paused[..before.len()],
+        before[..],
+        "committed items are kept"
     );
+    assert_eq!(
+        paused[before.len()..]
+            .iter()
+            .map(|e| e.kind.clone())
+            .collect::<Vec<_>>(),
+        [EntryKind::AssistantInterrupted {
+            text: "seco".into()
+        }],
+        "and what had streamed of the second answer, marked interrupted"
+    );
+    let before = paused;
     assert!(run_ends(&before).is_empty(), "the run stays open");
     let context = pod.context().await;
     assert!(
@@ -1028,6 +1040,7 @@ async fn run_while_paused_abandons_the_paused_turn_then_starts() {
             "segment_start",
             "run_start",
             "user_input",
+            "assistant_interrupted",
             "system_item",
             "run_end",
             "run_start",

@@ -138,6 +138,9 @@ pub enum CellKind {
     AssistantText {
         text: String,
         streaming: bool,
+        /// Stopped mid-answer (a pause, a cancel, the pod stopping): what was streamed stays,
+        /// marked.
+        interrupted: bool,
     },
     Thinking {
         text: String,

@@ -50,6 +50,17 @@ impl Transcript {
             // The streamed text was the raw answer; the cleaned items that follow replace it
             // (and when cleaning left no text, nothing replaces it).
             EntryKind::AssistantRaw { .. } => self.take_live(LiveRole::Text).is_some(),
+            // The streamed text a stop cut short: the provisional block becomes this cell.
+            EntryKind::AssistantInterrupted { text } => {
+                self.take_live(LiveRole::Text);
+                let kind = CellKind::AssistantText {
+                    text: text.clone(),
+                    streaming: false,
+                    interrupted: true,
+                };
+                self.push_committed(kind, None);
+                true
+            }
             EntryKind::ToolResult {
                 call_id,
                 name,
@@ -203,6 +214,7 @@ impl Transcript {
                     CellKind::AssistantText {
                         text: text.clone(),
                         streaming: false,
+                        interrupted: false,
                     }
                 };
                 self.push_committed(kind, replaces);

@@ -124,6 +124,7 @@ impl Transcript {
                     LiveRole::Text => CellKind::AssistantText {
                         text: String::new(),
                         streaming: true,
+                        interrupted: false,
                     },
                     LiveRole::Tool(_) => CellKind::ToolCall {
                         call_id: String::new().into(),

@@ -29,6 +29,14 @@ pub(crate) fn assistant_text(
     lines
 }
 
+/// Under an answer that was stopped before it finished.
+pub(crate) fn interrupted(theme: &Theme) -> Line<'static> {
+    Line::from(Span::styled(
+        "⋯ interrupted — the answer stopped here",
+        theme.style(Role::Dim),
+    ))
+}
+
 /// A notification or report the model took note of without answering (`NO_REPLY`).
 pub(crate) fn noted(theme: &Theme) -> Vec<Line<'static>> {
     vec![Line::from(Span::styled(

@@ -64,8 +64,16 @@ fn dispatch(cell: &Cell, available: usize, theme: &Theme) -> Vec<Line<'static>> 
             origin,
         } => system::segment_start(segment_id, provider, model, origin, available, theme),
         CellKind::UserInput { segments } => user::user_input(segments, available, theme),
-        CellKind::AssistantText { text, streaming } => {
-            assistant::assistant_text(text, *streaming, available, theme)
+        CellKind::AssistantText {
+            text,
+            streaming,
+            interrupted,
+        } => {
+            let mut lines = assistant::assistant_text(text, *streaming, available, theme);
+            if *interrupted {
+                lines.push(assistant::interrupted(theme));
+            }
+            lines
         }
         CellKind::Thinking { text, streaming } => {
             assistant::thinking(text, *streaming, cell.expanded, available, theme)

@@ -275,6 +275,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             cell(CellKind::AssistantText {
                 text: MARKDOWN.into(),
                 streaming: false,
+                interrupted: false,
             }),
         ),
         (
@@ -282,6 +283,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             cell(CellKind::AssistantText {
                 text: format!("Crates:\n\n{WIDE_TABLE}\n\nThat is all."),
                 streaming: false,
+                interrupted: false,
             }),
         ),
         (
@@ -289,6 +291,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             cell(CellKind::AssistantText {
                 text: format!("## 見出し\n\n{CJK}\n\n- 項目その一は長いテキストです\n- 二"),
                 streaming: false,
+                interrupted: false,
             }),
         ),
         (
@@ -296,6 +299,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             cell(CellKind::AssistantText {
                 text: "Here is the fix:\n\n```python\ndef add(a, b):\n    return a + b".into(),
                 streaming: true,
+                interrupted: false,
             }),
         ),
         (
@@ -303,6 +307,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             cell(CellKind::AssistantText {
                 text: String::new(),
                 streaming: true,
+                interrupted: false,
             }),
         ),
         (
