@@ -505,6 +505,7 @@ async fn write_snapshot<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, snap: Snaps
         segment_id: snap.segment_id,
         entries: snap.entries.len() as u64,
         context: snap.context,
+        message_cap: Some(snap.message_cap),
     };
     if !send(writer, encode(&begin)).await {
         return false;

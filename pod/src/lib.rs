@@ -25,6 +25,7 @@ pub mod git_commit;
 pub mod guard;
 pub mod lock;
 pub mod offline;
+pub mod paste;
 pub mod policy;
 pub mod prompt;
 pub mod providers;

@@ -67,6 +67,7 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     let mut tools = opts.tools.clone();
     crate::task_list::UpdateTasks::register(&mut tools, &opts.session.policies);
     crate::git_commit::GitCommit::register(&mut tools, &opts.cwd, &opts.session.policies);
+    crate::paste::ReadPaste::register(&mut tools, channel.0.clone(), &opts.session.policies);
     ChildTools::new(home.clone(), opts.name.clone(), channel.0.clone())
         .register(&mut tools, &opts.session.policies);
     let parts = open_pod(OpenOptions {

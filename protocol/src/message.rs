@@ -449,6 +449,11 @@ pub enum ServerMsg {
         entries: u64,
         #[serde(default)]
         context: ContextFill,
+        /// `[input] max_message_chars`: a client can say before sending that a paste is over
+        /// it (the pod sends such a paste as its head and tail, readable whole with
+        /// `read_paste`). Absent from an older pod.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message_cap: Option<u64>,
     },
     /// Committed entries of the active segment, in bounded batches.
     SnapshotEntries {
@@ -767,6 +772,7 @@ mod tests {
                     window: Some(16_000),
                     source: Some(WindowSource::Config),
                 },
+                message_cap: None,
             },
             ServerMsg::SnapshotEntries {
                 entries: vec![entry.clone()],

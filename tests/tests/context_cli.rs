@@ -226,7 +226,7 @@ fn prompt_show_says_which_mode_and_why() {
     );
     assert!(!compact.contains("# How to use your tools"), "{compact}");
     assert!(
-        compact.contains("── tools: 8 offered in compact mode ──"),
+        compact.contains("── tools: 9 offered in compact mode ──"),
         "{compact}"
     );
     assert!(!compact.contains("spawn_pod"), "{compact}");

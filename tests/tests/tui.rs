@@ -486,3 +486,63 @@ fn streamed_text_stays_through_pause_and_cancel() {
         .expect("the note");
     assert!(partial < note, "{next}");
 }
+
+/// Issue 17 item 2: a paste far over the message cap is not cut silently and does not push
+/// out what is typed after it. The model reads its head and tail, a line naming it, and the
+/// typed text; the whole paste is in the log; `read_paste` reads any part of it.
+#[test]
+fn a_paste_over_the_cap_arrives_whole_and_the_typing_after_it_too() {
+    let sb = Sandbox::new();
+    let log: String = (1..=3_500)
+        .map(|n| format!("{n:05} a line of a long build log, fifty characters\n"))
+        .collect();
+    assert!(log.chars().count() > 175_000);
+    let key = seedpod_pod::paste::paste_key(&log);
+    let read = json!({"paste": key, "offset": 1700, "limit": 2}).to_string();
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            json!({"tool_calls": [{"name": "read_paste", "arguments": read}]}),
+            json!({"text": "Summarised."}),
+        ],
+    );
+    sb.start_scripted("big", &script);
+    let mut tui = Tui::spawn(&sb, &["attach", "big"]);
+    tui.wait_for("connected");
+    tui.paste(&log);
+    tui.wait_for("[Paste #1 ·");
+    // Before sending, the footer says the paste is over the cap and what happens to it.
+    tui.wait_for("is 178,500 chars, over the 32,000 cap");
+    tui.send(" summarize this");
+    tui.send(keys::ENTER);
+    tui.wait_for("Summarised.");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+
+    let requests = sb.requests("big");
+    let first = &requests[0];
+    assert!(first.contains(" summarize this"), "the typed text arrives");
+    assert!(
+        first.contains(&format!("[paste {key}: ")),
+        "the paste is named"
+    );
+    assert!(first.contains("00001 a line") && first.contains("03500 a line"));
+    assert!(!first.contains("01700 a line"), "its middle is not inline");
+    assert!(first.len() < 60_000, "{}", first.len());
+    // The model read the middle with the tool.
+    assert!(requests[1].contains("01700 a line") && requests[1].contains("01701 a line"));
+
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let whole = runtime
+        .block_on(sb.history("big"))
+        .into_iter()
+        .find_map(|e| match e.kind {
+            EntryKind::UserInput { segments, .. } => segments.into_iter().find_map(|s| match s {
+                Segment::Paste { content, .. } => Some(content),
+                _ => None,
+            }),
+            _ => None,
+        })
+        .expect("the paste is in the log");
+    assert_eq!(whole, log, "whole, byte for byte");
+}

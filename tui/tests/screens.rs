@@ -97,6 +97,7 @@ fn load(app: &mut App, state: PodState, more: Vec<EntryKind>) {
             greeting: format!("pod {}", app.pod),
             segment_id: "s1".into(),
             entries: seq,
+            message_cap: None,
         },
         ServerMsg::SnapshotEntries { entries },
         ServerMsg::SnapshotEnd { seq: EventSeq(seq) },
@@ -522,6 +523,7 @@ fn after_compaction_paging_back() {
             greeting: "pod demo".into(),
             segment_id: "0193f0c3-aaaa".into(),
             entries: 3,
+            message_cap: None,
         },
         ServerMsg::SnapshotEntries {
             entries: vec![

@@ -126,6 +126,9 @@ fn offered_tools(tools: ToolRegistry, policies: &Policies) -> Vec<ToolSpec> {
     if policies.for_tool(seedpod_pod::git_commit::GIT_COMMIT) != seedpod_pod::policy::Policy::Deny {
         specs.push(seedpod_pod::git_commit::spec());
     }
+    if policies.for_tool(seedpod_pod::paste::READ_PASTE) != seedpod_pod::policy::Policy::Deny {
+        specs.push(seedpod_pod::paste::spec());
+    }
     specs.extend(offered_specs(policies));
     specs
 }

@@ -111,6 +111,7 @@ pub struct ApprovalsFile {
     pub shell: Option<Policy>,
     pub update_tasks: Option<Policy>,
     pub git_commit: Option<Policy>,
+    pub read_paste: Option<Policy>,
     pub spawn_pod: Option<Policy>,
     pub send_to_pod: Option<Policy>,
     pub read_pod_output: Option<Policy>,
@@ -120,7 +121,7 @@ pub struct ApprovalsFile {
 
 impl ApprovalsFile {
     /// Each tool's written policy by name, in `Approvals::all` order.
-    pub(crate) fn slots_mut(&mut self) -> [(&'static str, &mut Option<Policy>); 14] {
+    pub(crate) fn slots_mut(&mut self) -> [(&'static str, &mut Option<Policy>); 15] {
         [
             ("read_file", &mut self.read_file),
             ("write_file", &mut self.write_file),
@@ -131,6 +132,7 @@ impl ApprovalsFile {
             ("shell", &mut self.shell),
             ("update_tasks", &mut self.update_tasks),
             ("git_commit", &mut self.git_commit),
+            ("read_paste", &mut self.read_paste),
             ("spawn_pod", &mut self.spawn_pod),
             ("send_to_pod", &mut self.send_to_pod),
             ("read_pod_output", &mut self.read_pod_output),
@@ -215,6 +217,7 @@ pub struct Approvals {
     shell: Setting<Policy>,
     update_tasks: Setting<Policy>,
     git_commit: Setting<Policy>,
+    read_paste: Setting<Policy>,
     spawn_pod: Setting<Policy>,
     send_to_pod: Setting<Policy>,
     read_pod_output: Setting<Policy>,
@@ -240,6 +243,7 @@ impl Approvals {
             shell: Setting::default(Policy::Ask),
             update_tasks: allow(),
             git_commit: Setting::default(Policy::Ask),
+            read_paste: allow(),
             spawn_pod: allow(),
             send_to_pod: allow(),
             read_pod_output: allow(),
@@ -258,6 +262,7 @@ impl Approvals {
         self.shell.layer(file.shell, source);
         self.update_tasks.layer(file.update_tasks, source);
         self.git_commit.layer(file.git_commit, source);
+        self.read_paste.layer(file.read_paste, source);
         self.spawn_pod.layer(file.spawn_pod, source);
         self.send_to_pod.layer(file.send_to_pod, source);
         self.read_pod_output.layer(file.read_pod_output, source);
@@ -265,7 +270,7 @@ impl Approvals {
         self.stop_pod.layer(file.stop_pod, source);
     }
 
-    fn slots(&self) -> [(&'static str, &Setting<Policy>); 14] {
+    fn slots(&self) -> [(&'static str, &Setting<Policy>); 15] {
         [
             ("read_file", &self.read_file),
             ("write_file", &self.write_file),
@@ -276,6 +281,7 @@ impl Approvals {
             ("shell", &self.shell),
             ("update_tasks", &self.update_tasks),
             ("git_commit", &self.git_commit),
+            ("read_paste", &self.read_paste),
             ("spawn_pod", &self.spawn_pod),
             ("send_to_pod", &self.send_to_pod),
             ("read_pod_output", &self.read_pod_output),
@@ -308,7 +314,7 @@ impl Approvals {
     }
 
     /// Every built-in tool and its policy: read_file, write_file, edit_file, list_dir, glob,
-    /// grep, shell, update_tasks, git_commit, then the child-pod tools spawn_pod, send_to_pod, read_pod_output,
+    /// grep, shell, update_tasks, git_commit, read_paste, then the child-pod tools spawn_pod, send_to_pod, read_pod_output,
     /// list_pods, stop_pod.
     pub fn all(&self) -> Vec<(&'static str, Setting<Policy>)> {
         self.slots()

@@ -371,6 +371,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
         greeting: "bench".into(),
         segment_id: "0193f0c2".into(),
         entries: entries.len() as u64,
+        message_cap: None,
     }];
     for batch in entries.chunks(256) {
         frames.push(ServerMsg::SnapshotEntries {

@@ -72,6 +72,7 @@ fn the_gauge_comes_from_the_snapshot_and_follows_live_events() {
         segment_id,
         entries,
         context: fill(9_920, Some(16_000)),
+        message_cap: None,
     });
     t.apply(&ServerMsg::SnapshotEnd { seq: EventSeq(4) });
     assert_eq!(t.status().context, fill(9_920, Some(16_000)));

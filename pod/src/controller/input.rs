@@ -81,18 +81,14 @@ impl Controller {
         segments: Vec<Segment>,
         queue_id: Option<QueueId>,
     ) -> UserInput {
-        let text = flatten_to_text(&segments);
-        let text = match guard::cap_message(&text, self.session.max_message_chars) {
-            Some(capped) => {
-                tracing::info!(
-                    event = "input_truncated",
-                    chars = text.chars().count(),
-                    max = self.session.max_message_chars
-                );
-                capped
-            }
-            None => text,
-        };
+        let (text, fitted) = crate::paste::model_text(&segments, self.session.max_message_chars);
+        if fitted {
+            tracing::info!(
+                event = "input_truncated",
+                chars = flatten_to_text(&segments).chars().count(),
+                max = self.session.max_message_chars
+            );
+        }
         UserInput {
             segments,
             text,

@@ -138,6 +138,11 @@ pub enum Command {
     },
     /// From child-pod tools and tasks (`children.rs`).
     Child(ChildMsg),
+    /// From `read_paste`: the content of the paste named `key` in this segment's inputs.
+    Paste {
+        key: String,
+        reply: oneshot::Sender<Option<String>>,
+    },
 }
 
 /// A cheap handle for sending commands.
@@ -428,6 +433,9 @@ impl Controller {
                 self.run_finished(generation, result).await;
             }
             Command::Child(msg) => self.child_msg(msg).await,
+            Command::Paste { key, reply } => {
+                let _ = reply.send(crate::paste::find(&self.entries, &key));
+            }
         }
     }
 

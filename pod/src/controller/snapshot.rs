@@ -22,6 +22,8 @@ pub struct SnapshotData {
     pub in_flight: ServerMsg,
     /// Alerts the pod raised at restore, repeated to each new client after the snapshot.
     pub alerts: Vec<String>,
+    /// `[input] max_message_chars`.
+    pub message_cap: u64,
 }
 
 pub enum CatchUp {
@@ -70,6 +72,7 @@ impl Controller {
                 queue: self.state.pending.clone(),
             },
             alerts: self.standing_alerts.clone(),
+            message_cap: self.session.max_message_chars as u64,
         }
     }
 }

@@ -28,9 +28,30 @@ pub fn footer(app: &App, width: u16, now: Instant) -> Line<'static> {
         };
         return Line::from(Span::styled(fit(&flash.text, width), theme.style(role)));
     }
+    if let Some(warning) = paste_over_cap(app) {
+        return Line::from(Span::styled(fit(&warning, width), theme.style(Role::Warn)));
+    }
     Line::from(Span::styled(
         fit(&hints(app, now).join(" · "), width),
         theme.style(Role::Dim),
+    ))
+}
+
+/// Before sending: a paste over the pod's message cap is not sent whole in the message. Say
+/// so, and what happens instead, while it is in the composer.
+fn paste_over_cap(app: &App) -> Option<String> {
+    let cap = app.transcript.status().message_cap?;
+    let over = app
+        .composer
+        .pastes()
+        .iter()
+        .find(|p| p.chars() as u64 > cap)?;
+    Some(format!(
+        "Paste #{} is {} chars, over the {} cap: its head and tail go in the message, and the \
+         model reads the rest with read_paste · Enter send",
+        over.id,
+        seedpod_transcript::render::thousands(over.chars() as u64),
+        seedpod_transcript::render::thousands(cap),
     ))
 }
 

@@ -7,7 +7,7 @@ use super::Fixture;
 use crate::effective::{HOME_ENV, INPUT_GUARD_ENV};
 use crate::*;
 
-const TOOLS: [&str; 14] = [
+const TOOLS: [&str; 15] = [
     "read_file",
     "write_file",
     "edit_file",
@@ -17,6 +17,7 @@ const TOOLS: [&str; 14] = [
     "shell",
     "update_tasks",
     "git_commit",
+    "read_paste",
     "spawn_pod",
     "send_to_pod",
     "read_pod_output",

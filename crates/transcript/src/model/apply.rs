@@ -61,9 +61,11 @@ impl Transcript {
                 greeting,
                 segment_id,
                 context,
+                message_cap,
                 ..
             } => {
                 self.reset();
+                self.view.message_cap = *message_cap;
                 self.in_snapshot = true;
                 self.last_seq = Some(*seq);
                 self.view.greeting = greeting.clone();

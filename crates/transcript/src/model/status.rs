@@ -41,6 +41,8 @@ pub struct PodView {
     pub server_version: String,
     /// `snapshot_begin.greeting`: one line about the pod, for a first screen.
     pub greeting: String,
+    /// `snapshot_begin.message_cap`: the pod's `[input] max_message_chars`, when it says.
+    pub message_cap: Option<u64>,
 }
 
 impl Default for PodView {
@@ -64,6 +66,7 @@ impl Default for PodView {
             instance: String::new(),
             server_version: String::new(),
             greeting: String::new(),
+            message_cap: None,
         }
     }
 }

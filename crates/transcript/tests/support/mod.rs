@@ -151,6 +151,7 @@ pub fn snapshot_begin(seq: u64, state: PodState) -> ServerMsg {
         greeting: "pod demo · scripted/script".into(),
         segment_id: "0193f0c2".into(),
         entries: 0,
+        message_cap: None,
     }
 }
 

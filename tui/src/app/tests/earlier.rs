@@ -96,6 +96,7 @@ fn after_compaction() -> Harness {
         greeting: "pod p".into(),
         segment_id: "s2".into(),
         entries: entries.len() as u64,
+        message_cap: None,
     });
     h.frame(ServerMsg::SnapshotEntries { entries });
     h.frame(ServerMsg::SnapshotEnd { seq: EventSeq(20) });
@@ -358,6 +359,7 @@ fn an_answer_for_a_replaced_transcript_is_dropped() {
         greeting: "pod p".into(),
         segment_id: "s2".into(),
         entries: 5,
+        message_cap: None,
     });
     h.frame(ServerMsg::SnapshotEntries { entries });
     h.frame(ServerMsg::SnapshotEnd { seq: EventSeq(40) });

@@ -59,6 +59,7 @@ impl Harness {
             greeting: "pod p".into(),
             segment_id: "s".into(),
             entries: 0,
+            message_cap: None,
         });
         h.frame(ServerMsg::SnapshotEnd { seq: EventSeq(10) });
         h
