@@ -51,6 +51,9 @@ enum Align {
     Right,
 }
 
+/// The longest state name `ls` shows.
+const LONGEST_STATE: &str = "waiting_for_approval";
+
 /// Columns in order. The last one (CWD) is not padded.
 const COLUMNS: [(&str, Align); 7] = [
     ("NAME", Align::Left),
@@ -84,6 +87,9 @@ fn table(pods: &[PodListing]) -> String {
     let header = COLUMNS.map(|(name, _)| name.to_string());
     let rows: Vec<[String; 7]> = pods.iter().map(row).collect();
     let mut widths = header.clone().map(|h| h.chars().count());
+    // The state column is as wide as the longest state always, so the columns after it stay
+    // put from one `ls` to the next as pods change state (`watch seedpod ls`).
+    widths[1] = widths[1].max(LONGEST_STATE.len());
     for cells in &rows {
         for (width, cell) in widths.iter_mut().zip(cells) {
             *width = (*width).max(cell.chars().count());
@@ -295,6 +301,9 @@ mod tests {
 
         let without = table(&pods[2..]);
         assert!(!without.contains(LEARNED_LEGEND), "{without}");
+        // Without a pod waiting for approval the columns are where they were with one.
+        let pid_at = |text: &str| text.lines().next().and_then(|l| l.find("PID"));
+        assert_eq!(pid_at(&without), pid_at(&text), "{without}");
     }
 
     #[test]
