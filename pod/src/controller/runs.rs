@@ -130,9 +130,8 @@ impl Controller {
                     iterations = self.state.iterations_in_run,
                     tool_call_count,
                 );
-                if let RunOutcome::Failed { message } = outcome {
-                    self.publish_alert(AlertLevel::Error, format!("the run failed: {message}"));
-                }
+                // A failed run says why in its committed `run_end` (every client shows it
+                // there); an alert would print the same error a second time.
             }
             Err(err) => {
                 // The loop could not commit: the log is failing. Nothing more is written.

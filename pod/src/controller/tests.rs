@@ -1339,3 +1339,51 @@ async fn references_paused_before_they_are_attached_are_attached_on_resume() {
     let sent = std::fs::read_to_string(&files.record).unwrap();
     assert!(sent.contains("remember the milk"), "the model saw the file");
 }
+
+/// Issue 17 item 6: a run that fails says why once, in its `run_end`, not a second time in
+/// an alert beside it.
+#[tokio::test]
+async fn a_failed_run_reports_its_error_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let failing = ScriptStep {
+        error: Some(seedpod_engine::scripted::ScriptedFailure {
+            kind: seedpod_engine::scripted::ScriptedErrorKind::Permanent,
+            message: "the model is gone".into(),
+        }),
+        ..ScriptStep::text("")
+    };
+    let mut pod = Pod::start(dir, vec![failing], ToolRegistry::new()).await;
+    pod.run("go").await;
+    // Everything published until the pod is idle again: the run's end, and any alert.
+    let mut alerts = Vec::new();
+    let mut ended = None;
+    pod.wait_for(|msg| match msg {
+        ServerMsg::Alert { message, .. } => {
+            alerts.push(message.clone());
+            None
+        }
+        ServerMsg::Committed { entry, .. } => {
+            if let EntryKind::RunEnd { reason, message } = &entry.kind {
+                ended = Some((*reason, message.clone()));
+            }
+            None
+        }
+        ServerMsg::State {
+            state: PodState::Idle,
+            ..
+        } if ended.is_some() => Some(()),
+        _ => None,
+    })
+    .await;
+    let (reason, message) = ended.expect("the run ended");
+    assert_eq!(reason, RunEndReason::Error);
+    assert!(
+        message.is_some_and(|m| m.contains("the model is gone")),
+        "the run_end says why"
+    );
+    assert!(
+        alerts.iter().all(|a| !a.contains("the model is gone")),
+        "{alerts:?}"
+    );
+    pod.stop().await;
+}
