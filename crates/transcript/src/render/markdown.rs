@@ -104,8 +104,9 @@ impl<'t> Md<'t> {
             Event::FootnoteReference(label) => {
                 self.push(Span::styled(format!("[^{label}]"), self.style()));
             }
-            Event::SoftBreak => self.push(Span::styled(" ", self.style())),
-            Event::HardBreak => self.inline.push(Vec::new()),
+            // The model's own line breaks are kept (every agent TUI does): markdown would join
+            // the lines of an address, a poem or a list written without markers into one.
+            Event::SoftBreak | Event::HardBreak => self.inline.push(Vec::new()),
             Event::Rule => {
                 self.block_start();
                 let prefix = self.prefix(true);
@@ -437,6 +438,17 @@ mod tests {
     #[test]
     fn paragraphs_are_separated_by_one_blank_line() {
         assert_eq!(render("one\n\ntwo", 20), ["one", "", "two"]);
+    }
+
+    #[test]
+    fn a_single_line_break_is_kept() {
+        assert_eq!(
+            render("Step one: build\nStep two: test", 40),
+            ["Step one: build", "Step two: test"]
+        );
+        // Inside a list item and a quote too, with their indent.
+        assert_eq!(render("- first\n  more", 20), ["• first", "  more"]);
+        assert_eq!(render("> a\n> b", 20), ["│ a", "│ b"]);
     }
 
     #[test]
