@@ -102,6 +102,11 @@ impl App {
                     .is_some_and(|popup| popup.answer(kind, &prefix, items, truncated));
                 (changed, Vec::new())
             }
+            // The footer said "cancelling…"; once the pod has done it, it says so instead.
+            (Pending::Cancel, ServerMsg::Ack { .. }) => {
+                self.flash(FlashLevel::Info, "cancelled the turn", now);
+                (true, Vec::new())
+            }
             (Pending::Approve { call_id, answer }, ServerMsg::Ack { .. }) => {
                 self.approval_replied(&call_id, answer, Ok(()), now);
                 (true, Vec::new())

@@ -247,8 +247,21 @@ fn esc_pauses_then_cancels() {
     let (_, second) = request(&h.key(key(KeyCode::Esc)));
     assert_eq!(second, Method::Cancel);
     h.state(PodState::Paused);
-    let (_, third) = request(&h.key(key(KeyCode::Esc)));
+    let (tag, third) = request(&h.key(key(KeyCode::Esc)));
     assert_eq!(third, Method::Cancel);
+    let flash = |h: &Harness| h.app.flash.as_ref().map(|f| f.text.clone());
+    assert_eq!(flash(&h).as_deref(), Some("cancelling the turn"));
+    // Once the pod has cancelled, the footer says so rather than "cancelling" for seconds.
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Ack {
+            id: 3,
+            outcome: AckOutcome::Done,
+            queue_id: None,
+            entry_seq: None,
+        },
+    });
+    assert_eq!(flash(&h).as_deref(), Some("cancelled the turn"));
 }
 
 #[test]
