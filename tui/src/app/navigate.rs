@@ -60,14 +60,17 @@ impl App {
                 .rev()
                 .find(|i| **i < at)
                 .or(toggleable.last()),
-            // Start from what is on screen, newest first.
-            (None, _) => {
+            // Start from what is on screen, newest first; with nothing to focus on screen, the
+            // nearest one past its edge in the direction of the key, never a jump to the far
+            // end of the transcript (Tab after Home stays near the top).
+            (None, forward) => {
                 let visible = self.view.visible_cells();
-                toggleable
-                    .iter()
-                    .rev()
-                    .find(|i| visible.contains(i))
-                    .or(toggleable.last())
+                let on_screen = toggleable.iter().rev().find(|i| visible.contains(i));
+                let below = || toggleable.iter().find(|i| **i >= visible.end);
+                let above = || toggleable.iter().rev().find(|i| **i < visible.start);
+                on_screen
+                    .or_else(|| if forward { below() } else { above() })
+                    .or_else(|| if forward { above() } else { below() })
             }
         };
         if let Some(index) = next.copied() {

@@ -380,3 +380,59 @@ fn an_answer_for_a_replaced_transcript_is_dropped() {
     let (_, method) = request(&h.draw());
     assert!(matches!(method, Method::Earlier { .. }));
 }
+
+/// Issue 17 item 6: Tab right after Home focuses a cell near the top, not one at the bottom
+/// of the transcript.
+#[test]
+fn tab_after_home_stays_near_the_top() {
+    let mut h = Harness::connected();
+    let call = |id: &str| {
+        [
+            EntryKind::AssistantItem {
+                item: ModelItem::ToolCall {
+                    call_id: id.into(),
+                    name: "list_dir".into(),
+                    arguments: "{}".into(),
+                },
+            },
+            EntryKind::ToolResult {
+                call_id: id.into(),
+                name: "list_dir".into(),
+                content: "a\nb\n".into(),
+                is_error: false,
+                meta: Default::default(),
+            },
+        ]
+    };
+    let chat = |h: &mut Harness, n: u64| {
+        for i in 0..n {
+            for entry in turn(0, &format!("question {i}"), &format!("answer {i}")) {
+                h.commit(entry.kind);
+            }
+        }
+    };
+    chat(&mut h, 6);
+    for kind in call("early") {
+        h.commit(kind);
+    }
+    chat(&mut h, 30);
+    for kind in call("late") {
+        h.commit(kind);
+    }
+    h.draw();
+    h.key(key(KeyCode::Home));
+    h.draw();
+    h.key(key(KeyCode::Tab));
+    let focused = h.app.view.focused().expect("a cell is focused");
+    let early = h
+        .app
+        .transcript
+        .cells()
+        .iter()
+        .position(|c| matches!(&c.kind, CellKind::ToolCall { call_id, .. } if call_id.as_str() == "early"))
+        .expect("the early call's cell");
+    assert_eq!(
+        focused, early,
+        "the nearest call below the top, not the last one"
+    );
+}
