@@ -278,6 +278,37 @@ fn completion_popup_and_help() {
         .draw(|frame| seedpod_tui::ui::draw(frame, &mut app, Instant::now()))
         .expect("draw");
     insta::assert_snapshot!("help", terminal.backend().to_string());
+    let help = terminal.backend().to_string();
+    assert!(
+        !help.contains("/mouse"),
+        "the last commands are below the fold"
+    );
+    // Scrolling shows the rest, each description whole; another key closes the help.
+    for _ in 0..3 {
+        app.on_key(
+            KeyEvent::new(KeyCode::PageDown, KeyModifiers::NONE),
+            Instant::now(),
+        );
+    }
+    terminal
+        .draw(|frame| seedpod_tui::ui::draw(frame, &mut app, Instant::now()))
+        .expect("draw");
+    let scrolled = terminal.backend().to_string();
+    assert!(scrolled.contains("/mouse"), "{scrolled}");
+    // A description too long for the width wraps under itself instead of being cut.
+    assert!(
+        scrolled.contains("mouse-wheel scrolling on/off (then Shift-drag   │")
+            && scrolled.contains("│                              selects)"),
+        "{scrolled}"
+    );
+    app.on_key(
+        KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE),
+        Instant::now(),
+    );
+    terminal
+        .draw(|frame| seedpod_tui::ui::draw(frame, &mut app, Instant::now()))
+        .expect("draw");
+    assert!(!terminal.backend().to_string().contains("/mouse"));
 }
 
 /// A pod whose run called `shell` and waits for a person to approve it.

@@ -281,7 +281,7 @@ impl App {
 
     fn command(&mut self, command: Command, now: Instant) -> Vec<Effect> {
         match command {
-            Command::Help => self.overlay = Overlay::Help,
+            Command::Help => self.overlay = Overlay::Help(0),
             Command::Detach => return vec![self.exit(ExitReason::Detached)],
             Command::Stop => self.overlay = Overlay::ConfirmStop,
             Command::Clear => return vec![self.pod_command(PodCommand::Clear, String::new())],

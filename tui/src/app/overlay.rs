@@ -12,7 +12,8 @@ use crate::picker::Picker;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     None,
-    Help,
+    /// `/help`, scrolled down by this many lines.
+    Help(u16),
     ConfirmStop,
     Search(Search),
     Picker(Picker),
@@ -34,7 +35,14 @@ impl App {
         let overlay = std::mem::replace(&mut self.overlay, super::Overlay::None);
         let (next, effects) = match overlay {
             Overlay::None => return None,
-            Overlay::Help => (Overlay::None, Vec::new()),
+            // Up/Down and PgUp/PgDn scroll; any other key closes it.
+            Overlay::Help(top) => match key.code {
+                KeyCode::Up => (Overlay::Help(top.saturating_sub(1)), Vec::new()),
+                KeyCode::Down => (Overlay::Help(top.saturating_add(1)), Vec::new()),
+                KeyCode::PageUp => (Overlay::Help(top.saturating_sub(10)), Vec::new()),
+                KeyCode::PageDown => (Overlay::Help(top.saturating_add(10)), Vec::new()),
+                _ => (Overlay::None, Vec::new()),
+            },
             Overlay::ConfirmStop => match key.code {
                 KeyCode::Char('y' | 'Y') if !self.is_connected() => {
                     self.flash(

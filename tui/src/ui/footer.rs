@@ -101,7 +101,12 @@ enum Hints {
 /// The hints for everything but an incompatible pod (`None`).
 fn static_hints(app: &App, now: Instant) -> Option<Hints> {
     match &app.overlay {
-        Overlay::Help => return Some(Hints::Fixed(vec!["any key closes help"])),
+        Overlay::Help(_) => {
+            return Some(Hints::Fixed(vec![
+                "↑↓ PgUp PgDn scroll",
+                "any other key closes help",
+            ]));
+        }
         Overlay::ConfirmStop => {
             return Some(Hints::Fixed(vec!["y stop the pod", "n keep it running"]));
         }

@@ -23,7 +23,7 @@ pub fn draw(frame: &mut Frame, app: &App, above: Rect) {
     }
     match &app.overlay {
         Overlay::None | Overlay::Search(_) => {}
-        Overlay::Help => help(frame, &app.theme),
+        Overlay::Help(top) => help(frame, &app.theme, *top),
         Overlay::ConfirmStop => confirm_stop(frame, &app.theme, &app.pod),
         Overlay::Picker(picker) => pods(frame, &app.theme, picker),
         Overlay::Approvals(standing) => approvals(frame, &app.theme, standing),
@@ -92,7 +92,7 @@ fn completion(frame: &mut Frame, theme: &Theme, popup: &Popup, above: Rect) {
     frame.render_widget(Paragraph::new(lines).block(boxed(title, theme)), area);
 }
 
-fn help(frame: &mut Frame, theme: &Theme) {
+fn help(frame: &mut Frame, theme: &Theme, top: u16) {
     const KEYS: &[(&str, &str)] = &[
         ("Enter", "send (queued while a turn runs)"),
         ("Shift-Enter Alt-Enter Ctrl-J", "new line"),
@@ -115,19 +115,90 @@ fn help(frame: &mut Frame, theme: &Theme) {
         ("y  a  n", "approve, always (confirm), deny — after 0.4s"),
         ("↑↓", "scroll an edit's diff in the approval modal"),
     ];
-    let mut lines: Vec<Line> = KEYS
+    let commands: Vec<(String, &str)> = SLASH_COMMANDS
         .iter()
-        .map(|(key, what)| key_line(theme, key, what))
+        .map(|(name, what)| (format!("/{name}"), *what))
         .collect();
+    let key_width = KEYS
+        .iter()
+        .map(|(key, _)| key.width())
+        .chain(commands.iter().map(|(key, _)| key.width()))
+        .max()
+        .unwrap_or(0)
+        + 2;
+    // As wide as the screen allows (up to 100 columns); descriptions wrap under themselves
+    // rather than being cut.
+    let area_width = frame.area().width.min(100);
+    let text_width = usize::from(area_width.saturating_sub(2))
+        .saturating_sub(key_width)
+        .max(10);
+    let mut lines: Vec<Line> = Vec::new();
+    for (key, what) in KEYS.iter().map(|(k, w)| (k.to_string(), *w)) {
+        lines.extend(key_lines(theme, &key, what, key_width, text_width));
+    }
     lines.push(Line::raw(""));
-    lines.extend(
-        SLASH_COMMANDS
-            .iter()
-            .map(|(name, what)| key_line(theme, &format!("/{name}"), what)),
-    );
-    let area = centred(frame.area(), 76, lines.len() as u16 + 2);
+    for (key, what) in &commands {
+        lines.extend(key_lines(theme, key, what, key_width, text_width));
+    }
+    let height = (lines.len() as u16 + 2).min(frame.area().height);
+    let visible = height.saturating_sub(2);
+    let top = top.min((lines.len() as u16).saturating_sub(visible));
+    let area = centred(frame.area(), area_width, height);
+    let title = if lines.len() as u16 > visible {
+        "help · ↑↓ scroll"
+    } else {
+        "help"
+    };
     frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(boxed("help", theme)), area);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .scroll((top, 0))
+            .block(boxed(title, theme)),
+        area,
+    );
+}
+
+/// A key and its description, the description word-wrapped to `text_width` and indented
+/// under itself.
+fn key_lines(
+    theme: &Theme,
+    key: &str,
+    what: &str,
+    key_width: usize,
+    text_width: usize,
+) -> Vec<Line<'static>> {
+    let mut rows: Vec<String> = vec![String::new()];
+    for word in what.split(' ') {
+        let current = rows.last_mut().map(|r| r.width()).unwrap_or(0);
+        let needed = if current == 0 {
+            word.width()
+        } else {
+            current + 1 + word.width()
+        };
+        if current > 0 && needed > text_width {
+            rows.push(String::new());
+        }
+        if let Some(row) = rows.last_mut() {
+            if !row.is_empty() {
+                row.push(' ');
+            }
+            row.push_str(word);
+        }
+    }
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let label = if i == 0 { key } else { "" };
+            let pad = key_width.saturating_sub(label.width());
+            Line::from(vec![
+                Span::styled(
+                    format!("{label}{}", " ".repeat(pad)),
+                    theme.style(Role::Code),
+                ),
+                Span::raw(row),
+            ])
+        })
+        .collect()
 }
 
 fn approvals(frame: &mut Frame, theme: &Theme, standing: &crate::app::Standing) {
@@ -170,13 +241,6 @@ fn approvals(frame: &mut Frame, theme: &Theme, standing: &crate::app::Standing) 
         Paragraph::new(lines).block(boxed("standing approvals", theme)),
         area,
     );
-}
-
-fn key_line<'a>(theme: &Theme, key: &str, what: &'a str) -> Line<'a> {
-    Line::from(vec![
-        Span::styled(format!("{key:<30}"), theme.style(Role::Code)),
-        Span::raw(what),
-    ])
 }
 
 fn confirm_stop(frame: &mut Frame, theme: &Theme, pod: &str) {

@@ -674,7 +674,7 @@ fn a_command_typed_in_full_runs_on_the_first_enter() {
     });
     assert!(h.app.popup.as_ref().is_some_and(|p| !p.is_empty()));
     h.key(key(KeyCode::Enter));
-    assert_eq!(h.app.overlay, Overlay::Help);
+    assert_eq!(h.app.overlay, Overlay::Help(0));
 }
 
 #[test]
@@ -1087,7 +1087,7 @@ fn other_overlays_come_first_and_the_modal_waits_behind_them() {
     h.type_text("/help");
     h.key(key(KeyCode::Enter));
     h.asking();
-    assert_eq!(h.app.overlay, Overlay::Help);
+    assert_eq!(h.app.overlay, Overlay::Help(0));
     assert_eq!(modal_call(&h), None);
     h.key(key(KeyCode::Char('q')));
     assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
