@@ -40,6 +40,8 @@ pub struct Tui {
     parser: vt100::Parser,
     /// The last bytes seen, so a terminal query split across two reads is still answered.
     tail: Vec<u8>,
+    /// Every byte the app wrote, for sequences the screen does not show (notifications).
+    raw: Vec<u8>,
     /// Keeps the pty open for the child's lifetime.
     _master: Box<dyn MasterPty + Send>,
     exited: bool,
@@ -52,6 +54,17 @@ impl Tui {
     }
 
     pub fn spawn_sized(sb: &Sandbox, args: &[&str], rows: u16, cols: u16) -> Tui {
+        Tui::spawn_with(sb, args, rows, cols, &[])
+    }
+
+    /// Like `spawn_sized`, with extra environment variables (`TERM_PROGRAM`, …).
+    pub fn spawn_with(
+        sb: &Sandbox,
+        args: &[&str],
+        rows: u16,
+        cols: u16,
+        env: &[(&str, &str)],
+    ) -> Tui {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows,
@@ -66,6 +79,10 @@ impl Tui {
         cmd.env("TERM", "xterm-256color");
         cmd.env_remove("SEEDPOD_LOG");
         cmd.env_remove("NO_COLOR");
+        cmd.env_remove("TERM_PROGRAM");
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
         cmd.cwd(sb.path());
         let child = pty
             .slave
@@ -98,6 +115,7 @@ impl Tui {
                 0,
             ),
             tail: Vec::new(),
+            raw: Vec::new(),
             _master: pty.master,
             exited: false,
         }
@@ -126,6 +144,7 @@ impl Tui {
     }
 
     fn feed(&mut self, chunk: &[u8]) {
+        self.raw.extend_from_slice(chunk);
         self.parser.process(chunk);
         self.tail.extend_from_slice(chunk);
         self.answer_queries();
@@ -182,6 +201,39 @@ impl Tui {
                 }
             }
         }
+    }
+
+    /// Wait until the app has written `bytes` (anywhere in its output so far).
+    pub fn wait_for_output(&mut self, bytes: &[u8]) {
+        self.wait_for_count(bytes, 1);
+    }
+
+    /// How many times the app has written `bytes` so far.
+    pub fn count(&self, bytes: &[u8]) -> usize {
+        self.raw
+            .windows(bytes.len())
+            .filter(|w| *w == bytes)
+            .count()
+    }
+
+    /// Wait until the app has written `bytes` at least `times` times.
+    pub fn wait_for_count(&mut self, bytes: &[u8], times: usize) {
+        let start = Instant::now();
+        while self.count(bytes) < times {
+            let left = (start + EVENT_TIMEOUT).saturating_duration_since(Instant::now());
+            match self.output.recv_timeout(left) {
+                Ok(chunk) => self.feed(&chunk),
+                Err(_) => panic!(
+                    "timed out waiting for the app to write {:?}",
+                    String::from_utf8_lossy(bytes)
+                ),
+            }
+        }
+    }
+
+    /// Whether the app has written `bytes` so far.
+    pub fn wrote(&self, bytes: &[u8]) -> bool {
+        self.raw.windows(bytes.len()).any(|w| w == bytes)
     }
 
     /// Wait until `text` is on the screen.

@@ -546,3 +546,68 @@ fn a_paste_over_the_cap_arrives_whole_and_the_typing_after_it_too() {
         .expect("the paste is in the log");
     assert_eq!(whole, log, "whole, byte for byte");
 }
+
+/// Issue 17, "hear when it is done": while the terminal is not focused, a turn that ends or
+/// an approval that waits sends a desktop notification (OSC 9 where the terminal shows one);
+/// while it is focused, nothing; `[tui] notify = "bell"` rings the bell instead.
+#[test]
+fn an_unfocused_terminal_is_told_when_a_turn_ends() {
+    use seedpod_e2e::pty::{COLS, ROWS};
+    const FOCUS_OUT: &str = "\x1b[O";
+    const FOCUS_IN: &str = "\x1b[I";
+    let sb = Sandbox::new();
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            json!({"text": "While you looked."}),
+            json!({"text": "While you were away."}),
+        ],
+    );
+    sb.start_scripted("n", &script);
+    let mut tui = Tui::spawn_with(
+        &sb,
+        &["attach", "n"],
+        ROWS,
+        COLS,
+        &[("TERM_PROGRAM", "WezTerm")],
+    );
+    tui.wait_for("connected");
+    // Focused: the turn's end is on screen, and no notification.
+    tui.send(FOCUS_IN);
+    sb.ok(&["send", "n", "one"]);
+    tui.wait_for("While you looked.");
+    assert!(!tui.wrote(b"\x1b]9;"), "nothing while focused");
+    // Away: a notification naming the pod.
+    tui.send(FOCUS_OUT);
+    sb.ok(&["send", "n", "two"]);
+    tui.wait_for("While you were away.");
+    tui.wait_for_output(b"\x1b]9;seedpod n: the turn is done\x07");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+
+    // The bell, when the person asks for it.
+    std::fs::create_dir_all(&sb.home.config).expect("config dir");
+    std::fs::write(
+        sb.home.config.join("config.toml"),
+        "[tui]\nnotify = \"bell\"\n",
+    )
+    .expect("config");
+    let script = sb.script("t.jsonl", &[json!({"text": "Ding."})]);
+    sb.start_scripted("b", &script);
+    let mut tui = Tui::spawn_with(
+        &sb,
+        &["attach", "b"],
+        ROWS,
+        COLS,
+        &[("TERM_PROGRAM", "WezTerm")],
+    );
+    tui.wait_for("connected");
+    tui.send(FOCUS_OUT);
+    let bells = tui.count(b"\x07");
+    sb.ok(&["send", "b", "ring"]);
+    tui.wait_for("Ding.");
+    tui.wait_for_count(b"\x07", bells + 1);
+    assert!(!tui.wrote(b"\x1b]9;"), "the bell only");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+}

@@ -28,6 +28,7 @@ pub mod connection;
 pub mod diff;
 pub mod history;
 pub mod keys;
+pub mod notify;
 pub mod picker;
 pub mod run;
 pub mod terminal;

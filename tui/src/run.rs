@@ -46,6 +46,8 @@ pub struct TuiOptions {
     /// Keep input history in `data/pods/<name>/input-history.jsonl` (off for throwaway pods).
     pub persist_history: bool,
     pub starter: Starter,
+    /// `[tui] notify`.
+    pub notify: crate::notify::NotifyMode,
 }
 
 /// How the TUI ended.
@@ -189,7 +191,15 @@ impl Loop {
                 self.dirty = true;
                 self.app.on_key(key, now)
             }
-            Event::Key(_) | Event::FocusGained | Event::FocusLost => Vec::new(),
+            Event::FocusGained => {
+                self.app.focused = true;
+                Vec::new()
+            }
+            Event::FocusLost => {
+                self.app.focused = false;
+                Vec::new()
+            }
+            Event::Key(_) => Vec::new(),
             Event::Paste(text) => {
                 self.dirty = true;
                 self.app.on_paste(&text)
@@ -304,6 +314,15 @@ impl Loop {
                 ),
             },
             Effect::Mouse(on) => terminal::set_mouse(on)?,
+            Effect::Notify { title, body } => {
+                let kind = std::env::var("TERM").unwrap_or_default();
+                let program = std::env::var("TERM_PROGRAM").unwrap_or_default();
+                if let Some(channel) = crate::notify::channel(self.options.notify, &kind, &program)
+                {
+                    let sequence = crate::notify::sequence(channel, &title, &body);
+                    terminal::write_raw(term, &sequence)?;
+                }
+            }
             Effect::SaveHistory { path, line } => {
                 let tx = self.bg_tx.clone();
                 tokio::task::spawn_blocking(move || {

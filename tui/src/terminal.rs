@@ -16,8 +16,8 @@ use std::io::{self, Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{
-    DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
-    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    DisableBracketedPaste, DisableFocusChange, EnableBracketedPaste, EnableFocusChange,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::terminal::{
     BeginSynchronizedUpdate, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
@@ -61,6 +61,7 @@ pub fn enter() -> io::Result<(Term, TerminalGuard)> {
         out,
         EnterAlternateScreen,
         EnableBracketedPaste,
+        EnableFocusChange,
         cursor::Hide
     )?;
     // Asks the terminal; one that does not answer costs a short wait, once.
@@ -91,6 +92,7 @@ pub fn restore() {
     let _ = execute!(
         out,
         EndSynchronizedUpdate,
+        DisableFocusChange,
         DisableBracketedPaste,
         LeaveAlternateScreen,
         cursor::Show

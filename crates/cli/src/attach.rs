@@ -33,10 +33,29 @@ pub async fn attach(home: &Home, name: Option<PodName>) -> Result<()> {
         banner: None,
         persist_history: true,
         starter: starter(home),
+        notify: tui_notify(home),
     })
     .await?;
     println!("{}", outcome.message());
     Ok(())
+}
+
+/// `[tui] notify` as the configuration here says; a configuration that does not resolve (it
+/// will say why where it matters, at `start`) leaves the default.
+pub fn tui_notify(home: &Home) -> seedpod_tui::notify::NotifyMode {
+    use seedpod_config::TuiNotify;
+    use seedpod_tui::notify::NotifyMode;
+    let Ok(cwd) = canonical_cwd(None) else {
+        return NotifyMode::default();
+    };
+    match crate::settings::resolve(home, &cwd, &PodConfigArgs::default(), None) {
+        Ok(eff) => match eff.tui.notify.value {
+            TuiNotify::Auto => NotifyMode::Auto,
+            TuiNotify::Bell => NotifyMode::Bell,
+            TuiNotify::Off => NotifyMode::Off,
+        },
+        Err(_) => NotifyMode::default(),
+    }
 }
 
 /// The TUI takes over the terminal; without one (a pipe, a script) say what to use instead.

@@ -58,6 +58,7 @@ pub async fn demo(home: &Home) -> Result<()> {
         banner: Some(BANNER.into()),
         persist_history: false,
         starter: starter(home),
+        notify: crate::attach::tui_notify(home),
     })
     .await;
     driver.abort();

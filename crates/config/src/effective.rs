@@ -19,6 +19,7 @@ use crate::loosen::{self, Ignored};
 use crate::notify::NotifySettings;
 use crate::source::{Setting, Source, layer_opt};
 use crate::trust::{self, ProjectTrust, TrustStore};
+use crate::tui::TuiSettings;
 
 pub const PROVIDER_ENV: &str = "SEEDPOD_PROVIDER";
 pub const MODEL_ENV: &str = "SEEDPOD_MODEL";
@@ -134,6 +135,8 @@ pub struct Effective {
     pub agent_loop: LoopSettings,
     /// `[notify]`: how a notification is put before the model.
     pub notify: NotifySettings,
+    /// `[tui]`: the terminal app's own preferences.
+    pub tui: TuiSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
     /// Whether the project file may loosen policy (`loosen.rs`, `trust.rs`).
@@ -252,6 +255,7 @@ impl Effective {
             context: ContextSettings::defaults(),
             agent_loop: LoopSettings::defaults(),
             notify: NotifySettings::defaults(),
+            tui: TuiSettings::defaults(),
             layers: Vec::new(),
             project_trust: ProjectTrust::NoFile,
             ignored: Vec::new(),
@@ -329,6 +333,9 @@ impl Effective {
         }
         if let Some(n) = file.notify {
             self.notify.layer(n, source);
+        }
+        if let Some(t) = file.tui {
+            self.tui.layer(t, source);
         }
         if let Some(c) = file.children {
             self.children.layer(c, source);

@@ -151,6 +151,7 @@ pub struct ConfigFile {
     pub agent_loop: Option<LoopFile>,
     pub tasks: Option<TasksFile>,
     pub notify: Option<crate::notify::NotifyFile>,
+    pub tui: Option<crate::tui::TuiFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

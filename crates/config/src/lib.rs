@@ -24,6 +24,7 @@ pub mod notify;
 pub mod show;
 pub mod source;
 pub mod trust;
+pub mod tui;
 
 pub use agent::{
     Approvals, ChildrenSettings, GuardMode, InputSettings, Policy, SandboxMode, ScopeSettings,
@@ -41,6 +42,7 @@ pub use loosen::Ignored;
 pub use notify::{NotifySettings, wrap_notification};
 pub use source::{Setting, Source};
 pub use trust::{ProjectTrust, TrustStore};
+pub use tui::{TuiNotify, TuiSettings};
 
 #[cfg(test)]
 mod tests;

@@ -251,6 +251,9 @@ fn loop_section(out: &mut String, eff: &Effective) {
     out.push_str("\n[notify]\n");
     let wrapper = &eff.notify.wrapper;
     line(out, "wrapper", &quote(&wrapper.value), &wrapper.source);
+    out.push_str("\n[tui]\n");
+    let notify = &eff.tui.notify;
+    line(out, "notify", &quote(notify.value.as_str()), &notify.source);
 }
 
 fn off_when_zero(out: &mut String, key: &str, setting: &Setting<u64>) {

@@ -26,6 +26,9 @@ pub enum Effect {
     SaveHistory { path: PathBuf, line: String },
     /// Clear the terminal and repaint everything (Ctrl-L).
     Repaint,
+    /// Get the person's attention (the terminal is not focused): a turn ended, or an approval
+    /// waits. The loop picks the way (`[tui] notify`).
+    Notify { title: String, body: String },
 }
 
 /// Why the TUI ended. Neither ever stops the pod except `Stopped`, which the person asked for

@@ -18,6 +18,40 @@ impl App {
         result
     }
 
+    /// A live frame worth a person's attention while the terminal is not focused: a turn
+    /// that ended, an approval that waits. Snapshot entries are history, never news.
+    fn attention(&self, msg: &ServerMsg) -> Option<Effect> {
+        if self.focused {
+            return None;
+        }
+        let ServerMsg::Committed { entry, .. } = msg else {
+            return None;
+        };
+        let body = match &entry.kind {
+            seedpod_protocol::EntryKind::RunEnd { reason, .. } => {
+                use seedpod_protocol::RunEndReason;
+                match reason {
+                    RunEndReason::Completed => "the turn is done".to_owned(),
+                    RunEndReason::Error => "the turn failed".to_owned(),
+                    RunEndReason::LimitReached | RunEndReason::NoProgress => {
+                        "the turn was stopped".to_owned()
+                    }
+                    RunEndReason::Cancelled | RunEndReason::Abandoned | RunEndReason::Unknown => {
+                        return None;
+                    }
+                }
+            }
+            seedpod_protocol::EntryKind::ApprovalRequest(request) => {
+                format!("waiting for your approval: {}", request.summary)
+            }
+            _ => return None,
+        };
+        Some(Effect::Notify {
+            title: format!("seedpod {}", self.pod),
+            body,
+        })
+    }
+
     fn link_event(&mut self, event: LinkEvent, now: Instant) -> (bool, Vec<Effect>) {
         match event {
             LinkEvent::Connected(welcome) => {
@@ -37,8 +71,10 @@ impl App {
             }
             LinkEvent::Frame(msg) => {
                 self.note_reports(&msg);
-                let effects = self.approvals_changed(&msg);
-                (self.transcript.apply(&msg), effects)
+                let mut effects = self.approvals_changed(&msg);
+                let changed = self.transcript.apply(&msg);
+                effects.extend(self.attention(&msg));
+                (changed, effects)
             }
             LinkEvent::Reply { tag, msg } => match self.pending.remove(&tag) {
                 Some(pending) => self.reply(pending, msg, now),

@@ -94,6 +94,8 @@ pub struct App {
     moved_up: bool,
     /// The pinned task list shows its tasks (Ctrl-T folds it to one line).
     pub tasks_expanded: bool,
+    /// The terminal has focus (focus events; assumed until the terminal says otherwise).
+    pub focused: bool,
 }
 
 impl App {
@@ -120,6 +122,7 @@ impl App {
             last_child: None,
             moved_up: false,
             tasks_expanded: true,
+            focused: true,
         }
     }
 

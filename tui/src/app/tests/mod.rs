@@ -1141,3 +1141,41 @@ fn the_always_confirmation_has_its_own_grace_so_aa_sets_no_rule() {
         "{method:?}"
     );
 }
+
+#[test]
+fn an_approval_waiting_while_unfocused_asks_for_attention_once_and_not_when_focused() {
+    let mut h = Harness::connected();
+    let request = |seq: u64, call: &str| ServerMsg::Committed {
+        seq: EventSeq(seq),
+        entry: Entry {
+            v: 1,
+            seq: EntrySeq(seq),
+            ts: 1,
+            kind: EntryKind::ApprovalRequest(ApprovalRequest {
+                call_id: call.into(),
+                tool: "shell".into(),
+                arguments: r#"{"command":"cargo test"}"#.into(),
+                summary: "shell: cargo test".into(),
+                always: None,
+                replaces: None,
+            }),
+        },
+    };
+    let notifications = |effects: &[Effect]| -> Vec<String> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Notify { body, .. } => Some(body.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let focused = h.link(LinkEvent::Frame(request(11, "c1")));
+    assert!(notifications(&focused).is_empty(), "focused: nothing");
+    h.app.focused = false;
+    let away = h.link(LinkEvent::Frame(request(12, "c2")));
+    assert_eq!(
+        notifications(&away),
+        ["waiting for your approval: shell: cargo test"]
+    );
+}
