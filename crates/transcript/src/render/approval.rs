@@ -104,6 +104,24 @@ pub(crate) fn approval(
         header.push(Span::raw(" "));
         header.push(Span::styled(subject, theme.style(Role::Assistant)));
     }
+    // Approved, the card says so in one line under its call (whose own cell shows what it
+    // did); Enter on it shows the arguments again. A waiting request, a denial (its reason
+    // matters) and a closed one keep their room.
+    let approved = matches!(
+        status,
+        ApprovalStatus::Approved | ApprovalStatus::ApprovedAlways(_)
+    );
+    if !expanded && approved {
+        let (glyph, label, detail) = status_words(status, theme);
+        let mut spans = vec![Span::styled(glyph, label.style), label];
+        spans.extend(detail);
+        spans.push(Span::styled(" · ", theme.style(Role::Dim)));
+        spans.extend(header);
+        let line = super::text::truncate_spans(&spans, available.saturating_sub(2));
+        let mut all = vec![Span::styled(toggle, theme.style(Role::Dim))];
+        all.extend(line);
+        return vec![Line::from(all)];
+    }
     let mut out = wrap(&header, available, &first, &hang);
     out.extend(arguments(&request.arguments, expanded, available, theme));
     let (glyph, label, detail) = status_words(status, theme);

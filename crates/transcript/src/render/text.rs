@@ -56,6 +56,30 @@ pub fn truncate(s: &str, max: usize) -> String {
     out
 }
 
+/// Spans cut to at most `max` columns in all, the last one kept ending with `…` when
+/// something was cut; styles are kept.
+pub(crate) fn truncate_spans(
+    spans: &[ratatui::text::Span<'static>],
+    max: usize,
+) -> Vec<ratatui::text::Span<'static>> {
+    let mut out = Vec::new();
+    let mut used = 0;
+    for span in spans {
+        let left = max.saturating_sub(used);
+        if left == 0 {
+            break;
+        }
+        let text = truncate(&span.content, left);
+        used += width(&text);
+        let cut = text.ends_with('…') && !span.content.ends_with('…');
+        out.push(ratatui::text::Span::styled(text, span.style));
+        if cut {
+            break;
+        }
+    }
+    out
+}
+
 /// The last graphemes of `s` that fit in `max` columns.
 pub fn tail(s: &str, max: usize) -> String {
     let mut used = 0;
