@@ -65,6 +65,7 @@ pub const SLASH_COMMANDS: &[(&str, &str)] = &[
     ("model", "switch the model: /model NAME"),
     ("memory", "append a line to AGENTS.md: /memory TEXT"),
     ("commit", "commit; the model writes the message"),
+    ("find", "search the transcript: /find TEXT (Ctrl-F)"),
     ("resume", "continue a paused turn"),
     ("cancel", "cancel the running or paused turn"),
     ("copy", "copy the last answer to the clipboard"),

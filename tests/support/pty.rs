@@ -27,6 +27,7 @@ pub mod keys {
     pub const CTRL_G: &str = "\x07";
     pub const CTRL_O: &str = "\x0f";
     pub const CTRL_T: &str = "\x14";
+    pub const CTRL_F: &str = "\x06";
     pub const ALT_ENTER: &str = "\x1b\r";
     pub const PAGE_UP: &str = "\x1b[5~";
     pub const HOME: &str = "\x1b[H";

@@ -611,3 +611,37 @@ fn an_unfocused_terminal_is_told_when_a_turn_ends() {
     tui.send(keys::CTRL_D);
     assert!(tui.wait_exit());
 }
+
+/// Issue 17, search: Ctrl-F finds text in the transcript, n goes to the older match, and the
+/// footer says where the search stands.
+#[test]
+fn ctrl_f_searches_the_transcript() {
+    let sb = Sandbox::new();
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            json!({"text": "A zebra crossed early."}),
+            json!({"text": "Nothing striped here."}),
+            json!({"text": "Another zebra, later."}),
+        ],
+    );
+    sb.start_scripted("f", &script);
+    for ask in ["one", "two", "three"] {
+        sb.ok(&["send", "f", ask]);
+    }
+    let mut tui = Tui::spawn(&sb, &["attach", "f"]);
+    tui.wait_for("Another zebra, later.");
+    tui.send(keys::CTRL_F);
+    tui.send("zebra");
+    tui.wait_for("find: zebra_  2 of 2");
+    tui.send(keys::ENTER);
+    tui.send("n");
+    tui.wait_for("find: zebra  1 of 2");
+    assert!(tui.contains("A zebra crossed early."), "{}", tui.screen());
+    tui.send(keys::ESC);
+    tui.wait_until("the search to close", |s| {
+        !s.contents().contains("find: zebra")
+    });
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+}

@@ -28,6 +28,8 @@ pub enum Command {
     Approvals,
     /// `/commit [hint]`: sent as typed; the pod looks at the repository and starts the run.
     Commit,
+    /// `/find [TEXT]`: search the transcript (Ctrl-F); `None`: type the text next.
+    Find(Option<String>),
 }
 
 /// A child pod to start: its name and its first input (the rest of the line).
@@ -80,6 +82,7 @@ pub fn parse(text: &str) -> Parsed {
         "mouse" => Command::Mouse,
         "approvals" => Command::Approvals,
         "commit" => Command::Commit,
+        "find" => Command::Find((!args.is_empty()).then(|| args.to_string())),
         other => return Parsed::Unknown(other.to_string()),
     };
     Parsed::Command(command)

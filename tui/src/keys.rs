@@ -47,6 +47,8 @@ pub enum Intent {
     Redraw,
     /// Ctrl-T: fold or unfold the pinned task list.
     ToggleTasks,
+    /// Ctrl-F: search the transcript.
+    Find,
     /// Ctrl-A while an approval request waits behind a hidden prompt: show it again. Otherwise
     /// Ctrl-A stays the composer's (start of line).
     ShowApproval,
@@ -87,6 +89,7 @@ pub fn intent(key: &KeyEvent, ctx: KeyContext) -> Intent {
         KeyCode::Char('r') if ctrl => Intent::SearchHistory,
         KeyCode::Char('l') if ctrl => Intent::Redraw,
         KeyCode::Char('t') if ctrl => Intent::ToggleTasks,
+        KeyCode::Char('f') if ctrl => Intent::Find,
         KeyCode::Char('a') if ctrl && ctx.approval_hidden => Intent::ShowApproval,
         KeyCode::Esc => Intent::Escape,
         KeyCode::Up if !ctrl && !alt && ctx.on_first_line => Intent::HistoryOlder,

@@ -53,6 +53,10 @@ impl App {
                 Vec::new()
             }
             Intent::Redraw => vec![Effect::Repaint],
+            Intent::Find => {
+                self.open_find(None);
+                Vec::new()
+            }
             Intent::ToggleTasks => {
                 self.tasks_expanded = !self.tasks_expanded;
                 Vec::new()
@@ -309,6 +313,7 @@ impl App {
             // The pod turns it into a run: acknowledged (or refused, and put back) like any
             // input.
             Command::Commit => return self.send_input(now),
+            Command::Find(query) => self.open_find(query),
             Command::Resume => return vec![self.request(Pending::Resume, Method::Resume)],
             Command::Cancel => return vec![self.request(Pending::Cancel, Method::Cancel)],
             Command::Copy => match self.transcript.last_answer() {

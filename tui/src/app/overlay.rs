@@ -16,6 +16,8 @@ pub enum Overlay {
     Help(u16),
     ConfirmStop,
     Search(Search),
+    /// Ctrl-F / `/find`: searching the transcript.
+    Find(super::find::Find),
     Picker(Picker),
     /// `/approvals`.
     Approvals(super::standing::Standing),
@@ -62,6 +64,7 @@ impl App {
                 _ => (Overlay::ConfirmStop, Vec::new()),
             },
             Overlay::Search(search) => self.search_key(search, key),
+            Overlay::Find(find) => self.find_key(find, key),
             Overlay::Picker(picker) => self.picker_key(picker, key),
             Overlay::Approvals(standing) => self.approvals_key(standing, key),
         };

@@ -20,6 +20,21 @@ pub fn footer(app: &App, width: u16, now: Instant) -> Line<'static> {
         let text = format!("history search: {}_  → {found}", search.query);
         return Line::from(Span::styled(fit(&text, width), theme.style(Role::Focus)));
     }
+    if let Overlay::Find(find) = &app.overlay {
+        let position = find.position();
+        let text = if find.typing {
+            format!(
+                "find: {}_  {position}  (Enter: done typing · Esc: stop)",
+                find.query
+            )
+        } else {
+            format!(
+                "find: {}  {position}  · n older · N newer · / edit · Esc stop",
+                find.query
+            )
+        };
+        return Line::from(Span::styled(fit(&text, width), theme.style(Role::Focus)));
+    }
     if let Some(flash) = &app.flash {
         let role = match flash.level {
             FlashLevel::Info => Role::Ok,
@@ -121,7 +136,7 @@ fn static_hints(app: &App, now: Instant) -> Option<Hints> {
         Overlay::Approvals(_) => {
             return Some(Hints::Fixed(vec!["↑↓ choose", "d revoke", "Esc close"]));
         }
-        Overlay::Search(_) => return Some(Hints::Fixed(Vec::new())),
+        Overlay::Search(_) | Overlay::Find(_) => return Some(Hints::Fixed(Vec::new())),
         Overlay::None => {}
     }
     if let Some(modal) = app.approval_modal() {

@@ -22,7 +22,7 @@ pub fn draw(frame: &mut Frame, app: &App, above: Rect) {
         completion(frame, &app.theme, popup, above);
     }
     match &app.overlay {
-        Overlay::None | Overlay::Search(_) => {}
+        Overlay::None | Overlay::Search(_) | Overlay::Find(_) => {}
         Overlay::Help(top) => help(frame, &app.theme, *top),
         Overlay::ConfirmStop => confirm_stop(frame, &app.theme, &app.pod),
         Overlay::Picker(picker) => pods(frame, &app.theme, picker),
@@ -112,6 +112,10 @@ fn help(frame: &mut Frame, theme: &Theme, top: u16) {
         ("Ctrl-O", "back to the pod you came from"),
         ("Ctrl-A", "show a hidden approval request"),
         ("Ctrl-T", "show or fold the model's task list"),
+        (
+            "Ctrl-F  n  N",
+            "find in the transcript, older / newer match",
+        ),
         ("y  a  n", "approve, always (confirm), deny — after 0.4s"),
         ("↑↓", "scroll an edit's diff in the approval modal"),
     ];

@@ -11,6 +11,7 @@ mod approvals;
 mod cells;
 mod earlier;
 mod entries;
+mod find;
 mod live;
 mod status;
 mod transcript;

@@ -1179,3 +1179,59 @@ fn an_approval_waiting_while_unfocused_asks_for_attention_once_and_not_when_focu
         ["waiting for your approval: shell: cargo test"]
     );
 }
+
+#[test]
+fn ctrl_f_finds_cells_and_n_moves_to_older_matches() {
+    let mut h = Harness::connected();
+    for (question, answer) in [
+        ("first", "the needle is here"),
+        ("second", "nothing"),
+        ("third", "a NEEDLE again"),
+    ] {
+        h.commit(EntryKind::UserInput {
+            segments: vec![Segment::text(question)],
+            text: question.into(),
+            queue_id: None,
+        });
+        h.commit(EntryKind::AssistantItem {
+            item: seedpod_protocol::ModelItem::AssistantText {
+                text: answer.into(),
+            },
+        });
+    }
+    let answer_cell = |h: &Harness, text: &str| {
+        h.app.transcript.cells().iter().position(|c| {
+            matches!(&c.kind, seedpod_transcript::CellKind::AssistantText { text: t, .. } if t == text)
+        })
+    };
+    let newest = answer_cell(&h, "a NEEDLE again");
+    let oldest = answer_cell(&h, "the needle is here");
+    h.key(KeyEvent::new(KeyCode::Char('f'), KeyModifiers::CONTROL));
+    h.type_text("needle");
+    assert_eq!(
+        h.app.view.focused(),
+        newest,
+        "the newest match first, any case"
+    );
+    h.key(key(KeyCode::Enter));
+    h.key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE));
+    assert_eq!(h.app.view.focused(), oldest);
+    h.key(KeyEvent::new(KeyCode::Char('N'), KeyModifiers::SHIFT));
+    assert_eq!(h.app.view.focused(), newest);
+    assert!(
+        h.app.composer.is_empty(),
+        "the search keys never reach the composer"
+    );
+    h.key(key(KeyCode::Esc));
+    assert_eq!(h.app.view.focused(), None);
+    assert_eq!(h.app.overlay, Overlay::None);
+
+    // `/find TEXT` runs at once; "2 of 2" is where it stands.
+    h.type_text("/find needle");
+    h.key(key(KeyCode::Enter));
+    let Overlay::Find(find) = &h.app.overlay else {
+        panic!("the search is open: {:?}", h.app.overlay);
+    };
+    assert_eq!(find.position(), "2 of 2");
+    assert!(!find.typing);
+}

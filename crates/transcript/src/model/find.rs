@@ -1,0 +1,64 @@
+//! Searching the transcript (`/find`, Ctrl-F): which cells hold a text, in order. Works on
+//! every cell the client holds, the pages loaded from earlier segments included; what a cell
+//! is searched by is what it shows (or shows when expanded), not the wire format.
+
+use std::borrow::Cow;
+
+use seedpod_protocol::flatten_to_text;
+
+use super::cells::CellKind;
+use super::transcript::Transcript;
+
+impl Transcript {
+    /// The indices of the committed cells whose text contains `query`, ignoring case, oldest
+    /// first. An empty query finds nothing.
+    pub fn find(&self, query: &str) -> Vec<usize> {
+        let query = query.trim().to_lowercase();
+        if query.is_empty() {
+            return Vec::new();
+        }
+        self.cells[..self.committed]
+            .iter()
+            .enumerate()
+            .filter(|(_, cell)| searchable(&cell.kind).to_lowercase().contains(&query))
+            .map(|(index, _)| index)
+            .collect()
+    }
+}
+
+/// The text a person would search a cell by.
+fn searchable(kind: &CellKind) -> Cow<'_, str> {
+    match kind {
+        CellKind::UserInput { segments } => Cow::Owned(flatten_to_text(segments)),
+        CellKind::AssistantText { text, .. } | CellKind::Thinking { text, .. } => {
+            Cow::Borrowed(text)
+        }
+        CellKind::ToolCall {
+            name,
+            arguments,
+            output,
+            ..
+        } => Cow::Owned(format!("{name} {arguments}\n{output}")),
+        CellKind::Approval { request, .. } => {
+            Cow::Owned(format!("{} {}", request.summary, request.arguments))
+        }
+        CellKind::Notification { message } => Cow::Borrowed(message),
+        CellKind::FileAttachment { path, body } => Cow::Owned(format!("{path}\n{body}")),
+        CellKind::Knowledge { slug, body } | CellKind::Workflow { slug, body } => {
+            Cow::Owned(format!("{slug}\n{body}"))
+        }
+        CellKind::TaskReminder { body, .. } | CellKind::Interrupt { body } => Cow::Borrowed(body),
+        CellKind::Alert { message, .. } => Cow::Borrowed(message),
+        CellKind::RunEnd { message, .. } => Cow::Borrowed(message.as_deref().unwrap_or("")),
+        CellKind::Compaction { record } => Cow::Borrowed(&record.summary),
+        CellKind::ApprovalRevoked { rule } => Cow::Borrowed(rule),
+        CellKind::Unknown { raw, .. } => Cow::Borrowed(raw),
+        CellKind::PodEvent { event } => Cow::Owned(format!("{event:?}")),
+        CellKind::SegmentStart { .. }
+        | CellKind::Noted
+        | CellKind::ModelChanged { .. }
+        | CellKind::ContextPruned { .. }
+        | CellKind::WindowLearned { .. }
+        | CellKind::LogHead { .. } => Cow::Borrowed(""),
+    }
+}
