@@ -68,7 +68,7 @@ pub const SLASH_COMMANDS: &[(&str, &str)] = &[
     ("find", "search the transcript: /find TEXT (Ctrl-F)"),
     ("resume", "continue a paused turn"),
     ("cancel", "cancel the running or paused turn"),
-    ("copy", "copy the last answer to the clipboard"),
+    ("copy", "copy the focused cell or last answer; /copy code"),
     ("approvals", "standing approvals: list, d revokes"),
     (
         "mouse",

@@ -22,7 +22,10 @@ pub enum Command {
     Spawn(Option<Spawn>),
     Resume,
     Cancel,
-    Copy,
+    /// `/copy [code]`: the focused cell, else the last answer; `code`: its last code block.
+    Copy {
+        code: bool,
+    },
     Mouse,
     /// `/approvals`: list the standing approvals and revoke them.
     Approvals,
@@ -78,7 +81,9 @@ pub fn parse(text: &str) -> Parsed {
         "spawn" => Command::Spawn(spawn_args(args)),
         "resume" => Command::Resume,
         "cancel" => Command::Cancel,
-        "copy" => Command::Copy,
+        "copy" => Command::Copy {
+            code: args.eq_ignore_ascii_case("code"),
+        },
         "mouse" => Command::Mouse,
         "approvals" => Command::Approvals,
         "commit" => Command::Commit,

@@ -283,6 +283,37 @@ impl App {
         effects
     }
 
+    /// `/copy [code]`: the focused cell (Tab chooses one), else the last answer; with `code`,
+    /// only its last fenced code block.
+    fn copy(&mut self, code: bool, now: Instant) -> Vec<Effect> {
+        let (source, text) = match self.view.focused() {
+            Some(index) => ("the focused cell", self.transcript.cell_text(index)),
+            None => ("the last answer", self.transcript.last_answer()),
+        };
+        let Some(text) = text else {
+            self.flash(FlashLevel::Warn, "there is no answer to copy yet", now);
+            return Vec::new();
+        };
+        if !code {
+            self.flash(FlashLevel::Info, format!("copied {source}"), now);
+            return vec![Effect::Copy(text)];
+        }
+        match seedpod_transcript::model::last_code_block(&text) {
+            Some(block) => {
+                self.flash(
+                    FlashLevel::Info,
+                    format!("copied the code block of {source}"),
+                    now,
+                );
+                vec![Effect::Copy(block)]
+            }
+            None => {
+                self.flash(FlashLevel::Warn, format!("{source} has no code block"), now);
+                Vec::new()
+            }
+        }
+    }
+
     fn command(&mut self, command: Command, now: Instant) -> Vec<Effect> {
         match command {
             Command::Help => self.overlay = Overlay::Help(0),
@@ -316,13 +347,7 @@ impl App {
             Command::Find(query) => self.open_find(query),
             Command::Resume => return vec![self.request(Pending::Resume, Method::Resume)],
             Command::Cancel => return vec![self.request(Pending::Cancel, Method::Cancel)],
-            Command::Copy => match self.transcript.last_answer() {
-                Some(answer) => {
-                    self.flash(FlashLevel::Info, "copied the last answer", now);
-                    return vec![Effect::Copy(answer)];
-                }
-                None => self.flash(FlashLevel::Warn, "there is no answer to copy yet", now),
-            },
+            Command::Copy { code } => return self.copy(code, now),
             Command::Mouse => {
                 self.mouse_capture = !self.mouse_capture;
                 let text = if self.mouse_capture {

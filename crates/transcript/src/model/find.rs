@@ -26,6 +26,34 @@ impl Transcript {
     }
 }
 
+impl Transcript {
+    /// What cell `index` says, as text (what `/copy` takes from a focused cell).
+    pub fn cell_text(&self, index: usize) -> Option<String> {
+        let cell = self.cells.get(index)?;
+        let text = searchable(&cell.kind).into_owned();
+        (!text.trim().is_empty()).then_some(text)
+    }
+}
+
+/// The last fenced code block in `text` (its content, without the fences).
+pub fn last_code_block(text: &str) -> Option<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<Vec<&str>> = None;
+    for line in text.lines() {
+        let fence = line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~");
+        match (&mut current, fence) {
+            (None, true) => current = Some(Vec::new()),
+            (Some(lines), true) => {
+                blocks.push(lines.join("\n"));
+                current = None;
+            }
+            (Some(lines), false) => lines.push(line),
+            (None, false) => {}
+        }
+    }
+    blocks.pop()
+}
+
 /// The text a person would search a cell by.
 fn searchable(kind: &CellKind) -> Cow<'_, str> {
     match kind {

@@ -1235,3 +1235,45 @@ fn ctrl_f_finds_cells_and_n_moves_to_older_matches() {
     assert_eq!(find.position(), "2 of 2");
     assert!(!find.typing);
 }
+
+#[test]
+fn copy_takes_the_focused_cell_or_a_code_block() {
+    let mut h = Harness::connected();
+    h.commit(EntryKind::AssistantItem {
+        item: seedpod_protocol::ModelItem::AssistantText {
+            text: "First:\n```sh\nmake build\n```\nthen\n```\ncargo test\n```".into(),
+        },
+    });
+    h.commit(EntryKind::AssistantItem {
+        item: seedpod_protocol::ModelItem::AssistantText {
+            text: "The last answer.".into(),
+        },
+    });
+    let copied = |effects: Vec<Effect>| -> Vec<String> {
+        effects
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Copy(text) => Some(text),
+                _ => None,
+            })
+            .collect()
+    };
+    h.type_text("/copy");
+    assert_eq!(copied(h.key(key(KeyCode::Enter))), ["The last answer."]);
+
+    let first = h
+        .app
+        .transcript
+        .cells()
+        .iter()
+        .position(|c| matches!(&c.kind, seedpod_transcript::CellKind::AssistantText { text, .. } if text.starts_with("First")));
+    h.app.view.set_focus(first);
+    h.type_text("/copy code");
+    assert_eq!(copied(h.key(key(KeyCode::Enter))), ["cargo test"]);
+    h.type_text("/copy");
+    let whole = copied(h.key(key(KeyCode::Enter)));
+    assert!(
+        whole[0].starts_with("First:\n```sh\nmake build"),
+        "{whole:?}"
+    );
+}
