@@ -431,3 +431,30 @@ fn the_first_advice_leads_with_the_demo() {
     assert!(demo < key && key < local, "{err}");
     assert!(!err.contains("examples/"), "{err}");
 }
+
+/// Issue 17: `/model` with no name says which model is in use and what the server offers to
+/// switch to (asked with the pod's own endpoint and key).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_without_a_name_lists_the_servers_models() {
+    let server = MockServer::start(vec![Reply::status(
+        200,
+        r#"{"object":"list","data":[{"id":"qwen3:8b"},{"id":"llama3.2"}]}"#,
+    )])
+    .await;
+    let sb = Sandbox::new();
+    user_config(
+        &sb,
+        &format!(
+            "provider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"qwen3:8b\"\n[context]\nprobe = false\n",
+            server.base_url()
+        ),
+    );
+    let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed = sb.ok(&["send", "p", "/model"]);
+    assert!(
+        listed.contains("model: qwen3:8b (openai); the server offers 2: llama3.2, qwen3:8b"),
+        "{listed}"
+    );
+    assert_eq!(server.requests()[0].path, "/v1/models");
+}

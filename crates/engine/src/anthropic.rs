@@ -158,6 +158,11 @@ impl Provider for AnthropicProvider {
     fn stream(&self, body: String) -> EventStream {
         stream_events(self.endpoint.clone(), body, AnthropicDecoder::default())
     }
+
+    fn list_models(&self) -> futures::future::BoxFuture<'static, Result<Vec<String>, String>> {
+        let endpoint = self.endpoint.clone();
+        Box::pin(async move { endpoint.list_models("/messages", "/models").await })
+    }
 }
 
 /// The request body. Field order is part of the byte-for-byte contract.

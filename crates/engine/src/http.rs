@@ -105,6 +105,51 @@ impl Endpoint {
         })
     }
 
+    /// The ids of the models the server offers: `GET` the endpoint's URL with `from` (the
+    /// chat path) replaced by `to` (the models path), its headers, `{"data": [{"id": …}]}`
+    /// (the shape OpenAI, Anthropic and the local servers share). Errors are scrubbed.
+    pub async fn list_models(&self, from: &str, to: &str) -> Result<Vec<String>, String> {
+        let url = self.url.as_str();
+        let base = url.strip_suffix(from).unwrap_or(url);
+        let models = Url::parse(&format!("{base}{to}"))
+            .map_err(|e| format!("{}: no models URL: {e}", self.provider))?;
+        let request = self
+            .client
+            .get(models)
+            .headers(self.headers.clone())
+            .timeout(self.connect_timeout + self.idle_read_timeout);
+        let response = request
+            .send()
+            .await
+            .map_err(|e| self.scrub(&format!("{}: cannot list models: {e}", self.provider)))?;
+        let status = response.status();
+        let body = response
+            .text()
+            .await
+            .map_err(|e| self.scrub(&format!("{}: cannot list models: {e}", self.provider)))?;
+        if !status.is_success() {
+            let quoted: String = body.chars().take(200).collect();
+            return Err(self.scrub(&format!(
+                "{}: the server answered the model list with {status}: {}",
+                self.provider,
+                crate::provider::printable(quoted)
+            )));
+        }
+        let value: serde_json::Value = serde_json::from_str(&body)
+            .map_err(|_| format!("{}: the server's model list is not JSON", self.provider))?;
+        let ids: Vec<String> = value
+            .get("data")
+            .and_then(serde_json::Value::as_array)
+            .map(|data| {
+                data.iter()
+                    .filter_map(|m| m.get("id").and_then(serde_json::Value::as_str))
+                    .map(|id| crate::provider::printable(id.to_owned()))
+                    .collect()
+            })
+            .ok_or_else(|| format!("{}: the server's model list has no data", self.provider))?;
+        Ok(ids)
+    }
+
     /// `text` from the server with every secret taken out: the configured ones and anything
     /// that looks like a key or a token (`crate::redact`).
     pub fn scrub(&self, text: &str) -> String {

@@ -130,6 +130,11 @@ impl Provider for OpenAiProvider {
     fn stream(&self, body: String) -> EventStream {
         stream_events(self.endpoint.clone(), body, OpenAiDecoder::default())
     }
+
+    fn list_models(&self) -> futures::future::BoxFuture<'static, Result<Vec<String>, String>> {
+        let endpoint = self.endpoint.clone();
+        Box::pin(async move { endpoint.list_models("/chat/completions", "/models").await })
+    }
 }
 
 /// The request body. Field order is part of the byte-for-byte contract.

@@ -168,6 +168,12 @@ pub trait Provider: Send + Sync {
     /// Send `body` and stream the response. Connection happens lazily inside the stream, so
     /// dropping the stream before polling it sends nothing.
     fn stream(&self, body: String) -> EventStream;
+
+    /// The models the provider's server offers (`/model` with no name, its completions).
+    fn list_models(&self) -> futures::future::BoxFuture<'static, Result<Vec<String>, String>> {
+        let kind = self.kind().as_str();
+        Box::pin(async move { Err(format!("the {kind} provider cannot list models")) })
+    }
 }
 
 /// A request body as JSON. Every provider's body is built of strings, numbers, already-valid raw

@@ -263,6 +263,31 @@ impl Controller {
         });
     }
 
+    /// `/model` with no name: the model in use, and what the server offers to switch to
+    /// (asked off the loop, bounded by the provider's timeouts).
+    pub(super) fn model_list(&self, id: u64, reply: oneshot::Sender<ServerMsg>) {
+        let current = self.state.model.clone();
+        let listing = self.provider.list_models();
+        tokio::spawn(async move {
+            let now = format!("model: {} ({})", current.model, current.provider.as_str());
+            let message = match listing.await {
+                Ok(models) if models.is_empty() => {
+                    format!("{now}; the server lists no models; /model NAME switches")
+                }
+                Ok(mut models) => {
+                    models.sort();
+                    format!(
+                        "{now}; the server offers {}: {}; /model NAME switches",
+                        models.len(),
+                        models.join(", ")
+                    )
+                }
+                Err(reason) => format!("{now}; /model NAME switches ({reason})"),
+            };
+            let _ = reply.send(done(id, PodCommand::Model, message));
+        });
+    }
+
     pub(super) fn memory(&self, id: u64, text: &str, reply: oneshot::Sender<ServerMsg>) {
         let text = text.trim().to_string();
         if text.is_empty() {

@@ -127,6 +127,7 @@ impl Controller {
             Deferred::Compact { focus } => self.compact_command(id, focus, reply),
             Deferred::Memory { text } => self.memory(id, &text, reply),
             Deferred::Commit { hint } => self.commit_command(id, hint, reply),
+            Deferred::ModelList => self.model_list(id, reply),
             Deferred::Spawn(request) => self.spawn_child(id, request, reply).await,
         }
     }

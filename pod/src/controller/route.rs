@@ -64,6 +64,9 @@ pub enum Deferred {
     Commit {
         hint: String,
     },
+    /// `/model` with no name: the model in use and the ones the server offers, asked off the
+    /// loop.
+    ModelList,
 }
 
 #[derive(Debug)]
@@ -193,6 +196,9 @@ fn pod_command(name: PodCommand, args: String) -> ControllerMethod {
             return ControllerMethod::Deferred(Deferred::Commit { hint: args });
         }
         PodCommand::Clear => LoopCommand::Clear,
+        PodCommand::Model if args.trim().is_empty() => {
+            return ControllerMethod::Deferred(Deferred::ModelList);
+        }
         PodCommand::Model => LoopCommand::Model { name: args },
         PodCommand::Help => LoopCommand::Help,
         PodCommand::Unknown => LoopCommand::Unknown,

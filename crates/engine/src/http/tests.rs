@@ -193,3 +193,65 @@ fn an_overflow_is_permanent_whatever_its_status() {
     let busy = "openai: HTTP 503: loading model".to_owned();
     assert!(classify(busy, Some(503), None, true).is_transient());
 }
+
+mod models {
+    use crate::anthropic::{AnthropicConfig, AnthropicProvider};
+    use crate::openai::{OpenAiConfig, OpenAiProvider};
+    use crate::provider::Provider;
+    use crate::testing::{MockServer, Reply};
+
+    const LIST: &str =
+        r#"{"object":"list","data":[{"id":"qwen3:8b"},{"id":"llama3.2"},{"no_id":1}]}"#;
+
+    #[tokio::test]
+    async fn both_providers_list_the_servers_models_with_their_credentials() {
+        let server =
+            MockServer::start(vec![Reply::status(200, LIST), Reply::status(200, LIST)]).await;
+        let openai = OpenAiProvider::new(OpenAiConfig {
+            base_url: format!("{}/v1", server.base_url()),
+            api_key: Some("sk-openai-test".into()),
+            ..OpenAiConfig::default()
+        })
+        .unwrap();
+        assert_eq!(
+            openai.list_models().await.unwrap(),
+            ["qwen3:8b", "llama3.2"]
+        );
+        let anthropic = AnthropicProvider::new(AnthropicConfig {
+            base_url: server.base_url(),
+            api_key: Some("sk-ant-test".into()),
+            ..AnthropicConfig::default()
+        })
+        .unwrap();
+        assert_eq!(anthropic.list_models().await.unwrap().len(), 2);
+        let requests = server.requests();
+        assert_eq!(
+            (requests[0].method.as_str(), requests[0].path.as_str()),
+            ("GET", "/v1/models")
+        );
+        assert_eq!(
+            requests[0].header("authorization"),
+            Some("Bearer sk-openai-test")
+        );
+        assert_eq!(requests[1].path, "/v1/models");
+        assert_eq!(requests[1].header("x-api-key"), Some("sk-ant-test"));
+    }
+
+    #[tokio::test]
+    async fn a_refusal_is_reported_without_the_key() {
+        let server = MockServer::start(vec![Reply::status(
+            401,
+            r#"{"error":"bad key sk-openai-secret-123456789"}"#,
+        )])
+        .await;
+        let openai = OpenAiProvider::new(OpenAiConfig {
+            base_url: format!("{}/v1", server.base_url()),
+            api_key: Some("sk-openai-secret-123456789".into()),
+            ..OpenAiConfig::default()
+        })
+        .unwrap();
+        let err = openai.list_models().await.unwrap_err();
+        assert!(err.contains("401"), "{err}");
+        assert!(!err.contains("sk-openai-secret-123456789"), "{err}");
+    }
+}
