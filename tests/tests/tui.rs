@@ -645,3 +645,46 @@ fn ctrl_f_searches_the_transcript() {
     tui.send(keys::CTRL_D);
     assert!(tui.wait_exit());
 }
+
+/// Issue 17 item 4: emoji sequences keep every glyph in a real terminal at three widths. A
+/// skin-tone modifier and the parts of a ZWJ sequence are separate glyphs to the terminal (as
+/// to tmux and xterm); drawn as one cell, the next cell covered them ("👍" without its tone, a
+/// family cut to its first member). Flags, combining marks and wide CJK stay as they are.
+#[test]
+fn emoji_sequences_keep_every_glyph() {
+    let answer = "A 👍🏽 B 🇫🇷🇯🇵 C 👨\u{200D}👩\u{200D}👧 D e\u{301} E 日本 F END";
+    for cols in [40u16, 67, 100] {
+        let sb = Sandbox::new();
+        let script = sb.script(
+            "s.jsonl",
+            &[json!({"text": answer}), json!({"text": "more"})],
+        );
+        sb.start_scripted("e", &script);
+        let mut tui = Tui::spawn_sized(&sb, &["attach", "e"], 24, cols);
+        tui.wait_for("connected");
+        tui.send("go");
+        tui.send(keys::ENTER);
+        tui.wait_for("END");
+        let screen = tui.screen();
+        for part in ["A 👍🏽 B", "🇫🇷🇯🇵 C", "👨👩👧 D", "e\u{301} E", "日本 F"]
+        {
+            assert!(
+                screen.contains(part),
+                "{cols} columns: {part:?} in\n{screen}"
+            );
+        }
+        // A second turn scrolls the first: nothing of it is left behind on other rows.
+        tui.send("again");
+        tui.send(keys::ENTER);
+        tui.wait_for("more");
+        let screen = tui.screen();
+        assert_eq!(screen.matches('🏽').count(), 1, "{cols} columns:\n{screen}");
+        tui.send(keys::CTRL_D);
+        assert!(tui.wait_exit());
+        // The log keeps what the model wrote.
+        let runtime = tokio::runtime::Runtime::new().expect("runtime");
+        let history = runtime.block_on(sb.history("e"));
+        assert!(history.iter().any(|e| matches!(&e.kind,
+            EntryKind::AssistantItem { item: seedpod_protocol::ModelItem::AssistantText { text } } if text == answer)));
+    }
+}

@@ -119,8 +119,18 @@ pub fn wrap_columns(s: &str, width: usize) -> Vec<String> {
 /// Make outside text safe to draw: expand tabs, drop terminal escape sequences and other
 /// control characters (they would move the cursor or change colours behind ratatui's back).
 /// Newlines are kept; callers split on them.
+///
+/// Emoji sequences that terminals draw differently are split into the emoji they are made of:
+/// a skin-tone modifier and the parts of a ZWJ sequence (👍🏽, 👨‍👩‍👧) are one 2-column cell to
+/// ratatui but two or three glyphs to tmux, xterm and most terminals, so the next cell was
+/// drawn over the modifier (the skin tone vanished) or the line drifted. Split by a zero-width
+/// space (which ratatui gives no cell), each part gets the cell the terminal draws it in:
+/// every glyph stays, in its place, in every terminal. The log keeps the text as written.
 pub fn sanitize(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| c != '\n' && c.is_control()) {
+    if !s
+        .chars()
+        .any(|c| (c != '\n' && c.is_control()) || is_emoji_joiner(c))
+    {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
@@ -139,6 +149,12 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
             }
             '\u{1b}' => skip_escape(&mut chars),
             c if c.is_control() => {}
+            ZWJ if out.chars().next_back().is_some_and(is_emoji_part) => out.push(SPLIT),
+            c if is_skin_tone(c) => {
+                out.push(SPLIT);
+                out.push(c);
+                column += 2;
+            }
             c => {
                 out.push(c);
                 // Approximate (per char, not per grapheme): only tab stops depend on it.
@@ -147,6 +163,26 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Between the parts of an emoji sequence: no cell of its own in ratatui, nothing drawn by a
+/// terminal.
+const SPLIT: char = '\u{200B}';
+const ZWJ: char = '\u{200D}';
+
+fn is_skin_tone(c: char) -> bool {
+    ('\u{1F3FB}'..='\u{1F3FF}').contains(&c)
+}
+
+/// A character that joins or modifies an emoji into a sequence terminals disagree on.
+fn is_emoji_joiner(c: char) -> bool {
+    c == ZWJ || is_skin_tone(c)
+}
+
+/// Part of an emoji (what a ZWJ after it joins): pictographs, symbols, and the variation
+/// selector and modifiers that follow them. A ZWJ elsewhere (Indic scripts) is left alone.
+fn is_emoji_part(c: char) -> bool {
+    matches!(c, '\u{1F000}'..='\u{1FAFF}' | '\u{2600}'..='\u{27BF}' | '\u{FE0F}')
 }
 
 /// Skip the rest of an escape sequence whose ESC was just read: CSI (`ESC [ … final`), OSC
@@ -178,6 +214,22 @@ fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn emoji_sequences_are_split_into_what_terminals_draw() {
+        // Each part gets its own cell: 👍 and 🏽 two columns each, as terminals draw them.
+        assert_eq!(sanitize("A 👍🏽 B"), "A 👍\u{200B}🏽 B");
+        assert_eq!(width(&sanitize("👍🏽")), 4);
+        assert_eq!(sanitize("👨\u{200D}👩\u{200D}👧"), "👨\u{200B}👩\u{200B}👧");
+        assert_eq!(width(&sanitize("👨\u{200D}👩\u{200D}👧")), 6);
+        // Flags, combining marks and wide CJK already match what terminals draw.
+        for same in ["🇫🇷🇯🇵", "e\u{301}", "日本語", "plain"] {
+            assert_eq!(sanitize(same), same);
+        }
+        // A ZWJ in a script that shapes with it is not an emoji's.
+        let devanagari = "क्\u{200D}ष";
+        assert_eq!(sanitize(devanagari), devanagari);
+    }
 
     #[test]
     fn widths_follow_unicode_width() {
