@@ -217,3 +217,58 @@ fn the_cache_stays_bounded_while_reading_the_whole_transcript() {
     );
     assert!(state.cached_lines() >= 40);
 }
+
+/// Issue 17: a hostile corpus at three widths, checked cell by cell. No cell of the drawn
+/// buffer holds more than a terminal draws in that many columns (its characters' widths add up
+/// to at most the cell's width), so no glyph spills into the next cell or vanishes under it;
+/// and every glyph of the corpus is on screen.
+#[test]
+fn a_hostile_corpus_draws_cell_for_cell_as_terminals_do() {
+    use unicode_width::UnicodeWidthChar;
+    let corpus = [
+        "flags 🇫🇷🇯🇵🇺🇸 end",
+        "tones 👍🏽👋🏿 end",
+        "family 👨\u{200D}👩\u{200D}👧 and 🏳\u{FE0F}\u{200D}🌈 end",
+        "marks e\u{301}a\u{308}o\u{302}\u{323} end",
+        "wide 日本語のテキスト、中文 end",
+        "mixed 👍🏽日本🇯🇵e\u{301}👨\u{200D}💻 end",
+    ];
+    for width in [20u16, 33, 80] {
+        let mut t = Transcript::new();
+        t.apply(&snapshot_begin(0, PodState::Idle));
+        t.apply(&ServerMsg::SnapshotEnd { seq: EventSeq(0) });
+        for (i, line) in corpus.iter().enumerate() {
+            let seq = i as u64 + 1;
+            t.apply(&committed(seq, entry(seq, user_text(line))));
+        }
+        let mut state = ViewState::new();
+        let mut screen = Screen::new(width, 40);
+        screen.draw(&t, &mut state);
+        let buffer = screen.terminal.backend().buffer().clone();
+        let mut drawn = String::new();
+        for y in 0..buffer.area.height {
+            let mut x = 0;
+            while x < buffer.area.width {
+                let symbol = buffer[(x, y)].symbol();
+                let cell_width = unicode_width::UnicodeWidthStr::width(symbol).max(1);
+                let terminal_width: usize = symbol.chars().map(|c| c.width().unwrap_or(0)).sum();
+                // Wider than its cell, a glyph covers the next one (or is covered by it). A
+                // narrower one (a text-style symbol with VS16) leaves a blank column, since
+                // ratatui places the cell after a wide one by moving the cursor.
+                assert!(
+                    terminal_width <= cell_width,
+                    "width {width}, row {y}, column {x}: {symbol:?} is {cell_width} cell(s) \
+                     to ratatui but {terminal_width} column(s) to a terminal"
+                );
+                drawn.push_str(symbol);
+                x += cell_width as u16;
+            }
+        }
+        for glyph in ['🏽', '🏿', '👩', '👧', '🌈', '💻', '\u{323}', '中'] {
+            assert!(
+                drawn.contains(glyph),
+                "width {width}: {glyph:?} missing from\n{drawn}"
+            );
+        }
+    }
+}
