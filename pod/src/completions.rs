@@ -39,7 +39,8 @@ pub fn answer_in_scope(
         CompletionKind::Command => commands(prefix),
         CompletionKind::Workflow => slugs(&cwd.join(WORKFLOWS_DIR), prefix),
         CompletionKind::Knowledge => slugs(&cwd.join(KNOWLEDGE_DIR), prefix),
-        CompletionKind::Unknown => (Vec::new(), false),
+        // Answered by the controller, which holds the provider (`model_completions`).
+        CompletionKind::Model | CompletionKind::Unknown => (Vec::new(), false),
     };
     ServerMsg::Completions {
         id,
@@ -278,5 +279,58 @@ mod tests {
         let (found, truncated) = values(answer(5, dir.path(), CompletionKind::File, "f"));
         assert_eq!(found.len(), MAX_COMPLETIONS);
         assert!(truncated);
+    }
+}
+
+/// The server's models that start with `prefix`, for `/model NAME` (at most `MAX_COMPLETIONS`).
+pub fn model_completions(id: u64, models: Result<Vec<String>, String>, prefix: &str) -> ServerMsg {
+    let mut found: Vec<String> = models
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| m.starts_with(prefix))
+        .collect();
+    found.sort();
+    let truncated = found.len() > MAX_COMPLETIONS;
+    found.truncate(MAX_COMPLETIONS);
+    ServerMsg::Completions {
+        id,
+        kind: CompletionKind::Model,
+        items: found
+            .into_iter()
+            .map(|m| Completion::new(m, "model"))
+            .collect(),
+        truncated,
+    }
+}
+
+/// How long a fetched model list answers completions before the server is asked again.
+pub const MODEL_LIST_FRESH: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The last model list and when it came, shared by the controller and the task that fetches
+/// it (a lock held only to copy in or out).
+#[derive(Clone, Default)]
+pub struct ModelListCache(
+    std::sync::Arc<std::sync::Mutex<Option<(std::time::Instant, Vec<String>)>>>,
+);
+
+impl ModelListCache {
+    /// The list, if it was fetched less than `MODEL_LIST_FRESH` ago.
+    pub fn fresh(&self) -> Option<Vec<String>> {
+        let guard = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        guard
+            .as_ref()
+            .filter(|(at, _)| at.elapsed() < MODEL_LIST_FRESH)
+            .map(|(_, models)| models.clone())
+    }
+
+    pub fn store(&self, models: Vec<String>) {
+        let mut guard = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *guard = Some((std::time::Instant::now(), models));
     }
 }

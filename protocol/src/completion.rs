@@ -18,6 +18,8 @@ pub enum CompletionKind {
     Workflow,
     /// `#slug`: knowledge notes in `<cwd>/.seedpod/knowledge/*.md`.
     Knowledge,
+    /// `/model NAME`: the models the provider's server offers.
+    Model,
     #[serde(other)]
     Unknown,
 }
@@ -29,6 +31,7 @@ impl CompletionKind {
             CompletionKind::Command => "command",
             CompletionKind::Workflow => "workflow",
             CompletionKind::Knowledge => "knowledge",
+            CompletionKind::Model => "model",
             CompletionKind::Unknown => "unknown",
         }
     }

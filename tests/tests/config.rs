@@ -458,3 +458,46 @@ async fn model_without_a_name_lists_the_servers_models() {
     );
     assert_eq!(server.requests()[0].path, "/v1/models");
 }
+
+/// `/model ` completes from the server's list, which the pod fetches once a minute at most
+/// however fast a person types.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_names_complete_from_the_server_asked_once() {
+    use seedpod_protocol::{ClientMode, CompletionKind, Method, ServerMsg};
+    let server = MockServer::start(vec![Reply::status(
+        200,
+        r#"{"object":"list","data":[{"id":"qwen3:8b"},{"id":"llama3.2"},{"id":"qwen3:32b"}]}"#,
+    )])
+    .await;
+    let sb = Sandbox::new();
+    user_config(
+        &sb,
+        &format!(
+            "provider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"llama3.2\"\n[context]\nprobe = false\n",
+            server.base_url()
+        ),
+    );
+    let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut conn = sb.connect("p", ClientMode::Control).await;
+    for (prefix, expected) in [
+        ("qwen", vec!["qwen3:32b", "qwen3:8b"]),
+        ("qwen3:8", vec!["qwen3:8b"]),
+        ("", vec!["llama3.2", "qwen3:32b", "qwen3:8b"]),
+    ] {
+        let answer = conn
+            .call(Method::ListCompletions {
+                kind: CompletionKind::Model,
+                prefix: prefix.into(),
+            })
+            .await
+            .expect("completions");
+        let ServerMsg::Completions { kind, items, .. } = answer else {
+            panic!("{answer:?}");
+        };
+        assert_eq!(kind, CompletionKind::Model);
+        let names: Vec<&str> = items.iter().map(|c| c.value.as_str()).collect();
+        assert_eq!(names, expected, "{prefix:?}");
+    }
+    assert_eq!(server.requests().len(), 1, "the list is fetched once");
+}

@@ -217,6 +217,9 @@ pub struct Controller {
     shutdown: CancellationToken,
     /// Alerts to repeat to every client that attaches (restore findings).
     standing_alerts: Vec<String>,
+    /// The server's model list as last fetched, for `/model` completions: typing a name asks
+    /// on every keystroke, the server at most once a minute.
+    model_list: crate::completions::ModelListCache,
     /// Set after a log write failed; the file may end in a partial line, so no more writes.
     storage_broken: Option<String>,
     session: crate::session::SessionSettings,
@@ -288,6 +291,7 @@ impl Controller {
             seen_events,
             shutdown,
             standing_alerts: parts.alerts,
+            model_list: Default::default(),
             storage_broken: None,
             session: parts.session,
             waiting_approval: None,

@@ -93,6 +93,25 @@ impl Controller {
 
     async fn defer(&mut self, id: u64, method: Deferred, reply: oneshot::Sender<ServerMsg>) {
         match method {
+            // The server is asked off the loop, bounded by the provider's timeouts.
+            Deferred::Completions {
+                kind: seedpod_protocol::CompletionKind::Model,
+                prefix,
+            } => {
+                if let Some(models) = self.model_list.fresh() {
+                    let _ = reply.send(completions::model_completions(id, Ok(models), &prefix));
+                    return;
+                }
+                let listing = self.provider.list_models();
+                let cache = self.model_list.clone();
+                tokio::spawn(async move {
+                    let models = listing.await;
+                    if let Ok(models) = &models {
+                        cache.store(models.clone());
+                    }
+                    let _ = reply.send(completions::model_completions(id, models, &prefix));
+                });
+            }
             Deferred::Completions { kind, prefix } => {
                 let cwd = self.meta.cwd.clone();
                 let scope = self.session.scope.clone();

@@ -1,11 +1,12 @@
-//! The completion popup: what the pod suggested for the `@`/`#`/`/` word being typed.
+//! The completion popup: what the pod suggested for the `@`/`#`/`/` word being typed, or the
+//! model name after `/model `.
 //!
 //! Suggestions come from the pod (`list_completions`), so they arrive a little later than the
 //! keystroke; a reply is used only if it still answers the word under the cursor.
 
 use seedpod_protocol::{Completion, CompletionKind};
 
-use crate::composer::Sigil;
+use crate::composer::{MODEL_SIGIL, Sigil};
 
 /// Rows the popup shows at most.
 pub const POPUP_ROWS: usize = 8;
@@ -16,6 +17,7 @@ pub fn kinds_for(sigil: char) -> &'static [CompletionKind] {
         '@' => &[CompletionKind::File],
         '#' => &[CompletionKind::Knowledge],
         '/' => &[CompletionKind::Command, CompletionKind::Workflow],
+        MODEL_SIGIL => &[CompletionKind::Model],
         _ => &[],
     }
 }
@@ -47,6 +49,7 @@ impl Popup {
             CompletionKind::Command
             | CompletionKind::Workflow
             | CompletionKind::Knowledge
+            | CompletionKind::Model
             | CompletionKind::Unknown => item.value.starts_with(&prefix),
         });
         self.prefix = prefix;
@@ -106,7 +109,9 @@ impl Popup {
             }
             CompletionKind::Knowledge => (Some(Sigil::Knowledge), value, true),
             CompletionKind::Workflow => (Some(Sigil::Workflow), value, true),
-            CompletionKind::Command | CompletionKind::Unknown => (None, value, true),
+            CompletionKind::Command | CompletionKind::Model | CompletionKind::Unknown => {
+                (None, value, true)
+            }
         })
     }
 

@@ -19,12 +19,16 @@ use crate::history::HistoryEntry;
 /// Rows the composer may grow to before it scrolls inside itself.
 pub const MAX_COMPOSER_ROWS: u16 = 8;
 
+/// The token "sigil" of a `/model NAME` name being typed: no character a person types, so it
+/// cannot collide with `@`, `#` or `/`. Completion popups show it as a space.
+pub const MODEL_SIGIL: char = ' ';
+
 const PLACEHOLDER: &str = "Message the pod · / commands · @ files · # knowledge";
 
 /// A word being typed that completion can help with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Token {
-    /// `@`, `#` or `/`.
+    /// `@`, `#` or `/`; `MODEL_SIGIL` for the name after `/model `.
     pub sigil: char,
     /// What follows the sigil up to the cursor.
     pub prefix: String,
@@ -222,6 +226,16 @@ impl Composer {
     pub fn token(&self) -> Option<Token> {
         let (row, _) = self.cursor();
         let (before, _) = self.line_split();
+        // `/model NAME`: the name completes from the server's models.
+        if row == 0
+            && let Some(name) = before.strip_prefix("/model ")
+            && !name.contains(char::is_whitespace)
+        {
+            return Some(Token {
+                sigil: MODEL_SIGIL,
+                prefix: name.to_string(),
+            });
+        }
         let start = before
             .rfind(char::is_whitespace)
             .map(|i| i + before[i..].chars().next().map_or(1, char::len_utf8))

@@ -1277,3 +1277,41 @@ fn copy_takes_the_focused_cell_or_a_code_block() {
         "{whole:?}"
     );
 }
+
+#[test]
+fn a_model_name_completes_from_the_servers_list() {
+    let mut h = Harness::connected();
+    h.type_text("/model");
+    let effects = h.key(KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE));
+    let asked: Vec<(u64, Method)> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Request { tag, method } => Some((*tag, method.clone())),
+            _ => None,
+        })
+        .collect();
+    let (tag, method) = asked.last().cloned().expect("a completion request");
+    assert_eq!(
+        method,
+        Method::ListCompletions {
+            kind: CompletionKind::Model,
+            prefix: String::new()
+        }
+    );
+    h.link(LinkEvent::Reply {
+        tag,
+        msg: ServerMsg::Completions {
+            id: 1,
+            kind: CompletionKind::Model,
+            items: vec![
+                Completion::new("llama3.2", "model"),
+                Completion::new("qwen3:8b", "model"),
+            ],
+            truncated: false,
+        },
+    });
+    // Typing narrows the list the popup already holds; Tab takes the choice.
+    h.type_text("q");
+    h.key(key(KeyCode::Tab));
+    assert_eq!(h.app.composer.text(), "/model qwen3:8b ");
+}
