@@ -309,9 +309,10 @@ pub const MODEL_LIST_FRESH: std::time::Duration = std::time::Duration::from_secs
 /// The last model list and when it came, shared by the controller and the task that fetches
 /// it (a lock held only to copy in or out).
 #[derive(Clone, Default)]
-pub struct ModelListCache(
-    std::sync::Arc<std::sync::Mutex<Option<(std::time::Instant, Vec<String>)>>>,
-);
+pub struct ModelListCache(std::sync::Arc<std::sync::Mutex<Option<FetchedModels>>>);
+
+/// A model list and when it was fetched.
+type FetchedModels = (std::time::Instant, Vec<String>);
 
 impl ModelListCache {
     /// The list, if it was fetched less than `MODEL_LIST_FRESH` ago.
