@@ -67,6 +67,14 @@ impl Sandbox {
         self.dir.path()
     }
 
+    /// Write the user's `config.toml` (creating the config directory); returns its path.
+    pub fn user_config(&self, text: &str) -> PathBuf {
+        std::fs::create_dir_all(&self.home.config).expect("config dir");
+        let path = self.home.config.join("config.toml");
+        std::fs::write(&path, text).expect("write config.toml");
+        path
+    }
+
     /// A `seedpod` command with this sandbox's `SEEDPOD_HOME`.
     pub fn cmd(&self) -> Command {
         let mut cmd = Command::new(seedpod_bin());

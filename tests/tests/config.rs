@@ -13,13 +13,6 @@ use serde_json::json;
 const OPENAI_TEXT: &str = include_str!("../../crates/engine/tests/fixtures/openai_text.sse");
 const ANTHROPIC_TEXT: &str = include_str!("../../crates/engine/tests/fixtures/anthropic_text.sse");
 
-fn user_config(sb: &Sandbox, text: &str) -> PathBuf {
-    std::fs::create_dir_all(&sb.home.config).unwrap();
-    let path = sb.home.config.join("config.toml");
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
 /// The sandbox directory is where `seedpod` runs, so it is a new pod's working directory.
 fn project_config(sb: &Sandbox, text: &str) -> PathBuf {
     let dir = sb.path().join(".seedpod");
@@ -73,8 +66,7 @@ fn a_project_config_alone_starts_a_pod() {
 #[test]
 fn config_show_names_each_layer_and_hides_secrets() {
     let sb = Sandbox::new();
-    let user = user_config(
-        &sb,
+    let user = sb.user_config(
         "provider = \"anthropic\"\nmodel = \"user-model\"\n[retry]\nmax_retries = 5\n",
     );
     let project = project_config(
@@ -174,7 +166,7 @@ fn context_values_that_cannot_work_fail_start_naming_key_and_file() {
     ];
     for (text, start) in cases {
         let sb = Sandbox::new();
-        let path = user_config(&sb, &format!("provider = \"scripted\"\n{text}"));
+        let path = sb.user_config(&format!("provider = \"scripted\"\n{text}"));
         let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{text}: {}", stderr(&out));
         let err = stderr(&out);
@@ -192,7 +184,7 @@ fn context_values_that_cannot_work_fail_start_naming_key_and_file() {
 #[test]
 fn config_show_prints_the_context_section_with_sources() {
     let sb = Sandbox::new();
-    let user = user_config(&sb, "context_window = 16384\n[context]\ncompact_at = 0.8\n");
+    let user = sb.user_config("context_window = 16384\n[context]\ncompact_at = 0.8\n");
     let project = project_config(&sb, "[context.windows]\n\"qwen3\" = 40960\n");
     let text = sb.ok(&["config", "show"]);
     let line = |start: &str| {
@@ -273,13 +265,10 @@ async fn idle_read_timeout_turns_a_hung_stream_into_an_error() {
 async fn api_key_env_names_the_variable_and_its_value_stays_secret() {
     let server = MockServer::start(vec![Reply::sse(ANTHROPIC_TEXT.as_bytes().to_vec())]).await;
     let sb = Sandbox::new();
-    let path = user_config(
-        &sb,
-        &format!(
-            "provider = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"TEAM_CLAUDE_KEY\"\n",
-            server.base_url()
-        ),
-    );
+    let path = sb.user_config(&format!(
+        "provider = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"TEAM_CLAUDE_KEY\"\n",
+        server.base_url()
+    ));
     let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
@@ -314,10 +303,7 @@ fn logging_level_and_file_come_from_the_config() {
         "debug lines are not written at info"
     );
 
-    user_config(
-        &sb,
-        "[logging]\nlevel = \"debug\"\nfile = \"custom-{name}.log\"\n",
-    );
+    sb.user_config("[logging]\nlevel = \"debug\"\nfile = \"custom-{name}.log\"\n");
     sb.start_scripted("loud", Path::new(script));
     sb.ok(&["send", "loud", "hi"]);
     sb.ok(&["stop", "loud"]);
@@ -354,9 +340,7 @@ async fn retryable_statuses_reach_the_pod() {
     ])
     .await;
     let sb = Sandbox::new();
-    user_config(
-        &sb,
-        &format!(
+    sb.user_config(&format!(
             "provider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n[retry]\nmax_retries = 3\nretryable_statuses = [429]\n[context]\nprobe = false\n",
             server.base_url()
         ),
@@ -381,7 +365,7 @@ async fn retryable_statuses_reach_the_pod() {
 fn logging_to_stdout_in_the_foreground_only() {
     use std::io::BufRead;
     let sb = Sandbox::new();
-    user_config(&sb, "[logging]\nstdout = true\n");
+    sb.user_config("[logging]\nstdout = true\n");
     let script = sb.script("s.jsonl", &[json!({"text": "a"})]);
 
     let mut serve = sb
@@ -442,9 +426,7 @@ async fn model_without_a_name_lists_the_servers_models() {
     )])
     .await;
     let sb = Sandbox::new();
-    user_config(
-        &sb,
-        &format!(
+    sb.user_config(&format!(
             "provider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"qwen3:8b\"\n[context]\nprobe = false\n",
             server.base_url()
         ),
@@ -470,9 +452,7 @@ async fn model_names_complete_from_the_server_asked_once() {
     )])
     .await;
     let sb = Sandbox::new();
-    user_config(
-        &sb,
-        &format!(
+    sb.user_config(&format!(
             "provider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"llama3.2\"\n[context]\nprobe = false\n",
             server.base_url()
         ),

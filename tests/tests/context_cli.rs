@@ -6,11 +6,6 @@ use seedpod_e2e::Sandbox;
 use seedpod_protocol::PodName;
 use serde_json::{Value, json};
 
-fn user_config(sb: &Sandbox, text: &str) {
-    std::fs::create_dir_all(&sb.home.config).unwrap();
-    std::fs::write(sb.home.config.join("config.toml"), text).unwrap();
-}
-
 fn ls_rows(sb: &Sandbox) -> Vec<Value> {
     sb.ok(&["ls", "--json"])
         .lines()
@@ -21,7 +16,7 @@ fn ls_rows(sb: &Sandbox) -> Vec<Value> {
 #[test]
 fn ls_shows_how_full_each_running_pods_context_is() {
     let sb = Sandbox::new();
-    user_config(&sb, "context_window = 16000\n");
+    sb.user_config("context_window = 16000\n");
     let script = sb.script("s.jsonl", &[json!({"text": "an answer"})]);
     sb.start_scripted("up", &script);
     sb.start_scripted("down", &script);
@@ -218,7 +213,7 @@ fn prompt_show_says_which_mode_and_why() {
     assert!(full.contains("# How to use your tools"), "{full}");
     assert!(full.contains("spawn_pod: "), "child tools offered: {full}");
 
-    user_config(&sb, "context_window = 4096\n");
+    sb.user_config("context_window = 4096\n");
     let compact = sb.ok(&["prompt", "show"]);
     assert!(
         compact.starts_with("mode: compact (window 4,096 tokens ≤ 16,384; from config)\n"),
@@ -245,16 +240,12 @@ fn prompt_show_says_which_mode_and_why() {
     assert!(base.ends_with("of the 4,096-token window"), "{base}");
 
     // A person who configured a child tool gets the child tools back.
-    user_config(
-        &sb,
-        "context_window = 4096\n[approvals]\nspawn_pod = \"ask\"\n",
-    );
+    sb.user_config("context_window = 4096\n[approvals]\nspawn_pod = \"ask\"\n");
     let with_children = sb.ok(&["prompt", "show"]);
     assert!(with_children.contains("\nspawn_pod: "), "{with_children}");
 
     // The person's model table: the most specific prefix of the model's name applies.
-    user_config(
-        &sb,
+    sb.user_config(
         "provider = \"scripted\"\n[context.windows]\n\"scr\" = 200000\n\"script\" = 8000\n",
     );
     let table = sb.ok(&["prompt", "show"]);
@@ -267,11 +258,11 @@ fn prompt_show_says_which_mode_and_why() {
 #[test]
 fn prompt_show_for_a_pod_prefers_the_window_in_its_log() {
     let sb = Sandbox::new();
-    user_config(&sb, "context_window = 8192\n");
+    sb.user_config("context_window = 8192\n");
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);
     // The configuration changes; the pod's log still says 8,192.
-    user_config(&sb, "context_window = 100000\n");
+    sb.user_config("context_window = 100000\n");
     let shown = sb.ok(&["prompt", "show", "p"]);
     assert!(
         shown.starts_with(

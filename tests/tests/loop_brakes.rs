@@ -7,11 +7,6 @@ use seedpod_e2e::Sandbox;
 use seedpod_protocol::{EntryKind, RunEndReason};
 use serde_json::{Value, json};
 
-fn user_config(sb: &Sandbox, text: &str) {
-    std::fs::create_dir_all(&sb.home.config).expect("config dir");
-    std::fs::write(sb.home.config.join("config.toml"), text).expect("config");
-}
-
 /// Run a command that must fail; its stderr.
 fn fails(sb: &Sandbox, args: &[&str]) -> String {
     let out = sb.run(args);
@@ -27,7 +22,7 @@ fn shell(command: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failed_commands_are_errors_with_their_exit_code() {
     let sb = Sandbox::new();
-    user_config(&sb, "[approvals]\nshell = \"allow\"\n");
+    sb.user_config("[approvals]\nshell = \"allow\"\n");
     let script = sb.script(
         "s.jsonl",
         &[
@@ -86,10 +81,7 @@ async fn failed_commands_are_errors_with_their_exit_code() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_model_that_keeps_failing_is_warned_then_stopped() {
     let sb = Sandbox::new();
-    user_config(
-        &sb,
-        "[approvals]\nshell = \"allow\"\n\n[loop]\nfailures_in_a_row = 3\n",
-    );
+    sb.user_config("[approvals]\nshell = \"allow\"\n\n[loop]\nfailures_in_a_row = 3\n");
     let script = sb.script(
         "s.jsonl",
         &[
@@ -145,19 +137,16 @@ async fn a_model_that_keeps_failing_is_warned_then_stopped() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_loop_setting_is_refused_with_its_key() {
     let sb = Sandbox::new();
-    user_config(&sb, "[loop]\nmax_iterations = 0\n");
+    sb.user_config("[loop]\nmax_iterations = 0\n");
     let err = fails(&sb, &["config", "show"]);
     assert!(err.contains("loop.max_iterations"), "{err}");
-    user_config(&sb, "[loop]\nrepeat_limit = -1\n");
+    sb.user_config("[loop]\nrepeat_limit = -1\n");
     let err = fails(&sb, &["config", "show"]);
     assert!(
         err.contains("loop.repeat_limit") && err.contains("negative"),
         "{err}"
     );
-    user_config(
-        &sb,
-        "[loop]\nfailures_in_a_row = 0\n[tasks]\nremind_after = 7\n",
-    );
+    sb.user_config("[loop]\nfailures_in_a_row = 0\n[tasks]\nremind_after = 7\n");
     let shown = sb.ok(&["config", "show"]);
     assert!(shown.contains("failures_in_a_row = 0"), "{shown}");
     assert!(shown.contains("remind_after = 7"), "{shown}");

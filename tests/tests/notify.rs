@@ -187,12 +187,7 @@ async fn the_notification_wrapper_is_the_persons_to_choose() {
         "the default carries the non-blocking hint: {body}"
     );
 
-    std::fs::create_dir_all(&sb.home.config).expect("config dir");
-    std::fs::write(
-        sb.home.config.join("config.toml"),
-        "[notify]\nwrapper = \"<<from CI: {message}>>\"\n",
-    )
-    .expect("user config");
+    sb.user_config("[notify]\nwrapper = \"<<from CI: {message}>>\"\n");
     std::fs::create_dir_all(sb.path().join(".seedpod")).expect("project dir");
     std::fs::write(
         sb.path().join(".seedpod/config.toml"),
@@ -210,11 +205,7 @@ async fn the_notification_wrapper_is_the_persons_to_choose() {
     assert!(!body.contains("SYSTEM OVERRIDE"), "{body}");
 
     // A template without the placeholder is refused with the file that says it.
-    std::fs::write(
-        sb.home.config.join("config.toml"),
-        "[notify]\nwrapper = \"no message here\"\n",
-    )
-    .expect("user config");
+    sb.user_config("[notify]\nwrapper = \"no message here\"\n");
     let out = sb.run(&["config", "show"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);

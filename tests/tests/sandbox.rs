@@ -29,11 +29,6 @@ fn landlock_abi() -> Option<i64> {
     Some(abi)
 }
 
-fn user_config(sb: &Sandbox, text: &str) {
-    std::fs::create_dir_all(&sb.home.config).expect("config dir");
-    std::fs::write(sb.home.config.join("config.toml"), text).expect("config");
-}
-
 fn shell(arguments: Value) -> Value {
     json!({"tool_calls": [{"name": "shell", "arguments": arguments.to_string()}]})
 }
@@ -65,7 +60,7 @@ async fn an_allowed_shell_cannot_write_outside_its_write_roots() {
         return;
     }
     let sb = Sandbox::new();
-    user_config(&sb, "[approvals]\nshell = \"allow\"\n");
+    sb.user_config("[approvals]\nshell = \"allow\"\n");
     // Outside the pod's directory but in the sandbox's own temp area, where nothing of the pod
     // may write.
     let outside = tempfile::tempdir().expect("outside dir");
@@ -105,10 +100,7 @@ async fn without_network_a_local_connect_is_refused() {
         return;
     }
     let sb = Sandbox::new();
-    user_config(
-        &sb,
-        "[approvals]\nshell = \"allow\"\n\n[shell]\nnetwork = false\n",
-    );
+    sb.user_config("[approvals]\nshell = \"allow\"\n\n[shell]\nnetwork = false\n");
     let listener = TcpListener::bind("127.0.0.1:0").expect("listener");
     let port = listener.local_addr().expect("address").port();
     let script = sb.script(
@@ -141,7 +133,7 @@ async fn sandboxed_runs_confined_without_asking_and_asks_to_leave() {
         return;
     }
     let sb = Sandbox::new();
-    user_config(&sb, "[approvals]\nshell = \"sandboxed\"\n");
+    sb.user_config("[approvals]\nshell = \"sandboxed\"\n");
     let outside = tempfile::tempdir().expect("outside dir");
     let target = outside.path().join("approved.txt");
     let script = sb.script(
@@ -201,7 +193,7 @@ async fn a_childs_shell_is_confined_to_its_delegated_scope() {
         return;
     }
     let sb = Sandbox::new();
-    user_config(&sb, "[approvals]\nshell = \"allow\"\n");
+    sb.user_config("[approvals]\nshell = \"allow\"\n");
     std::fs::create_dir_all(sb.path().join("sub")).expect("sub");
     let kid = |mut step: Value| {
         step["pod"] = json!("kid");
@@ -250,7 +242,7 @@ async fn a_planted_git_hook_is_named_and_alerted() {
         return;
     }
     let sb = Sandbox::new();
-    user_config(&sb, "[approvals]\nshell = \"allow\"\n");
+    sb.user_config("[approvals]\nshell = \"allow\"\n");
     std::fs::create_dir_all(sb.path().join(".git/hooks")).expect("hooks dir");
     let script = sb.script(
         "s.jsonl",

@@ -52,12 +52,7 @@ async fn after_always_on_git_status_every_attack_is_asked_about_again() {
     let script = sb.script("s.jsonl", &steps);
     // Seven denials in a row would stop the run (the loop brakes); this test wants every attack
     // asked about in one run.
-    std::fs::create_dir_all(&sb.home.config).expect("config dir");
-    std::fs::write(
-        sb.home.config.join("config.toml"),
-        "[loop]\nfailures_in_a_row = 0\n",
-    )
-    .expect("config");
+    sb.user_config("[loop]\nfailures_in_a_row = 0\n");
     sb.start_scripted("p", &script);
     let mut events = sb.connect("p", ClientMode::Attach).await;
     let mut seen = Vec::new();

@@ -7,11 +7,6 @@ use seedpod_e2e::Sandbox;
 use seedpod_protocol::{EntryKind, ReminderSource, SystemItem};
 use serde_json::{Value, json};
 
-fn user_config(sb: &Sandbox, text: &str) {
-    std::fs::create_dir_all(&sb.home.config).expect("config dir");
-    std::fs::write(sb.home.config.join("config.toml"), text).expect("config");
-}
-
 fn call(name: &str, arguments: Value) -> Value {
     json!({"tool_calls": [{"name": name, "arguments": arguments.to_string()}]})
 }
@@ -27,7 +22,7 @@ fn plan() -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_model_keeps_a_list_and_is_reminded_when_it_goes_stale() {
     let sb = Sandbox::new();
-    user_config(&sb, "[tasks]\nremind_after = 2\n");
+    sb.user_config("[tasks]\nremind_after = 2\n");
     let script = sb.script(
         "s.jsonl",
         &[
@@ -163,7 +158,7 @@ async fn a_bad_list_fails_the_call_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_can_turn_the_tool_off_and_a_pod_without_a_list_says_so() {
     let sb = Sandbox::new();
-    user_config(&sb, "[approvals]\nupdate_tasks = \"deny\"\n");
+    sb.user_config("[approvals]\nupdate_tasks = \"deny\"\n");
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);
     sb.ok(&["send", "p", "hello"]);

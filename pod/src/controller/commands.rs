@@ -267,10 +267,20 @@ impl Controller {
     /// (asked off the loop, bounded by the provider's timeouts).
     pub(super) fn model_list(&self, id: u64, reply: oneshot::Sender<ServerMsg>) {
         let current = self.state.model.clone();
+        let cached = self.model_list.fresh();
         let listing = self.provider.list_models();
+        let cache = self.model_list.clone();
         tokio::spawn(async move {
             let now = format!("model: {} ({})", current.model, current.provider.as_str());
-            let message = match listing.await {
+            // The list `/model NAME` completes from: fetched at most once a minute.
+            let models = match cached {
+                Some(models) => Ok(models),
+                None => listing.await,
+            };
+            if let Ok(models) = &models {
+                cache.store(models.clone());
+            }
+            let message = match models {
                 Ok(models) if models.is_empty() => {
                     format!("{now}; the server lists no models; /model NAME switches")
                 }
@@ -320,18 +330,8 @@ impl Controller {
     }
 
     async fn switch_model(&mut self, id: u64, name: &str) -> ServerMsg {
+        // `/model` with no name is answered off the loop (`model_list`); this one switches.
         let current = self.state.model.clone();
-        if name.is_empty() {
-            return done(
-                id,
-                PodCommand::Model,
-                format!(
-                    "model: {} ({}); /model NAME switches it",
-                    current.model,
-                    current.provider.as_str()
-                ),
-            );
-        }
         if name == current.model {
             return done(id, PodCommand::Model, format!("already using {name}"));
         }

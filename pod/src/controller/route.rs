@@ -280,6 +280,18 @@ mod tests {
             }
             other => panic!("not a loop command: {other:?}"),
         }
+        // Without a name it asks the server, which is never done on the loop.
+        for typed in ["/model", "/model   "] {
+            assert!(
+                matches!(
+                    route(Method::Run {
+                        segments: text(typed),
+                    }),
+                    Route::Controller(ControllerMethod::Deferred(Deferred::ModelList))
+                ),
+                "{typed:?}"
+            );
+        }
     }
 
     /// A parent's `/clear` is text for the model, not a command; a person's is a command.
