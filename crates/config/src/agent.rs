@@ -8,6 +8,7 @@
 //! enforces, not this crate: the tool set (a `deny`ed tool is not offered; the shell tool's
 //! description states its timeouts) and the identity file.
 
+use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -98,9 +99,9 @@ impl GuardMode {
 
 /// `[approvals]` as written: one field per built-in tool (the file tools, shell, and the
 /// child-pod tools), so a misspelt tool name is an unknown field (with its line and the valid
-/// names) rather than a setting that silently does nothing.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// names) rather than a setting that silently does nothing; and MCP tool keys
+/// (`mcp__SERVER__TOOL`, `mcp__SERVER__*`), checked for their shape.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ApprovalsFile {
     pub read_file: Option<Policy>,
     pub write_file: Option<Policy>,
@@ -117,6 +118,106 @@ pub struct ApprovalsFile {
     pub read_pod_output: Option<Policy>,
     pub list_pods: Option<Policy>,
     pub stop_pod: Option<Policy>,
+    /// MCP tool keys, by key as written.
+    pub mcp: BTreeMap<String, Policy>,
+}
+
+/// The built-in tools' keys in `[approvals]`, in `Approvals::all` order.
+const BUILTIN_KEYS: [&str; 15] = [
+    "read_file",
+    "write_file",
+    "edit_file",
+    "list_dir",
+    "glob",
+    "grep",
+    "shell",
+    "update_tasks",
+    "git_commit",
+    "read_paste",
+    "spawn_pod",
+    "send_to_pod",
+    "read_pod_output",
+    "list_pods",
+    "stop_pod",
+];
+
+/// One key of `[approvals]`, checked as it is read so an error points at its line.
+enum ApprovalKey {
+    Builtin(&'static str),
+    Mcp(String),
+}
+
+impl<'de> Deserialize<'de> for ApprovalKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl serde::de::Visitor<'_> for KeyVisitor {
+            type Value = ApprovalKey;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a tool name")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<ApprovalKey, E> {
+                if key.starts_with("mcp__") {
+                    crate::mcp::approval_key_server(key).map_err(E::custom)?;
+                    return Ok(ApprovalKey::Mcp(key.to_owned()));
+                }
+                if let Some(name) = BUILTIN_KEYS.iter().find(|name| **name == key) {
+                    return Ok(ApprovalKey::Builtin(name));
+                }
+                let names: Vec<String> = BUILTIN_KEYS.iter().map(|n| format!("`{n}`")).collect();
+                Err(E::custom(format!(
+                    "unknown field `{key}`, expected one of {}, or an MCP tool key \
+                     (`mcp__SERVER__TOOL`, `mcp__SERVER__*`)",
+                    names.join(", ")
+                )))
+            }
+        }
+        deserializer.deserialize_identifier(KeyVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for ApprovalsFile {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct FileVisitor;
+        impl<'de> serde::de::Visitor<'de> for FileVisitor {
+            type Value = ApprovalsFile;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a table of tool = policy")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ApprovalsFile, A::Error> {
+                let mut file = ApprovalsFile::default();
+                while let Some(key) = map.next_key::<ApprovalKey>()? {
+                    let policy: Policy = map.next_value()?;
+                    match key {
+                        ApprovalKey::Mcp(key) => {
+                            if policy == Policy::Sandboxed {
+                                return Err(serde::de::Error::custom(format!(
+                                    "{key:?}: \"sandboxed\" applies to shell only; use allow, \
+                                     ask or deny"
+                                )));
+                            }
+                            file.mcp.insert(key, policy);
+                        }
+                        ApprovalKey::Builtin(name) => {
+                            for (slot_name, slot) in file.slots_mut() {
+                                if slot_name == name {
+                                    *slot = Some(policy);
+                                }
+                            }
+                        }
+                    }
+                }
+                Ok(file)
+            }
+        }
+        deserializer.deserialize_map(FileVisitor)
+    }
 }
 
 impl ApprovalsFile {
@@ -223,6 +324,8 @@ pub struct Approvals {
     read_pod_output: Setting<Policy>,
     list_pods: Setting<Policy>,
     stop_pod: Setting<Policy>,
+    /// `mcp__SERVER__TOOL` and `mcp__SERVER__*` keys. An MCP tool no key covers asks.
+    mcp: BTreeMap<String, Setting<Policy>>,
 }
 
 impl Approvals {
@@ -249,6 +352,7 @@ impl Approvals {
             read_pod_output: allow(),
             list_pods: allow(),
             stop_pod: allow(),
+            mcp: BTreeMap::new(),
         }
     }
 
@@ -268,6 +372,25 @@ impl Approvals {
         self.read_pod_output.layer(file.read_pod_output, source);
         self.list_pods.layer(file.list_pods, source);
         self.stop_pod.layer(file.stop_pod, source);
+        for (key, policy) in file.mcp {
+            self.mcp.insert(key, Setting::new(policy, source.clone()));
+        }
+    }
+
+    /// The policy of MCP tool `tool` (`mcp__SERVER__TOOL` as the model sees it): its own key,
+    /// else its server's `mcp__SERVER__*`, else `None` (the pod then asks, unless the server
+    /// is trusted for read-only tools and this one says it is).
+    pub fn mcp_policy(&self, tool: &str) -> Option<Setting<Policy>> {
+        if let Some(setting) = self.mcp.get(tool) {
+            return Some(setting.clone());
+        }
+        let server = tool.strip_prefix("mcp__")?.split_once("__")?.0;
+        self.mcp.get(&format!("mcp__{server}__*")).cloned()
+    }
+
+    /// The MCP keys as configured, for `config show` and the pod's policies.
+    pub fn mcp_keys(&self) -> &BTreeMap<String, Setting<Policy>> {
+        &self.mcp
     }
 
     fn slots(&self) -> [(&'static str, &Setting<Policy>); 15] {

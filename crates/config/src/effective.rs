@@ -16,6 +16,7 @@ use crate::context::{ContextSettings, check_window, unsigned};
 use crate::error::ConfigError;
 use crate::file::{self, CONFIG_FILE, ConfigFile, LogLevel, PROJECT_DIR, ProviderChoice, Rotation};
 use crate::loosen::{self, Ignored};
+use crate::mcp::McpSettings;
 use crate::notify::NotifySettings;
 use crate::source::{Setting, Source, layer_opt};
 use crate::trust::{self, ProjectTrust, TrustStore};
@@ -137,6 +138,8 @@ pub struct Effective {
     pub notify: NotifySettings,
     /// `[tui]`: the terminal app's own preferences.
     pub tui: TuiSettings,
+    /// `[mcp.servers.NAME]`: the MCP servers a pod starts.
+    pub mcp: McpSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
     /// Whether the project file may loosen policy (`loosen.rs`, `trust.rs`).
@@ -183,6 +186,7 @@ impl Effective {
         eff.apply_flags(inputs.flags.clone());
         let home = (inputs.env)(HOME_ENV).map(PathBuf::from);
         eff.scope.expand_home(home.as_deref())?;
+        eff.mcp.resolve()?;
         eff.validate()?;
         Ok(eff)
     }
@@ -256,6 +260,7 @@ impl Effective {
             agent_loop: LoopSettings::defaults(),
             notify: NotifySettings::defaults(),
             tui: TuiSettings::defaults(),
+            mcp: McpSettings::default(),
             layers: Vec::new(),
             project_trust: ProjectTrust::NoFile,
             ignored: Vec::new(),
@@ -336,6 +341,9 @@ impl Effective {
         }
         if let Some(t) = file.tui {
             self.tui.layer(t, source);
+        }
+        if let Some(m) = file.mcp {
+            self.mcp.layer(m, source);
         }
         if let Some(c) = file.children {
             self.children.layer(c, source);

@@ -152,6 +152,7 @@ pub struct ConfigFile {
     pub tasks: Option<TasksFile>,
     pub notify: Option<crate::notify::NotifyFile>,
     pub tui: Option<crate::tui::TuiFile>,
+    pub mcp: Option<crate::mcp::McpFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

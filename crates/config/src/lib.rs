@@ -20,6 +20,7 @@ pub mod effective;
 pub mod error;
 pub mod file;
 pub mod loosen;
+pub mod mcp;
 pub mod notify;
 pub mod show;
 pub mod source;
@@ -39,6 +40,7 @@ pub use effective::{
 pub use error::ConfigError;
 pub use file::{ConfigFile, LogLevel, ProviderChoice, Rotation};
 pub use loosen::Ignored;
+pub use mcp::{McpServer, McpSettings, McpTransport};
 pub use notify::{NotifySettings, wrap_notification};
 pub use source::{Setting, Source};
 pub use trust::{ProjectTrust, TrustStore};

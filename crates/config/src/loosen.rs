@@ -17,6 +17,8 @@
 //! | `api_key_env` | any other variable: it picks which secret leaves the machine | — |
 //! | `[logging] file` | any other file: the pod would append to a path outside the scope | — |
 //! | `[notify] wrapper` | any other template: its text reaches the model with every notification | — |
+//! | `[approvals] mcp__SERVER__TOOL`, `mcp__SERVER__*` | more permissive than what applies below (an MCP tool no key covers asks) | less permissive |
+//! | `[mcp.servers.NAME]` | a table that sets what starts or reaches a server (`command`, `args`, `env`, `env_vars`, `cwd`, `url`, `headers`, `bearer_token_env`), `enabled = true` or `trust_read_only = true`: the whole table is left out | `enabled = false`, `trust_read_only = false`, timeouts |
 //! | `[system_prompt] identity_file` | a file outside the project directory (after symlinks): its text would be sent to the provider | one inside it |
 //!
 //! `provider`, `model` and `script` choose which model answers; every call it makes still
@@ -97,6 +99,41 @@ pub(crate) fn restrain(
                 *slot = None;
             }
         }
+    }
+    if let Some(approvals) = &mut project.approvals {
+        approvals.mcp.retain(|key, wanted| {
+            let base = below
+                .approvals
+                .mcp_policy(key)
+                .map_or(Policy::Ask, |s| s.value);
+            let loosens = policy_rank(*wanted) > policy_rank(base);
+            if loosens {
+                ignored.push(Ignored {
+                    key: format!("approvals.{key}"),
+                    wanted: quote(wanted.as_str()),
+                    kept: quote(base.as_str()),
+                });
+            }
+            !loosens
+        });
+    }
+    if let Some(servers) = project.mcp.as_mut().and_then(|m| m.servers.as_mut()) {
+        servers.retain(|name, server| {
+            let loosens = server.loosens();
+            if loosens {
+                let kept = if below.mcp.defines(name) {
+                    "the user file's definition"
+                } else {
+                    "not started"
+                };
+                ignored.push(Ignored {
+                    key: format!("mcp.servers.{name}"),
+                    wanted: "a server the pod starts or connects to".into(),
+                    kept: kept.into(),
+                });
+            }
+            !loosens
+        });
     }
     if let Some(scope) = &mut project.scope {
         let roots = [

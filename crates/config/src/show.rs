@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use crate::agent::Policy;
 use crate::effective::Effective;
+use crate::mcp::McpTransport;
 use crate::source::{Setting, Source};
 use crate::trust::ProjectTrust;
 
@@ -184,6 +185,19 @@ fn agent_sections(out: &mut String, eff: &Effective) {
         };
         line_with(out, tool, &quote(policy.value.as_str()), &note);
     }
+    for (key, policy) in eff.approvals.mcp_keys() {
+        line(
+            out,
+            &quote(key),
+            &quote(policy.value.as_str()),
+            &policy.source,
+        );
+    }
+    comment(
+        out,
+        "mcp__SERVER__TOOL",
+        "an MCP tool no key covers asks (or runs, if its server has trust_read_only and the tool says it is read-only)",
+    );
     out.push_str("\n[scope]\n");
     for (key, list) in [
         ("read", &eff.scope.read),
@@ -254,6 +268,64 @@ fn loop_section(out: &mut String, eff: &Effective) {
     out.push_str("\n[tui]\n");
     let notify = &eff.tui.notify;
     line(out, "notify", &quote(notify.value.as_str()), &notify.source);
+    mcp_section(out, eff);
+}
+
+/// `[mcp.servers.NAME]`: one table per server, with the layer that last set it. Header and
+/// token values are never in the configuration, only the names of their variables.
+fn mcp_section(out: &mut String, eff: &Effective) {
+    if eff.mcp.servers.is_empty() {
+        out.push_str("\n# [mcp.servers.NAME]: no MCP servers configured\n");
+        return;
+    }
+    for server in &eff.mcp.servers {
+        let _ = writeln!(out, "\n[mcp.servers.{}]", server.name);
+        match &server.transport {
+            McpTransport::Stdio {
+                command,
+                args,
+                env,
+                env_vars,
+                cwd,
+            } => {
+                line(out, "command", &quote(command), &server.source);
+                let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
+                let _ = writeln!(out, "args = [{}]", args.join(", "));
+                if !env.is_empty() {
+                    let keys: Vec<&str> = env.keys().map(String::as_str).collect();
+                    comment(out, "env", &format!("sets {}", keys.join(", ")));
+                }
+                if !env_vars.is_empty() {
+                    let vars: Vec<String> = env_vars.iter().map(|v| quote(v)).collect();
+                    let _ = writeln!(out, "env_vars = [{}]", vars.join(", "));
+                }
+                if let Some(cwd) = cwd {
+                    let _ = writeln!(out, "cwd = {}", quote(&cwd.display().to_string()));
+                }
+            }
+            McpTransport::Http {
+                url,
+                headers,
+                bearer_token_env,
+            } => {
+                line(out, "url", &quote(&mask_url(url)), &server.source);
+                for (header, var) in headers {
+                    comment(out, "headers", &format!("{header} from ${var}"));
+                }
+                if let Some(var) = bearer_token_env {
+                    let _ = writeln!(out, "bearer_token_env = {}", quote(var));
+                }
+            }
+        }
+        let _ = writeln!(out, "enabled = {}", server.enabled);
+        let _ = writeln!(out, "trust_read_only = {}", server.trust_read_only);
+        let _ = writeln!(
+            out,
+            "startup_timeout_secs = {}",
+            server.startup_timeout.as_secs()
+        );
+        let _ = writeln!(out, "tool_timeout_secs = {}", server.tool_timeout.as_secs());
+    }
 }
 
 fn off_when_zero(out: &mut String, key: &str, setting: &Setting<u64>) {

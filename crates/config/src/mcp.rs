@@ -1,0 +1,537 @@
+//! `[mcp.servers.NAME]`: the MCP servers whose tools a pod offers (seed 002's MCP adapter).
+//!
+//! A server is a command the pod starts and speaks to on its stdin and stdout (`command`,
+//! `args`, `env`, `env_vars`, `cwd`), or a Streamable HTTP endpoint (`url`, `headers`,
+//! `bearer_token_env`). Header values and tokens are *named*, never written: the file says
+//! which environment variable holds them, so a secret never lands in a config file, `config
+//! show`, `pod.json` or the log.
+//!
+//! Keys layer one by one like the rest of the file (a project file may set
+//! `enabled = false` on a user's server), except that a server entry in an untrusted project
+//! file that would start or reach anything is left out whole (`loosen.rs`): a server runs code
+//! with the person's rights, so only a person adds one.
+//!
+//! Which tools of a server run without asking is `[approvals]`' business (`mcp__NAME__TOOL`,
+//! `mcp__NAME__*`, see `agent.rs`); `trust_read_only` lets the tools the server itself calls
+//! read-only through.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::error::ConfigError;
+use crate::source::Source;
+
+/// How long a server may take to start and answer `initialize` and `tools/list`. `npx` and
+/// `uvx` fetch packages on a first start, which takes a while.
+pub const DEFAULT_STARTUP_TIMEOUT_SECS: u64 = 30;
+/// How long one tool call may run before it is cancelled with an error result.
+pub const DEFAULT_TOOL_TIMEOUT_SECS: u64 = 300;
+/// The longest either limit may be set to: a day.
+pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+/// A server's name is part of every tool name the model sees (`mcp__NAME__TOOL`), and
+/// providers allow 64 characters in all.
+pub const MAX_SERVER_NAME_CHARS: usize = 24;
+
+/// `[mcp]` as written.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpFile {
+    pub servers: Option<BTreeMap<String, McpServerFile>>,
+}
+
+/// One `[mcp.servers.NAME]` table as written. Every key is optional so a higher layer can set
+/// just one (`enabled = false`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerFile {
+    pub command: Option<String>,
+    pub args: Option<Vec<String>>,
+    /// Variables set for the server, written out (not secrets: use `env_vars` for those).
+    pub env: Option<BTreeMap<String, String>>,
+    /// Variables passed through from the pod's environment by name.
+    pub env_vars: Option<Vec<String>>,
+    /// The server's working directory; relative to the pod's. The pod's by default.
+    pub cwd: Option<PathBuf>,
+    pub url: Option<String>,
+    /// Header name → the environment variable holding its value.
+    pub headers: Option<BTreeMap<String, String>>,
+    /// The environment variable holding a bearer token (`Authorization: Bearer …`).
+    pub bearer_token_env: Option<String>,
+    pub enabled: Option<bool>,
+    pub trust_read_only: Option<bool>,
+    pub startup_timeout_secs: Option<u64>,
+    pub tool_timeout_secs: Option<u64>,
+}
+
+impl McpServerFile {
+    /// Whether this entry would make the pod start a process or reach an endpoint, or let a
+    /// server's tools run without asking: what an untrusted project may not do.
+    pub(crate) fn loosens(&self) -> bool {
+        self.command.is_some()
+            || self.args.is_some()
+            || self.env.is_some()
+            || self.env_vars.is_some()
+            || self.cwd.is_some()
+            || self.url.is_some()
+            || self.headers.is_some()
+            || self.bearer_token_env.is_some()
+            || self.enabled == Some(true)
+            || self.trust_read_only == Some(true)
+    }
+
+    fn layer(&mut self, higher: McpServerFile) {
+        fn take<T>(slot: &mut Option<T>, value: Option<T>) {
+            if value.is_some() {
+                *slot = value;
+            }
+        }
+        take(&mut self.command, higher.command);
+        take(&mut self.args, higher.args);
+        take(&mut self.env, higher.env);
+        take(&mut self.env_vars, higher.env_vars);
+        take(&mut self.cwd, higher.cwd);
+        take(&mut self.url, higher.url);
+        take(&mut self.headers, higher.headers);
+        take(&mut self.bearer_token_env, higher.bearer_token_env);
+        take(&mut self.enabled, higher.enabled);
+        take(&mut self.trust_read_only, higher.trust_read_only);
+        take(&mut self.startup_timeout_secs, higher.startup_timeout_secs);
+        take(&mut self.tool_timeout_secs, higher.tool_timeout_secs);
+    }
+}
+
+/// How the pod reaches a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpTransport {
+    /// A process the pod starts; MCP on its stdin and stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        env_vars: Vec<String>,
+        cwd: Option<PathBuf>,
+    },
+    /// A Streamable HTTP endpoint.
+    Http {
+        url: String,
+        /// Header name → environment variable name.
+        headers: BTreeMap<String, String>,
+        bearer_token_env: Option<String>,
+    },
+}
+
+impl McpTransport {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            McpTransport::Stdio { .. } => "stdio",
+            McpTransport::Http { .. } => "http",
+        }
+    }
+}
+
+/// One resolved server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServer {
+    pub name: String,
+    pub transport: McpTransport,
+    pub enabled: bool,
+    pub trust_read_only: bool,
+    pub startup_timeout: Duration,
+    pub tool_timeout: Duration,
+    /// The highest layer that set anything of this server.
+    pub source: Source,
+}
+
+/// The resolved `[mcp]` settings: servers by name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct McpSettings {
+    written: BTreeMap<String, (McpServerFile, Source)>,
+    pub servers: Vec<McpServer>,
+}
+
+impl McpSettings {
+    pub(crate) fn layer(&mut self, file: McpFile, source: &Source) {
+        for (name, server) in file.servers.unwrap_or_default() {
+            match self.written.get_mut(&name) {
+                Some((below, at)) => {
+                    below.layer(server);
+                    *at = source.clone();
+                }
+                None => {
+                    self.written.insert(name, (server, source.clone()));
+                }
+            }
+        }
+    }
+
+    /// Check each server and resolve it into `servers`, in name order.
+    pub(crate) fn resolve(&mut self) -> Result<(), ConfigError> {
+        let mut servers = Vec::new();
+        for (name, (file, source)) in &self.written {
+            servers.push(resolve_server(name, file, source)?);
+        }
+        self.servers = servers;
+        Ok(())
+    }
+
+    /// Whether some layer so far wrote a table for server `name`.
+    pub(crate) fn defines(&self, name: &str) -> bool {
+        self.written.contains_key(name)
+    }
+
+    /// The enabled servers.
+    pub fn enabled(&self) -> impl Iterator<Item = &McpServer> {
+        self.servers.iter().filter(|s| s.enabled)
+    }
+
+    pub fn server(&self, name: &str) -> Option<&McpServer> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+}
+
+fn resolve_server(
+    name: &str,
+    file: &McpServerFile,
+    source: &Source,
+) -> Result<McpServer, ConfigError> {
+    let key = |field: &str| format!("mcp.servers.{name}{field}");
+    let bad = |field: &str, value: String, reason: &str| ConfigError::Invalid {
+        key: key(field),
+        value,
+        origin: source.clone(),
+        reason: reason.to_owned(),
+    };
+    if let Some(reason) = server_name_problem(name) {
+        return Err(bad("", quote(name), &reason));
+    }
+    let transport = match (&file.command, &file.url) {
+        (Some(_), Some(url)) => {
+            return Err(bad(
+                ".url",
+                quote(url),
+                "a server is either a command (stdio) or a url (Streamable HTTP), not both",
+            ));
+        }
+        (None, None) => {
+            return Err(bad(
+                "",
+                "{…}".into(),
+                "needs `command` (a program the pod starts) or `url` (a Streamable HTTP endpoint)",
+            ));
+        }
+        (Some(command), None) => {
+            if command.trim().is_empty() {
+                return Err(bad(".command", quote(command), "is empty"));
+            }
+            for (field, present) in [
+                (".headers", file.headers.is_some()),
+                (".bearer_token_env", file.bearer_token_env.is_some()),
+            ] {
+                if present {
+                    return Err(bad(field, "…".into(), "applies to url servers only"));
+                }
+            }
+            let env = file.env.clone().unwrap_or_default();
+            let env_vars = file.env_vars.clone().unwrap_or_default();
+            for var in env.keys().chain(&env_vars) {
+                if !is_variable_name(var) {
+                    return Err(bad(
+                        ".env",
+                        quote(var),
+                        "is not an environment variable name",
+                    ));
+                }
+            }
+            McpTransport::Stdio {
+                command: command.clone(),
+                args: file.args.clone().unwrap_or_default(),
+                env,
+                env_vars,
+                cwd: file.cwd.clone(),
+            }
+        }
+        (None, Some(url)) => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(bad(
+                    ".url",
+                    quote(url),
+                    "must start with http:// or https://",
+                ));
+            }
+            for (field, present) in [
+                (".args", file.args.is_some()),
+                (".env", file.env.is_some()),
+                (".env_vars", file.env_vars.is_some()),
+                (".cwd", file.cwd.is_some()),
+            ] {
+                if present {
+                    return Err(bad(field, "…".into(), "applies to command servers only"));
+                }
+            }
+            let headers = file.headers.clone().unwrap_or_default();
+            for (header, var) in &headers {
+                if !is_header_name(header) {
+                    return Err(bad(".headers", quote(header), "is not an HTTP header name"));
+                }
+                if !is_variable_name(var) {
+                    return Err(bad(
+                        &format!(".headers.{header}"),
+                        quote(var),
+                        "must name the environment variable that holds the value (the value \
+                         itself is never written in a config file)",
+                    ));
+                }
+            }
+            if let Some(var) = &file.bearer_token_env
+                && !is_variable_name(var)
+            {
+                return Err(bad(
+                    ".bearer_token_env",
+                    quote(var),
+                    "must name the environment variable that holds the token",
+                ));
+            }
+            McpTransport::Http {
+                url: url.clone(),
+                headers,
+                bearer_token_env: file.bearer_token_env.clone(),
+            }
+        }
+    };
+    let seconds = |field: &str, value: Option<u64>, default: u64| {
+        let secs = value.unwrap_or(default);
+        if secs == 0 || secs > MAX_TIMEOUT_SECS {
+            return Err(bad(
+                field,
+                secs.to_string(),
+                "must be between 1 and 86400 seconds",
+            ));
+        }
+        Ok(Duration::from_secs(secs))
+    };
+    Ok(McpServer {
+        name: name.to_owned(),
+        transport,
+        enabled: file.enabled.unwrap_or(true),
+        trust_read_only: file.trust_read_only.unwrap_or(false),
+        startup_timeout: seconds(
+            ".startup_timeout_secs",
+            file.startup_timeout_secs,
+            DEFAULT_STARTUP_TIMEOUT_SECS,
+        )?,
+        tool_timeout: seconds(
+            ".tool_timeout_secs",
+            file.tool_timeout_secs,
+            DEFAULT_TOOL_TIMEOUT_SECS,
+        )?,
+        source: source.clone(),
+    })
+}
+
+/// Why `name` cannot name a server, if it cannot. The name goes into tool names between
+/// `mcp__` and `__`, so it is short, uses only what provider function names allow, and holds
+/// no `__` (which would make `mcp__a__b__c` ambiguous).
+pub fn server_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() || name.chars().count() > MAX_SERVER_NAME_CHARS {
+        return Some(format!(
+            "a server name is 1 to {MAX_SERVER_NAME_CHARS} characters"
+        ));
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Some("a server name uses only letters, digits, `_` and `-`".into());
+    }
+    if name.contains("__") || name.starts_with('_') || name.ends_with('_') {
+        return Some(
+            "a server name may not contain `__` or start or end with `_` (tool names are \
+             mcp__SERVER__TOOL)"
+                .into(),
+        );
+    }
+    None
+}
+
+fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// RFC 9110 token characters.
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+}
+
+fn quote(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| format!("\"{}\"", text.escape_default()))
+}
+
+/// The approval key shapes `[approvals]` accepts for MCP tools: `mcp__SERVER__TOOL` or
+/// `mcp__SERVER__*`. Returns the server part.
+pub fn approval_key_server(key: &str) -> Result<&str, String> {
+    let rest = key
+        .strip_prefix("mcp__")
+        .ok_or_else(|| format!("{key:?} is not an MCP tool key"))?;
+    let (server, tool) = rest.split_once("__").ok_or_else(|| {
+        format!("{key:?}: write mcp__SERVER__TOOL, or mcp__SERVER__* for every tool of a server")
+    })?;
+    if let Some(problem) = server_name_problem(server) {
+        return Err(format!("{key:?}: {problem}"));
+    }
+    let tool_ok = tool == "*"
+        || (!tool.is_empty()
+            && tool
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+    if !tool_ok {
+        return Err(format!(
+            "{key:?}: the tool part is a tool name as `seedpod mcp ls` shows it, or *"
+        ));
+    }
+    Ok(server)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<McpSettings, String> {
+        let file: McpFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        let mut settings = McpSettings::default();
+        settings.layer(file, &Source::Default);
+        settings.resolve().map_err(|e| e.to_string())?;
+        Ok(settings)
+    }
+
+    #[test]
+    fn a_stdio_and_an_http_server_resolve() {
+        let settings = parse(
+            "[servers.fs]\ncommand = \"npx\"\nargs = [\"-y\", \"server\"]\nenv = { A = \"1\" }\n\
+             env_vars = [\"TOKEN\"]\n[servers.web]\nurl = \"http://127.0.0.1:9/mcp\"\n\
+             headers = { \"X-Api-Key\" = \"WEB_KEY\" }\nbearer_token_env = \"WEB_TOKEN\"\n\
+             trust_read_only = true\ntool_timeout_secs = 5\n",
+        )
+        .unwrap();
+        let fs = settings.server("fs").unwrap();
+        assert_eq!(fs.transport.kind(), "stdio");
+        assert!(fs.enabled && !fs.trust_read_only);
+        assert_eq!(fs.startup_timeout, Duration::from_secs(30));
+        let web = settings.server("web").unwrap();
+        assert!(web.trust_read_only);
+        assert_eq!(web.tool_timeout, Duration::from_secs(5));
+        match &web.transport {
+            McpTransport::Http {
+                headers,
+                bearer_token_env,
+                ..
+            } => {
+                assert_eq!(headers["X-Api-Key"], "WEB_KEY");
+                assert_eq!(bearer_token_env.as_deref(), Some("WEB_TOKEN"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn bad_servers_are_refused_with_the_key_and_why() {
+        let cases = [
+            ("[servers.a]\nargs = []\n", "needs `command`"),
+            (
+                "[servers.a]\ncommand = \"x\"\nurl = \"http://h\"\n",
+                "not both",
+            ),
+            ("[servers.a]\nurl = \"ftp://h\"\n", "http://"),
+            (
+                "[servers.a]\nurl = \"http://h\"\nargs = [\"x\"]\n",
+                "command servers only",
+            ),
+            (
+                "[servers.a]\ncommand = \"x\"\nheaders = { A = \"B\" }\n",
+                "url servers only",
+            ),
+            (
+                "[servers.a]\nurl = \"http://h\"\nheaders = { Authorization = \"Bearer sk-123\" }\n",
+                "never written",
+            ),
+            ("[servers.\"a__b\"]\ncommand = \"x\"\n", "`__`"),
+            ("[servers.\"a.b\"]\ncommand = \"x\"\n", "letters, digits"),
+            (
+                "[servers.aaaaaaaaaaaaaaaaaaaaaaaaa]\ncommand = \"x\"\n",
+                "1 to 24",
+            ),
+            (
+                "[servers.a]\ncommand = \"x\"\ntool_timeout_secs = 0\n",
+                "between 1",
+            ),
+            (
+                "[servers.a]\ncommand = \"x\"\nenv = { \"A B\" = \"1\" }\n",
+                "variable name",
+            ),
+            (
+                "[servers.a]\ncommand = \"x\"\npassword = \"1\"\n",
+                "unknown field",
+            ),
+        ];
+        for (text, want) in cases {
+            let err = parse(text).unwrap_err();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_higher_layer_sets_single_keys_of_a_lower_server() {
+        let mut settings = McpSettings::default();
+        let user: McpFile = toml::from_str("[servers.a]\ncommand = \"x\"\n").unwrap();
+        let project: McpFile = toml::from_str("[servers.a]\nenabled = false\n").unwrap();
+        settings.layer(user, &Source::Default);
+        settings.layer(project, &Source::Flag("test"));
+        settings.resolve().unwrap();
+        let a = settings.server("a").unwrap();
+        assert!(!a.enabled);
+        assert_eq!(a.source, Source::Flag("test"));
+        assert_eq!(settings.enabled().count(), 0);
+    }
+
+    #[test]
+    fn a_tool_key_beats_its_servers_star_and_nothing_covers_other_servers() {
+        let file: crate::agent::ApprovalsFile =
+            toml::from_str("shell = \"ask\"\n\"mcp__t__*\" = \"allow\"\nmcp__t__rm = \"deny\"\n")
+                .unwrap();
+        let mut approvals = crate::Approvals::defaults();
+        approvals.layer(file, &Source::Default);
+        let policy = |tool: &str| approvals.mcp_policy(tool).map(|s| s.value);
+        assert_eq!(policy("mcp__t__rm"), Some(crate::Policy::Deny));
+        assert_eq!(policy("mcp__t__ls"), Some(crate::Policy::Allow));
+        assert_eq!(policy("mcp__u__ls"), None);
+        assert_eq!(policy("mcp__t"), None);
+        let sandboxed: Result<crate::agent::ApprovalsFile, _> =
+            toml::from_str("mcp__t__ls = \"sandboxed\"\n");
+        assert!(sandboxed.unwrap_err().to_string().contains("shell only"));
+    }
+
+    #[test]
+    fn approval_keys_name_a_server_and_a_tool_or_star() {
+        assert_eq!(approval_key_server("mcp__t__echo"), Ok("t"));
+        assert_eq!(approval_key_server("mcp__git-2__*"), Ok("git-2"));
+        for bad in [
+            "mcp__t",
+            "mcp____x",
+            "mcp__t__",
+            "mcp__t__a.b",
+            "mcp__t__ *",
+            "shell",
+        ] {
+            assert!(approval_key_server(bad).is_err(), "{bad}");
+        }
+    }
+}
