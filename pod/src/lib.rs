@@ -24,6 +24,7 @@ pub mod error;
 pub mod git_commit;
 pub mod guard;
 pub mod lock;
+pub mod mcp;
 pub mod offline;
 pub mod paste;
 pub mod policy;

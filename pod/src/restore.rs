@@ -37,6 +37,8 @@ pub struct OpenOptions {
     /// For a new child pod: lineage, task and delegated scope; ignored on restore.
     pub child: Option<crate::children::ChildStart>,
     pub home: seedpod_client::Home,
+    /// The pod's MCP servers (started already).
+    pub mcp: crate::mcp::McpHub,
 }
 
 pub async fn open_pod(opts: OpenOptions) -> Result<ControllerParts, PodError> {
@@ -65,11 +67,12 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
     )
     .await;
     let mode = PromptMode::for_window(context_window.map(|w| w.tokens));
-    let tools = tools_for_mode(
-        &opts.tools.specs(),
-        mode,
-        opts.session.context.child_tools_in_compact,
-    );
+    // The first segment offers what the MCP servers offer once each has started (or failed,
+    // or run out of its startup time).
+    opts.mcp.settle().await;
+    let mut specs = opts.tools.specs();
+    specs.extend(opts.mcp.tool_specs());
+    let tools = tools_for_mode(&specs, mode, opts.session.context.child_tools_in_compact);
     let prompt = opts
         .session
         .prompt
@@ -126,6 +129,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         parent: opts.child.as_ref().map(|c| c.parent.clone()),
         delegated: opts.child.as_ref().map(|c| c.grant.clone()),
         instructions: opts.instructions.clone(),
+        mcp_servers: opts.child.as_ref().and_then(|c| c.mcp_servers.clone()),
         ..PodMeta::new(
             opts.name.clone(),
             opts.cwd.clone(),
@@ -136,6 +140,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
     };
     save_meta(&opts.pod_dir, &meta)?;
     tracing::info!(event = "session_created", pod = %opts.name, segment = %meta.active_segment);
+    let tools = with_mcp_tools(opts.tools, &opts.mcp, &state.tools);
     Ok(ControllerParts {
         name: opts.name,
         pod_dir: opts.pod_dir,
@@ -144,12 +149,13 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         state,
         entries,
         provider,
-        tools: opts.tools,
+        tools,
         limits: opts.limits,
         retry: opts.settings.retry,
         alerts: opts.session.startup_alerts.clone(),
         session: opts.session,
         home: opts.home,
+        mcp: opts.mcp,
     })
 }
 
@@ -187,12 +193,19 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
             "the pod stopped in the middle of a turn; it is paused — resume to continue, or send new input to abandon that turn".into(),
         );
     }
-    let offered: Vec<&str> = state.tools.iter().map(|t| t.name.as_str()).collect();
+    // MCP tools are compared when their servers have listed them (the controller does it).
+    let built_in: Vec<seedpod_protocol::ToolSpec> = state
+        .tools
+        .iter()
+        .filter(|t| crate::mcp::names::server_of(&t.name).is_none())
+        .cloned()
+        .collect();
+    let offered: Vec<&str> = built_in.iter().map(|t| t.name.as_str()).collect();
     let registered = opts.tools.specs();
     let keep_child = opts.session.context.child_tools_in_compact;
     let matches_a_mode = [PromptMode::Full, PromptMode::Compact]
         .into_iter()
-        .any(|mode| tools_for_mode(&registered, mode, keep_child) == state.tools);
+        .any(|mode| tools_for_mode(&registered, mode, keep_child) == built_in);
     if !matches_a_mode {
         let now: Vec<&str> = registered.iter().map(|t| t.name.as_str()).collect();
         alerts.push(format!(
@@ -228,6 +241,7 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
     for alert in &alerts {
         tracing::warn!(event = "restore_alert", message = %alert);
     }
+    let tools = with_mcp_tools(opts.tools, &opts.mcp, &state.tools);
     Ok(ControllerParts {
         name: opts.name,
         pod_dir: opts.pod_dir,
@@ -236,13 +250,24 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
         state,
         entries,
         provider,
-        tools: opts.tools,
+        tools,
         limits: opts.limits,
         retry: opts.settings.retry,
         alerts,
         session: opts.session,
         home: opts.home,
+        mcp: opts.mcp,
     })
+}
+
+/// `tools` with a callable tool for each MCP tool `offered` names.
+pub fn with_mcp_tools(
+    mut tools: ToolRegistry,
+    mcp: &crate::mcp::McpHub,
+    offered: &[seedpod_protocol::ToolSpec],
+) -> ToolRegistry {
+    mcp.register(&mut tools, offered);
+    tools
 }
 
 fn list_or_none(names: &[&str]) -> String {

@@ -70,7 +70,15 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     crate::paste::ReadPaste::register(&mut tools, channel.0.clone(), &opts.session.policies);
     ChildTools::new(home.clone(), opts.name.clone(), channel.0.clone())
         .register(&mut tools, &opts.session.policies);
-    let parts = open_pod(OpenOptions {
+    // MCP servers start now, beside the pod's opening: a new pod waits for them before its
+    // first segment, a restored one does not (its segment's tools are in its log).
+    let mcp = crate::mcp::McpHub::start(
+        &opts.session.mcp,
+        &opts.cwd,
+        opts.session.policies.clone(),
+        channel.0.clone(),
+    );
+    let opened = open_pod(OpenOptions {
         name: opts.name.clone(),
         pod_dir,
         cwd: opts.cwd.clone(),
@@ -82,8 +90,16 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
         instructions: opts.instructions.clone(),
         child: opts.child.clone(),
         home: home.clone(),
+        mcp: mcp.clone(),
     })
-    .await?;
+    .await;
+    let parts = match opened {
+        Ok(parts) => parts,
+        Err(err) => {
+            mcp.stop().await;
+            return Err(err);
+        }
+    };
 
     let socket = home.socket_path(&opts.name);
     let listener = listen(&socket)?;
@@ -154,6 +170,7 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     if let Err(err) = controller_task.await {
         tracing::error!(event = "controller_panicked", error = %err);
     }
+    mcp.stop().await;
     drop(handle);
     if tokio::time::timeout(CONNECTION_DRAIN_TIMEOUT, tracker.wait())
         .await

@@ -31,6 +31,8 @@ pub struct SessionSettings {
     pub startup_alerts: Vec<String>,
     /// `[notify] wrapper`: the template a notification's text is framed by.
     pub notify_wrapper: String,
+    /// `[mcp.servers]`, and which of them a child's parent passed on.
+    pub mcp: crate::mcp::McpSettings,
 }
 
 impl Default for SessionSettings {
@@ -45,6 +47,7 @@ impl Default for SessionSettings {
             context: crate::context::ContextSettings::default(),
             startup_alerts: Vec::new(),
             notify_wrapper: seedpod_config::notify::DEFAULT_NOTIFY_WRAPPER.to_owned(),
+            mcp: crate::mcp::McpSettings::default(),
         }
     }
 }

@@ -73,6 +73,7 @@ pub const SLASH_COMMANDS: &[(&str, &str)] = &[
     ("cancel", "cancel the running or paused turn"),
     ("copy", "copy the focused cell or last answer; /copy code"),
     ("approvals", "standing approvals: list, d revokes"),
+    ("mcp", "MCP servers: state, tools, why one is down"),
     (
         "mouse",
         "mouse-wheel scrolling on/off (then Shift-drag selects)",

@@ -18,6 +18,7 @@ pub mod frames;
 pub mod handshake;
 pub mod ids;
 pub mod item;
+pub mod mcp;
 pub mod message;
 pub mod numbers;
 pub mod pod_event;
@@ -40,6 +41,7 @@ pub use entry::{
 pub use frames::{FrameCodec, FramesError, MAX_FRAME_BYTES, MAX_MESSAGE_BYTES};
 pub use ids::{CallId, EntrySeq, EventSeq, MAX_NAME_CHARS, NameError, PodName, QueueId};
 pub use item::ModelItem;
+pub use mcp::{McpServerStatus, McpState};
 pub use message::{
     AckOutcome, AlertLevel, ApprovalAnswer, ClientMode, ContextFill, ErrorCode, GoodbyeReason,
     InFlightToolCall, Method, PROTOCOL_VERSION, PodCommand, PodState, PodStatus, QueueEntry,
@@ -52,4 +54,4 @@ pub use segment::{Segment, flatten_to_text, parse_typed};
 pub use system_item::SystemItem;
 pub use tasks::{ReminderSource, Task, TaskStatus, TaskTracker};
 pub use text::{char_prefix, ellipsize};
-pub use tool_meta::ToolMeta;
+pub use tool_meta::{ToolAttachment, ToolMeta};

@@ -115,6 +115,11 @@ pub enum Method {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         standing: Option<StandingApproval>,
     },
+    /// The pod's MCP servers: every one, or only `server`. Answered with `mcp_servers`.
+    McpServers {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server: Option<String>,
+    },
     #[serde(other)]
     Unknown,
 }
@@ -137,6 +142,10 @@ pub struct SpawnRequest {
     /// Session instructions for the child's system prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+    /// The parent's MCP servers the child starts too: all of them when absent, none for an
+    /// empty list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_servers: Option<Vec<String>>,
 }
 
 /// How a person answers an approval request.
@@ -168,18 +177,21 @@ pub enum PodCommand {
     /// Have the model write a commit message for the repository's changes and commit them
     /// once a person approves it (`/commit [hint]`).
     Commit,
+    /// List the MCP servers, their state and tools (`/mcp [server]`).
+    Mcp,
     #[serde(other)]
     Unknown,
 }
 
 impl PodCommand {
-    pub const ALL: [PodCommand; 6] = [
+    pub const ALL: [PodCommand; 7] = [
         PodCommand::Clear,
         PodCommand::Memory,
         PodCommand::Model,
         PodCommand::Help,
         PodCommand::Compact,
         PodCommand::Commit,
+        PodCommand::Mcp,
     ];
 
     pub fn as_str(&self) -> &'static str {
@@ -190,6 +202,7 @@ impl PodCommand {
             PodCommand::Help => "help",
             PodCommand::Compact => "compact",
             PodCommand::Commit => "commit",
+            PodCommand::Mcp => "mcp",
             PodCommand::Unknown => "unknown",
         }
     }
@@ -240,6 +253,7 @@ impl Method {
             Method::Earlier { .. } => "earlier",
             Method::ListApprovals => "list_approvals",
             Method::RevokeApproval { .. } => "revoke_approval",
+            Method::McpServers { .. } => "mcp_servers",
             Method::Unknown => "unknown",
         }
     }
@@ -568,6 +582,11 @@ pub enum ServerMsg {
         id: u64,
         standing: Vec<StandingApproval>,
     },
+    /// The answer to `mcp_servers`.
+    McpServers {
+        id: u64,
+        servers: Vec<crate::McpServerStatus>,
+    },
     #[serde(other)]
     Unknown,
 }
@@ -602,6 +621,7 @@ impl ServerMsg {
             | ServerMsg::Spawned { .. }
             | ServerMsg::Earlier { .. }
             | ServerMsg::Approvals { .. }
+            | ServerMsg::McpServers { .. }
             | ServerMsg::Unknown => None,
         }
     }

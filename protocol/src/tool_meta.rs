@@ -25,6 +25,83 @@ pub struct ToolMeta {
     /// Wall time from the call's start to its result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// What an MCP tool returned besides text (images, audio, resources): the model reads a
+    /// placeholder line for each; clients show them from here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<ToolAttachment>,
+}
+
+/// Content of a tool result that is not text, described rather than carried: the bytes stay
+/// out of the log and out of the model's context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToolAttachment {
+    Image {
+        mime_type: String,
+        /// Decoded size.
+        bytes: u64,
+    },
+    Audio {
+        mime_type: String,
+        bytes: u64,
+    },
+    /// A resource embedded in the result (its text, if any, is in the result's text).
+    Resource {
+        uri: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// Set for binary resources (whose bytes were left out).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bytes: Option<u64>,
+    },
+    /// A pointer to a resource the server can serve.
+    ResourceLink {
+        uri: String,
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+impl ToolAttachment {
+    /// One line for the model's text and for clients: `[image: image/png, 1,234 bytes]`.
+    pub fn placeholder(&self) -> String {
+        use crate::thousands;
+        match self {
+            ToolAttachment::Image { mime_type, bytes } => {
+                format!("[image: {mime_type}, {} bytes]", thousands(*bytes))
+            }
+            ToolAttachment::Audio { mime_type, bytes } => {
+                format!("[audio: {mime_type}, {} bytes]", thousands(*bytes))
+            }
+            ToolAttachment::Resource {
+                uri,
+                mime_type,
+                bytes,
+            } => {
+                let mut line = format!("[resource: {uri}");
+                if let Some(mime) = mime_type {
+                    line.push_str(&format!(", {mime}"));
+                }
+                if let Some(bytes) = bytes {
+                    line.push_str(&format!(", {} bytes", thousands(*bytes)));
+                }
+                line.push(']');
+                line
+            }
+            ToolAttachment::ResourceLink {
+                uri,
+                name,
+                mime_type,
+            } => match mime_type {
+                Some(mime) => format!("[resource link: {name} <{uri}>, {mime}]"),
+                None => format!("[resource link: {name} <{uri}>]"),
+            },
+            ToolAttachment::Unknown => "[content of an unknown kind]".to_owned(),
+        }
+    }
 }
 
 impl ToolMeta {

@@ -33,6 +33,8 @@ pub enum Command {
     Commit,
     /// `/find [TEXT]`: search the transcript (Ctrl-F); `None`: type the text next.
     Find(Option<String>),
+    /// `/mcp [SERVER]`: the pod lists its MCP servers (shown in a popup).
+    Mcp(String),
 }
 
 /// A child pod to start: its name and its first input (the rest of the line).
@@ -88,6 +90,7 @@ pub fn parse(text: &str) -> Parsed {
         "approvals" => Command::Approvals,
         "commit" => Command::Commit,
         "find" => Command::Find((!args.is_empty()).then(|| args.to_string())),
+        "mcp" => Command::Mcp(args.to_string()),
         other => return Parsed::Unknown(other.to_string()),
     };
     Parsed::Command(command)

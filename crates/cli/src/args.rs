@@ -93,6 +93,11 @@ pub enum Command {
     },
     /// The exact JSON body of the pod's next provider request.
     Context { name: Option<PodName> },
+    /// The pod's MCP servers.
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
     /// Pause the running turn, keeping what it committed.
     Pause { name: Option<PodName> },
     /// Resume a paused turn.
@@ -288,4 +293,23 @@ pub struct ChildArgs {
     /// (the working directory is not one unless listed).
     #[arg(long, value_name = "PATH", requires = "parent")]
     pub scope_write: Vec<PathBuf>,
+    /// The parent's MCP servers this child starts, comma-separated (empty: none). Without
+    /// it, every configured server.
+    #[arg(long, value_name = "NAMES", requires = "parent")]
+    pub mcp_servers: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Each MCP server of pod NAME: its state, its tools and their approvals, and why it is not
+    /// running when it is not.
+    Ls {
+        name: Option<PodName>,
+        /// Only this server.
+        #[arg(long, value_name = "SERVER")]
+        server: Option<String>,
+        /// As JSON: `[{"name", "transport", "state", "tools", "last_error", "restarts", "pid"}]`.
+        #[arg(long)]
+        json: bool,
+    },
 }

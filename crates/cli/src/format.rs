@@ -196,7 +196,8 @@ fn event_text(msg: &ServerMsg) -> Option<String> {
         | ServerMsg::StatusReply { .. }
         | ServerMsg::Completions { .. }
         | ServerMsg::Earlier { .. }
-        | ServerMsg::Approvals { .. } => None,
+        | ServerMsg::Approvals { .. }
+        | ServerMsg::McpServers { .. } => None,
         ServerMsg::Unknown => Some("?? an event this seedpod does not know".into()),
     }
 }

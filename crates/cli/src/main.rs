@@ -16,6 +16,7 @@ mod history;
 mod lineage;
 mod logfile;
 mod ls;
+mod mcp;
 mod pods;
 mod prompt;
 mod redact;
@@ -40,7 +41,7 @@ use clap::Parser;
 use seedpod_client::Home;
 use seedpod_protocol::{Method, PodName};
 
-use crate::args::{Cli, Command, ConfigCommand, PodCommand, PromptCommand};
+use crate::args::{Cli, Command, ConfigCommand, McpCommand, PodCommand, PromptCommand};
 
 fn main() {
     let cli = Cli::parse();
@@ -152,6 +153,9 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
         } => history::all_segments(&home, &existing(name)?, json),
         Command::Tasks { name, json } => tasks::show(&home, &existing(name)?, json),
         Command::Context { name } => show::context(&home, &existing(name)?).await,
+        Command::Mcp {
+            command: McpCommand::Ls { name, server, json },
+        } => mcp::ls(&home, &existing(name)?, server, json).await,
         Command::Pause { name } => control::simple(&home, &existing(name)?, Method::Pause).await,
         Command::Resume { name } => control::simple(&home, &existing(name)?, Method::Resume).await,
         Command::Cancel { name } => control::simple(&home, &existing(name)?, Method::Cancel).await,

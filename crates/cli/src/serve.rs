@@ -53,11 +53,12 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
     };
     // An existing pod's lineage and delegated scope are in its pod.json; the flags only
     // create a child.
-    let (child, grant) = match &existing {
-        Some(meta) => (None, meta.delegated.clone()),
+    let (child, grant, mcp_only) = match &existing {
+        Some(meta) => (None, meta.delegated.clone(), meta.mcp_servers.clone()),
         None => {
             let grant = child.as_ref().map(|c| c.grant.clone());
-            (child, grant)
+            let only = child.as_ref().and_then(|c| c.mcp_servers.clone());
+            (child, grant, only)
         }
     };
     // Before logging exists, errors go to stderr, which `seedpod start` shows on failure.
@@ -70,7 +71,8 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
         let keys: Vec<&str> = eff.ignored.iter().map(|i| i.key.as_str()).collect();
         tracing::warn!(event = "untrusted_project_config", keys = ?keys, "{warning}");
     }
-    let pod = session::build(&home, &cwd, &eff, grant.as_ref())?;
+    let mut pod = session::build(&home, &cwd, &eff, grant.as_ref())?;
+    pod.session.mcp.only = mcp_only;
     let instructions = session::instructions(args.config.instructions.as_deref())?;
     let opts = ServeOptions {
         name: args.name.clone(),
@@ -150,6 +152,13 @@ fn child_start(name: &PodName, args: &ChildArgs) -> Result<Option<ChildStart>> {
             read: args.scope_read.clone(),
             write: args.scope_write.clone(),
         },
+        mcp_servers: args.mcp_servers.as_ref().map(|list| {
+            list.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        }),
     }))
 }
 

@@ -64,7 +64,13 @@ pub fn build(
             policy = Policy::Ask;
         }
         (tool.to_string(), policy)
-    }));
+    }))
+    .with_mcp(
+        eff.approvals
+            .mcp_keys()
+            .iter()
+            .map(|(key, setting)| (key.clone(), setting.value)),
+    );
     // A denied tool is not offered at all.
     let enabled: Vec<&str> = BUILTIN_TOOLS
         .iter()
@@ -105,6 +111,10 @@ pub fn build(
         max_message_chars: eff.input.max_message_chars.value,
         wake_on_child_reports: eff.children.wake.value,
         notify_wrapper: eff.notify.wrapper.value.clone(),
+        mcp: seedpod_pod::mcp::McpSettings {
+            servers: eff.mcp.servers.clone(),
+            only: None,
+        },
     };
     Ok(PodSession { tools, session })
 }

@@ -253,7 +253,8 @@ pub fn reply_id(msg: &ServerMsg) -> Option<u64> {
         | ServerMsg::CommandDone { id, .. }
         | ServerMsg::Spawned { id, .. }
         | ServerMsg::Earlier { id, .. }
-        | ServerMsg::Approvals { id, .. } => Some(*id),
+        | ServerMsg::Approvals { id, .. }
+        | ServerMsg::McpServers { id, .. } => Some(*id),
         ServerMsg::Error { id, .. } => *id,
         ServerMsg::Welcome { .. }
         | ServerMsg::Incompatible { .. }

@@ -55,6 +55,9 @@ pub struct PodMeta {
     /// segment's system prompt, so a `/clear` keeps them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+    /// For a child pod: which of the configured MCP servers its parent passed on (`None`: all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_servers: Option<Vec<String>>,
 }
 
 impl PodMeta {
@@ -78,6 +81,7 @@ impl PodMeta {
             config,
             created_ms,
             instructions: None,
+            mcp_servers: None,
         }
     }
 }

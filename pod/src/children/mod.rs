@@ -25,6 +25,8 @@ pub struct ChildStart {
     pub task: String,
     /// What the parent delegated; replaces the configured read and write roots.
     pub grant: ScopeGrant,
+    /// The parent's MCP servers the child starts too (`None`: every configured one).
+    pub mcp_servers: Option<Vec<String>>,
 }
 
 /// Whether a report of this kind wakes an idle parent. A finished or failed turn is what a
@@ -83,6 +85,7 @@ pub fn child_args(
     model: &str,
     request: &SpawnRequest,
     record: &ChildRecord,
+    mcp_servers: &[String],
 ) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec![
         "--parent".into(),
@@ -126,5 +129,7 @@ pub fn child_args(
     for root in &record.scope.write {
         args.extend(["--scope-write".into(), root.clone().into()]);
     }
+    // Always given, so a child never starts a server its parent does not run.
+    args.extend(["--mcp-servers".into(), mcp_servers.join(",").into()]);
     args
 }

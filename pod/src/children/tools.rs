@@ -146,6 +146,8 @@ struct SpawnArgs {
     model: Option<String>,
     #[serde(default)]
     instructions: Option<String>,
+    #[serde(default)]
+    mcp_servers: Option<Vec<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -214,7 +216,8 @@ fn spec(kind: Kind) -> ToolSpec {
                         }
                     },
                     "model": {"type": "string", "description": "Its model (default: yours)."},
-                    "instructions": {"type": "string", "description": "Extra instructions for its system prompt."}
+                    "instructions": {"type": "string", "description": "Extra instructions for its system prompt."},
+                    "mcp_servers": {"type": "array", "items": {"type": "string"}, "description": "Which of your MCP servers it gets (default: all of yours; [] for none)."}
                 }
             }),
         ),
@@ -303,6 +306,7 @@ async fn spawn(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
         write: scope.write,
         model: args.model,
         instructions: args.instructions,
+        mcp_servers: args.mcp_servers,
     };
     ctx.ask(|reply| ChildMsg::Spawn {
         request,

@@ -134,7 +134,14 @@ impl Controller {
             }));
             return;
         }
-        match self.session.policies.for_tool(&call.name) {
+        // An MCP tool's policy depends on its server too (`trust_read_only` and what the
+        // server says of the tool now).
+        let policy = if crate::mcp::names::server_of(&call.name).is_some() {
+            self.mcp.policy(&call.name)
+        } else {
+            self.session.policies.for_tool(&call.name)
+        };
+        match policy {
             Policy::Allow => {
                 let _ = reply.send(Ok(Authorization::Allowed));
                 return;

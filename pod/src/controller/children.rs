@@ -136,12 +136,17 @@ impl Controller {
             Err(message) => return reply.send(Err(message)),
         };
         let name = record.name.clone();
+        let mcp_servers = request
+            .mcp_servers
+            .clone()
+            .unwrap_or_else(|| self.mcp.running_servers());
         let args = child_args(
             &self.name,
             &self.meta,
             &self.state.model.model,
             &request,
             &record,
+            &mcp_servers,
         );
         self.meta.children.push(record);
         if let Err(err) = self.meta_file.save(&self.meta).await {
@@ -187,6 +192,20 @@ impl Controller {
     fn admit(&self, request: &SpawnRequest) -> Result<ChildRecord, String> {
         // The name is a `PodName`: it was checked when the frame or the tool call was read.
         let name = &request.name;
+        if let Some(servers) = &request.mcp_servers {
+            let running = self.mcp.running_servers();
+            if let Some(unknown) = servers.iter().find(|s| !running.contains(s)) {
+                return Err(format!(
+                    "mcp_servers names \"{unknown}\", which is not one of this pod's MCP \
+                     servers ({}); a child can only get servers its parent runs",
+                    if running.is_empty() {
+                        "it has none".to_owned()
+                    } else {
+                        running.join(", ")
+                    }
+                ));
+            }
+        }
         if *name == self.name {
             return Err(format!("\"{name}\" is this pod's own name; pick another"));
         }

@@ -60,6 +60,7 @@ pub const HELP: &str =
                  context fills; the old segment stays in the log)
   /memory TEXT   append `* TEXT` to the project's AGENTS.md
   /model [NAME]  show or switch the model for the next requests
+  /mcp [SERVER]  the MCP servers: state, tools and their approvals, why one is down
   /help          this list
 References in a message: @path attaches a file or directory listing, #slug a knowledge note
 (.seedpod/knowledge/slug.md), /slug a workflow (.seedpod/workflows/slug.md).";
@@ -74,6 +75,7 @@ impl Controller {
             LoopCommand::Clear => self.clear(id).await,
             LoopCommand::Model { name } => self.switch_model(id, name.trim()).await,
             LoopCommand::Help => done(id, PodCommand::Help, HELP),
+            LoopCommand::Mcp { server } => self.mcp_command(id, &server),
             LoopCommand::Unknown => refuse(
                 id,
                 ErrorCode::InvalidRequest,
@@ -141,8 +143,17 @@ impl Controller {
     pub(super) async fn switch_segment(&mut self, new: NewSegment) -> Result<(), String> {
         // A window learned or configured since the last segment may call for the other mode.
         let mode = crate::prompt::PromptMode::for_window(self.state.window.map(|w| w.tokens));
+        // The MCP servers' tools as they are now (a server restarting keeps offering what it
+        // offered last).
+        let mut specs: Vec<seedpod_protocol::ToolSpec> = self
+            .tools
+            .specs()
+            .into_iter()
+            .filter(|s| crate::mcp::names::server_of(&s.name).is_none())
+            .collect();
+        specs.extend(self.mcp.tool_specs());
         let tools = crate::prompt::tools_for_mode(
-            &self.tools.specs(),
+            &specs,
             mode,
             self.session.context.child_tools_in_compact,
         );
@@ -202,6 +213,7 @@ impl Controller {
         }
         self.meta = meta;
         self.state = state;
+        self.mcp.register(&mut self.tools, &self.state.tools);
         self.entries = written.into_iter().map(Arc::new).collect();
         tracing::info!(event = "segment_started", segment = %segment_id);
         for entry in self.entries.clone() {

@@ -20,6 +20,7 @@ mod data_guard;
 mod injection;
 mod input;
 mod link;
+mod mcp;
 mod meta_file;
 mod queue_events;
 mod requests;
@@ -143,6 +144,8 @@ pub enum Command {
         key: String,
         reply: oneshot::Sender<Option<String>>,
     },
+    /// From an MCP server's task (`crate::mcp`).
+    Mcp(crate::mcp::McpEvent),
 }
 
 /// A cheap handle for sending commands.
@@ -191,6 +194,8 @@ pub struct ControllerParts {
     pub session: crate::session::SessionSettings,
     /// Where pods live: children's directories and sockets, the parent's socket.
     pub home: seedpod_client::Home,
+    /// The pod's MCP servers.
+    pub mcp: crate::mcp::McpHub,
 }
 
 pub struct Controller {
@@ -243,6 +248,8 @@ pub struct Controller {
     unsynced: Option<seedpod_store::Durable>,
     /// The open run's input, while what it references is not yet attached (`attach.rs`).
     unattached: Option<Vec<seedpod_protocol::Segment>>,
+    /// The pod's MCP servers: their tools, policies and state (`mcp.rs` here, `crate::mcp`).
+    mcp: crate::mcp::McpHub,
 }
 
 impl Controller {
@@ -305,6 +312,7 @@ impl Controller {
             queue_events: Default::default(),
             unsynced: None,
             unattached: None,
+            mcp: parts.mcp,
         };
         (controller, ControllerHandle { tx }, rx)
     }
@@ -440,6 +448,7 @@ impl Controller {
             Command::Paste { key, reply } => {
                 let _ = reply.send(crate::paste::find(&self.entries, &key));
             }
+            Command::Mcp(event) => self.mcp_event(event),
         }
     }
 

@@ -178,6 +178,7 @@ impl Controller {
             } => self.approve(id, call_id, answer, reason).await,
             Now::Command(command) => self.command(id, command).await,
             Now::ListApprovals => self.list_approvals(id),
+            Now::McpServers { server } => self.mcp_servers(id, server),
             Now::RevokeApproval { standing } => self.revoke_approval(id, standing).await,
             Now::PodEvent { event, wake } => self.receive_report(id, event, wake).await,
             // An idle compaction has no turn to pause: Esc stops the compaction.

@@ -105,6 +105,9 @@ pub enum Now {
     RevokeApproval {
         standing: Option<StandingApproval>,
     },
+    McpServers {
+        server: Option<String>,
+    },
 }
 
 /// The pod commands answered on the loop (`/compact` and `/memory` are deferred).
@@ -113,6 +116,7 @@ pub enum LoopCommand {
     Clear,
     Model { name: String },
     Help,
+    Mcp { server: String },
     Unknown,
 }
 
@@ -122,6 +126,7 @@ impl LoopCommand {
             LoopCommand::Clear => PodCommand::Clear,
             LoopCommand::Model { .. } => PodCommand::Model,
             LoopCommand::Help => PodCommand::Help,
+            LoopCommand::Mcp { .. } => PodCommand::Mcp,
             LoopCommand::Unknown => PodCommand::Unknown,
         }
     }
@@ -180,6 +185,7 @@ pub fn route(method: Method) -> Route {
         Method::DeliverReports => Loop(Now::DeliverReports),
         Method::ListApprovals => Loop(Now::ListApprovals),
         Method::RevokeApproval { standing } => Loop(Now::RevokeApproval { standing }),
+        Method::McpServers { server } => Loop(Now::McpServers { server }),
     };
     Route::Controller(controller)
 }
@@ -201,6 +207,7 @@ fn pod_command(name: PodCommand, args: String) -> ControllerMethod {
         }
         PodCommand::Model => LoopCommand::Model { name: args },
         PodCommand::Help => LoopCommand::Help,
+        PodCommand::Mcp => LoopCommand::Mcp { server: args },
         PodCommand::Unknown => LoopCommand::Unknown,
     };
     ControllerMethod::Now(Now::Command(command))

@@ -176,6 +176,7 @@ async fn parts(
         alerts: Vec::new(),
         session,
         home: seedpod_client::Home::under(dir),
+        mcp: Default::default(),
     };
     let files = Files {
         segment,

@@ -37,6 +37,7 @@ impl App {
             write: Vec::new(),
             model: None,
             instructions: None,
+            mcp_servers: None,
         };
         vec![self.request(Pending::Spawn { name }, Method::Spawn(request))]
     }

@@ -202,6 +202,15 @@ impl App {
                 self.view.end();
                 message.trim().replace('\n', " ")
             }
+            // A listing: it gets a popup of its own.
+            PodCommand::Mcp => {
+                self.overlay = super::Overlay::Text {
+                    title: "MCP servers",
+                    text: message.trim().to_owned(),
+                    top: 0,
+                };
+                return;
+            }
             PodCommand::Memory
             | PodCommand::Model
             | PodCommand::Help

@@ -21,6 +21,12 @@ pub enum Overlay {
     Picker(Picker),
     /// `/approvals`.
     Approvals(super::standing::Standing),
+    /// A listing the pod sent (`/mcp`), scrolled down by `top` lines.
+    Text {
+        title: &'static str,
+        text: String,
+        top: u16,
+    },
 }
 
 /// Ctrl-R state: the query typed so far and the history index it matched.
@@ -45,6 +51,16 @@ impl App {
                 KeyCode::PageDown => (Overlay::Help(top.saturating_add(10)), Vec::new()),
                 _ => (Overlay::None, Vec::new()),
             },
+            Overlay::Text { title, text, top } => {
+                let top = match key.code {
+                    KeyCode::Up => top.saturating_sub(1),
+                    KeyCode::Down => top.saturating_add(1),
+                    KeyCode::PageUp => top.saturating_sub(10),
+                    KeyCode::PageDown => top.saturating_add(10),
+                    _ => return Some(Vec::new()),
+                };
+                (Overlay::Text { title, text, top }, Vec::new())
+            }
             Overlay::ConfirmStop => match key.code {
                 KeyCode::Char('y' | 'Y') if !self.is_connected() => {
                     self.flash(

@@ -122,6 +122,12 @@ fn static_hints(app: &App, now: Instant) -> Option<Hints> {
                 "any other key closes help",
             ]));
         }
+        Overlay::Text { .. } => {
+            return Some(Hints::Fixed(vec![
+                "↑↓ PgUp PgDn scroll",
+                "any other key closes it",
+            ]));
+        }
         Overlay::ConfirmStop => {
             return Some(Hints::Fixed(vec!["y stop the pod", "n keep it running"]));
         }

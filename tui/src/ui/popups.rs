@@ -27,7 +27,33 @@ pub fn draw(frame: &mut Frame, app: &App, above: Rect) {
         Overlay::ConfirmStop => confirm_stop(frame, &app.theme, &app.pod),
         Overlay::Picker(picker) => pods(frame, &app.theme, picker),
         Overlay::Approvals(standing) => approvals(frame, &app.theme, standing),
+        Overlay::Text { title, text, top } => text_popup(frame, &app.theme, title, text, *top),
     }
+}
+
+/// A listing from the pod, wrapped to the popup's width (up to 100 columns) and scrolled.
+fn text_popup(frame: &mut Frame, theme: &Theme, title: &str, text: &str, top: u16) {
+    let area_width = frame.area().width.min(100);
+    let inner = usize::from(area_width.saturating_sub(2)).max(10);
+    let mut lines: Vec<Line> = Vec::new();
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let style = if indent == 0 {
+            theme.style(Role::Heading)
+        } else {
+            ratatui::style::Style::default()
+        };
+        for piece in seedpod_transcript::render::wrap_columns(line, inner) {
+            lines.push(Line::styled(piece, style));
+        }
+    }
+    let height = (lines.len() as u16 + 2).min(frame.area().height);
+    let visible = usize::from(height.saturating_sub(2));
+    let top = usize::from(top).min(lines.len().saturating_sub(visible));
+    let area = centred(frame.area(), area_width, height);
+    frame.render_widget(Clear, area);
+    let shown: Vec<Line> = lines.into_iter().skip(top).collect();
+    frame.render_widget(Paragraph::new(shown).block(boxed(title, theme)), area);
 }
 
 pub(super) fn boxed<'a>(title: &'a str, theme: &Theme) -> Block<'a> {

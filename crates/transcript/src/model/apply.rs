@@ -159,6 +159,7 @@ impl Transcript {
             | ServerMsg::Spawned { .. }
             | ServerMsg::Earlier { .. }
             | ServerMsg::Approvals { .. }
+            | ServerMsg::McpServers { .. }
             | ServerMsg::Unknown => false,
         }
     }

@@ -13,6 +13,7 @@ fn spawn(name: &str, task: &str, write: &[&str]) -> Method {
         write: write.iter().map(|w| w.to_string()).collect(),
         model: None,
         instructions: None,
+        mcp_servers: None,
     })
 }
 

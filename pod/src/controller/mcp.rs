@@ -1,0 +1,74 @@
+//! The controller's side of MCP: what the servers' tasks report (a tool list to compare with
+//! the segment's, an alert to publish) and the `mcp_servers` request and `/mcp` command.
+
+use seedpod_protocol::{AlertLevel, ErrorCode, PodCommand, ServerMsg, mcp::render_servers};
+
+use super::Controller;
+use crate::mcp::{McpEvent, tools_changed_alert};
+
+impl Controller {
+    pub(super) fn mcp_event(&mut self, event: McpEvent) {
+        match event {
+            McpEvent::Alert { level, message } => self.publish_alert(level, message),
+            McpEvent::ToolsListed { server } => {
+                let now = self.mcp.server_specs(&server);
+                // Callable from the next run on (offered once a segment lists them).
+                self.mcp.register(&mut self.tools, &now);
+                // The segment may offer its tools in the compact form: compare like for like.
+                let mode =
+                    crate::prompt::PromptMode::for_window(self.state.window.map(|w| w.tokens));
+                let now = crate::prompt::tools_for_mode(&now, mode, true);
+                if let Some(message) = tools_changed_alert(&server, &self.state.tools, &now) {
+                    self.publish_alert(AlertLevel::Warn, message);
+                }
+            }
+        }
+    }
+
+    /// `mcp_servers`: every server, or the one named.
+    pub(super) fn mcp_servers(&self, id: u64, server: Option<String>) -> ServerMsg {
+        if let Some(name) = &server
+            && !self.mcp.has_server(name)
+        {
+            return ServerMsg::Error {
+                id: Some(id),
+                code: ErrorCode::InvalidRequest,
+                message: self.no_such_server(name),
+            };
+        }
+        ServerMsg::McpServers {
+            id,
+            servers: self.mcp.status(server.as_deref(), &self.state.tools),
+        }
+    }
+
+    /// `/mcp [SERVER]`: the same listing as text.
+    pub(super) fn mcp_command(&self, id: u64, args: &str) -> ServerMsg {
+        let only = args.trim();
+        if !only.is_empty() && !self.mcp.has_server(only) {
+            return ServerMsg::Error {
+                id: Some(id),
+                code: ErrorCode::InvalidRequest,
+                message: self.no_such_server(only),
+            };
+        }
+        let only = (!only.is_empty()).then_some(only);
+        ServerMsg::CommandDone {
+            id,
+            command: PodCommand::Mcp,
+            message: render_servers(&self.mcp.status(only, &self.state.tools)),
+        }
+    }
+
+    fn no_such_server(&self, name: &str) -> String {
+        let all = self.mcp.status(None, &[]);
+        if all.is_empty() {
+            return format!("no MCP server named {name}: this pod has none configured");
+        }
+        let names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
+        format!(
+            "no MCP server named {name}; this pod's servers: {}",
+            names.join(", ")
+        )
+    }
+}

@@ -1,0 +1,444 @@
+//! MCP servers' tools in a pod (seed 002's MCP adapter), on the official Rust SDK (`rmcp`).
+//!
+//! Each configured server has one task (`server.rs`) that owns its process or HTTP session,
+//! restarts it with backoff when it dies and publishes a `ServerView`. The `McpHub` is the
+//! cheap, shared read side: which tools each server offers, the approval each gets, the
+//! listing `seedpod mcp ls` and `/mcp` print, and the tool objects the registry calls.
+//!
+//! What the model is offered is fixed per segment like every tool (`segment_start.tools`, so
+//! replay is exact): a new pod waits (within each server's startup timeout) for its servers
+//! before its first segment; a server that starts late, or changes its tools, changes the
+//! next segment, with an alert. A call goes to whatever process serves that name now; a
+//! server that is down answers with an error result, never a hang past its timeouts.
+//!
+//! Must not own: the approval flow (the controller asks; this module only says what the
+//! configuration says for a tool), the log, or the configuration's format.
+
+pub mod names;
+pub mod result;
+pub mod server;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use rmcp::model::CallToolRequestParams;
+use seedpod_config::McpServer;
+use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
+use seedpod_protocol::{
+    AlertLevel, McpServerStatus, McpState, ToolMeta, ToolSpec,
+    mcp::{McpApproval, McpToolStatus},
+};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::controller::Command;
+use crate::policy::{Policies, Policy};
+use server::{ServerView, Supervisor};
+
+/// What the servers' tasks tell the controller.
+#[derive(Debug)]
+pub enum McpEvent {
+    /// A server is ready, or listed its tools again: the controller compares them with the
+    /// segment's.
+    ToolsListed { server: String },
+    /// Something a person should know (a server died, failed, came back).
+    Alert { level: AlertLevel, message: String },
+}
+
+/// The MCP part of a pod's settings: the servers the configuration names, and, for a child
+/// pod, which of them its parent passed on (`None`: all).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct McpSettings {
+    pub servers: Vec<McpServer>,
+    pub only: Option<Vec<String>>,
+}
+
+/// Shared, cheap to clone; empty (no servers) by default.
+#[derive(Clone, Default)]
+pub struct McpHub {
+    inner: Arc<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    servers: Vec<Slot>,
+    policies: Policies,
+    shutdown: CancellationToken,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+}
+
+struct Slot {
+    name: String,
+    transport: &'static str,
+    trust_read_only: bool,
+    startup_timeout: Duration,
+    tool_timeout: Duration,
+    view: watch::Receiver<ServerView>,
+}
+
+impl McpHub {
+    /// Start every enabled server (not waiting for any). `events` is the controller's queue.
+    pub fn start(
+        settings: &McpSettings,
+        cwd: &Path,
+        policies: Policies,
+        events: mpsc::Sender<Command>,
+    ) -> McpHub {
+        let shutdown = CancellationToken::new();
+        let mut servers = Vec::new();
+        let mut tasks = Vec::new();
+        for config in &settings.servers {
+            let passed_on = settings
+                .only
+                .as_ref()
+                .is_none_or(|only| only.contains(&config.name));
+            let runs = config.enabled && passed_on;
+            let (tx, rx) = watch::channel(ServerView::new(if runs {
+                McpState::Starting
+            } else {
+                McpState::Disabled
+            }));
+            if runs {
+                let supervisor = Supervisor {
+                    config: config.clone(),
+                    cwd: cwd.to_path_buf(),
+                    view: tx,
+                    events: events.clone(),
+                    shutdown: shutdown.clone(),
+                };
+                tasks.push(tokio::spawn(supervisor.run()));
+            } else {
+                tx.send_modify(|v| {
+                    v.settled = true;
+                    v.last_error = Some(if config.enabled {
+                        "not passed on to this child pod by its parent".into()
+                    } else {
+                        "enabled = false".into()
+                    });
+                });
+            }
+            servers.push(Slot {
+                name: config.name.clone(),
+                transport: config.transport.kind(),
+                trust_read_only: config.trust_read_only,
+                startup_timeout: config.startup_timeout,
+                tool_timeout: config.tool_timeout,
+                view: rx,
+            });
+        }
+        McpHub {
+            inner: Arc::new(Inner {
+                servers,
+                policies,
+                shutdown,
+                tasks: Mutex::new(tasks),
+            }),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.inner.servers.is_empty()
+    }
+
+    /// Wait until every server's first start has ended (ready or not), each within its
+    /// startup timeout: what a new pod does before it writes its first segment.
+    pub async fn settle(&self) {
+        let waits = self.inner.servers.iter().map(|slot| {
+            let mut view = slot.view.clone();
+            let limit = slot.startup_timeout + Duration::from_secs(1);
+            async move {
+                let _ = tokio::time::timeout(limit, view.wait_for(|v| v.settled)).await;
+            }
+        });
+        futures::future::join_all(waits).await;
+    }
+
+    /// The specs of every tool the servers offer now (or offered before they died), in
+    /// server-name order, leaving out denied ones.
+    pub fn tool_specs(&self) -> Vec<ToolSpec> {
+        let mut specs = Vec::new();
+        for slot in &self.inner.servers {
+            let view = slot.view.borrow();
+            for tool in view.tools.iter() {
+                if self.policy(&tool.exposed) != Policy::Deny {
+                    specs.push(tool.spec());
+                }
+            }
+        }
+        specs
+    }
+
+    /// The specs of `server`'s tools now, denied ones left out.
+    pub fn server_specs(&self, server: &str) -> Vec<ToolSpec> {
+        let Some(slot) = self.slot(server) else {
+            return Vec::new();
+        };
+        let view = slot.view.borrow();
+        view.tools
+            .iter()
+            .filter(|t| self.policy(&t.exposed) != Policy::Deny)
+            .map(server::McpToolInfo::spec)
+            .collect()
+    }
+
+    /// Add a callable tool for each MCP name in `offered` whose server is configured.
+    pub fn register(&self, registry: &mut ToolRegistry, offered: &[ToolSpec]) {
+        for spec in offered {
+            let Some(server) = names::server_of(&spec.name) else {
+                continue;
+            };
+            if self.slot(server).is_some() {
+                registry.register(Arc::new(McpTool {
+                    hub: self.clone(),
+                    server: server.to_owned(),
+                    name: spec.name.clone(),
+                    spec: spec.clone(),
+                }));
+            }
+        }
+    }
+
+    /// What happens when the model calls MCP tool `name`: its `[approvals]` key, its server's
+    /// `mcp__SERVER__*`, then `allow` for a tool its server (with `trust_read_only`) says is
+    /// read-only, else `ask`.
+    pub fn policy(&self, name: &str) -> Policy {
+        let read_only = names::server_of(name)
+            .and_then(|server| self.slot(server))
+            .filter(|slot| slot.trust_read_only)
+            .is_some_and(|slot| {
+                slot.view
+                    .borrow()
+                    .tools
+                    .iter()
+                    .any(|t| t.exposed == name && t.read_only)
+            });
+        self.inner.policies.for_mcp_tool(name, read_only)
+    }
+
+    /// The listing for `seedpod mcp ls` and `/mcp`: every server, or the one named.
+    /// `offered` is the segment's tools.
+    pub fn status(&self, only: Option<&str>, offered: &[ToolSpec]) -> Vec<McpServerStatus> {
+        self.inner
+            .servers
+            .iter()
+            .filter(|slot| only.is_none_or(|name| slot.name == name))
+            .map(|slot| {
+                let view = slot.view.borrow();
+                let tools = view
+                    .tools
+                    .iter()
+                    .map(|tool| McpToolStatus {
+                        name: tool.exposed.clone(),
+                        server_name: tool.original.clone(),
+                        read_only: tool.read_only,
+                        approval: match self.policy(&tool.exposed) {
+                            Policy::Allow => McpApproval::Allow,
+                            Policy::Deny => McpApproval::Deny,
+                            Policy::Ask | Policy::Sandboxed => McpApproval::Ask,
+                        },
+                        offered: offered.iter().any(|s| s.name == tool.exposed),
+                    })
+                    .collect();
+                McpServerStatus {
+                    name: slot.name.clone(),
+                    transport: slot.transport.to_owned(),
+                    state: view.state,
+                    tools,
+                    last_error: view.last_error.clone(),
+                    restarts: view.restarts,
+                    pid: view.pid,
+                }
+            })
+            .collect()
+    }
+
+    pub fn has_server(&self, name: &str) -> bool {
+        self.slot(name).is_some()
+    }
+
+    /// The names of the servers that run in this pod (for a child: what it may pass on).
+    pub fn running_servers(&self) -> Vec<String> {
+        self.inner
+            .servers
+            .iter()
+            .filter(|slot| slot.view.borrow().state != McpState::Disabled)
+            .map(|slot| slot.name.clone())
+            .collect()
+    }
+
+    /// Stop every server and wait (boundedly) for their tasks to end.
+    pub async fn stop(&self) {
+        self.inner.shutdown.cancel();
+        let tasks: Vec<JoinHandle<()>> = match self.inner.tasks.lock() {
+            Ok(mut tasks) => tasks.drain(..).collect(),
+            Err(_) => Vec::new(),
+        };
+        let all = futures::future::join_all(tasks);
+        if tokio::time::timeout(Duration::from_secs(8), all)
+            .await
+            .is_err()
+        {
+            tracing::warn!(event = "mcp_stop_slow", "MCP servers did not stop in 8s");
+        }
+    }
+
+    fn slot(&self, name: &str) -> Option<&Slot> {
+        self.inner.servers.iter().find(|s| s.name == name)
+    }
+}
+
+/// One MCP tool in the registry: a name, and the hub to find its server through at call time.
+struct McpTool {
+    hub: McpHub,
+    server: String,
+    name: String,
+    spec: ToolSpec,
+}
+
+impl Tool for McpTool {
+    fn spec(&self) -> ToolSpec {
+        self.spec.clone()
+    }
+
+    fn call(&self, arguments: String) -> BoxFuture<'static, ToolOutput> {
+        let hub = self.hub.clone();
+        let server = self.server.clone();
+        let name = self.name.clone();
+        async move { call(&hub, &server, &name, &arguments).await }.boxed()
+    }
+}
+
+async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOutput {
+    let Some(slot) = hub.slot(server) else {
+        return ToolOutput::error(format!(
+            "MCP server {server} is not configured for this pod any more; {name} was not called"
+        ));
+    };
+    let arguments = match serde_json::from_str::<serde_json::Value>(arguments) {
+        Ok(serde_json::Value::Object(map)) => map,
+        Ok(serde_json::Value::Null) => serde_json::Map::new(),
+        _ => {
+            return ToolOutput::error(format!(
+                "the arguments for {name} must be one JSON object; it was not called"
+            ));
+        }
+    };
+    // A server that is starting or restarting gets its startup timeout to come up.
+    let mut view = slot.view.clone();
+    let ready = tokio::time::timeout(
+        slot.startup_timeout,
+        view.wait_for(|v| {
+            matches!(
+                v.state,
+                McpState::Ready | McpState::Failed | McpState::Disabled | McpState::Stopped
+            )
+        }),
+    )
+    .await
+    .is_ok_and(|seen| seen.is_ok());
+    let (peer, original) = {
+        let current = slot.view.borrow();
+        let down = || {
+            let why = current
+                .last_error
+                .as_deref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default();
+            format!(
+                "MCP server {server} is not running ({}{why}); {name} was not called",
+                current.state.as_str()
+            )
+        };
+        let peer = match (&ready, &current.peer) {
+            (true, Some(peer)) if current.state == McpState::Ready => peer.clone(),
+            _ => return ToolOutput::error(down()),
+        };
+        let Some(tool) = current.tools.iter().find(|t| t.exposed == name) else {
+            return ToolOutput::error(format!(
+                "MCP server {server} no longer offers {name}; it was not called. Its tools now: {}",
+                current
+                    .tools
+                    .iter()
+                    .map(|t| t.exposed.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        };
+        (peer, tool.original.clone())
+    };
+    let params = CallToolRequestParams::new(original).with_arguments(arguments);
+    // Dropping this future (a pause, a cancel, the timeout) sends `notifications/cancelled`.
+    match tokio::time::timeout(slot.tool_timeout, peer.call_tool(params)).await {
+        Ok(Ok(result)) => result::to_output(result),
+        Ok(Err(err)) => {
+            let gone = peer.is_transport_closed();
+            let message = if gone {
+                format!(
+                    "MCP server {server} stopped during the call ({err}); the call may or may \
+                     not have taken effect. The server is being started again."
+                )
+            } else {
+                format!("MCP server {server} answered with an error: {err}")
+            };
+            ToolOutput::error(message)
+        }
+        Err(_) => ToolOutput::error(format!(
+            "{name} did not finish within {}s (tool_timeout_secs of MCP server {server}); it was \
+             cancelled",
+            slot.tool_timeout.as_secs()
+        ))
+        .with_meta(ToolMeta {
+            timed_out: true,
+            ..ToolMeta::default()
+        }),
+    }
+}
+
+/// For the controller: the difference between what a segment offers of `server` and what the
+/// server offers now, as an alert, or `None` when they agree.
+pub fn tools_changed_alert(server: &str, offered: &[ToolSpec], now: &[ToolSpec]) -> Option<String> {
+    let prefix = format!("{}{server}__", names::PREFIX);
+    let before: BTreeMap<&str, &ToolSpec> = offered
+        .iter()
+        .filter(|t| t.name.starts_with(&prefix))
+        .map(|t| (t.name.as_str(), t))
+        .collect();
+    let after: BTreeMap<&str, &ToolSpec> = now.iter().map(|t| (t.name.as_str(), t)).collect();
+    if before == after {
+        return None;
+    }
+    let added: Vec<&str> = after
+        .keys()
+        .filter(|k| !before.contains_key(*k))
+        .copied()
+        .collect();
+    let removed: Vec<&str> = before
+        .keys()
+        .filter(|k| !after.contains_key(*k))
+        .copied()
+        .collect();
+    let changed = after
+        .iter()
+        .filter(|(k, v)| before.get(*k).is_some_and(|b| b != *v))
+        .count();
+    let mut parts = Vec::new();
+    if !added.is_empty() {
+        parts.push(format!("new: {}", added.join(", ")));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("gone: {}", removed.join(", ")));
+    }
+    if changed > 0 {
+        parts.push(format!("{changed} changed"));
+    }
+    Some(format!(
+        "MCP server {server}'s tools differ from this conversation's ({}); the next segment \
+         (/clear, or a compaction) offers them as they are now",
+        parts.join("; ")
+    ))
+}

@@ -1,0 +1,664 @@
+//! One MCP server's life, owned by one task: start it (a process in the pod's directory and
+//! its own process group, or a Streamable HTTP session), initialise it and list its tools
+//! within the startup timeout, publish what it offers, notice when it dies, and start it
+//! again with backoff. Everyone else reads the published `ServerView`; nobody else touches
+//! the process.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, Tool as RmcpTool,
+};
+use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, serve_client};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use seedpod_config::{McpServer, McpTransport};
+use seedpod_protocol::{AlertLevel, McpState};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Child;
+use tokio::sync::{Notify, mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::names;
+use crate::controller::Command;
+
+/// Tries in a row before the pod stops trying (a server that lived a minute or more starts
+/// the count again).
+const MAX_TRIES: u32 = 5;
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// A server that ran this long before dying was working; its next death starts a fresh count.
+const HEALTHY_AFTER: Duration = Duration::from_secs(60);
+/// A server's stderr reaches the pod's log up to this much per start, then is drained unread.
+const STDERR_BUDGET: usize = 256 * 1024;
+const STDERR_LINE_CHARS: usize = 2_000;
+/// More tools than this from one server would crowd out the conversation.
+pub const MAX_TOOLS_PER_SERVER: usize = 128;
+const MAX_DESCRIPTION_CHARS: usize = 2_000;
+/// How long a stopping server gets after its stdin closes before its group is signalled.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Variables a stdio server gets from the pod's environment without asking (`env_vars` adds
+/// more): enough to find programs, a home, a locale and a temp dir, and no API key.
+const BASE_ENV: [&str; 14] = [
+    "HOME",
+    "PATH",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+];
+
+/// One tool as the pod knows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpToolInfo {
+    /// `mcp__SERVER__TOOL`, what the model calls.
+    pub exposed: String,
+    /// The server's own name, what `tools/call` names.
+    pub original: String,
+    pub description: String,
+    pub schema: serde_json::Value,
+    /// The server says the tool changes nothing (`readOnlyHint`).
+    pub read_only: bool,
+}
+
+impl McpToolInfo {
+    fn from_rmcp(server: &str, tool: RmcpTool) -> McpToolInfo {
+        let description = tool
+            .description
+            .map(|d| d.into_owned())
+            .or(tool.title)
+            .unwrap_or_default();
+        let description = description.trim();
+        let description = seedpod_protocol::char_prefix(description, MAX_DESCRIPTION_CHARS)
+            .unwrap_or(description);
+        let mut schema = serde_json::Value::Object((*tool.input_schema).clone());
+        // Providers want an object schema with properties, which some servers leave out.
+        if let Some(map) = schema.as_object_mut() {
+            map.entry("type").or_insert_with(|| "object".into());
+            map.entry("properties")
+                .or_insert_with(|| serde_json::Value::Object(Default::default()));
+        }
+        McpToolInfo {
+            exposed: names::exposed_name(server, &tool.name),
+            original: tool.name.into_owned(),
+            description: description.to_owned(),
+            schema,
+            read_only: tool
+                .annotations
+                .and_then(|a| a.read_only_hint)
+                .unwrap_or(false),
+        }
+    }
+
+    pub fn spec(&self) -> seedpod_protocol::ToolSpec {
+        seedpod_protocol::ToolSpec {
+            name: self.exposed.clone(),
+            description: self.description.clone(),
+            parameters: self.schema.clone(),
+        }
+    }
+}
+
+/// What one server is doing, as its task last published it.
+#[derive(Debug, Clone)]
+pub struct ServerView {
+    pub state: McpState,
+    /// The tools it offers, or offered before it died (kept so a new segment started while it
+    /// restarts still offers them).
+    pub tools: Arc<Vec<McpToolInfo>>,
+    pub peer: Option<Peer<RoleClient>>,
+    pub last_error: Option<String>,
+    pub restarts: u32,
+    pub pid: Option<u32>,
+    /// Its first start ended, one way or the other.
+    pub settled: bool,
+}
+
+impl ServerView {
+    pub fn new(state: McpState) -> ServerView {
+        ServerView {
+            state,
+            tools: Arc::new(Vec::new()),
+            peer: None,
+            last_error: None,
+            restarts: 0,
+            pid: None,
+            settled: false,
+        }
+    }
+}
+
+/// Answers the server's notifications: a changed tool list wakes the supervisor.
+#[derive(Clone)]
+struct Handler {
+    tools_changed: Arc<Notify>,
+}
+
+impl rmcp::ClientHandler for Handler {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.notify_one();
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("seedpod", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+}
+
+/// A started, initialised server.
+struct Live {
+    running: RunningService<RoleClient, Handler>,
+    child: Option<Child>,
+    tools: Vec<McpToolInfo>,
+    note: Option<String>,
+}
+
+/// Why a start failed, and whether trying again could help.
+struct StartError {
+    message: String,
+    permanent: bool,
+}
+
+impl StartError {
+    fn retry(message: impl Into<String>) -> StartError {
+        StartError {
+            message: message.into(),
+            permanent: false,
+        }
+    }
+}
+
+enum Ended {
+    Shutdown,
+    Died(String),
+}
+
+pub struct Supervisor {
+    pub config: McpServer,
+    pub cwd: PathBuf,
+    pub view: watch::Sender<ServerView>,
+    pub events: mpsc::Sender<Command>,
+    pub shutdown: CancellationToken,
+}
+
+impl Supervisor {
+    pub async fn run(self) {
+        let name = self.config.name.clone();
+        let mut failures: u32 = 0;
+        loop {
+            let tools_changed = Arc::new(Notify::new());
+            let handler = Handler {
+                tools_changed: tools_changed.clone(),
+            };
+            let started = tokio::select! {
+                _ = self.shutdown.cancelled() => break,
+                started = tokio::time::timeout(
+                    self.config.startup_timeout,
+                    start(&self.config, &self.cwd, handler),
+                ) => started,
+            };
+            let mut announced = false;
+            let failure = match started {
+                Ok(Ok(live)) => {
+                    let came_back = failures > 0 || self.view.borrow().restarts > 0;
+                    let since = Instant::now();
+                    match self.serve(live, &tools_changed, came_back).await {
+                        Ended::Shutdown => break,
+                        Ended::Died(why) => {
+                            if since.elapsed() >= HEALTHY_AFTER {
+                                failures = 0;
+                            }
+                            self.view.send_modify(|v| v.restarts += 1);
+                            announced = true;
+                            StartError::retry(why)
+                        }
+                    }
+                }
+                Ok(Err(err)) => err,
+                Err(_) => StartError::retry(format!(
+                    "it did not finish starting within {}s (startup_timeout_secs)",
+                    self.config.startup_timeout.as_secs()
+                )),
+            };
+            failures += 1;
+            tracing::warn!(event = "mcp_server_down", server = %name, error = %failure.message, tries = failures);
+            let give_up = failure.permanent || failures >= MAX_TRIES;
+            self.view.send_modify(|v| {
+                v.state = if give_up {
+                    McpState::Failed
+                } else {
+                    McpState::Restarting
+                };
+                v.last_error = Some(failure.message.clone());
+                v.peer = None;
+                v.pid = None;
+                v.settled = true;
+            });
+            if give_up {
+                let tries = if failure.permanent {
+                    String::new()
+                } else {
+                    format!(" after {failures} tries")
+                };
+                self.alert(
+                    AlertLevel::Error,
+                    format!(
+                        "MCP server {name} failed{tries}: {}. Its tools are missing; `seedpod mcp \
+                         ls` shows its state, and `seedpod restart` tries again.",
+                        failure.message
+                    ),
+                )
+                .await;
+                self.shutdown.cancelled().await;
+                break;
+            }
+            let delay = backoff(failures);
+            if !announced {
+                self.alert(
+                    AlertLevel::Warn,
+                    format!(
+                        "MCP server {name} is down: {}. Trying again in {}s.",
+                        failure.message,
+                        delay.as_secs()
+                    ),
+                )
+                .await;
+            }
+            tokio::select! {
+                _ = self.shutdown.cancelled() => break,
+                _ = tokio::time::sleep(delay) => {}
+            }
+        }
+        self.view.send_modify(|v| {
+            v.state = McpState::Stopped;
+            v.peer = None;
+            v.pid = None;
+        });
+    }
+
+    /// Publish `live` and keep it until it dies or the pod stops.
+    async fn serve(&self, live: Live, tools_changed: &Notify, came_back: bool) -> Ended {
+        let Live {
+            running,
+            mut child,
+            tools,
+            note,
+        } = live;
+        let name = &self.config.name;
+        let peer = running.peer().clone();
+        let pid = child.as_ref().and_then(Child::id);
+        let count = tools.len();
+        self.view.send_modify(|v| {
+            v.state = McpState::Ready;
+            v.tools = Arc::new(tools);
+            v.peer = Some(peer.clone());
+            v.pid = pid;
+            v.last_error = note;
+            v.settled = true;
+        });
+        tracing::info!(event = "mcp_server_ready", server = %name, tools = count, pid = ?pid);
+        self.changed().await;
+        if came_back {
+            self.alert(
+                AlertLevel::Info,
+                format!("MCP server {name} is running again ({count} tools)."),
+            )
+            .await;
+        }
+        let stop = running.cancellation_token();
+        let mut finished = Box::pin(running.waiting());
+        let ended = loop {
+            tokio::select! {
+                _ = self.shutdown.cancelled() => break Ended::Shutdown,
+                status = wait_child(&mut child) => break Ended::Died(status),
+                quit = &mut finished => {
+                    let why = match quit {
+                        Ok(_) => "its connection closed".to_owned(),
+                        Err(err) => format!("its connection failed ({err})"),
+                    };
+                    break Ended::Died(why);
+                }
+                _ = tools_changed.notified() => self.relist(&peer).await,
+            }
+        };
+        stop.cancel();
+        // The transport closes the server's stdin; a server that does not take the hint gets
+        // SIGTERM and then SIGKILL, to its whole group (what it started dies with it).
+        let _ = tokio::time::timeout(STOP_GRACE, finished).await;
+        if let Some(child) = child.as_mut() {
+            stop_group(child).await;
+        }
+        if let Ended::Died(why) = &ended {
+            self.view.send_modify(|v| {
+                v.state = McpState::Restarting;
+                v.peer = None;
+                v.pid = None;
+            });
+            self.alert(
+                AlertLevel::Warn,
+                format!(
+                    "MCP server {name} stopped ({why}); calls in flight get an error result, and \
+                     it is being started again."
+                ),
+            )
+            .await;
+        }
+        ended
+    }
+
+    /// The server said its tools changed: list them again and tell the controller.
+    async fn relist(&self, peer: &Peer<RoleClient>) {
+        let listed = tokio::time::timeout(self.config.startup_timeout, peer.list_all_tools()).await;
+        match listed {
+            Ok(Ok(tools)) => {
+                let (tools, note) = convert(&self.config.name, tools);
+                self.view.send_modify(|v| {
+                    v.tools = Arc::new(tools);
+                    v.last_error = note;
+                });
+                self.changed().await;
+            }
+            Ok(Err(err)) => {
+                tracing::warn!(event = "mcp_relist_failed", server = %self.config.name, error = %err);
+            }
+            Err(_) => {
+                tracing::warn!(event = "mcp_relist_failed", server = %self.config.name, error = "timed out");
+            }
+        }
+    }
+
+    async fn changed(&self) {
+        let _ = self
+            .events
+            .send(Command::Mcp(super::McpEvent::ToolsListed {
+                server: self.config.name.clone(),
+            }))
+            .await;
+    }
+
+    async fn alert(&self, level: AlertLevel, message: String) {
+        let _ = self
+            .events
+            .send(Command::Mcp(super::McpEvent::Alert { level, message }))
+            .await;
+    }
+}
+
+fn backoff(failures: u32) -> Duration {
+    let factor = 2u32.saturating_pow(failures.saturating_sub(1));
+    FIRST_BACKOFF.saturating_mul(factor).min(MAX_BACKOFF)
+}
+
+/// Start the server, initialise it and list its tools.
+async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live, StartError> {
+    let (running, child) = match &config.transport {
+        McpTransport::Stdio {
+            command,
+            args,
+            env,
+            env_vars,
+            cwd: dir,
+        } => {
+            let dir = match dir {
+                Some(dir) => cwd.join(dir),
+                None => cwd.to_path_buf(),
+            };
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args)
+                .current_dir(&dir)
+                .env_clear()
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .process_group(0)
+                .kill_on_drop(true);
+            for var in BASE_ENV
+                .iter()
+                .copied()
+                .chain(env_vars.iter().map(String::as_str))
+            {
+                if let Some(value) = std::env::var_os(var) {
+                    cmd.env(var, value);
+                }
+            }
+            cmd.envs(env);
+            let mut child = cmd.spawn().map_err(|err| StartError {
+                permanent: matches!(
+                    err.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
+                ),
+                message: format!("cannot start `{command}` in {}: {err}", dir.display()),
+            })?;
+            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                return Err(StartError::retry(
+                    "its stdin and stdout could not be opened",
+                ));
+            };
+            if let Some(stderr) = child.stderr.take() {
+                tokio::spawn(log_stderr(config.name.clone(), stderr));
+            }
+            let running = serve_client(handler, (stdout, stdin)).await;
+            match running {
+                Ok(running) => (running, Some(child)),
+                Err(err) => {
+                    // The process may have said why on stderr (it is in the log); its exit
+                    // status says the rest.
+                    let status = match tokio::time::timeout(STOP_GRACE, child.wait()).await {
+                        Ok(Ok(status)) => format!(" ({})", describe_exit(status)),
+                        _ => {
+                            stop_group(&mut child).await;
+                            String::new()
+                        }
+                    };
+                    return Err(StartError::retry(format!(
+                        "it did not initialise{status}: {err}"
+                    )));
+                }
+            }
+        }
+        McpTransport::Http {
+            url,
+            headers,
+            bearer_token_env,
+        } => {
+            let mut config_http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            let mut values = std::collections::HashMap::new();
+            for (header, var) in headers {
+                let value = std::env::var(var).map_err(|_| StartError {
+                    message: format!(
+                        "header {header} comes from ${var}, which is not set in the pod's environment"
+                    ),
+                    permanent: true,
+                })?;
+                let name =
+                    reqwest::header::HeaderName::from_bytes(header.as_bytes()).map_err(|e| {
+                        StartError {
+                            message: format!("header {header}: {e}"),
+                            permanent: true,
+                        }
+                    })?;
+                let mut value =
+                    reqwest::header::HeaderValue::from_str(&value).map_err(|_| StartError {
+                        message: format!("${var} (header {header}) is not a valid header value"),
+                        permanent: true,
+                    })?;
+                value.set_sensitive(true);
+                values.insert(name, value);
+            }
+            config_http = config_http.custom_headers(values);
+            if let Some(var) = bearer_token_env {
+                let token = std::env::var(var).map_err(|_| StartError {
+                    message: format!("the bearer token comes from ${var}, which is not set"),
+                    permanent: true,
+                })?;
+                config_http = config_http.auth_header(token);
+            }
+            let transport = StreamableHttpClientTransport::from_config(config_http);
+            let running = serve_client(handler, transport).await.map_err(|err| {
+                StartError::retry(format!(
+                    "{} did not initialise: {err}",
+                    seedpod_config::show::mask_url(url)
+                ))
+            })?;
+            (running, None)
+        }
+    };
+    let tools = running
+        .peer()
+        .list_all_tools()
+        .await
+        .map_err(|err| StartError::retry(format!("tools/list failed: {err}")))?;
+    let (tools, note) = convert(&config.name, tools);
+    Ok(Live {
+        running,
+        child,
+        tools,
+        note,
+    })
+}
+
+/// The server's tools as the pod offers them: named, deduplicated, at most
+/// `MAX_TOOLS_PER_SERVER`; and a note when some were left out.
+fn convert(server: &str, listed: Vec<RmcpTool>) -> (Vec<McpToolInfo>, Option<String>) {
+    let total = listed.len();
+    let mut tools: Vec<McpToolInfo> = Vec::new();
+    for tool in listed {
+        let info = McpToolInfo::from_rmcp(server, tool);
+        if tools.iter().any(|t| t.exposed == info.exposed) {
+            tracing::warn!(event = "mcp_duplicate_tool", server, tool = %info.original);
+            continue;
+        }
+        if tools.len() == MAX_TOOLS_PER_SERVER {
+            break;
+        }
+        tools.push(info);
+    }
+    let note = (total > MAX_TOOLS_PER_SERVER).then(|| {
+        format!(
+            "it lists {total} tools; the first {MAX_TOOLS_PER_SERVER} are offered, to keep room \
+             for the conversation"
+        )
+    });
+    (tools, note)
+}
+
+/// A stdio server's exit, described; never for an HTTP server.
+async fn wait_child(child: &mut Option<Child>) -> String {
+    match child {
+        Some(child) => match child.wait().await {
+            Ok(status) => describe_exit(status),
+            Err(err) => format!("waiting for it failed: {err}"),
+        },
+        None => std::future::pending().await,
+    }
+}
+
+fn describe_exit(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("it exited with status {code}"),
+        (None, Some(signal)) => format!("it was killed by signal {signal}"),
+        (None, None) => "it exited".to_owned(),
+    }
+}
+
+/// SIGTERM to the server's process group, then SIGKILL if it is still there.
+async fn stop_group(child: &mut Child) {
+    let Some(pid) = child.id() else {
+        return;
+    };
+    let Ok(group) = i32::try_from(pid) else {
+        return;
+    };
+    signal_group(group, libc::SIGTERM);
+    if tokio::time::timeout(STOP_GRACE, child.wait())
+        .await
+        .is_err()
+    {
+        signal_group(group, libc::SIGKILL);
+        let _ = child.wait().await;
+    }
+    // Whatever the leader started and left behind goes too.
+    signal_group(group, libc::SIGKILL);
+}
+
+fn signal_group(group: i32, signal: i32) {
+    // SAFETY: killpg only sends a signal; `group` is the process group this pod created for
+    // the server (`process_group(0)` makes the child its leader, so its pid names it).
+    unsafe {
+        libc::killpg(group, signal);
+    }
+}
+
+/// Copy the server's stderr into the pod's log, a line at a time, up to a budget.
+async fn log_stderr(server: String, stderr: tokio::process::ChildStderr) {
+    let mut lines = BufReader::new(stderr).lines();
+    let mut spent = 0usize;
+    loop {
+        match lines.next_line().await {
+            Ok(Some(line)) => {
+                if spent > STDERR_BUDGET {
+                    continue;
+                }
+                spent += line.len();
+                let line = seedpod_protocol::char_prefix(&line, STDERR_LINE_CHARS).unwrap_or(&line);
+                tracing::info!(event = "mcp_stderr", server = %server, line = %line);
+                if spent > STDERR_BUDGET {
+                    tracing::warn!(event = "mcp_stderr", server = %server, line = "[further stderr of this server is not logged]");
+                }
+            }
+            Ok(None) => break,
+            // Not UTF-8, or the pipe broke: what is left is drained unread.
+            Err(_) => {
+                let mut rest = lines.into_inner();
+                let _ = tokio::io::copy(&mut rest, &mut tokio::io::sink()).await;
+                break;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_its_cap() {
+        let delays: Vec<u64> = (1..=7).map(|n| backoff(n).as_secs()).collect();
+        assert_eq!(delays, [1, 2, 4, 8, 16, 30, 30]);
+    }
+
+    #[test]
+    fn tools_are_named_deduplicated_and_capped() {
+        let tool = |name: &str| {
+            RmcpTool::new(
+                name.to_owned(),
+                "Does it.",
+                Arc::new(serde_json::Map::new()),
+            )
+        };
+        let mut listed: Vec<RmcpTool> = vec![tool("echo"), tool("echo")];
+        listed.extend((0..200).map(|i| tool(&format!("t{i}"))));
+        let (tools, note) = convert("s", listed);
+        assert_eq!(tools.len(), MAX_TOOLS_PER_SERVER);
+        assert_eq!(tools[0].exposed, "mcp__s__echo");
+        assert_eq!(tools[1].exposed, "mcp__s__t0");
+        assert_eq!(tools[0].schema["type"], "object");
+        assert!(note.unwrap().contains("202 tools"));
+    }
+}
