@@ -42,6 +42,7 @@ fn meta() -> PodMeta {
         },
         created_ms: 1_700_000_000_000,
         instructions: Some("review carefully".into()),
+        mcp_servers: Some(vec!["fs".into()]),
     }
 }
 

@@ -211,6 +211,7 @@ fn spawn_asks_the_pod_to_start_a_child_and_ctrl_g_goes_into_it() {
             write: Vec::new(),
             model: None,
             instructions: None,
+            mcp_servers: None,
         })
     );
     assert!(h.app.composer.is_empty());

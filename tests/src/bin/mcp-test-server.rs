@@ -1,0 +1,188 @@
+//! A small MCP server for the end-to-end tests, on the official Rust SDK's server side: what a
+//! pod meets in a third-party server, on stdio (default) or Streamable HTTP (`--http`: listens
+//! on a loopback port and prints `http://127.0.0.1:PORT/mcp` as its first line).
+//!
+//! Tools:
+//! - `echo {text}`: `echo: TEXT`; declares itself read-only.
+//! - `count`: how many times `count` was called in this process (a restarted server starts
+//!   at 1 again).
+//! - `slow`: waits until the client cancels it, then records `cancelled slow` in the journal.
+//! - `picture`: a line of text and a small PNG.
+//! - `fail`: an error result (`isError`).
+//!
+//! With `MCP_TEST_JOURNAL=PATH` every call and cancellation is appended to PATH, one line each,
+//! so a test can wait for "the server is in the call" rather than sleep.
+
+use std::io::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+
+#[derive(Clone, Default)]
+struct TestServer {
+    counted: Arc<AtomicU64>,
+}
+
+fn journal(line: &str) {
+    if let Some(path) = std::env::var_os("MCP_TEST_JOURNAL")
+        && let Ok(mut file) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+    {
+        let _ = writeln!(file, "{line}");
+    }
+}
+
+fn schema(value: serde_json::Value) -> Arc<serde_json::Map<String, serde_json::Value>> {
+    match value {
+        serde_json::Value::Object(map) => Arc::new(map),
+        _ => Arc::new(serde_json::Map::new()),
+    }
+}
+
+fn tools() -> Vec<Tool> {
+    let text = serde_json::json!({
+        "type": "object",
+        "properties": {"text": {"type": "string", "description": "What to say back."}},
+        "required": ["text"]
+    });
+    let none = serde_json::json!({"type": "object", "properties": {}});
+    vec![
+        Tool::new("echo", "Say the text back.", schema(text))
+            .with_annotations(ToolAnnotations::new().read_only(true)),
+        Tool::new(
+            "count",
+            "Count the calls of this tool.",
+            schema(none.clone()),
+        ),
+        Tool::new("slow", "Wait until cancelled.", schema(none.clone())),
+        Tool::new("picture", "A picture.", schema(none.clone())),
+        Tool::new("fail", "Fail.", schema(none)),
+    ]
+}
+
+impl ServerHandler for TestServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        journal(&format!("called {}", request.name));
+        let result = match request.name.as_ref() {
+            "echo" => {
+                let text = request
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| a.get("text"))
+                    .and_then(|t| t.as_str())
+                    .unwrap_or_default()
+                    .to_owned();
+                CallToolResult::success(vec![ContentBlock::text(format!("echo: {text}"))])
+            }
+            "count" => {
+                let n = self.counted.fetch_add(1, Ordering::SeqCst) + 1;
+                CallToolResult::success(vec![ContentBlock::text(format!("count {n}"))])
+            }
+            "slow" => {
+                context.ct.cancelled().await;
+                journal("cancelled slow");
+                return Err(ErrorData::internal_error("cancelled", None));
+            }
+            "picture" => CallToolResult::success(vec![
+                ContentBlock::text("a red dot"),
+                // Eight bytes of PNG signature: enough to be a picture's placeholder.
+                ContentBlock::image("iVBORw0KGgo=", "image/png"),
+            ]),
+            "fail" => CallToolResult::error(vec![ContentBlock::text("it broke")]),
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("no tool named {other}"),
+                    None,
+                ));
+            }
+        };
+        Ok(result.into())
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    journal(&format!("started {}", std::process::id()));
+    match args.get(1).map(String::as_str) {
+        Some("--http") => serve_http().await,
+        _ => {
+            let running = TestServer::default()
+                .serve(rmcp::transport::stdio())
+                .await?;
+            running.waiting().await?;
+            Ok(())
+        }
+    }
+}
+
+async fn serve_http() -> anyhow::Result<()> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}/mcp", listener.local_addr()?);
+    let service: StreamableHttpService<TestServer, LocalSessionManager> =
+        StreamableHttpService::new(
+            || Ok(TestServer::default()),
+            Default::default(),
+            StreamableHttpServerConfig::default(),
+        );
+    let mut out = std::io::stdout();
+    writeln!(out, "{url}")?;
+    out.flush()?;
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let service = service.clone();
+        tokio::spawn(async move {
+            // Whether each request carried the header the pod was told to send, for the test
+            // to read in the journal.
+            let checked = hyper::service::service_fn(move |request: hyper::Request<_>| {
+                let mut service = service.clone();
+                let wanted = std::env::var("MCP_TEST_KEY").ok();
+                let got = request
+                    .headers()
+                    .get("x-test-key")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                if wanted.is_some() {
+                    journal(if got == wanted {
+                        "key ok"
+                    } else {
+                        "key missing"
+                    });
+                }
+                use tower_service::Service as _;
+                service.call(request)
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(io, checked)
+                .await;
+        });
+    }
+}
