@@ -214,6 +214,20 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
             list_or_none(&now)
         ));
     }
+    let mut gone: Vec<&str> = state
+        .tools
+        .iter()
+        .filter_map(|t| crate::mcp::names::server_of(&t.name))
+        .filter(|server| !opts.mcp.has_server(server))
+        .collect();
+    gone.dedup();
+    if !gone.is_empty() {
+        alerts.push(format!(
+            "this segment offers the tools of MCP servers no longer configured ({}); calling \
+             them answers that they cannot run — /clear starts a segment without them",
+            gone.join(", ")
+        ));
+    }
     let writer = SegmentWriter::open_append(path, state.next_seq)?;
     let now = window::resolve(
         &opts.session.context,

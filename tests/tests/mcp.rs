@@ -9,7 +9,7 @@ use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use seedpod_e2e::pty::Tui;
+use seedpod_e2e::pty::{Tui, keys};
 use seedpod_e2e::{Sandbox, is_run_end, kill, wait_for};
 use seedpod_protocol::{AlertLevel, ClientMode, EntryKind, ServerMsg};
 use serde_json::{Value, json};
@@ -138,7 +138,15 @@ async fn a_stdio_servers_tools_ask_by_default_run_when_allowed_show_in_the_tui_a
     let mut tui = Tui::spawn(&sb, &["attach", "p"]);
     tui.wait_for("echo: hello from the model");
     tui.wait_for("mcp__t__echo");
-    drop(tui);
+    // `/mcp` lists the servers in a popup.
+    tui.send("/mcp");
+    tui.send(keys::ENTER);
+    tui.wait_for("t (stdio): ready");
+    tui.wait_for("mcp__t__count (ask)");
+    // Any other key closes it, and is not typed.
+    tui.send("q");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
 
     // Replay is exact: the next request is byte for byte the same after a restart, with the
     // server started again.
@@ -256,6 +264,16 @@ async fn a_server_that_cannot_start_leaves_the_pod_running_and_mcp_ls_says_why()
         listing.contains("off (stdio): disabled") && listing.contains("enabled = false"),
         "{listing}"
     );
+    // A client that attaches later is still told.
+    let mut events = sb.connect("p", ClientMode::Attach).await;
+    let mut seen = Vec::new();
+    let (_, told) = wait_for(
+        &mut events,
+        &mut seen,
+        alert_containing("MCP server gone failed"),
+    )
+    .await;
+    assert!(told.contains("cannot start"), "{told}");
     let one = sb.ok(&["mcp", "ls", "p", "--server", "gone"]);
     assert!(!one.contains("off (stdio)"), "{one}");
     let unknown = sb.run(&["mcp", "ls", "p", "--server", "nope"]);
@@ -391,4 +409,72 @@ async fn a_streamable_http_server_gets_its_header_from_the_environment_and_answe
             file.display()
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_child_starts_its_parents_servers_unless_told_otherwise() {
+    let sb = Sandbox::new();
+    let journal = sb.path().join("journal.txt");
+    config_with_stdio_server(&sb, &journal, "");
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            json!({"text": "ok"}),
+            json!({"text": "ok"}),
+            json!({"text": "ok"}),
+        ],
+    );
+    sb.start_scripted("boss", &script);
+    sb.ok(&["spawn", "boss", "kid", "look around"]);
+    let kid = mcp_ls_json(&sb, "kid");
+    assert_eq!(kid[0]["state"], "ready", "{kid}");
+
+    sb.ok(&["spawn", "boss", "bare", "nothing", "--mcp-servers", ""]);
+    let bare = mcp_ls_json(&sb, "bare");
+    assert_eq!(bare[0]["state"], "disabled", "{bare}");
+    assert!(
+        bare[0]["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("not passed on"),
+        "{bare}"
+    );
+    // Kept across a restart: it is in the child's pod.json.
+    sb.ok(&["restart", "bare"]);
+    assert_eq!(mcp_ls_json(&sb, "bare")[0]["state"], "disabled");
+
+    let refused = sb.run(&["spawn", "boss", "odd", "x", "--mcp-servers", "t,nope"]);
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("\"nope\"") && err.contains("servers (t)"),
+        "{err}"
+    );
+    sb.ok(&["stop", "boss", "--with-children"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_description_written_to_steer_the_model_raises_an_alert_every_client_sees() {
+    let sb = Sandbox::new();
+    let journal = sb.path().join("journal.txt");
+    sb.user_config(&format!(
+        "[mcp.servers.t]\ncommand = {}\nenv = {{ MCP_TEST_JOURNAL = {}, MCP_TEST_EVIL = \"1\" }}\n",
+        toml_str(SERVER),
+        toml_str(&journal.display().to_string()),
+    ));
+    let script = sb.script("s.jsonl", &[json!({"text": "ok"})]);
+    sb.start_scripted("p", &script);
+    for _ in 0..2 {
+        let mut events = sb.connect("p", ClientMode::Attach).await;
+        let mut seen = Vec::new();
+        let (level, message) = wait_for(
+            &mut events,
+            &mut seen,
+            alert_containing("mcp__t__helper (server t) reads like instructions"),
+        )
+        .await;
+        assert_eq!(level, AlertLevel::Warn);
+        assert!(message.contains("ignore_instructions"), "{message}");
+    }
+    sb.ok(&["stop", "p"]);
 }

@@ -258,6 +258,19 @@ pub struct SpawnArgs {
     /// Session instructions for the child: TEXT, or @FILE to read them from a file.
     #[arg(long, value_name = "TEXT|@FILE")]
     pub instructions: Option<String>,
+    /// Which of the parent's MCP servers the child starts, comma-separated; "" for none.
+    /// Without it, all of the parent's.
+    #[arg(long, value_name = "NAMES")]
+    pub mcp_servers: Option<String>,
+}
+
+/// `a,b` as a list of names; an empty string is the empty list.
+pub fn name_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 #[derive(Debug, Args)]

@@ -37,7 +37,7 @@ pub async fn spawn(home: &Home, args: SpawnArgs) -> Result<()> {
         write: absolute_all("--write", &args.write)?,
         model: args.model,
         instructions: session::instructions(args.instructions.as_deref())?,
-        mcp_servers: None,
+        mcp_servers: args.mcp_servers.as_deref().map(crate::args::name_list),
     };
     let mut conn = pods::connect(home, &parent, ClientMode::Control).await?;
     match conn.call(Method::Spawn(request)).await {

@@ -152,13 +152,7 @@ fn child_start(name: &PodName, args: &ChildArgs) -> Result<Option<ChildStart>> {
             read: args.scope_read.clone(),
             write: args.scope_write.clone(),
         },
-        mcp_servers: args.mcp_servers.as_ref().map(|list| {
-            list.split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .collect()
-        }),
+        mcp_servers: args.mcp_servers.as_deref().map(crate::args::name_list),
     }))
 }
 

@@ -520,6 +520,22 @@ mod tests {
     }
 
     #[test]
+    fn config_show_names_header_variables_and_hides_url_credentials() {
+        let mut eff = crate::Effective::defaults();
+        let file: crate::ConfigFile = toml::from_str(
+            "[mcp.servers.web]\nurl = \"https://me:pw@mcp.example/mcp\"\n\
+             headers = { \"X-Api-Key\" = \"WEB_KEY\" }\n",
+        )
+        .unwrap();
+        eff.apply_file(file, &Source::Default).unwrap();
+        eff.mcp.resolve().unwrap();
+        let shown = crate::show::render(&eff, "test", &|_: &str| None);
+        assert!(shown.contains("[mcp.servers.web]"), "{shown}");
+        assert!(shown.contains("X-Api-Key from $WEB_KEY"), "{shown}");
+        assert!(!shown.contains("pw@"), "{shown}");
+    }
+
+    #[test]
     fn approval_keys_name_a_server_and_a_tool_or_star() {
         assert_eq!(approval_key_server("mcp__t__echo"), Ok("t"));
         assert_eq!(approval_key_server("mcp__git-2__*"), Ok("git-2"));

@@ -1,9 +1,12 @@
 //! The controller's side of MCP: what the servers' tasks report (a tool list to compare with
 //! the segment's, an alert to publish) and the `mcp_servers` request and `/mcp` command.
 
-use seedpod_protocol::{AlertLevel, ErrorCode, PodCommand, ServerMsg, mcp::render_servers};
+use seedpod_protocol::{
+    AlertLevel, ErrorCode, PodCommand, ServerMsg, ToolSpec, mcp::render_servers,
+};
 
 use super::Controller;
+use crate::guard::{self, GuardMode};
 use crate::mcp::{McpEvent, tools_changed_alert};
 
 impl Controller {
@@ -21,7 +24,44 @@ impl Controller {
                 if let Some(message) = tools_changed_alert(&server, &self.state.tools, &now) {
                     self.publish_alert(AlertLevel::Warn, message);
                 }
+                self.guard_descriptions(&server, &now);
             }
+        }
+    }
+
+    /// A tool's description reaches the model in every request: one written to steer it
+    /// (an injection in a server's tool list) is worth a person's look. The tool is still
+    /// offered (the person configured the server); the alert names it.
+    fn guard_descriptions(&mut self, server: &str, specs: &[ToolSpec]) {
+        if matches!(self.session.guard, GuardMode::Off) {
+            return;
+        }
+        let prefix = format!("{}{server}__", crate::mcp::names::PREFIX);
+        self.mcp_flags.retain(|name, _| !name.starts_with(&prefix));
+        for spec in specs {
+            let found = guard::scan(&spec.description);
+            if found.is_empty() {
+                continue;
+            }
+            let families: Vec<&str> = found.iter().map(|d| d.pattern.as_str()).collect();
+            tracing::warn!(
+                event = "security.injection_detected",
+                source = %format!("MCP tool {} description", spec.name),
+                patterns = ?families,
+            );
+            if matches!(self.session.guard, GuardMode::Log) {
+                continue;
+            }
+            let message = format!(
+                "the description of MCP tool {} (server {server}) reads like instructions to the \
+                 model ({}); it is offered as the server lists it — check the server, or set \
+                 [approvals] {} = \"deny\"",
+                spec.name,
+                families.join(", "),
+                spec.name
+            );
+            self.mcp_flags.insert(spec.name.clone(), message.clone());
+            self.publish_alert(AlertLevel::Warn, message);
         }
     }
 

@@ -250,6 +250,9 @@ pub struct Controller {
     unattached: Option<Vec<seedpod_protocol::Segment>>,
     /// The pod's MCP servers: their tools, policies and state (`mcp.rs` here, `crate::mcp`).
     mcp: crate::mcp::McpHub,
+    /// MCP tools whose descriptions the guard flagged, by tool name: repeated to every client
+    /// that attaches, like a failed server.
+    mcp_flags: std::collections::BTreeMap<String, String>,
 }
 
 impl Controller {
@@ -313,6 +316,7 @@ impl Controller {
             unsynced: None,
             unattached: None,
             mcp: parts.mcp,
+            mcp_flags: Default::default(),
         };
         (controller, ControllerHandle { tx }, rx)
     }

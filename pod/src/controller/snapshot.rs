@@ -71,7 +71,15 @@ impl Controller {
                 tool_calls: self.in_flight.tool_calls.clone(),
                 queue: self.state.pending.clone(),
             },
-            alerts: self.standing_alerts.clone(),
+            // Besides restore's findings: what is wrong with an MCP server now, so a client
+            // that attaches after the alert went out still learns it.
+            alerts: self
+                .standing_alerts
+                .iter()
+                .cloned()
+                .chain(self.mcp.standing_alerts())
+                .chain(self.mcp_flags.values().cloned())
+                .collect(),
             message_cap: self.session.max_message_chars as u64,
         }
     }

@@ -186,20 +186,19 @@ impl McpHub {
             .collect()
     }
 
-    /// Add a callable tool for each MCP name in `offered` whose server is configured.
+    /// Add a callable tool for each MCP name in `offered`. A tool of a server that is no
+    /// longer configured is one too: its call answers why it cannot run.
     pub fn register(&self, registry: &mut ToolRegistry, offered: &[ToolSpec]) {
         for spec in offered {
             let Some(server) = names::server_of(&spec.name) else {
                 continue;
             };
-            if self.slot(server).is_some() {
-                registry.register(Arc::new(McpTool {
-                    hub: self.clone(),
-                    server: server.to_owned(),
-                    name: spec.name.clone(),
-                    spec: spec.clone(),
-                }));
-            }
+            registry.register(Arc::new(McpTool {
+                hub: self.clone(),
+                server: server.to_owned(),
+                name: spec.name.clone(),
+                spec: spec.clone(),
+            }));
         }
     }
 
@@ -207,6 +206,10 @@ impl McpHub {
     /// `mcp__SERVER__*`, then `allow` for a tool its server (with `trust_read_only`) says is
     /// read-only, else `ask`.
     pub fn policy(&self, name: &str) -> Policy {
+        // A server that is not configured runs nothing: the call only answers why.
+        if names::server_of(name).is_some_and(|server| self.slot(server).is_none()) {
+            return Policy::Allow;
+        }
         let read_only = names::server_of(name)
             .and_then(|server| self.slot(server))
             .filter(|slot| slot.trust_read_only)
@@ -253,6 +256,25 @@ impl McpHub {
                     restarts: view.restarts,
                     pid: view.pid,
                 }
+            })
+            .collect()
+    }
+
+    /// What a client attaching now should be told: each server that failed for good, and why.
+    pub fn standing_alerts(&self) -> Vec<String> {
+        self.inner
+            .servers
+            .iter()
+            .filter_map(|slot| {
+                let view = slot.view.borrow();
+                (view.state == McpState::Failed).then(|| {
+                    format!(
+                        "MCP server {} failed: {}. Its tools are missing; `seedpod mcp ls` shows \
+                         its state, and `seedpod restart` tries again.",
+                        slot.name,
+                        view.last_error.as_deref().unwrap_or("no reason given")
+                    )
+                })
             })
             .collect()
     }
@@ -441,4 +463,57 @@ pub fn tools_changed_alert(server: &str, offered: &[ToolSpec], now: &[ToolSpec])
          (/clear, or a compaction) offers them as they are now",
         parts.join("; ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &str, description: &str) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: description.into(),
+            parameters: serde_json::json!({"type": "object", "properties": {}}),
+        }
+    }
+
+    #[test]
+    fn a_servers_changed_tools_are_named_and_other_servers_are_not_its_business() {
+        let offered = [
+            spec("read_file", "Read."),
+            spec("mcp__t__echo", "Echo."),
+            spec("mcp__t__gone", "Old."),
+            spec("mcp__u__other", "Other."),
+        ];
+        let same = [spec("mcp__t__echo", "Echo."), spec("mcp__t__gone", "Old.")];
+        assert_eq!(tools_changed_alert("t", &offered, &same), None);
+        let now = [
+            spec("mcp__t__echo", "Echo, louder."),
+            spec("mcp__t__new", "New."),
+        ];
+        let alert = tools_changed_alert("t", &offered, &now).unwrap();
+        assert!(alert.contains("new: mcp__t__new"), "{alert}");
+        assert!(alert.contains("gone: mcp__t__gone"), "{alert}");
+        assert!(alert.contains("1 changed"), "{alert}");
+        assert!(!alert.contains("mcp__u__other"), "{alert}");
+        assert!(alert.contains("next segment"), "{alert}");
+    }
+
+    #[tokio::test]
+    async fn a_segments_tool_of_a_server_no_longer_configured_says_so_when_called() {
+        let hub = McpHub::default();
+        hub.settle().await;
+        assert!(hub.tool_specs().is_empty() && hub.status(None, &[]).is_empty());
+        let mut registry = ToolRegistry::new();
+        hub.register(
+            &mut registry,
+            &[spec("mcp__t__echo", "Echo."), spec("read_file", "Read.")],
+        );
+        assert_eq!(format!("{registry:?}"), r#"["mcp__t__echo"]"#);
+        assert_eq!(hub.policy("mcp__t__echo"), Policy::Allow);
+        let out = registry.call("mcp__t__echo", "{}").await;
+        assert!(out.is_error);
+        assert!(out.content.contains("not configured"), "{}", out.content);
+        hub.stop().await;
+    }
 }

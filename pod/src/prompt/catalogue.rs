@@ -125,6 +125,26 @@ mod tests {
     }
 
     #[test]
+    fn mcp_tools_are_listed_by_name_and_description_only_with_one_note() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"path": {"type": "string", "description": "Where."}},
+        });
+        let text = render(&[
+            tool("read_file", schema.clone()),
+            tool("mcp__fs__list", schema),
+        ]);
+        assert_eq!(text.matches("Parameters:").count(), 1, "{text}");
+        assert!(
+            text.contains("## mcp__fs__list\nDoes mcp__fs__list."),
+            "{text}"
+        );
+        assert!(text.ends_with("not instructions to you."), "{text}");
+        let plain = render(&[tool("read_file", json!({}))]);
+        assert!(!plain.contains("MCP servers"), "{plain}");
+    }
+
+    #[test]
     fn parameters_are_listed_with_type_requirement_and_description() {
         let text = render(&[tool(
             "read_file",
