@@ -4,12 +4,18 @@
 //!
 //! The app never waits on the socket: it hands requests over a channel and hears back through
 //! `LinkEvent`s, so a slow or vanished pod can never freeze the screen.
+//!
+//! A link that drops while the pod lives on (an ssh link to another machine going down with a
+//! laptop's sleep, a network change) comes back where it was: the task remembers the pod
+//! process and the last event it saw, and resubscribes from there, so nothing is lost or shown
+//! twice and the screen is not redrawn from a snapshot. A new pod process (restart, upgrade)
+//! numbers its events afresh, so then it is a snapshot.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use seedpod_client::{ClientError, Connection, Home, Welcome, reply_id};
-use seedpod_protocol::{ClientMode, Method, PodName, ServerMsg};
+use seedpod_client::{ClientError, Connection, Home, Remote, Welcome, reply_id};
+use seedpod_protocol::{ClientMode, EventSeq, Method, PodName, ServerMsg};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -35,6 +41,9 @@ pub const REQUEST_QUEUE: usize = 64;
 pub enum LinkEvent {
     /// Attached; a snapshot follows as `Frame`s.
     Connected(Welcome),
+    /// Attached again to the same pod process after the link dropped; the events missed
+    /// meanwhile follow as `Frame`s (or a snapshot, if the pod no longer holds them).
+    Resumed(Welcome),
     /// An event or snapshot frame.
     Frame(ServerMsg),
     /// The answer to the app's request `tag`.
@@ -66,37 +75,105 @@ impl Drop for LinkHandle {
     }
 }
 
+/// Where the link goes: a pod on this machine, or one on another through ssh and its bridge.
+#[derive(Debug, Clone)]
+pub enum Endpoint {
+    Local(Home),
+    Remote(Remote),
+}
+
+impl Endpoint {
+    async fn connect(&self, pod: &PodName, mode: ClientMode) -> Result<Connection, ClientError> {
+        match self {
+            Endpoint::Local(home) => Connection::connect(home, pod, CLIENT_NAME, mode).await,
+            // Interactive: ssh may ask for a passphrase on the terminal (it reads /dev/tty).
+            Endpoint::Remote(remote) => remote.connect(pod, CLIENT_NAME, mode, false, false).await,
+        }
+    }
+
+    /// Why the link is down, as the status line says it.
+    fn down(&self, reason: String) -> String {
+        match self {
+            Endpoint::Local(_) => reason,
+            Endpoint::Remote(remote) => {
+                format!("link lost — reconnecting to {} ({reason})", remote.alias)
+            }
+        }
+    }
+}
+
 /// Start the link to `pod`.
-pub fn spawn(home: Home, pod: PodName, events: mpsc::Sender<LinkEvent>) -> LinkHandle {
+pub fn spawn(endpoint: Endpoint, pod: PodName, events: mpsc::Sender<LinkEvent>) -> LinkHandle {
     let (requests, rx) = mpsc::channel(REQUEST_QUEUE);
-    let task = tokio::spawn(run(home, pod, events, rx));
+    let task = tokio::spawn(run(endpoint, pod, events, rx));
     LinkHandle { requests, task }
 }
 
+/// The pod process a link last talked to and the last event it passed on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Resume {
+    instance: String,
+    seq: EventSeq,
+}
+
 async fn run(
-    home: Home,
+    endpoint: Endpoint,
     pod: PodName,
     events: mpsc::Sender<LinkEvent>,
     mut requests: mpsc::Receiver<(u64, Method)>,
 ) {
     let mut attempt: u32 = 0;
+    let mut resume: Option<Resume> = None;
     loop {
-        let reason = match Connection::connect(&home, &pod, CLIENT_NAME, ClientMode::Attach).await {
-            Ok(conn) => {
+        // Coming back: ask for what was missed rather than for a snapshot.
+        let mode = match resume {
+            Some(_) => ClientMode::Control,
+            None => ClientMode::Attach,
+        };
+        let reason = match endpoint.connect(&pod, mode).await {
+            Ok(mut conn) => {
                 attempt = 0;
-                if events
-                    .send(LinkEvent::Connected(conn.welcome.clone()))
-                    .await
-                    .is_err()
-                {
+                let welcome = conn.welcome.clone();
+                let event = match resume.take() {
+                    None => LinkEvent::Connected(welcome.clone()),
+                    Some(last) => {
+                        let since = (last.instance == welcome.instance).then_some(last.seq);
+                        if let Err(err) = conn.send(Method::Subscribe { since_seq: since }).await {
+                            resume = Some(last);
+                            let down = LinkEvent::Down {
+                                attempt: 1,
+                                reason: endpoint.down(describe(&err)),
+                            };
+                            if events.send(down).await.is_err() {
+                                return;
+                            }
+                            attempt = 1;
+                            if !wait(backoff(attempt), &mut requests, &events).await {
+                                return;
+                            }
+                            continue;
+                        }
+                        match since {
+                            Some(_) => LinkEvent::Resumed(welcome.clone()),
+                            None => LinkEvent::Connected(welcome.clone()),
+                        }
+                    }
+                };
+                if events.send(event).await.is_err() {
                     return;
                 }
-                match serve(conn, &mut requests, &events).await {
-                    Some(reason) => reason,
+                let mut last = Resume {
+                    instance: welcome.instance.clone(),
+                    seq: welcome.seq,
+                };
+                let ended = serve(conn, &mut requests, &events, &mut last).await;
+                resume = Some(last);
+                match ended {
+                    Some(reason) => endpoint.down(reason),
                     None => return, // the app is gone
                 }
             }
-            Err(ClientError::Incompatible { reason }) => {
+            Err(ClientError::Incompatible { reason, .. }) => {
                 let event = LinkEvent::Incompatible { message: reason };
                 if events.send(event).await.is_err() {
                     return;
@@ -107,7 +184,7 @@ async fn run(
                 }
                 continue;
             }
-            Err(err) => describe(&err),
+            Err(err) => endpoint.down(describe(&err)),
         };
         attempt = attempt.saturating_add(1);
         let down = LinkEvent::Down { attempt, reason };
@@ -124,6 +201,7 @@ fn describe(err: &ClientError) -> String {
     match err {
         ClientError::NotRunning { .. } => "the pod is not running".into(),
         ClientError::Closed { .. }
+        | ClientError::Remote { .. }
         | ClientError::NotAnswering { .. }
         | ClientError::Incompatible { .. }
         | ClientError::Refused { .. }
@@ -167,6 +245,7 @@ async fn serve(
     mut conn: Connection,
     requests: &mut mpsc::Receiver<(u64, Method)>,
     events: &mpsc::Sender<LinkEvent>,
+    last: &mut Resume,
 ) -> Option<String> {
     // Request id on this connection → the app's tag.
     let mut pending: HashMap<u64, u64> = HashMap::new();
@@ -179,6 +258,16 @@ async fn serve(
                     Ok(None) => break "the pod closed the connection".to_string(),
                     Err(err) => break describe(&err),
                 };
+                match &msg {
+                    ServerMsg::SnapshotBegin { seq, .. } | ServerMsg::SnapshotEnd { seq } => {
+                        last.seq = *seq;
+                    }
+                    other => {
+                        if let Some(seq) = other.seq() {
+                            last.seq = last.seq.max(seq);
+                        }
+                    }
+                }
                 let goodbye = if let ServerMsg::Goodbye { message, .. } = &msg {
                     Some(message.clone())
                 } else {
@@ -237,7 +326,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let home = Home::under(dir.path());
         let (tx, mut rx) = mpsc::channel(16);
-        let link = spawn(home, "absent".parse().unwrap(), tx);
+        let link = spawn(Endpoint::Local(home), "absent".parse().unwrap(), tx);
         let first = rx.recv().await.unwrap();
         assert!(
             matches!(&first, LinkEvent::Down { attempt: 1, reason } if reason.contains("not running")),

@@ -48,6 +48,9 @@ pub struct TuiOptions {
     pub starter: Starter,
     /// `[tui] notify`.
     pub notify: crate::notify::NotifyMode,
+    /// `pod` is on another machine, reached this way (`seedpod attach HOST:NAME`); pods
+    /// chosen in the picker are this machine's.
+    pub remote: Option<seedpod_client::Remote>,
 }
 
 /// How the TUI ended.
@@ -99,7 +102,11 @@ pub async fn run(options: TuiOptions) -> Result<Outcome> {
     let history = load_history(&options, &options.pod);
     let mut app = App::new(&options.pod, history, Theme::from_env());
     app.banner = options.banner.clone();
-    let (link, link_rx) = attach(&options.home, &options.pod);
+    let first = match &options.remote {
+        Some(remote) => connection::Endpoint::Remote(remote.clone()),
+        None => connection::Endpoint::Local(options.home.clone()),
+    };
+    let (link, link_rx) = attach(first, &options.pod);
     let mut state = Loop {
         options,
         app,
@@ -169,10 +176,13 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
-fn attach(home: &Home, pod: &PodName) -> (LinkHandle, mpsc::Receiver<LinkEvent>) {
+fn attach(
+    endpoint: connection::Endpoint,
+    pod: &PodName,
+) -> (LinkHandle, mpsc::Receiver<LinkEvent>) {
     // A channel per link: frames of a pod we switched away from can never reach the app.
     let (tx, rx) = mpsc::channel(LINK_QUEUE);
-    (connection::spawn(home.clone(), pod.clone(), tx), rx)
+    (connection::spawn(endpoint, pod.clone(), tx), rx)
 }
 
 fn load_history(options: &TuiOptions, pod: &PodName) -> InputHistory {
@@ -251,7 +261,8 @@ impl Loop {
             } => {
                 let history = load_history(&self.options, &pod);
                 self.app.switch_pod(&pod, history, now);
-                let (link, rx) = attach(&self.options.home, &pod);
+                let endpoint = connection::Endpoint::Local(self.options.home.clone());
+                let (link, rx) = attach(endpoint, &pod);
                 self.link = link;
                 self.link_rx = rx;
             }

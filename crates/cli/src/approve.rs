@@ -4,7 +4,7 @@
 use anyhow::Result;
 use seedpod_client::{ClientError, Home};
 use seedpod_protocol::{
-    AckOutcome, ApprovalAnswer, CallId, ClientMode, ErrorCode, Method, PodName, ServerMsg,
+    AckOutcome, ApprovalAnswer, CallId, ClientMode, ErrorCode, Method, ServerMsg,
 };
 
 use crate::exit::Exit;
@@ -12,12 +12,12 @@ use crate::pods;
 
 pub async fn approve(
     home: &Home,
-    name: &PodName,
+    pod: &pods::Pod,
     deny: Option<String>,
     always: bool,
     call: Option<String>,
 ) -> Result<()> {
-    let mut conn = pods::connect(home, name, ClientMode::Control).await?;
+    let mut conn = pods::connect_pod(home, pod, ClientMode::Control).await?;
     // Name what is being answered, so nobody approves a command they have not seen.
     let pending = match conn.call(Method::Status).await? {
         ServerMsg::StatusReply { status, .. } => status.pending_approval,
@@ -25,7 +25,7 @@ pub async fn approve(
     };
     let Some(request) = pending else {
         return Err(Exit::failure(format!(
-            "nothing in pod \"{name}\" is waiting for approval"
+            "nothing in pod \"{pod}\" is waiting for approval"
         )));
     };
     let target = call.map_or_else(|| request.call_id.clone(), CallId::from);
@@ -74,7 +74,7 @@ pub async fn approve(
             } else {
                 ""
             };
-            println!("{name}: {what}: {verb}{then}");
+            println!("{pod}: {what}: {verb}{then}");
             Ok(())
         }
         Ok(other) => Err(Exit::failure(format!(
@@ -84,7 +84,7 @@ pub async fn approve(
         Err(ClientError::Refused {
             code: ErrorCode::NothingPending,
             message,
-        }) => Err(Exit::failure(format!("{name}: {message}"))),
+        }) => Err(Exit::failure(format!("{pod}: {message}"))),
         Err(err) => Err(err.into()),
     }
 }

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use seedpod_client::Target;
 use seedpod_protocol::{EventSeq, PodName};
 
 #[derive(Debug, Parser)]
@@ -22,7 +23,7 @@ pub struct Cli {
 pub enum Command {
     /// Open the full-screen TUI on pod NAME (default: this directory's pod), starting or
     /// restoring it if needed. Detaching (Ctrl-D, /detach) leaves the pod running.
-    Attach { name: Option<PodName> },
+    Attach { name: Option<Target> },
     /// The TUI on a throwaway pod played by a built-in scripted model: no API key needed. The
     /// demo pod is stopped and deleted when you leave.
     Demo,
@@ -32,10 +33,16 @@ pub enum Command {
     /// trailing `*` marks a window learned from the server), cwd; `--tree` shows child pods
     /// under their parents.
     Ls {
+        /// `HOST:` lists the pods of another machine (over ssh; see `[remote]`).
+        #[arg(value_name = "HOST:")]
+        host: Option<Target>,
         /// One JSON object per line (with `parent`, so scripts can build the tree, and
         /// `context_tokens`, `context_window`, `context_window_source`).
         #[arg(long, conflicts_with = "tree")]
         json: bool,
+        /// This machine's pods, then each `[remote.hosts]` machine's, asked in parallel.
+        #[arg(long, conflicts_with_all = ["tree", "json", "host"])]
+        all: bool,
         /// Each child pod under its parent, with state, model and last activity. Children
         /// whose pod is gone (no pod.json left) are shown as `gone`.
         #[arg(long)]
@@ -43,7 +50,7 @@ pub enum Command {
     },
     /// Submit input and print the reply as it streams; exit 0 when the run finishes, 1 on error.
     Send {
-        name: Option<PodName>,
+        name: Option<Target>,
         /// The text to send; `-` or nothing reads standard input.
         text: Option<String>,
         /// Print every event of the run as NDJSON instead of the reply text.
@@ -55,7 +62,7 @@ pub enum Command {
     },
     /// Tell a running pod something; exits 0 only after the pod durably acknowledged it.
     Notify {
-        name: Option<PodName>,
+        name: Option<Target>,
         /// The message; `-` or nothing reads standard input.
         text: Option<String>,
         /// Record the notification without starting a turn.
@@ -64,7 +71,7 @@ pub enum Command {
     },
     /// Follow a pod's event stream (Ctrl-C to stop).
     Events {
-        name: Option<PodName>,
+        name: Option<Target>,
         /// Raw NDJSON frames.
         #[arg(long)]
         json: bool,
@@ -74,7 +81,7 @@ pub enum Command {
     },
     /// Committed entries of the pod's active segment; `--all` for every segment, oldest first.
     History {
-        name: Option<PodName>,
+        name: Option<Target>,
         /// One JSON entry per line (with `--all`, each segment begins with its `segment_start`).
         #[arg(long)]
         json: bool,
@@ -92,22 +99,30 @@ pub enum Command {
         json: bool,
     },
     /// The exact JSON body of the pod's next provider request.
-    Context { name: Option<PodName> },
+    Context { name: Option<Target> },
+    /// Plumbing for pods on other machines: the pod protocol on stdin and stdout, relayed to
+    /// pod NAME's socket here (what `ssh HOST seedpod bridge NAME` runs; see docs/protocol.md).
+    Bridge {
+        name: PodName,
+        /// Start (restore) the pod first when it is stopped.
+        #[arg(long)]
+        start: bool,
+    },
     /// The pod's MCP servers.
     Mcp {
         #[command(subcommand)]
         command: McpCommand,
     },
     /// Pause the running turn, keeping what it committed.
-    Pause { name: Option<PodName> },
+    Pause { name: Option<Target> },
     /// Resume a paused turn.
-    Resume { name: Option<PodName> },
+    Resume { name: Option<Target> },
     /// Cancel the running or paused turn.
-    Cancel { name: Option<PodName> },
+    Cancel { name: Option<Target> },
     /// Stop a pod gracefully; `seedpod start NAME` restores it. Its child pods keep running
     /// unless --with-children.
     Stop {
-        name: Option<PodName>,
+        name: Option<Target>,
         /// Stop its child pods first (and theirs, deepest first), then NAME.
         #[arg(long)]
         with_children: bool,
@@ -116,10 +131,10 @@ pub enum Command {
     /// child reports back to PARENT when it finishes a turn, fails or stops.
     Spawn(SpawnArgs),
     /// Stop and start a pod (it restores exactly from its log).
-    Restart { name: Option<PodName> },
+    Restart { name: Option<Target> },
     /// Answer the tool call waiting for approval (approve it by default).
     Approve {
-        name: Option<PodName>,
+        name: Option<Target>,
         /// Deny it instead; the model reads REASON in the call's error result.
         #[arg(long, value_name = "REASON", conflicts_with = "always")]
         deny: Option<String>,

@@ -34,6 +34,43 @@ pub async fn attach(home: &Home, name: Option<PodName>) -> Result<()> {
         persist_history: true,
         starter: starter(home),
         notify: tui_notify(home),
+        remote: None,
+    })
+    .await?;
+    println!("{}", outcome.message());
+    Ok(())
+}
+
+/// `seedpod attach HOST:NAME`: the TUI on a pod on another machine, through `ssh HOST seedpod
+/// bridge NAME --start` (restored there first when it is stopped). ssh may prompt (a
+/// passphrase) before the TUI takes the terminal; when the link drops the TUI reconnects and
+/// resumes where it was.
+pub async fn attach_remote(home: &Home, pod: &pods::Pod) -> Result<()> {
+    require_terminal()?;
+    let pods::Pod::Remote { remote, name } = pod else {
+        return Err(Exit::usage("attach_remote needs HOST:NAME"));
+    };
+    // Once, before the TUI owns the terminal: start it there if it is stopped, and let ssh
+    // ask for what it needs while prompts can still be answered.
+    drop(
+        remote
+            .connect(
+                name,
+                pods::CLIENT_NAME,
+                seedpod_protocol::ClientMode::Control,
+                true,
+                false,
+            )
+            .await?,
+    );
+    let outcome = seedpod_tui::run(TuiOptions {
+        home: home.clone(),
+        pod: name.clone(),
+        banner: Some(format!("{} on {}", name, remote.alias)),
+        persist_history: false,
+        starter: starter(home),
+        notify: tui_notify(home),
+        remote: Some(remote.clone()),
     })
     .await?;
     println!("{}", outcome.message());

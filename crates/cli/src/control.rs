@@ -9,8 +9,8 @@ use crate::exit::Exit;
 use crate::pods;
 use crate::start;
 
-pub async fn notify(home: &Home, name: &PodName, message: String, wake: bool) -> Result<()> {
-    let mut conn = pods::connect(home, name, ClientMode::Control).await?;
+pub async fn notify(home: &Home, pod: &pods::Pod, message: String, wake: bool) -> Result<()> {
+    let mut conn = pods::connect_pod(home, pod, ClientMode::Control).await?;
     match conn.call(Method::Notify { message, wake }).await? {
         ServerMsg::Ack { outcome, .. } => {
             let what = match outcome {
@@ -19,7 +19,7 @@ pub async fn notify(home: &Home, name: &PodName, message: String, wake: bool) ->
                 }
                 AckOutcome::Started | AckOutcome::Done | AckOutcome::Unknown => "delivered",
             };
-            eprintln!("notified {name}: {what}");
+            eprintln!("notified {pod}: {what}");
             Ok(())
         }
         other => Err(Exit::failure(format!(
@@ -29,9 +29,9 @@ pub async fn notify(home: &Home, name: &PodName, message: String, wake: bool) ->
     }
 }
 
-pub async fn simple(home: &Home, name: &PodName, method: Method) -> Result<()> {
+pub async fn simple(home: &Home, pod: &pods::Pod, method: Method) -> Result<()> {
     let verb = method.name();
-    let mut conn = pods::connect(home, name, ClientMode::Control).await?;
+    let mut conn = pods::connect_pod(home, pod, ClientMode::Control).await?;
     match conn.call(method).await {
         Ok(_) => {
             eprintln!("{verb}: ok");

@@ -59,6 +59,7 @@ pub async fn demo(home: &Home) -> Result<()> {
         persist_history: false,
         starter: starter(home),
         notify: crate::attach::tui_notify(home),
+        remote: None,
     })
     .await;
     driver.abort();

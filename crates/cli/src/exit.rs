@@ -23,6 +23,15 @@ impl Exit {
             message: message.into(),
         })
     }
+
+    /// Exit `code` with nothing more to say (what failed said it already: a command run on
+    /// another machine).
+    pub fn code(code: i32) -> anyhow::Error {
+        anyhow::Error::new(Exit {
+            code,
+            message: String::new(),
+        })
+    }
 }
 
 impl fmt::Display for Exit {

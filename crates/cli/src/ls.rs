@@ -83,7 +83,7 @@ fn row(pod: &PodListing) -> [String; 7] {
 }
 
 /// The table, every column as wide as its widest cell, and the legend when a row needs it.
-fn table(pods: &[PodListing]) -> String {
+pub(crate) fn table(pods: &[PodListing]) -> String {
     let header = COLUMNS.map(|(name, _)| name.to_string());
     let rows: Vec<[String; 7]> = pods.iter().map(row).collect();
     let mut widths = header.clone().map(|h| h.chars().count());

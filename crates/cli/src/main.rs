@@ -20,6 +20,7 @@ mod mcp;
 mod pods;
 mod prompt;
 mod redact;
+mod remote;
 mod send;
 mod serve;
 mod session;
@@ -38,7 +39,7 @@ use std::io::Write as _;
 
 use anyhow::Result;
 use clap::Parser;
-use seedpod_client::Home;
+use seedpod_client::{Home, Target};
 use seedpod_protocol::{Method, PodName};
 
 use crate::args::{Cli, Command, ConfigCommand, McpCommand, PodCommand, PromptCommand};
@@ -47,13 +48,12 @@ fn main() {
     let cli = Cli::parse();
     let result = run(cli);
     if let Err(err) = result {
+        let message = format!("{err:#}");
         // Not `eprintln!`: it panics when stderr cannot be written (a pod's stderr file on a
         // full disk), which would turn a clear failure into exit 101.
-        let _ = writeln!(
-            std::io::stderr(),
-            "seedpod: {}",
-            terminal::text(&format!("{err:#}"))
-        );
+        if !message.is_empty() {
+            let _ = writeln!(std::io::stderr(), "seedpod: {}", terminal::text(&message));
+        }
         std::process::exit(exit::code_of(&err));
     }
 }
@@ -109,15 +109,52 @@ fn ignore_file_size_signal() {
 
 async fn dispatch(home: Home, command: Command) -> Result<()> {
     let existing = |name: Option<PodName>| pods::resolve_existing(&home, name.as_ref());
+    // Commands that speak the protocol reach a pod here or `HOST:NAME` alike.
+    let target = |target: Option<Target>| pods::resolve_target(&home, target.as_ref());
+    // Commands that read this machine's files, for a name that must be local.
+    let here = |target: Option<Target>, what: &str| match target {
+        None => existing(None),
+        Some(Target::Local(name)) => existing(Some(name)),
+        Some(remote @ Target::Remote { .. }) => Err(exit::Exit::usage(format!(
+            "{what} reads this machine's files; for {remote}, run it there (`ssh HOST seedpod …`)"
+        ))),
+    };
     match command {
-        Command::Attach { name } => attach::attach(&home, name).await,
+        Command::Attach { name } => match name {
+            Some(Target::Remote { .. }) => attach::attach_remote(&home, &target(name)?).await,
+            Some(Target::Local(name)) => attach::attach(&home, Some(name)).await,
+            None => attach::attach(&home, None).await,
+        },
         Command::Demo => demo::demo(&home).await,
         Command::Start(args) => start::start(&home, args).await,
+        Command::Bridge { name, start } => remote::bridge(&home, &name, start).await,
+        Command::Ls { all: true, .. } => remote::ls_all(&home).await,
+        Command::Ls {
+            host: Some(Target::Remote { host, name }),
+            json,
+            ..
+        } => {
+            if let Some(name) = name {
+                return Err(exit::Exit::usage(format!(
+                    "ls lists machines' pods: write `seedpod ls {host}:` (without {name})"
+                )));
+            }
+            let remote = remote::reach(&home, &host)?;
+            let args: &[&str] = if json { &["ls", "--json"] } else { &["ls"] };
+            remote::relay(&remote, args, remote::MANAGE_LIMIT).await
+        }
+        Command::Ls {
+            host: Some(Target::Local(name)),
+            ..
+        } => Err(exit::Exit::usage(format!(
+            "ls takes a machine as HOST: (a colon at the end), not a pod name like {name}"
+        ))),
         Command::Ls {
             json: _,
             tree: true,
+            ..
         } => children::tree(&home).await,
-        Command::Ls { json, tree: false } => ls::ls(&home, json).await,
+        Command::Ls { json, .. } => ls::ls(&home, json).await,
         Command::Spawn(args) => children::spawn(&home, args).await,
         Command::Send {
             name,
@@ -125,51 +162,65 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
             json,
             no_wait,
         } => {
-            let name = existing(name)?;
+            let pod = target(name)?;
             let text = pods::text_or_stdin(text)?;
-            send::send(&home, &name, text, json, no_wait).await
+            send::send(&home, &pod, text, json, no_wait).await
         }
         Command::Notify {
             name,
             text,
             no_wake,
         } => {
-            let name = existing(name)?;
+            let pod = target(name)?;
             let text = pods::text_or_stdin(text)?;
-            control::notify(&home, &name, text, !no_wake).await
+            control::notify(&home, &pod, text, !no_wake).await
         }
         Command::Events { name, json, since } => {
-            show::events(&home, &existing(name)?, json, since).await
+            show::events(&home, &target(name)?, json, since).await
         }
         Command::History {
             name,
             json,
             all: false,
-        } => show::history(&home, &existing(name)?, json).await,
+        } => show::history(&home, &target(name)?, json).await,
         Command::History {
             name,
             json,
             all: true,
-        } => history::all_segments(&home, &existing(name)?, json),
+        } => history::all_segments(&home, &here(name, "history --all")?, json),
         Command::Tasks { name, json } => tasks::show(&home, &existing(name)?, json),
-        Command::Context { name } => show::context(&home, &existing(name)?).await,
+        Command::Context { name } => show::context(&home, &target(name)?).await,
         Command::Mcp {
             command: McpCommand::Ls { name, server, json },
         } => mcp::ls(&home, &existing(name)?, server, json).await,
-        Command::Pause { name } => control::simple(&home, &existing(name)?, Method::Pause).await,
-        Command::Resume { name } => control::simple(&home, &existing(name)?, Method::Resume).await,
-        Command::Cancel { name } => control::simple(&home, &existing(name)?, Method::Cancel).await,
+        Command::Pause { name } => control::simple(&home, &target(name)?, Method::Pause).await,
+        Command::Resume { name } => control::simple(&home, &target(name)?, Method::Resume).await,
+        Command::Cancel { name } => control::simple(&home, &target(name)?, Method::Cancel).await,
         Command::Stop {
             name,
             with_children,
-        } => children::stop(&home, &existing(name)?, with_children).await,
-        Command::Restart { name } => control::restart(&home, &existing(name)?).await,
+        } => match target(name)? {
+            pods::Pod::Local(name) => children::stop(&home, &name, with_children).await,
+            pods::Pod::Remote { remote, name } => {
+                let mut args = vec!["stop", name.as_str()];
+                if with_children {
+                    args.push("--with-children");
+                }
+                remote::relay(&remote, &args, remote::MANAGE_LIMIT).await
+            }
+        },
+        Command::Restart { name } => match target(name)? {
+            pods::Pod::Local(name) => control::restart(&home, &name).await,
+            pods::Pod::Remote { remote, name } => {
+                remote::relay(&remote, &["restart", name.as_str()], remote::MANAGE_LIMIT).await
+            }
+        },
         Command::Approve {
             name,
             deny,
             always,
             call,
-        } => approve::approve(&home, &existing(name)?, deny, always, call).await,
+        } => approve::approve(&home, &target(name)?, deny, always, call).await,
         Command::Approvals {
             name,
             json,

@@ -101,8 +101,59 @@ pub fn name_for_start(home: &Home, name: Option<&PodName>, cwd: &Path) -> Result
     Ok(name)
 }
 
-/// Connect for requests; a stopped pod is exit 2 with the way to start it.
+/// Connect to this machine's pod `name` (see `connect_pod`).
 pub async fn connect(home: &Home, name: &PodName, mode: ClientMode) -> Result<Connection> {
+    connect_pod(home, &Pod::Local(name.clone()), mode).await
+}
+
+/// A pod a command is about: one of this machine's, or `HOST:NAME` on another.
+#[derive(Debug, Clone)]
+pub enum Pod {
+    Local(PodName),
+    Remote {
+        remote: seedpod_client::Remote,
+        name: PodName,
+    },
+}
+
+impl std::fmt::Display for Pod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Pod::Local(name) => write!(f, "{name}"),
+            Pod::Remote { remote, name } => write!(f, "{}:{name}", remote.alias),
+        }
+    }
+}
+
+/// The pod `target` names: an existing pod here (or this directory's, for none), or a pod on
+/// another machine as `[remote]` says to reach it.
+pub fn resolve_target(home: &Home, target: Option<&seedpod_client::Target>) -> Result<Pod> {
+    use seedpod_client::Target;
+    match target {
+        None => Ok(Pod::Local(resolve_existing(home, None)?)),
+        Some(Target::Local(name)) => Ok(Pod::Local(resolve_existing(home, Some(name))?)),
+        Some(Target::Remote {
+            host,
+            name: Some(name),
+        }) => Ok(Pod::Remote {
+            remote: crate::remote::reach(home, host)?,
+            name: name.clone(),
+        }),
+        Some(Target::Remote { host, name: None }) => Err(Exit::usage(format!(
+            "{host}: names a machine, not a pod; write {host}:NAME (`seedpod ls {host}:` lists its pods)"
+        ))),
+    }
+}
+
+/// Connect for requests; a stopped pod is exit 2 with the way to start it. A pod on another
+/// machine is reached through `ssh HOST seedpod bridge NAME`, without prompts (`BatchMode`).
+pub async fn connect_pod(home: &Home, pod: &Pod, mode: ClientMode) -> Result<Connection> {
+    let name = match pod {
+        Pod::Local(name) => name,
+        Pod::Remote { remote, name } => {
+            return Ok(remote.connect(name, CLIENT_NAME, mode, false, true).await?);
+        }
+    };
     match Connection::connect(home, name, CLIENT_NAME, mode).await {
         Ok(conn) => Ok(conn),
         Err(ClientError::NotRunning { name }) => Err(Exit::usage(format!(

@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::Result;
 use seedpod_client::Home;
 use seedpod_protocol::{
-    AckOutcome, ClientMode, EntryKind, EntrySeq, Method, ModelItem, PodName, QueueId, RunEndReason,
+    AckOutcome, ClientMode, EntryKind, EntrySeq, Method, ModelItem, QueueId, RunEndReason,
     ServerMsg,
 };
 
@@ -22,12 +22,12 @@ enum Marker {
 
 pub async fn send(
     home: &Home,
-    name: &PodName,
+    pod: &pods::Pod,
     text: String,
     json: bool,
     no_wait: bool,
 ) -> Result<()> {
-    let mut conn = pods::connect(home, name, ClientMode::Control).await?;
+    let mut conn = pods::connect_pod(home, pod, ClientMode::Control).await?;
     if !no_wait {
         let since = conn.welcome.seq;
         conn.send(Method::Subscribe {
@@ -52,7 +52,7 @@ pub async fn send(
     loop {
         let Some(line) = conn.recv_line().await? else {
             return Err(Exit::failure(format!(
-                "pod \"{name}\" closed the connection before the run finished; `seedpod history {name}` shows what was committed"
+                "pod \"{pod}\" closed the connection before the run finished; `seedpod history {pod}` shows what was committed"
             )));
         };
         let msg: ServerMsg = serde_json::from_str(&line)
@@ -105,12 +105,12 @@ pub async fn send(
                 ..
             } if *id == run_id => {
                 return Err(Exit::failure(format!(
-                    "pod \"{name}\" refused the input: {message}"
+                    "pod \"{pod}\" refused the input: {message}"
                 )));
             }
             ServerMsg::Goodbye { message, .. } => {
                 return Err(Exit::failure(format!(
-                    "pod \"{name}\" said goodbye before the run finished: {message}"
+                    "pod \"{pod}\" said goodbye before the run finished: {message}"
                 )));
             }
             _ if follow.marker.is_none() => follow.buffered.push((line, msg)),

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use seedpod_client::{ClientError, Connection, Home};
-use seedpod_protocol::{ClientMode, EventSeq, Method, PodName, ServerMsg};
+use seedpod_protocol::{ClientMode, EventSeq, Method, ServerMsg};
 
 use crate::exit::Exit;
 use crate::format;
@@ -10,7 +10,19 @@ use crate::pods::{self, CLIENT_NAME};
 use crate::tally::RunTally;
 
 /// History of a running pod, or of a stopped one read straight from its log.
-pub async fn history(home: &Home, name: &PodName, json: bool) -> Result<()> {
+pub async fn history(home: &Home, pod: &pods::Pod, json: bool) -> Result<()> {
+    let name = match pod {
+        pods::Pod::Local(name) => name,
+        pods::Pod::Remote { .. } => {
+            let mut conn = pods::connect_pod(home, pod, ClientMode::Control).await?;
+            let ServerMsg::History { entries, .. } = conn.call(Method::GetHistory).await? else {
+                return Err(Exit::failure(
+                    "the pod answered get_history with something else",
+                ));
+            };
+            return print_entries(&entries, json);
+        }
+    };
     let entries = match Connection::connect(home, name, CLIENT_NAME, ClientMode::Control).await {
         Ok(mut conn) => {
             let ServerMsg::History { entries, .. } = conn.call(Method::GetHistory).await? else {
@@ -23,7 +35,11 @@ pub async fn history(home: &Home, name: &PodName, json: bool) -> Result<()> {
         Err(ClientError::NotRunning { .. }) => seedpod_pod::open_offline(home, name)?.entries,
         Err(err) => return Err(err.into()),
     };
-    for entry in &entries {
+    print_entries(&entries, json)
+}
+
+fn print_entries(entries: &[seedpod_protocol::Entry], json: bool) -> Result<()> {
+    for entry in entries {
         if json {
             println!("{}", seedpod_protocol::encode(entry));
         } else {
@@ -35,7 +51,20 @@ pub async fn history(home: &Home, name: &PodName, json: bool) -> Result<()> {
 
 /// The next request body of a running pod, or of a stopped one computed from its log by the
 /// same restore path.
-pub async fn context(home: &Home, name: &PodName) -> Result<()> {
+pub async fn context(home: &Home, pod: &pods::Pod) -> Result<()> {
+    let name = match pod {
+        pods::Pod::Local(name) => name,
+        pods::Pod::Remote { .. } => {
+            let mut conn = pods::connect_pod(home, pod, ClientMode::Control).await?;
+            let ServerMsg::Context { body, .. } = conn.call(Method::GetContext).await? else {
+                return Err(Exit::failure(
+                    "the pod answered get_context with something else",
+                ));
+            };
+            println!("{body}");
+            return Ok(());
+        }
+    };
     let body = match Connection::connect(home, name, CLIENT_NAME, ClientMode::Control).await {
         Ok(mut conn) => {
             let ServerMsg::Context { body, .. } = conn.call(Method::GetContext).await? else {
@@ -54,14 +83,14 @@ pub async fn context(home: &Home, name: &PodName) -> Result<()> {
 
 pub async fn events(
     home: &Home,
-    name: &PodName,
+    pod: &pods::Pod,
     json: bool,
     since: Option<EventSeq>,
 ) -> Result<()> {
     let mut conn = match since {
-        None => pods::connect(home, name, ClientMode::Attach).await?,
+        None => pods::connect_pod(home, pod, ClientMode::Attach).await?,
         Some(since) => {
-            let mut conn = pods::connect(home, name, ClientMode::Control).await?;
+            let mut conn = pods::connect_pod(home, pod, ClientMode::Control).await?;
             conn.send(Method::Subscribe {
                 since_seq: Some(since),
             })

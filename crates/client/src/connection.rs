@@ -11,7 +11,7 @@ use seedpod_protocol::{
     ClientMode, EventSeq, FrameCodec, FramesError, Method, PROTOCOL_VERSION, PodName, PodState,
     Request, ServerMsg, encode,
 };
-use tokio::io::{ReadHalf, WriteHalf};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 use crate::deadline;
@@ -29,16 +29,23 @@ pub struct Welcome {
     pub seq: EventSeq,
 }
 
+/// The byte streams a connection runs over: a pod's socket, or a bridge's stdout and stdin
+/// (`remote.rs`).
+pub type Reader = Box<dyn AsyncRead + Send + Unpin>;
+pub type Writer = Box<dyn AsyncWrite + Send + Unpin>;
+
 pub struct Connection {
     name: PodName,
     /// The pod's process, when known (from its lock file), for "not answering" messages.
     pid: Option<u32>,
     /// How long to wait for the handshake and quick replies (`deadline.rs`).
     quick: Duration,
-    reader: FramedRead<ReadHalf<Stream>, FrameCodec>,
-    writer: FramedWrite<WriteHalf<Stream>, FrameCodec>,
+    reader: FramedRead<Reader, FrameCodec>,
+    writer: FramedWrite<Writer, FrameCodec>,
     next_id: u64,
     pub welcome: Welcome,
+    /// What else lives as long as the connection (a remote link's `ssh` process).
+    _keep: Option<Box<dyn Send + Sync>>,
 }
 
 impl Connection {
@@ -86,12 +93,56 @@ impl Connection {
             .await
             .map_err(|_| not_answering("when connecting"))??;
         let (read, write) = tokio::io::split(stream);
+        Connection::greet(
+            Box::new(read),
+            Box::new(write),
+            None,
+            name,
+            pid,
+            quick,
+            client,
+            mode,
+        )
+        .await
+    }
+
+    /// Complete the handshake over `reader` and `writer` (a bridge to a pod on another
+    /// machine); `keep` lives as long as the connection.
+    pub async fn over(
+        reader: Reader,
+        writer: Writer,
+        keep: Option<Box<dyn Send + Sync>>,
+        name: &PodName,
+        quick: Duration,
+        client: &str,
+        mode: ClientMode,
+    ) -> Result<Connection, ClientError> {
+        Connection::greet(reader, writer, keep, name, None, quick, client, mode).await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn greet(
+        reader: Reader,
+        writer: Writer,
+        keep: Option<Box<dyn Send + Sync>>,
+        name: &PodName,
+        pid: Option<u32>,
+        quick: Duration,
+        client: &str,
+        mode: ClientMode,
+    ) -> Result<Connection, ClientError> {
+        let not_answering = |doing: &str| ClientError::NotAnswering {
+            name: name.to_string(),
+            pid,
+            waited: quick,
+            doing: doing.to_string(),
+        };
         let mut conn = Connection {
             name: name.clone(),
             pid,
             quick,
-            reader: FramedRead::new(read, FrameCodec::for_client()),
-            writer: FramedWrite::new(write, FrameCodec::for_client()),
+            reader: FramedRead::new(reader, FrameCodec::for_client()),
+            writer: FramedWrite::new(writer, FrameCodec::for_client()),
             next_id: 1,
             welcome: Welcome {
                 pod: name.clone(),
@@ -100,6 +151,7 @@ impl Connection {
                 instance: String::new(),
                 seq: EventSeq(0),
             },
+            _keep: keep,
         };
         conn.send(Method::Hello {
             protocol: PROTOCOL_VERSION,
@@ -128,7 +180,8 @@ impl Connection {
                 };
                 Ok(conn)
             }
-            Some(ServerMsg::Incompatible { reason, .. }) => Err(ClientError::Incompatible {
+            Some(ServerMsg::Incompatible { reason, supported }) => Err(ClientError::Incompatible {
+                supported,
                 reason: reason.replace("NAME", name),
             }),
             Some(ServerMsg::Error { message, code, .. }) => {
@@ -232,6 +285,11 @@ impl Connection {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Keep `what` alive as long as the connection (a remote link's ssh process).
+    pub fn keep(&mut self, what: Box<dyn Send + Sync>) {
+        self._keep = Some(what);
     }
 }
 

@@ -9,9 +9,12 @@ pub enum ClientError {
     /// Nothing is listening for this pod.
     #[error("pod \"{name}\" is not running; start it with `seedpod start {name}`")]
     NotRunning { name: String },
-    /// The pod speaks another protocol version.
+    /// The pod speaks another protocol version (`supported` is the pod's).
     #[error("{reason}")]
-    Incompatible { reason: String },
+    Incompatible { supported: u32, reason: String },
+    /// A pod on another machine could not be reached: what ssh or the bridge said.
+    #[error("{host}: {message}")]
+    Remote { host: String, message: String },
     /// The pod closed the connection.
     #[error("pod \"{name}\" closed the connection{}", reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())]
     Closed {

@@ -16,10 +16,12 @@ pub mod names;
 pub mod paths;
 pub mod pods;
 pub mod private;
+pub mod remote;
 
 pub use connection::{Connection, Welcome, reply_id};
 pub use error::ClientError;
 pub use names::sanitise_dir_name;
 pub use paths::{HOME_ENV, Home, current_uid};
 pub use pods::{Liveness, PodListing, known_pods, list_pods};
+pub use remote::{Remote, Target};
 pub use seedpod_protocol::{MAX_NAME_CHARS, NameError, PodName};

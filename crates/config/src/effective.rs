@@ -140,6 +140,8 @@ pub struct Effective {
     pub tui: TuiSettings,
     /// `[mcp.servers.NAME]`: the MCP servers a pod starts.
     pub mcp: McpSettings,
+    /// `[remote]`: how pods on other machines are reached.
+    pub remote: crate::remote::RemoteSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
     /// Whether the project file may loosen policy (`loosen.rs`, `trust.rs`).
@@ -261,6 +263,7 @@ impl Effective {
             notify: NotifySettings::defaults(),
             tui: TuiSettings::defaults(),
             mcp: McpSettings::default(),
+            remote: crate::remote::RemoteSettings::defaults(),
             layers: Vec::new(),
             project_trust: ProjectTrust::NoFile,
             ignored: Vec::new(),
@@ -344,6 +347,9 @@ impl Effective {
         }
         if let Some(m) = file.mcp {
             self.mcp.layer(m, source);
+        }
+        if let Some(r) = file.remote {
+            self.remote.layer(r, source)?;
         }
         if let Some(c) = file.children {
             self.children.layer(c, source);

@@ -153,6 +153,7 @@ pub struct ConfigFile {
     pub notify: Option<crate::notify::NotifyFile>,
     pub tui: Option<crate::tui::TuiFile>,
     pub mcp: Option<crate::mcp::McpFile>,
+    pub remote: Option<crate::remote::RemoteFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -19,6 +19,7 @@
 //! | `[notify] wrapper` | any other template: its text reaches the model with every notification | — |
 //! | `[approvals] mcp__SERVER__TOOL`, `mcp__SERVER__*` | more permissive than what applies below (an MCP tool no key covers asks) | less permissive |
 //! | `[mcp.servers.NAME]` | a table that sets what starts or reaches a server (`command`, `args`, `env`, `env_vars`, `cwd`, `url`, `headers`, `bearer_token_env`), `enabled = true` or `trust_read_only = true`: the whole table is left out | `enabled = false`, `trust_read_only = false`, timeouts |
+//! | `[remote]` | any: its `ssh` and `bin` are commands this machine runs | — |
 //! | `[system_prompt] identity_file` | a file outside the project directory (after symlinks): its text would be sent to the provider | one inside it |
 //!
 //! `provider`, `model` and `script` choose which model answers; every call it makes still
@@ -133,6 +134,14 @@ pub(crate) fn restrain(
                 });
             }
             !loosens
+        });
+    }
+    // `ssh` and `bin` are commands this machine runs; hosts decide where the conversation goes.
+    if project.remote.take().is_some() {
+        ignored.push(Ignored {
+            key: "remote".into(),
+            wanted: "how to reach other machines (commands this machine runs)".into(),
+            kept: "the user file's [remote]".into(),
         });
     }
     if let Some(scope) = &mut project.scope {

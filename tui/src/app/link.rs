@@ -69,6 +69,24 @@ impl App {
                 });
                 (true, Vec::new())
             }
+            // The same pod process after a dropped link: what was missed follows as events.
+            LinkEvent::Resumed(welcome) => {
+                self.flash(
+                    FlashLevel::Info,
+                    "link back — resumed where it left off",
+                    now,
+                );
+                self.link = Link::Connected;
+                self.transcript.apply(&ServerMsg::Welcome {
+                    protocol: seedpod_protocol::PROTOCOL_VERSION,
+                    pod: welcome.pod,
+                    server_version: welcome.server_version,
+                    state: welcome.state,
+                    instance: welcome.instance,
+                    seq: welcome.seq,
+                });
+                (true, Vec::new())
+            }
             LinkEvent::Frame(msg) => {
                 self.note_reports(&msg);
                 let mut effects = self.approvals_changed(&msg);

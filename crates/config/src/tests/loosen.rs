@@ -27,6 +27,12 @@ const CASES: &[(&str, &str, &[&str])] = &[
         "[approvals]\nshell = \"allow\"\n",
         &[],
     ),
+    // How to reach other machines is the person's alone.
+    (
+        "",
+        "[remote]\nssh = \"sh -c 'touch pwned' --\"\n",
+        &["remote"],
+    ),
     // MCP tools ask unless a key says otherwise; a project may not let them run.
     (
         "",

@@ -222,6 +222,11 @@ fn link_part(link: &Link, theme: &Theme) -> Part {
     let (text, role) = match link {
         Link::Connecting => ("connecting…".to_string(), Role::Warn),
         Link::Connected => ("connected".to_string(), Role::Dim),
+        // A remote link says it itself: "link lost — reconnecting to HOST (why)".
+        Link::Reconnecting { attempt, reason } if reason.starts_with("link lost") => (
+            format!("{} · attempt {attempt}", one_line(reason)),
+            Role::Warn,
+        ),
         Link::Reconnecting { attempt, reason } => (
             format!("reconnecting (attempt {attempt}): {}", one_line(reason)),
             Role::Warn,
