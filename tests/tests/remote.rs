@@ -7,7 +7,7 @@
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 
 use seedpod_e2e::pty::{Tui, keys};
 use seedpod_e2e::{Sandbox, kill, seedpod_bin};
@@ -271,4 +271,191 @@ async fn the_tui_over_a_dropped_link_comes_back_where_it_was_with_nothing_lost_o
         assert!(local.contains(line), "{local}");
     }
     m.there.ok(&["stop", "p"]);
+}
+
+/// A real sshd on a loopback port, as the person's own user with a key made for the test;
+/// `None` (and a line saying why) where this machine has no sshd (`.ci/run` installs it).
+struct RealSsh {
+    dir: tempfile::TempDir,
+    port: u16,
+    daemon: std::process::Child,
+}
+
+impl RealSsh {
+    fn start() -> Option<RealSsh> {
+        let sshd = Path::new("/usr/sbin/sshd");
+        if !sshd.exists() {
+            eprintln!("no /usr/sbin/sshd here: the real-ssh scenario is skipped");
+            return None;
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("ssh")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let path = |name: &str| dir.path().join(name);
+        for key in ["host_key", "user_key"] {
+            let made = Command::new("ssh-keygen")
+                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+                .arg(path(key))
+                .status()
+                .unwrap();
+            assert!(made.success(), "ssh-keygen failed");
+        }
+        std::fs::copy(path("user_key.pub"), path("authorized_keys")).unwrap();
+        // A free port: bound, read, released for sshd.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let config = format!(
+            "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nAuthorizedKeysFile {}\n\
+             PidFile {}\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n\
+             KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nPermitRootLogin yes\n",
+            path("host_key").display(),
+            path("authorized_keys").display(),
+            path("sshd.pid").display(),
+        );
+        std::fs::write(path("sshd_config"), config).unwrap();
+        let _ = std::fs::create_dir_all("/run/sshd");
+        let daemon = Command::new(sshd)
+            .args(["-D", "-e", "-f"])
+            .arg(path("sshd_config"))
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut ssh = RealSsh { dir, port, daemon };
+        // sshd says on stderr when it listens; a daemon that cannot run says why and exits.
+        let stderr = ssh.daemon.stderr.take().unwrap();
+        let mut lines = BufReader::new(stderr).lines();
+        loop {
+            match lines.next() {
+                Some(Ok(line)) if line.contains("Server listening") => break,
+                Some(Ok(_)) => continue,
+                _ => {
+                    eprintln!("sshd did not start here: the real-ssh scenario is skipped");
+                    return None;
+                }
+            }
+        }
+        std::thread::spawn(move || for _ in lines {});
+        Some(ssh)
+    }
+
+    fn ssh_command(&self) -> String {
+        format!(
+            "ssh -p {} -i {} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+             -o LogLevel=ERROR -o IdentitiesOnly=yes",
+            self.port,
+            self.dir.path().join("user_key").display()
+        )
+    }
+}
+
+impl Drop for RealSsh {
+    fn drop(&mut self) {
+        let _ = self.daemon.kill();
+        let _ = self.daemon.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_scenario_through_a_real_sshd_on_loopback() {
+    let Some(sshd) = RealSsh::start() else {
+        return;
+    };
+    let here = Sandbox::new();
+    let there = Sandbox::new();
+    // sshd gives the command a fresh environment: the other machine's seedpod is a wrapper
+    // that knows its own home, as a person's PATH and profile would.
+    let wrapper = here.path().join("seedpod-there");
+    executable(
+        &wrapper,
+        &format!(
+            "#!/bin/sh\nSEEDPOD_HOME={} exec {} \"$@\"\n",
+            there.path().display(),
+            seedpod_bin().display()
+        ),
+    );
+    let user = std::env::var("USER").unwrap_or_else(|_| "root".into());
+    here.user_config(&format!(
+        "[remote]\nssh = \"{}\"\n[remote.hosts.lo]\nhost = \"{user}@127.0.0.1\"\nbin = {:?}\n",
+        sshd.ssh_command(),
+        wrapper.display().to_string()
+    ));
+    let script = there.script(
+        "s.jsonl",
+        &[
+            json!({"text": "Hello over real ssh."}),
+            json!({"text": "Noted."}),
+            json!({"text": "Welcome back."}),
+        ],
+    );
+    there.start_scripted("p", &script);
+    let answer = here.ok(&["send", "lo:p", "hi"]);
+    assert!(answer.contains("Hello over real ssh."), "{answer}");
+    let out = here.run(&["notify", "lo:p", "ci green"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        here.ok(&["history", "lo:p", "--json"]),
+        there.ok(&["history", "p", "--json"])
+    );
+    let all = here.ok(&["ls", "--all"]);
+    assert!(all.contains("\nlo (") && all.contains("  p "), "{all}");
+
+    let mut tui = Tui::spawn_sized(&here, &["attach", "lo:p"], 30, 100);
+    tui.wait_for("· connected");
+    tui.wait_for("Noted.");
+    // The ssh client dies: the TUI reconnects through a new one and resumes.
+    let client = Command::new("pgrep")
+        .args(["-n", "-f", &format!("ssh -p {}", sshd.port)])
+        .output()
+        .unwrap();
+    let pid: u32 = String::from_utf8_lossy(&client.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    kill(pid, libc::SIGKILL);
+    there.ok(&["notify", "p", "while you were away"]);
+    tui.wait_for("resumed where it left off");
+    tui.wait_for("while you were away");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+    there.ok(&["stop", "p"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pod_picker_groups_other_machines_pods_under_their_names_and_attaches_to_one() {
+    let m = Machines::new();
+    let there_script = m.there.script("s.jsonl", &[json!({"text": "Over on h1."})]);
+    m.there.start_scripted("far", &there_script);
+    m.there.ok(&["send", "far", "hello"]);
+    let here_script = m.here.script("s.jsonl", &[json!({"text": "Right here."})]);
+    m.here.start_scripted("near", &here_script);
+    let env = m.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let mut tui = Tui::spawn_with(&m.here, &["attach", "near"], 30, 100, &env);
+    tui.wait_for("· connected");
+    tui.send(keys::CTRL_P);
+    tui.wait_for("── h1");
+    tui.wait_for("far");
+    tui.wait_for("unreachable: ssh: Could not resolve hostname nowhere");
+    tui.wait_for("unreachable: hung: no answer within 2s");
+    let screen = tui.screen();
+    let local = screen.find("near").expect("this machine's pod is listed");
+    let remote = screen.find("── h1").expect("h1's heading");
+    assert!(local < remote, "this machine first:\n{screen}");
+    // Down from `near` to h1's `far`, and in.
+    tui.send("j");
+    tui.send(keys::ENTER);
+    tui.wait_for("Over on h1.");
+    tui.wait_for("· connected");
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+    m.here.ok(&["stop", "near"]);
+    m.there.ok(&["stop", "far"]);
 }

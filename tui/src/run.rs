@@ -48,9 +48,12 @@ pub struct TuiOptions {
     pub starter: Starter,
     /// `[tui] notify`.
     pub notify: crate::notify::NotifyMode,
-    /// `pod` is on another machine, reached this way (`seedpod attach HOST:NAME`); pods
-    /// chosen in the picker are this machine's.
+    /// `pod` is on another machine, reached this way (`seedpod attach HOST:NAME`).
     pub remote: Option<seedpod_client::Remote>,
+    /// `[remote.hosts]`: the other machines whose pods the picker lists, and how long each
+    /// may take to answer.
+    pub hosts: Vec<seedpod_client::Remote>,
+    pub hosts_timeout: std::time::Duration,
 }
 
 /// How the TUI ended.
@@ -80,7 +83,14 @@ impl Outcome {
 /// Results of work the loop started in the background.
 enum Background {
     Pods(Vec<PodListing>),
-    Started { pod: PodName, result: Result<()> },
+    RemotePods {
+        host: String,
+        result: Result<Vec<crate::picker::RemotePod>, String>,
+    },
+    Started {
+        pod: PodName,
+        result: Result<()>,
+    },
     HistoryFailed(String),
 }
 
@@ -255,6 +265,7 @@ impl Loop {
         self.dirty = true;
         match result {
             Background::Pods(pods) => self.app.on_pods(pods, SystemTime::now()),
+            Background::RemotePods { host, result } => self.app.on_remote_pods(&host, result),
             Background::Started {
                 pod,
                 result: Ok(()),
@@ -315,6 +326,53 @@ impl Loop {
                     let pods = seedpod_client::list_pods(&home, CLIENT_NAME).await;
                     let _ = tx.send(Background::Pods(pods));
                 });
+                let hosts: Vec<String> =
+                    self.options.hosts.iter().map(|h| h.alias.clone()).collect();
+                self.app.on_hosts(&hosts);
+                // Each machine on its own task: a slow one never holds the others back.
+                for remote in self.options.hosts.clone() {
+                    let tx = self.bg_tx.clone();
+                    let limit = self.options.hosts_timeout;
+                    tokio::spawn(async move {
+                        let result = match remote.run(&["ls", "--json"], limit).await {
+                            Ok(out) if out.status.success() => Ok(crate::picker::remote_pods(
+                                &String::from_utf8_lossy(&out.stdout),
+                            )),
+                            Ok(out) => {
+                                let said = String::from_utf8_lossy(&out.stderr);
+                                Err(said
+                                    .trim()
+                                    .lines()
+                                    .last()
+                                    .unwrap_or("unreachable")
+                                    .to_owned())
+                            }
+                            Err(err) => Err(err.to_string()),
+                        };
+                        let host = remote.alias;
+                        let _ = tx.send(Background::RemotePods { host, result });
+                    });
+                }
+            }
+            Effect::AttachRemote { host, name } => {
+                match self.options.hosts.iter().find(|h| h.alias == host).cloned() {
+                    Some(remote) => {
+                        self.app.flash(
+                            FlashLevel::Info,
+                            format!("attaching to {name} on {host}…"),
+                            now,
+                        );
+                        self.app.switch_pod(&name, InputHistory::in_memory(), now);
+                        let (link, rx) = attach(connection::Endpoint::Remote(remote), &name);
+                        self.link = link;
+                        self.link_rx = rx;
+                    }
+                    None => self.app.flash(
+                        FlashLevel::Error,
+                        format!("{host} is not in [remote.hosts]"),
+                        now,
+                    ),
+                }
             }
             Effect::Copy(text) => match clipboard::osc52(&text) {
                 Some(sequence) => terminal::write_raw(term, &sequence)?,

@@ -35,6 +35,8 @@ pub async fn attach(home: &Home, name: Option<PodName>) -> Result<()> {
         starter: starter(home),
         notify: tui_notify(home),
         remote: None,
+        hosts: crate::remote::picker_hosts(home),
+        hosts_timeout: crate::remote::hosts_timeout(home),
     })
     .await?;
     println!("{}", outcome.message());
@@ -71,6 +73,8 @@ pub async fn attach_remote(home: &Home, pod: &pods::Pod) -> Result<()> {
         starter: starter(home),
         notify: tui_notify(home),
         remote: Some(remote.clone()),
+        hosts: crate::remote::picker_hosts(home),
+        hosts_timeout: crate::remote::hosts_timeout(home),
     })
     .await?;
     println!("{}", outcome.message());

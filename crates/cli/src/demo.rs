@@ -60,6 +60,8 @@ pub async fn demo(home: &Home) -> Result<()> {
         starter: starter(home),
         notify: crate::attach::tui_notify(home),
         remote: None,
+        hosts: Vec::new(),
+        hosts_timeout: std::time::Duration::from_secs(1),
     })
     .await;
     driver.abort();

@@ -35,6 +35,32 @@ fn remote_settings(home: &Home) -> Result<seedpod_config::RemoteSettings> {
     Ok(eff.remote)
 }
 
+/// `[remote.hosts]` for the TUI's picker; none when the configuration does not resolve (the
+/// commands that need it say why).
+pub fn picker_hosts(home: &Home) -> Vec<Remote> {
+    let Ok(settings) = remote_settings(home) else {
+        return Vec::new();
+    };
+    settings
+        .hosts
+        .values()
+        .map(|host| Remote {
+            alias: host.alias.clone(),
+            destination: host.destination.clone(),
+            ssh: settings.ssh.value.clone(),
+            bin: host.bin.clone(),
+        })
+        .collect()
+}
+
+/// `[remote] timeout_secs`.
+pub fn hosts_timeout(home: &Home) -> Duration {
+    let secs = remote_settings(home)
+        .map(|s| s.timeout_secs.value)
+        .unwrap_or(seedpod_config::remote::DEFAULT_TIMEOUT_SECS);
+    Duration::from_secs(secs)
+}
+
 /// `seedpod bridge NAME [--start]`: the pod protocol on stdin and stdout, relayed to pod
 /// NAME's socket byte for byte (so frame for frame, handshake included) until either side
 /// closes. It runs as whoever ssh logged in as and reaches only that user's pods: the runtime

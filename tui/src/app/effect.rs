@@ -16,7 +16,10 @@ pub enum Effect {
     Exit(ExitReason),
     /// Attach to another pod (starting it first if it is stopped).
     Attach(PodName),
-    /// List the pods for the picker; the answer comes back through `App::on_pods`.
+    /// Attach to pod `name` on another machine (`[remote.hosts]`).
+    AttachRemote { host: String, name: PodName },
+    /// List the pods for the picker; the answer comes back through `App::on_pods` (and, per
+    /// other machine, `App::on_remote_pods`).
     ListPods,
     /// Put text on the clipboard (OSC 52).
     Copy(String),

@@ -230,6 +230,24 @@ impl App {
         }
     }
 
+    /// The machines the picker is about to ask for their pods.
+    pub fn on_hosts(&mut self, hosts: &[String]) {
+        if let Overlay::Picker(picker) = &mut self.overlay {
+            picker.set_hosts(hosts);
+        }
+    }
+
+    /// What another machine answered for the picker.
+    pub fn on_remote_pods(
+        &mut self,
+        host: &str,
+        pods: Result<Vec<crate::picker::RemotePod>, String>,
+    ) {
+        if let Overlay::Picker(picker) = &mut self.overlay {
+            picker.set_host_pods(host, pods);
+        }
+    }
+
     fn exit(&mut self, reason: ExitReason) -> Effect {
         self.exit = Some(reason);
         Effect::Exit(reason)

@@ -133,13 +133,17 @@ impl App {
             KeyCode::Char('n') if ctrl => picker.down(),
             KeyCode::Char('r') => return (Overlay::Picker(picker), vec![Effect::ListPods]),
             KeyCode::Enter => {
-                let Some(chosen) = picker.chosen().map(|p| p.name.clone()) else {
-                    return (Overlay::Picker(picker), Vec::new());
+                let effect = match picker.choice() {
+                    None => return (Overlay::Picker(picker), Vec::new()),
+                    Some(crate::picker::Choice::Local(chosen)) if chosen == self.pod => {
+                        return (Overlay::None, Vec::new());
+                    }
+                    Some(crate::picker::Choice::Local(chosen)) => Effect::Attach(chosen),
+                    Some(crate::picker::Choice::Remote { host, name }) => {
+                        Effect::AttachRemote { host, name }
+                    }
                 };
-                if chosen == self.pod {
-                    return (Overlay::None, Vec::new());
-                }
-                return (Overlay::None, vec![Effect::Attach(chosen)]);
+                return (Overlay::None, vec![effect]);
             }
             _ => {}
         }

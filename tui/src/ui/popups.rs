@@ -301,7 +301,7 @@ fn pods(frame: &mut Frame, theme: &Theme, picker: &Picker) {
     let screen = frame.area();
     let width = screen.width.saturating_sub(4).min(100);
     let inner = width.saturating_sub(2);
-    let lines: Vec<Line> = match &picker.rows {
+    let mut lines: Vec<Line> = match &picker.rows {
         None => vec![Line::styled("listing pods…", theme.style(Role::Dim))],
         Some(rows) if rows.is_empty() => vec![Line::styled(
             "no pods yet; `seedpod start` creates one",
@@ -339,10 +339,60 @@ fn pods(frame: &mut Frame, theme: &Theme, picker: &Picker) {
             })
             .collect(),
     };
+    // The line the selection is on (host headings take lines of their own).
+    let mut selected_line = picker.selected;
+    let local = picker.rows.as_ref().map_or(0, Vec::len);
+    let mut index = local;
+    for group in &picker.hosts {
+        if index <= picker.selected {
+            selected_line += 1;
+        }
+        lines.push(Line::styled(
+            fit(&format!("── {} ", group.host), inner),
+            theme.style(Role::Heading),
+        ));
+        match &group.pods {
+            None => {
+                if index <= picker.selected {
+                    selected_line += 1;
+                }
+                lines.push(Line::styled("  listing…", theme.style(Role::Dim)));
+            }
+            Some(Err(why)) => {
+                if index <= picker.selected {
+                    selected_line += 1;
+                }
+                lines.push(Line::styled(
+                    fit(&format!("  unreachable: {why}"), inner),
+                    theme.style(Role::Warn),
+                ));
+            }
+            Some(Ok(pods)) if pods.is_empty() => {
+                if index <= picker.selected {
+                    selected_line += 1;
+                }
+                lines.push(Line::styled("  no pods", theme.style(Role::Dim)));
+            }
+            Some(Ok(pods)) => {
+                for pod in pods {
+                    let name = fit(&pod.name, NAME_COLUMN);
+                    let pad = usize::from(NAME_COLUMN).saturating_sub(name.width());
+                    let text = format!("  {name}{:pad$} {:<12} {}", "", pod.state, pod.cwd);
+                    let line = Line::raw(fit(&text, inner));
+                    lines.push(if index == picker.selected {
+                        line.style(theme.style(Role::Focus))
+                    } else {
+                        line
+                    });
+                    index += 1;
+                }
+            }
+        }
+    }
     let height = (lines.len() as u16 + 2).min(screen.height.saturating_sub(2));
     // Scrolled just enough to keep the selection in the box.
     let rows = usize::from(height.saturating_sub(2)).max(1);
-    let scroll = picker.selected.saturating_sub(rows - 1) as u16;
+    let scroll = selected_line.saturating_sub(rows - 1) as u16;
     let area = centred(screen, width, height);
     frame.render_widget(Clear, area);
     let list = Paragraph::new(lines)
