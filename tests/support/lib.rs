@@ -191,6 +191,33 @@ impl Sandbox {
         }
     }
 
+    /// Add no-wake notifications until pod `name`'s segment holds `target` entries (for
+    /// benchmarks of big sessions). Several connections at once, so the writer's group commit
+    /// shares fsyncs between them.
+    pub async fn grow(&self, name: &str, target: usize) {
+        const WRITERS: usize = 16;
+        let have = self.history(name).await.len();
+        let missing = target.saturating_sub(have);
+        let mut tasks = Vec::new();
+        for w in 0..WRITERS {
+            let count = missing / WRITERS + usize::from(w < missing % WRITERS);
+            let mut conn = self.connect(name, ClientMode::Control).await;
+            tasks.push(tokio::spawn(async move {
+                for i in 0..count {
+                    conn.call(seedpod_protocol::Method::Notify {
+                        message: format!("grow {w}-{i}"),
+                        wake: false,
+                    })
+                    .await
+                    .expect("grow");
+                }
+            }));
+        }
+        for task in tasks {
+            task.await.expect("writer task");
+        }
+    }
+
     pub async fn history(&self, name: &str) -> Vec<Entry> {
         let mut conn = self.connect(name, ClientMode::Control).await;
         match conn.call(Method::GetHistory).await.expect("history") {

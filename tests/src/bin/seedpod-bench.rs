@@ -58,7 +58,7 @@ async fn main() {
     );
 
     // 2. Attach snapshot with 10,000 entries (topped up with no-wake notifications).
-    grow(&sb, SNAPSHOT_ENTRIES).await;
+    sb.grow("bench", SNAPSHOT_ENTRIES).await;
     let conn = sb.connect("bench", ClientMode::Control).await;
     let mut times = Vec::new();
     for _ in 0..10 {
@@ -96,7 +96,7 @@ async fn main() {
     );
 
     // 4. Replay: grow the log to 100,000 entries, then time a restart until ready.
-    grow(&sb, REPLAY_ENTRIES).await;
+    sb.grow("bench", REPLAY_ENTRIES).await;
     sb.ok(&["stop", "bench"]);
     let started = Instant::now();
     sb.start_scripted("bench", &script);
@@ -109,32 +109,6 @@ async fn main() {
         "RSS after restoring {REPLAY_ENTRIES} entries: {} kB",
         rss_kb(pid)
     );
-}
-
-/// Add no-wake notifications until the segment holds `target` entries. Several connections at
-/// once, so the writer's group commit shares fsyncs between them.
-async fn grow(sb: &Sandbox, target: usize) {
-    const WRITERS: usize = 16;
-    let have = sb.history("bench").await.len();
-    let missing = target.saturating_sub(have);
-    let mut tasks = Vec::new();
-    for w in 0..WRITERS {
-        let count = missing / WRITERS + usize::from(w < missing % WRITERS);
-        let mut conn = sb.connect("bench", ClientMode::Control).await;
-        tasks.push(tokio::spawn(async move {
-            for i in 0..count {
-                conn.call(Method::Notify {
-                    message: format!("grow {w}-{i}"),
-                    wake: false,
-                })
-                .await
-                .expect("grow");
-            }
-        }));
-    }
-    for task in tasks {
-        task.await.expect("writer task");
-    }
 }
 
 /// Voluntary + involuntary context switches summed over all threads of `pid`.
