@@ -47,7 +47,7 @@ impl FromStr for Target {
         let Some((host, name)) = text.split_once(':') else {
             return Ok(Target::Local(PodName::new(text.to_owned())?));
         };
-        if let Some(reason) = seedpod_protocol_host_problem(host) {
+        if let Some(reason) = host_problem(host) {
             return Err(TargetError::Host {
                 host: host.to_owned(),
                 reason,
@@ -77,9 +77,10 @@ impl fmt::Display for Target {
     }
 }
 
-/// The same rule as the configuration's (`seedpod_config::remote::host_problem`): a host is
-/// given to ssh as an argument, so it must not look like an option.
-fn seedpod_protocol_host_problem(host: &str) -> Option<String> {
+/// Why `host` cannot be given to ssh, if it cannot: it is an argument, so it must not look like
+/// an option. The configuration checks `[remote.hosts]` by the same rule
+/// (`seedpod_config::remote::host_problem`; this crate does not read configuration).
+fn host_problem(host: &str) -> Option<String> {
     if host.is_empty() {
         return Some("is empty: write HOST:NAME".into());
     }
@@ -165,13 +166,11 @@ impl Remote {
         if let Some(stderr) = child.stderr.take() {
             tokio::spawn(keep_stderr(stderr, said.clone()));
         }
-        let shown =
-            PodName::new(format!("{}:{}", self.alias, name)).unwrap_or_else(|_| name.clone());
         let greeted = Connection::over(
             Box::new(stdout),
             Box::new(stdin),
             None,
-            &shown,
+            name,
             REMOTE_HANDSHAKE,
             client,
             mode,
