@@ -148,27 +148,38 @@ impl Remote {
         if start {
             args.push("--start");
         }
+        let cannot = |what: &str, err: std::io::Error| ClientError::Remote {
+            host: self.alias.clone(),
+            message: format!("cannot {what} `{}`: {err}", self.ssh.join(" ")),
+        };
+        // ssh reads from one end of a socket pair rather than a pipe: a write to an ssh that
+        // died is then an error we can report (sent with MSG_NOSIGNAL), not a SIGPIPE that
+        // kills the client before it can say what happened.
+        let (ours, theirs) =
+            std::os::unix::net::UnixStream::pair().map_err(|e| cannot("connect to", e))?;
         let mut cmd = self.command(&args, batch);
-        cmd.stdin(Stdio::piped())
+        cmd.stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|err| ClientError::Remote {
-            host: self.alias.clone(),
-            message: format!("cannot run `{}`: {err}", self.ssh.join(" ")),
-        })?;
-        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+        let mut child = cmd.spawn().map_err(|e| cannot("run", e))?;
+        let stdin = ours
+            .set_nonblocking(true)
+            .and_then(|()| tokio::net::UnixStream::from_std(ours))
+            .map_err(|e| cannot("connect to", e))?;
+        let Some(stdout) = child.stdout.take() else {
             return Err(ClientError::Remote {
                 host: self.alias.clone(),
-                message: "ssh's stdin and stdout could not be opened".into(),
+                message: "ssh's stdout could not be opened".into(),
             });
         };
         let said = Arc::new(Mutex::new(String::new()));
-        if let Some(stderr) = child.stderr.take() {
-            tokio::spawn(keep_stderr(stderr, said.clone()));
-        }
+        let stderr_done = child
+            .stderr
+            .take()
+            .map(|stderr| tokio::spawn(keep_stderr(stderr, said.clone())));
         let greeted = Connection::over(
             Box::new(stdout),
-            Box::new(stdin),
+            Box::new(NoSigPipe(stdin)),
             None,
             name,
             REMOTE_HANDSHAKE,
@@ -189,11 +200,15 @@ impl Remote {
                 })
             }
             Err(err) => {
-                // ssh (or the bridge) said why on stderr before it went; give it a moment.
+                // ssh (or the bridge) said why on stderr before it went: read it to its end
+                // (within a moment) before quoting it.
                 let status = tokio::time::timeout(Duration::from_secs(2), child.wait())
                     .await
                     .ok()
                     .and_then(Result::ok);
+                if let Some(done) = stderr_done {
+                    let _ = tokio::time::timeout(Duration::from_secs(2), done).await;
+                }
                 let said = said.lock().map(|s| s.trim().to_owned()).unwrap_or_default();
                 let message = match (said.is_empty(), status) {
                     (false, _) => said,
@@ -261,6 +276,61 @@ fn skew(host: &str, name: &PodName, supported: u32, theirs: Option<&str>) -> Str
             "pod {name} on {host} runs {theirs}, newer than this machine's {ours}: upgrade \
              seedpod here"
         )
+    }
+}
+
+/// The write end of the link: `send(2)` with `MSG_NOSIGNAL`, so a peer that is gone is
+/// `EPIPE` for us to report rather than a signal that kills the process.
+struct NoSigPipe(tokio::net::UnixStream);
+
+impl tokio::io::AsyncWrite for NoSigPipe {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        use std::os::fd::AsRawFd;
+        use std::task::Poll;
+        let stream = &self.0;
+        loop {
+            match stream.poll_write_ready(cx) {
+                Poll::Ready(Ok(())) => {}
+                Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                Poll::Pending => return Poll::Pending,
+            }
+            let sent = stream.try_io(tokio::io::Interest::WRITABLE, || {
+                // SAFETY: `buf` is a live slice of `buf.len()` bytes and the descriptor is
+                // this stream's own open socket.
+                let n = unsafe {
+                    libc::send(
+                        stream.as_raw_fd(),
+                        buf.as_ptr().cast(),
+                        buf.len(),
+                        libc::MSG_NOSIGNAL,
+                    )
+                };
+                usize::try_from(n).map_err(|_| std::io::Error::last_os_error())
+            });
+            match sent {
+                Ok(n) => return Poll::Ready(Ok(n)),
+                Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => continue,
+                Err(err) => return Poll::Ready(Err(err)),
+            }
+        }
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.0).poll_shutdown(cx)
     }
 }
 

@@ -111,7 +111,13 @@ impl McpHub {
                     events: events.clone(),
                     shutdown: shutdown.clone(),
                 };
-                tasks.push(tokio::spawn(supervisor.run()));
+                let name = config.name.clone();
+                tasks.push(tokio::spawn(async move {
+                    // A supervisor that fails must at least say so.
+                    if let Err(err) = tokio::spawn(supervisor.run()).await {
+                        tracing::error!(event = "mcp_supervisor_failed", server = %name, error = %err);
+                    }
+                }));
             } else {
                 tx.send_modify(|v| {
                     v.settled = true;
@@ -193,6 +199,10 @@ impl McpHub {
             let Some(server) = names::server_of(&spec.name) else {
                 continue;
             };
+            // One is as good as another: it finds its server's tool by name at call time.
+            if registry.get(&spec.name).is_some() {
+                continue;
+            }
             registry.register(Arc::new(McpTool {
                 hub: self.clone(),
                 server: server.to_owned(),
@@ -363,7 +373,7 @@ async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOu
     )
     .await
     .is_ok_and(|seen| seen.is_ok());
-    let (peer, original) = {
+    let (peer, original, start) = {
         let current = slot.view.borrow();
         let down = || {
             let why = current
@@ -391,13 +401,30 @@ async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOu
                     .join(", ")
             ));
         };
-        (peer, tool.original.clone())
+        (peer, tool.original.clone(), current.started)
     };
     let params = CallToolRequestParams::new(original).with_arguments(arguments);
+    // The server dying ends the call at once, whatever the old connection still drains.
+    let mut watch = slot.view.clone();
+    let died = async move {
+        let _ = watch
+            .wait_for(|v| v.started != start || v.state != McpState::Ready)
+            .await;
+    };
+    let call = async {
+        tokio::select! {
+            answer = peer.call_tool(params) => Some(answer),
+            () = died => None,
+        }
+    };
     // Dropping this future (a pause, a cancel, the timeout) sends `notifications/cancelled`.
-    match tokio::time::timeout(slot.tool_timeout, peer.call_tool(params)).await {
-        Ok(Ok(result)) => result::to_output(result),
-        Ok(Err(err)) => {
+    match tokio::time::timeout(slot.tool_timeout, call).await {
+        Ok(Some(Ok(result))) => result::to_output(result),
+        Ok(None) => ToolOutput::error(format!(
+            "MCP server {server} stopped during the call; the call may or may not have taken \
+             effect. The server is being started again."
+        )),
+        Ok(Some(Err(err))) => {
             let gone = peer.is_transport_closed();
             let message = if gone {
                 format!(

@@ -124,6 +124,8 @@ pub struct ServerView {
     pub pid: Option<u32>,
     /// Its first start ended, one way or the other.
     pub settled: bool,
+    /// How many times it became ready: a call made on one start ends when that start does.
+    pub started: u64,
 }
 
 impl ServerView {
@@ -136,6 +138,7 @@ impl ServerView {
             restarts: 0,
             pid: None,
             settled: false,
+            started: 0,
         }
     }
 }
@@ -305,6 +308,7 @@ impl Supervisor {
         let count = tools.len();
         self.view.send_modify(|v| {
             v.state = McpState::Ready;
+            v.started += 1;
             v.tools = Arc::new(tools);
             v.peer = Some(peer.clone());
             v.pid = pid;
@@ -322,33 +326,49 @@ impl Supervisor {
         }
         let stop = running.cancellation_token();
         let mut finished = Box::pin(running.waiting());
+        // Whether `finished` already completed (it must not be polled again).
+        let mut drained = false;
         let ended = loop {
             tokio::select! {
                 _ = self.shutdown.cancelled() => break Ended::Shutdown,
                 status = wait_child(&mut child) => break Ended::Died(status),
                 quit = &mut finished => {
-                    let why = match quit {
+                    drained = true;
+                    let closed = match quit {
                         Ok(_) => "its connection closed".to_owned(),
                         Err(err) => format!("its connection failed ({err})"),
+                    };
+                    // A stdio server's exit status says more than its closed pipe, and it
+                    // comes at once when the process is gone.
+                    let why = match child.is_some() {
+                        true => tokio::time::timeout(STOP_GRACE, wait_child(&mut child))
+                            .await
+                            .unwrap_or(closed),
+                        false => closed,
                     };
                     break Ended::Died(why);
                 }
                 _ = tools_changed.notified() => self.relist(&peer).await,
             }
         };
-        stop.cancel();
-        // The transport closes the server's stdin; a server that does not take the hint gets
-        // SIGTERM and then SIGKILL, to its whole group (what it started dies with it).
-        let _ = tokio::time::timeout(STOP_GRACE, finished).await;
-        if let Some(child) = child.as_mut() {
-            stop_group(child).await;
-        }
-        if let Ended::Died(why) = &ended {
+        // Calls in flight end now (they watch this), not when the old connection has drained.
+        if let Ended::Died(_) = &ended {
             self.view.send_modify(|v| {
                 v.state = McpState::Restarting;
                 v.peer = None;
                 v.pid = None;
             });
+        }
+        stop.cancel();
+        // The transport closes the server's stdin; a server that does not take the hint gets
+        // SIGTERM and then SIGKILL, to its whole group (what it started dies with it).
+        if !drained {
+            let _ = tokio::time::timeout(STOP_GRACE, finished).await;
+        }
+        if let Some(child) = child.as_mut() {
+            stop_group(child).await;
+        }
+        if let Ended::Died(why) = &ended {
             self.alert(
                 AlertLevel::Warn,
                 format!(
