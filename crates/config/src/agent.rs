@@ -122,25 +122,6 @@ pub struct ApprovalsFile {
     pub mcp: BTreeMap<String, Policy>,
 }
 
-/// The built-in tools' keys in `[approvals]`, in `Approvals::all` order.
-const BUILTIN_KEYS: [&str; 15] = [
-    "read_file",
-    "write_file",
-    "edit_file",
-    "list_dir",
-    "glob",
-    "grep",
-    "shell",
-    "update_tasks",
-    "git_commit",
-    "read_paste",
-    "spawn_pod",
-    "send_to_pod",
-    "read_pod_output",
-    "list_pods",
-    "stop_pod",
-];
-
 /// One key of `[approvals]`, checked as it is read so an error points at its line.
 enum ApprovalKey {
     Builtin(&'static str),
@@ -162,10 +143,14 @@ impl<'de> Deserialize<'de> for ApprovalKey {
                     crate::mcp::approval_key_server(key).map_err(E::custom)?;
                     return Ok(ApprovalKey::Mcp(key.to_owned()));
                 }
-                if let Some(name) = BUILTIN_KEYS.iter().find(|name| **name == key) {
+                // The built-in tools' names, from the one list of them (`slots_mut`).
+                let mut file = ApprovalsFile::default();
+                let builtin: Vec<&'static str> =
+                    file.slots_mut().into_iter().map(|(name, _)| name).collect();
+                if let Some(name) = builtin.iter().find(|name| **name == key) {
                     return Ok(ApprovalKey::Builtin(name));
                 }
-                let names: Vec<String> = BUILTIN_KEYS.iter().map(|n| format!("`{n}`")).collect();
+                let names: Vec<String> = builtin.iter().map(|n| format!("`{n}`")).collect();
                 Err(E::custom(format!(
                     "unknown field `{key}`, expected one of {}, or an MCP tool key \
                      (`mcp__SERVER__TOOL`, `mcp__SERVER__*`)",

@@ -52,21 +52,26 @@ impl App {
         })
     }
 
+    /// Connected: the transcript learns which pod process it is looking at.
+    fn welcomed(&mut self, welcome: seedpod_client::Welcome) {
+        self.link = Link::Connected;
+        self.transcript.apply(&ServerMsg::Welcome {
+            protocol: seedpod_protocol::PROTOCOL_VERSION,
+            pod: welcome.pod,
+            server_version: welcome.server_version,
+            state: welcome.state,
+            instance: welcome.instance,
+            seq: welcome.seq,
+        });
+    }
+
     fn link_event(&mut self, event: LinkEvent, now: Instant) -> (bool, Vec<Effect>) {
         match event {
             LinkEvent::Connected(welcome) => {
                 if matches!(self.link, Link::Reconnecting { .. }) {
                     self.flash(FlashLevel::Info, "reconnected to the pod", now);
                 }
-                self.link = Link::Connected;
-                self.transcript.apply(&ServerMsg::Welcome {
-                    protocol: seedpod_protocol::PROTOCOL_VERSION,
-                    pod: welcome.pod,
-                    server_version: welcome.server_version,
-                    state: welcome.state,
-                    instance: welcome.instance,
-                    seq: welcome.seq,
-                });
+                self.welcomed(welcome);
                 (true, Vec::new())
             }
             // The same pod process after a dropped link: what was missed follows as events.
@@ -76,15 +81,7 @@ impl App {
                     "link back — resumed where it left off",
                     now,
                 );
-                self.link = Link::Connected;
-                self.transcript.apply(&ServerMsg::Welcome {
-                    protocol: seedpod_protocol::PROTOCOL_VERSION,
-                    pod: welcome.pod,
-                    server_version: welcome.server_version,
-                    state: welcome.state,
-                    instance: welcome.instance,
-                    seq: welcome.seq,
-                });
+                self.welcomed(welcome);
                 (true, Vec::new())
             }
             LinkEvent::Frame(msg) => {
