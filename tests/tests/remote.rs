@@ -163,7 +163,8 @@ async fn send_notify_events_history_and_ls_reach_a_pod_on_another_machine() {
     events
         .envs(m.env())
         .args(["events", "h1:p"])
-        .stdout(Stdio::piped());
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = events.spawn().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut seen = Vec::new();
@@ -179,8 +180,15 @@ async fn send_notify_events_history_and_ls_reach_a_pod_on_another_machine() {
         seen.iter().any(|l| l.contains("Hello from h1.")),
         "{seen:?}"
     );
-    child.kill().unwrap();
-    child.wait().unwrap();
+    // The link drops under it: not a quiet end, but an error saying where to go on from.
+    kill(m.last_transport(), libc::SIGKILL);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the link to h1:p was lost") && err.contains("events h1:p --since"),
+        "{err}"
+    );
 
     let listing = m.here_ok(&["ls", "h1:"]);
     assert!(

@@ -99,18 +99,39 @@ pub async fn events(
         }
     };
     let mut tally = RunTally::default();
+    // For a pod on another machine: where to pick up if the link drops without a goodbye.
+    let mut last_seq = conn.welcome.seq;
+    let mut said_goodbye = false;
     loop {
         let line = match conn.recv_line().await {
             Ok(Some(line)) => line,
-            Ok(None) => return Ok(()),
-            Err(ClientError::Transport(_)) => return Ok(()),
+            Ok(None) | Err(ClientError::Transport(_)) => {
+                return match pod {
+                    pods::Pod::Remote { .. } if !said_goodbye => Err(Exit::failure(format!(
+                        "the link to {pod} was lost; `seedpod events {pod} --since {}` goes on \
+                         from the last event shown",
+                        last_seq.0
+                    ))),
+                    _ => Ok(()),
+                };
+            }
             Err(err) => return Err(err.into()),
         };
+        let parsed = serde_json::from_str::<ServerMsg>(&line);
+        if let Ok(msg) = &parsed {
+            match msg {
+                ServerMsg::Goodbye { .. } => said_goodbye = true,
+                ServerMsg::SnapshotBegin { seq, .. } | ServerMsg::SnapshotEnd { seq } => {
+                    last_seq = *seq;
+                }
+                other => last_seq = other.seq().map_or(last_seq, |seq| last_seq.max(seq)),
+            }
+        }
         if json {
             println!("{line}");
             continue;
         }
-        let Ok(msg) = serde_json::from_str::<ServerMsg>(&line) else {
+        let Ok(msg) = parsed else {
             println!("?? {line}");
             continue;
         };
