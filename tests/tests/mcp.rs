@@ -356,6 +356,9 @@ async fn a_streamable_http_server_gets_its_header_from_the_environment_and_answe
             call("mcp__web__echo", json!({"text": "over http"})),
             call("mcp__web__picture", json!({})),
             call("mcp__web__fail", json!({})),
+            // A model that sends arguments that are not an object, and one that invents a tool.
+            call("mcp__web__echo", json!(["not", "an", "object"])),
+            call("mcp__web__nope", json!({})),
             json!({"text": "Done."}),
         ],
     );
@@ -387,6 +390,16 @@ async fn a_streamable_http_server_gets_its_header_from_the_environment_and_answe
         ("a red dot\n[image: image/png, 8 bytes]".to_string(), false)
     );
     assert_eq!(results[2], ("it broke".to_string(), true));
+    assert!(
+        results[3].1 && results[3].0.contains("must be one JSON object"),
+        "{results:?}"
+    );
+    assert!(
+        results[4].1 && results[4].0.contains("mcp__web__nope"),
+        "{results:?}"
+    );
+    let calls = std::fs::read_to_string(&journal).unwrap();
+    assert_eq!(calls.matches("called echo").count(), 1, "{calls}");
     let attachments = history.iter().find_map(|e| match &e.kind {
         EntryKind::ToolResult { meta, .. } if !meta.attachments.is_empty() => {
             Some(meta.attachments.clone())
