@@ -57,6 +57,16 @@ pub fn build(
         user_home: std::env::home_dir(),
     }));
     let (sandbox, sandbox_alert) = sandbox(eff, &scope);
+    // What the pods hold and the sockets a person answers through are covered for every
+    // sandboxed command (seedpod-tools' `sandbox/jail.rs`).
+    let sandbox = sandbox.map(|s| {
+        s.hiding(vec![
+            home.config.clone(),
+            home.data.clone(),
+            home.state.clone(),
+            home.run.clone(),
+        ])
+    });
     let policies = Policies::new(eff.approvals.all().into_iter().map(|(tool, setting)| {
         let mut policy = setting.value;
         // Without an enforced sandbox, "sandboxed" cannot keep its promise: it asks instead.

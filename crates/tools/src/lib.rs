@@ -31,6 +31,7 @@ mod read_file;
 mod sandbox;
 mod scope;
 mod shell;
+mod shell_env;
 mod summary;
 mod walk;
 mod write_file;
@@ -49,7 +50,7 @@ pub use command::{Judgement, judge as judge_shell_command, judge_command, narrow
 pub use file_tool::{BINARY_SNIFF_BYTES, looks_binary};
 pub use lent::{Lent, LentRoot};
 pub use protected::ProtectedDirs;
-pub use sandbox::watch::TAMPER_NOTE;
+pub use sandbox::watch::{REVERTED_NOTE, TAMPER_NOTE};
 pub use sandbox::{Sandbox, SandboxError, Support as SandboxSupport};
 pub use scope::{Access, Blocked, BlockedKind, Scope, ScopeError, ScopeRules};
 pub use shell::{ShellLimits, TIMEOUT_EXIT_CODE, wants_unconfined};

@@ -37,6 +37,10 @@ const PIPE_GRACE: Duration = Duration::from_millis(200);
 const BACKGROUND_NOTE: &str = "[the command exited, but processes it started in the background \
      still hold its output; their later output is not shown]";
 
+/// How long a sandboxed command's namespace gets to end after a timeout before its group is
+/// killed outright (it takes microseconds; this bounds a wedged kernel, not normal work).
+const NAMESPACE_END_GRACE: Duration = Duration::from_secs(5);
+
 /// Reads of already-waiting output after the command ended (at most 1 MiB with 16 KiB reads).
 const MAX_FINAL_READS: usize = 64;
 
@@ -121,8 +125,9 @@ impl Tool for Shell {
                 match &self.sandbox {
                     Some(sandbox) => format!(
                         "Runs in a sandbox: it may write only inside the writable directories \
-                         of the file scope and $TMPDIR{}; \"sandbox\": false runs it outside, \
-                         after a person approves.",
+                         of the file scope and $TMPDIR{}, and everything it starts ends when \
+                         it does (run a server and its client in one command); \"sandbox\": \
+                         false runs it outside, after a person approves.",
                         if sandbox.network() {
                             ""
                         } else {
@@ -194,6 +199,8 @@ async fn run(
     let watched = sandbox
         .as_ref()
         .map(|s| (s.watched_roots(), Snapshot::take(&s.watched_roots())));
+    // No provider key, token or password from the pod's environment (`shell_env.rs`).
+    crate::shell_env::scrub(&mut command);
     if let Some(sandbox) = &sandbox {
         // Never run unconfined because confinement failed: the call fails instead.
         match sandbox.prepare() {
@@ -209,6 +216,7 @@ async fn run(
         Err(err) => return ToolOutput::error(format!("could not start bash: {err}")),
     };
     let mut group = GroupKiller(child.id().and_then(|id| i32::try_from(id).ok()));
+    let sandboxed = sandbox.is_some();
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let mut out = Capture::new(limits.max_output_bytes);
@@ -267,7 +275,20 @@ async fn run(
             describe_status(status)
         }
         None => {
-            group.kill();
+            if sandboxed {
+                // The process between the pod and the command ends the command's PID
+                // namespace and exits once nothing in it is left (`sandbox/jail.rs`); waiting for
+                // it means the call returns with every process of the command gone.
+                group.end_namespace();
+                if tokio::time::timeout(NAMESPACE_END_GRACE, child.wait())
+                    .await
+                    .is_err()
+                {
+                    group.kill();
+                }
+            } else {
+                group.kill();
+            }
             meta.exit_code = Some(TIMEOUT_EXIT_CODE);
             meta.timed_out = true;
             tracing::warn!(
@@ -297,10 +318,15 @@ async fn run(
         notes.push(sandbox_note(sandbox));
     }
     if let Some((roots, before)) = &watched {
-        let changed = before.changed(&Snapshot::take(roots));
-        if !changed.is_empty() {
-            tracing::warn!(event = "sandbox_protected_file_changed", files = ?changed);
-            notes.push(watch::note(&changed));
+        let changes = before.changes(&Snapshot::take(roots));
+        if !changes.is_empty() {
+            let (removed, remain) = watch::undo_created(&changes);
+            tracing::warn!(
+                event = "sandbox_protected_file_changed",
+                removed = ?removed,
+                changed = ?remain
+            );
+            notes.push(watch::note(&removed, &remain));
         }
     }
     meta.dropped(out.dropped() + err.dropped());
@@ -422,6 +448,18 @@ impl GroupKiller {
 
     fn disarm(&mut self) {
         self.0 = None;
+    }
+
+    /// For a sandboxed command: ask the process in between to end the namespace (SIGTERM); the
+    /// group stays armed in case it does not.
+    fn end_namespace(&self) {
+        if let Some(pid) = self.0 {
+            // SAFETY: kill(2) has no memory-safety preconditions; the process is our child and
+            // not yet reaped, so the id is still its own.
+            unsafe {
+                libc::kill(pid, libc::SIGTERM);
+            }
+        }
     }
 }
 

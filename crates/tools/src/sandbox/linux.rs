@@ -73,24 +73,42 @@ pub(super) fn ruleset(
     fd.ok_or_else(|| SandboxError::Setup("this kernel does not support Landlock".into()))
 }
 
-/// Between fork and exec: no new privileges, then enter the ruleset. Only two syscalls run in
-/// the child, both async-signal-safe; the descriptor is close-on-exec, so the command does not
-/// inherit it.
-pub(super) fn confine_on_exec(command: &mut tokio::process::Command, fd: OwnedFd) {
+/// Between fork and exec: enter the namespaces and make the mounts (`jail.rs`), fork into the
+/// new PID namespace, then in the command's process: no new privileges, the Landlock ruleset,
+/// the system-call filter, and every inherited descriptor above stderr closed at exec. Only
+/// system calls run in the child; everything they use was prepared before the fork. The
+/// ruleset descriptor is close-on-exec, so the command does not inherit it.
+pub(super) fn confine_on_exec(
+    command: &mut tokio::process::Command,
+    fd: OwnedFd,
+    filter: super::seccomp::Program,
+    jail: super::jail::Jail,
+) {
     let raw = fd.as_raw_fd();
-    // SAFETY: the closure runs in the forked child before exec and only calls prctl(2) and
-    // landlock_restrict_self(2), which are async-signal-safe and touch no memory shared with
-    // other threads. `fd` stays open in the parent until the command is spawned because the
-    // closure owns it.
+    // SAFETY: the closure runs in the forked child before exec and only makes system calls
+    // (unshare, mount, fork, waitpid, prctl, landlock_restrict_self, close_range) on data the
+    // closure owns; it touches no memory shared with other threads and allocates nothing. `fd`
+    // stays open until the command is spawned because the closure owns it.
     unsafe {
         command.pre_exec(move || {
             let _keep = &fd;
+            jail.enter()?;
+            super::jail::fork_and_supervise()?;
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             if libc::syscall(libc::SYS_landlock_restrict_self, raw, 0u32) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
+            filter.install()?;
+            // A descriptor the pod opened without close-on-exec (or a library did) would hand
+            // the command whatever is behind it.
+            libc::syscall(
+                libc::SYS_close_range,
+                3u32,
+                u32::MAX,
+                libc::CLOSE_RANGE_CLOEXEC,
+            );
             Ok(())
         });
     }

@@ -20,12 +20,20 @@
 //! is spawned; between fork and exec the child only calls `prctl(PR_SET_NO_NEW_PRIVS)` and
 //! `landlock_restrict_self` on the prepared descriptor, both async-signal-safe.
 
+#[cfg(all(test, target_os = "linux"))]
+mod attacks;
+#[cfg(target_os = "linux")]
+mod jail;
 #[cfg(target_os = "linux")]
 mod linux;
+pub(crate) mod protect;
+#[cfg(target_os = "linux")]
+mod seccomp;
 #[cfg(test)]
 mod tests;
 pub(crate) mod watch;
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -41,11 +49,30 @@ pub enum Support {
 }
 
 impl Support {
-    /// Ask the kernel.
+    /// Ask the kernel, once per process: Landlock's ABI, a seccomp filter for this
+    /// architecture, and whether the namespaces can be made (`jail.rs`). Each is needed;
+    /// without one the sandbox is not offered rather than offered weaker.
     pub fn probe() -> Support {
         #[cfg(target_os = "linux")]
         {
-            linux::probe()
+            static PROBED: std::sync::OnceLock<Support> = std::sync::OnceLock::new();
+            PROBED
+                .get_or_init(|| {
+                    let landlock = linux::probe();
+                    if !matches!(landlock, Support::Landlock { .. }) {
+                        return landlock;
+                    }
+                    if !seccomp::SUPPORTED {
+                        return Support::Unsupported(
+                            "seedpod has no system-call filter for this processor".into(),
+                        );
+                    }
+                    match jail::probe() {
+                        Ok(()) => landlock,
+                        Err(why) => Support::Unsupported(why),
+                    }
+                })
+                .clone()
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -57,10 +84,10 @@ impl Support {
     pub fn describe(&self, network: bool) -> String {
         match self {
             Support::Landlock { abi } => {
-                let net = match (network, *abi >= 4) {
-                    (true, _) => "network allowed",
-                    (false, true) => "TCP connect and bind denied",
-                    (false, false) => "network NOT restricted (needs Landlock ABI 4, Linux 6.7)",
+                let net = if network {
+                    "network allowed"
+                } else {
+                    "no network (a network namespace of its own)"
                 };
                 let scoped = if *abi >= 6 {
                     "; signals and abstract sockets scoped"
@@ -68,7 +95,9 @@ impl Support {
                     ""
                 };
                 format!(
-                    "enforced (Landlock ABI {abi}: writes only under the write roots and temp dirs; {net}{scoped})"
+                    "enforced (Landlock ABI {abi}: writes only under the write roots and temp dirs; \
+                     protected files read-only; {net}{scoped}; no Unix sockets; everything a \
+                     command starts ends with it)"
                 )
             }
             Support::Unsupported(why) => format!("not enforced ({why})"),
@@ -85,6 +114,8 @@ pub struct Sandbox {
     home: Option<PathBuf>,
     /// The pod's private temporary directory (`TMPDIR` of its commands), removed with the pod.
     temp: Arc<tempfile::TempDir>,
+    /// seedpod's own directories (config, data, state, sockets): covered for every command.
+    hidden: Vec<PathBuf>,
 }
 
 /// Why a command could not be confined; the call fails rather than run unconfined.
@@ -98,6 +129,10 @@ pub enum SandboxError {
 pub(crate) struct Prepared {
     #[cfg(target_os = "linux")]
     fd: std::os::fd::OwnedFd,
+    #[cfg(target_os = "linux")]
+    filter: seccomp::Program,
+    #[cfg(target_os = "linux")]
+    jail: jail::Jail,
 }
 
 impl Sandbox {
@@ -109,6 +144,7 @@ impl Sandbox {
     ) -> Result<Sandbox, SandboxError> {
         let temp = tempfile::Builder::new()
             .prefix("seedpod-shell-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()
             .map_err(|e| {
                 SandboxError::Setup(format!("cannot make a temporary directory for it: {e}"))
@@ -118,7 +154,17 @@ impl Sandbox {
             network,
             home,
             temp: Arc::new(temp),
+            hidden: Vec::new(),
         })
+    }
+
+    /// Cover these directories (seedpod's own) for every command: what the pods hold and the
+    /// sockets through which a person answers are out of a command's reach even where a
+    /// readable root contains them. A directory that holds a scope root stays (covering it
+    /// would hide the project).
+    pub fn hiding(mut self, dirs: Vec<PathBuf>) -> Sandbox {
+        self.hidden = dirs;
+        self
     }
 
     /// The private temporary directory, given to commands as `TMPDIR`.
@@ -139,14 +185,8 @@ impl Sandbox {
     pub fn write_paths(&self) -> Vec<PathBuf> {
         let mut paths: Vec<PathBuf> = self.scope.write_roots().to_vec();
         paths.push(self.temp.path().to_path_buf());
-        for device in [
-            "/dev/null",
-            "/dev/zero",
-            "/dev/full",
-            "/dev/tty",
-            "/dev/pts",
-            "/dev/shm",
-        ] {
+        // Not `/dev/tty` or `/dev/pts`: the person's terminals.
+        for device in ["/dev/null", "/dev/zero", "/dev/full", "/dev/shm"] {
             paths.push(PathBuf::from(device));
         }
         paths
@@ -158,7 +198,7 @@ impl Sandbox {
         // (its write roots are readable already, see `write_paths`; Landlock does not stop
         // `chdir`, so the command still starts there).
         let mut paths: Vec<PathBuf> = self.scope.read_roots().to_vec();
-        for system in SYSTEM_DIRS {
+        for system in SYSTEM_DIRS.iter().chain(DEVICES) {
             paths.push(PathBuf::from(system));
         }
         if let Some(home) = &self.home {
@@ -169,12 +209,37 @@ impl Sandbox {
         paths
     }
 
-    /// Build the ruleset for one command (before the process is spawned).
+    /// Directories to cover for a command: those of [`Sandbox::hiding`] that hold no root.
+    fn hidden_for_command(&self) -> Vec<PathBuf> {
+        let roots: Vec<&PathBuf> = self
+            .scope
+            .write_roots()
+            .iter()
+            .chain(self.scope.read_roots())
+            .collect();
+        self.hidden
+            .iter()
+            .filter(|dir| !roots.iter().any(|root| root.starts_with(dir)))
+            .cloned()
+            .collect()
+    }
+
+    /// Build the confinement for one command (before the process is spawned): the Landlock
+    /// ruleset, the system-call filter and the namespaces with their mounts.
     pub(crate) fn prepare(&self) -> Result<Prepared, SandboxError> {
         #[cfg(target_os = "linux")]
         {
+            if let Support::Unsupported(why) = Support::probe() {
+                return Err(SandboxError::Setup(why));
+            }
             let fd = linux::ruleset(&self.read_paths(), &self.write_paths(), self.network)?;
-            Ok(Prepared { fd })
+            let protected = protect::all(self.scope.write_roots());
+            let jail = jail::Jail::new(&protected, &self.hidden_for_command(), !self.network)?;
+            Ok(Prepared {
+                fd,
+                filter: seccomp::Program::new(self.network),
+                jail,
+            })
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -190,7 +255,7 @@ impl Prepared {
     pub(crate) fn apply(self, command: &mut tokio::process::Command) {
         // `tempfile`'s temp dir, `mktemp` and most tools honour TMPDIR.
         #[cfg(target_os = "linux")]
-        linux::confine_on_exec(command, self.fd);
+        linux::confine_on_exec(command, self.fd, self.filter, self.jail);
         #[cfg(not(target_os = "linux"))]
         let _ = command;
     }
@@ -199,7 +264,19 @@ impl Prepared {
 /// Read-only system directories a shell needs to run programs.
 const SYSTEM_DIRS: &[&str] = &[
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc",
-    "/sys", "/dev", "/run", "/nix", "/snap",
+    "/sys", "/run", "/nix", "/snap",
+];
+
+/// Devices a command may read: not `/dev` whole, whose `pts/` are the person's terminals.
+/// (`/dev/fd` and `/dev/std*` are links into `/proc`, which is readable; a rule cannot name
+/// them, since they lead to whatever the pod's own descriptors are.)
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/shm",
 ];
 
 /// Toolchains installed in the home directory, read-only: the tools people run through
