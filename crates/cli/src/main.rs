@@ -75,6 +75,12 @@ fn run(cli: Cli) -> Result<()> {
         }
         return result;
     }
+    // A model's command that runs `seedpod approve` or `seedpod send` must not pass for the
+    // person; the sandbox already stops it (no Unix socket, no seedpod directories), and this
+    // says so plainly, in words the shell tool recognises and alerts the person to.
+    if seedpod_tools::inside_sandbox() {
+        anyhow::bail!("{}", seedpod_tools::CLI_REFUSAL);
+    }
     restore_sigpipe();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

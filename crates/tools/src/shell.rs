@@ -317,6 +317,13 @@ async fn run(
     {
         notes.push(sandbox_note(sandbox));
     }
+    if let Some(sandbox) = &sandbox
+        && let Some(note) =
+            crate::sandbox::reach::note(&args.command, &err.text(), sandbox.hidden())
+    {
+        tracing::warn!(event = "sandbox_reached_for_seedpod");
+        notes.push(note);
+    }
     if let Some((roots, before)) = &watched {
         let changes = before.changes(&Snapshot::take(roots));
         if !changes.is_empty() {
@@ -507,11 +514,16 @@ impl Capture {
         self.total - (self.head.len() + self.tail.len()) as u64
     }
 
+    /// What was kept, head and tail joined.
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.head).into_owned()
+            + &String::from_utf8_lossy(&self.tail.iter().copied().collect::<Vec<u8>>())
+    }
+
     /// Whether what was kept reads like a refusal by the kernel (EACCES, EPERM, a refused
     /// connection).
     fn mentions_denial(&self) -> bool {
-        let text = String::from_utf8_lossy(&self.head).into_owned()
-            + &String::from_utf8_lossy(&self.tail.iter().copied().collect::<Vec<u8>>());
+        let text = self.text();
         [
             "Permission denied",
             "Operation not permitted",

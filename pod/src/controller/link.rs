@@ -221,7 +221,11 @@ impl Controller {
                 meta.dropped(before.saturating_sub(content.len()) as u64);
                 // A sandboxed command changed files git or seedpod run commands from outside
                 // the sandbox: the person must hear it, not only the model.
-                for note in [seedpod_tools::TAMPER_NOTE, seedpod_tools::REVERTED_NOTE] {
+                for note in [
+                    seedpod_tools::TAMPER_NOTE,
+                    seedpod_tools::REVERTED_NOTE,
+                    seedpod_tools::REACH_NOTE,
+                ] {
                     if let Some(at) = content.find(note) {
                         let line = content[at..].lines().next().unwrap_or_default().to_string();
                         self.publish_alert(seedpod_protocol::AlertLevel::Warn, line);

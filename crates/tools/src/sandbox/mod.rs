@@ -27,6 +27,7 @@ mod jail;
 #[cfg(target_os = "linux")]
 mod linux;
 pub(crate) mod protect;
+pub(crate) mod reach;
 #[cfg(target_os = "linux")]
 mod seccomp;
 #[cfg(test)]
@@ -207,6 +208,11 @@ impl Sandbox {
             }
         }
         paths
+    }
+
+    /// seedpod's directories, for [`reach::note`].
+    pub(crate) fn hidden(&self) -> &[PathBuf] {
+        &self.hidden
     }
 
     /// Directories to cover for a command: those of [`Sandbox::hiding`] that hold no root.
