@@ -46,7 +46,10 @@ use seedpod_engine::Tool;
 use crate::file_tool::Blocking;
 
 pub use beneath::{Unopenable, open_checked};
-pub use command::{Judgement, judge as judge_shell_command, judge_command, narrowest_rule};
+pub use command::{
+    Judgement, judge as judge_shell_command, judge_command, narrowest_rule, rule_covers,
+    standing_covers,
+};
 pub use file_tool::{BINARY_SNIFF_BYTES, looks_binary};
 pub use lent::{Lent, LentRoot};
 pub use protected::ProtectedDirs;

@@ -183,7 +183,7 @@ impl Controller {
                     .state
                     .standing_approvals
                     .iter()
-                    .find(|s| s.covers(&call.name, words))
+                    .find(|s| seedpod_tools::standing_covers(s, &call.name, words))
                 {
                     tracing::info!(event = "approval_standing", tool = %call.name, call_id = %call.call_id, rule = %standing.display());
                     let _ = reply.send(Ok(Authorization::Allowed));

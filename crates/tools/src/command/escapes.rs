@@ -2,12 +2,16 @@
 //! of the caller's choosing. A command using one is never covered by a standing rule (nor
 //! offered one): `git status` approved "always" must not approve `git -c core.fsmonitor=… status`.
 //!
-//! The table is documented in the crate README ("Standing approvals: what a rule covers").
+//! The tables here are the one declaration of those options; `options.rs` finds them however
+//! they are spelled, `git.rs` holds git's, and the crate README ("Standing approvals: what a
+//! rule covers") explains each.
 
 use std::path::Path;
 
+use super::git;
+use super::options::{Escape, Found, OptionRules, Syntax, find_escape};
 use super::parse::Refusal;
-use crate::scope::{Access, Scope};
+use crate::scope::Scope;
 
 /// Programs whose job is to run another command, a script, or a shell: a rule for one of them
 /// would approve anything.
@@ -79,13 +83,10 @@ pub fn check(words: &[String], scope: Option<&Scope>) -> Result<(), Refusal> {
     let Some(program) = words.first() else {
         return Err("it names no program".into());
     };
-    let name = Path::new(program)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(program);
     if program.is_empty() {
         return Err("its program name is empty".into());
     }
+    let name = base_name(program);
     if KEYWORDS.contains(&program.as_str()) {
         return Err(format!("`{program}` is a shell keyword or builtin"));
     }
@@ -94,242 +95,241 @@ pub fn check(words: &[String], scope: Option<&Scope>) -> Result<(), Refusal> {
     }
     let args = &words[1..];
     match name {
-        "git" => git(args, scope),
-        "find" => refuse_options(
-            "find",
-            args,
-            &[
-                "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
-                "-fls",
-            ],
-        ),
-        "cargo" => cargo(args),
-        "npm" | "pnpm" | "yarn" | "bun" => node_package_manager(name, args),
-        "go" => refuse_prefixed("go", args, &["-toolexec", "-exec", "--toolexec", "--exec"]),
-        "make" | "gmake" => make(args),
-        "tar" => refuse_prefixed(
-            "tar",
-            args,
-            &[
-                "--to-command",
-                "--checkpoint-action",
-                "--use-compress-program",
-                "-I",
-                "--info-script",
-                "--new-volume-script",
-                "-F",
-                "--rsh-command",
-            ],
-        ),
-        "rsync" => refuse_prefixed("rsync", args, &["-e", "--rsh", "--rsync-path"]),
-        "ssh" | "scp" | "sftp" => Err(format!(
-            "`{name}` reaches another machine; its options and config can run local commands"
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// git's global options that read config or a repository from elsewhere, and subcommands and
-/// options that run a command or write a file the caller names.
-fn git(args: &[String], scope: Option<&Scope>) -> Result<(), Refusal> {
-    let mut rest = args.iter();
-    // Global options come before the subcommand.
-    let subcommand = loop {
-        let Some(arg) = rest.next() else {
-            return Ok(());
-        };
-        match arg.as_str() {
-            "--no-pager"
-            | "-P"
-            | "-p"
-            | "--paginate"
-            | "--no-replace-objects"
-            | "--bare"
-            | "--literal-pathspecs"
-            | "--glob-pathspecs"
-            | "--noglob-pathspecs"
-            | "--icase-pathspecs"
-            | "--no-optional-locks"
-            | "--version"
-            | "-v"
-            | "--help"
-            | "-h"
-            | "--no-advice" => {}
-            "-C" => {
-                let Some(dir) = rest.next() else {
-                    return Err("git -C names no directory".into());
-                };
-                inside_scope(dir, scope)?;
-            }
-            option if option.starts_with('-') => {
-                return Err(format!(
-                    "git's global option `{}` changes which config, repository or programs git \
-                     uses",
-                    option_name(option)
-                ));
-            }
-            subcommand => break subcommand,
-        }
-    };
-    const RUNS_OR_CONFIGURES: &[&str] = &[
-        "config",
-        "submodule",
-        "bisect",
-        "filter-branch",
-        "difftool",
-        "mergetool",
-        "daemon",
-        "instaweb",
-        "web--browse",
-        "credential",
-        "credential-store",
-        "credential-cache",
-        "upload-pack",
-        "receive-pack",
-        "upload-archive",
-        "shell",
-        "send-email",
-        "imap-send",
-        "remote-ext",
-        "remote-fd",
-        "hook",
-        "sh-setup",
-        "run-command",
-        "var",
-    ];
-    if RUNS_OR_CONFIGURES.contains(&subcommand) {
-        return Err(format!(
-            "`git {subcommand}` can change git's configuration or run other programs"
-        ));
-    }
-    let options: Vec<&String> = rest.collect();
-    let refused: &[&str] = match subcommand {
-        "rebase" => &["-x", "--exec"],
-        "grep" => &["-O", "--open-files-in-pager"],
-        "fetch" | "pull" | "clone" | "ls-remote" => &["--upload-pack", "-u"],
-        "push" => &["--receive-pack", "--exec"],
-        "archive" => &["--remote", "--exec", "-o", "--output"],
-        "format-patch" => &["-o", "--output-directory"],
-        _ => &[],
-    };
-    for option in &options {
-        let name = option_name(option);
-        if name == "--output" || name == "--ext-diff" || name == "--extcmd" {
+        "git" => return git::check(args, scope),
+        "ssh" | "scp" | "sftp" => {
             return Err(format!(
-                "`git {subcommand} {name}` writes a file or runs an external program"
+                "`{name}` reaches another machine; its options and config can run local commands"
             ));
         }
-        if let Some(hit) = refused
-            .iter()
-            .find(|r| name == **r || (r.len() == 2 && option.starts_with(*r)))
-        {
-            return Err(format!(
-                "`git {subcommand} {hit}` runs a program or writes where the caller says"
-            ));
-        }
+        "cargo" => cargo_toolchain(args)?,
+        "npm" | "pnpm" | "yarn" | "bun" => package_runner(name, args)?,
+        "make" | "gmake" => make_assignments(name, args)?,
+        _ => {}
     }
-    Ok(())
-}
-
-/// `-C DIR` is harmless only when DIR is inside what the pod may read.
-fn inside_scope(dir: &str, scope: Option<&Scope>) -> Result<(), Refusal> {
-    let Some(scope) = scope else {
-        return Err("git -C: the pod's scope is not known".into());
-    };
-    scope
-        .check(dir, Access::Read)
-        .map(|_| ())
-        .map_err(|_| format!("git -C {dir}: the directory is outside the pod's scope"))
-}
-
-fn cargo(args: &[String]) -> Result<(), Refusal> {
-    if let Some(first) = args.first()
-        && first.starts_with('+')
-    {
-        return Err(format!("`cargo {first}` picks another toolchain"));
-    }
-    for arg in args {
-        let name = option_name(arg);
-        if name == "--config" || arg.starts_with("-Z") || name == "--config-env" {
-            return Err(format!(
-                "`cargo {name}` changes cargo's configuration (which can name programs to run)"
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn node_package_manager(name: &str, args: &[String]) -> Result<(), Refusal> {
-    if let Some(sub) = args.iter().find(|a| !a.starts_with('-'))
-        && matches!(sub.as_str(), "exec" | "x" | "dlx" | "create" | "init")
-    {
-        return Err(format!("`{name} {sub}` downloads and runs a package"));
-    }
-    refuse_prefixed(
-        name,
-        args,
-        &[
-            "--script-shell",
-            "--node-options",
-            "--shell",
-            "--call",
-            "-c",
-        ],
-    )
-}
-
-fn make(args: &[String]) -> Result<(), Refusal> {
-    for arg in args {
-        if arg.starts_with("--eval") || arg == "-E" {
-            return Err("`make --eval` runs text as a makefile".into());
-        }
-        if is_assignment(arg) {
-            return Err(format!(
-                "`make {arg}` overrides a variable, which can change the commands make runs"
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        let mut chars = name.chars();
-        chars
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
-}
-
-/// `--output=x` → `--output`, `-toolexec=x` → `-toolexec`; `-c` stays.
-fn option_name(option: &str) -> &str {
-    if option.starts_with('-') {
-        option.split_once('=').map_or(option, |(name, _)| name)
-    } else {
-        option
-    }
-}
-
-fn refuse_options(program: &str, args: &[String], refused: &[&str]) -> Result<(), Refusal> {
-    match args.iter().find(|a| refused.contains(&a.as_str())) {
-        Some(hit) => Err(format!(
-            "`{program} {hit}` runs a command or writes where the caller says"
-        )),
+    match program_options(name) {
+        Some(rules) => refuse_found(name, find_escape(rules, args)),
         None => Ok(()),
     }
 }
 
-/// Refuse an option given alone, with `=value`, or (for short ones) with its value attached.
-fn refuse_prefixed(program: &str, args: &[String], refused: &[&str]) -> Result<(), Refusal> {
+/// `/usr/bin/git` is git.
+pub fn base_name(program: &str) -> &str {
+    Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(program)
+}
+
+/// The refusal for an option `find_escape` found.
+pub fn refuse_found(program: &str, found: Option<Found<'_>>) -> Result<(), Refusal> {
+    match found {
+        None => Ok(()),
+        Some(found) if found.spelled.starts_with(&found.option) => Err(format!(
+            "`{program} {}`: {}",
+            found.spelled, found.escape.why
+        )),
+        Some(found) => Err(format!(
+            "`{program} {}` is read as `{}`: {}",
+            found.spelled, found.option, found.escape.why
+        )),
+    }
+}
+
+/// Every program with refused options, by the names it is run as, for the checks and the
+/// tests that try every spelling of every option.
+pub const PROGRAM_OPTIONS: &[(&[&str], OptionRules)] = &[
+    (&["find"], FIND),
+    (&["cargo"], CARGO),
+    (&["npm", "pnpm", "yarn", "bun"], PACKAGE_MANAGER),
+    (&["go"], GO),
+    (&["make", "gmake"], MAKE),
+    (&["tar"], TAR),
+    (&["rsync"], RSYNC),
+];
+
+fn program_options(name: &str) -> Option<&'static OptionRules> {
+    PROGRAM_OPTIONS
+        .iter()
+        .find(|(names, _)| names.contains(&name))
+        .map(|(_, rules)| rules)
+}
+
+/// `--` ends the options of every getopt-style program here.
+const DASH_DASH: &[&str] = &["--"];
+
+const FIND: OptionRules = OptionRules {
+    syntax: Syntax::SingleDash,
+    // find reads `--` only before its paths; an expression after it is still an expression.
+    end_markers: &[],
+    harmless: &[],
+    escapes: &[
+        Escape {
+            long: &["-exec", "-execdir", "-ok", "-okdir"],
+            short: &[],
+            why: "it runs a command on each file found",
+        },
+        Escape {
+            long: &["-delete"],
+            short: &[],
+            why: "it deletes each file found",
+        },
+        Escape {
+            long: &["-fprint", "-fprint0", "-fprintf", "-fls"],
+            short: &[],
+            why: "it writes to a file the caller names",
+        },
+    ],
+};
+
+const CARGO: OptionRules = OptionRules {
+    syntax: Syntax::Gnu {
+        old_style_first: false,
+    },
+    end_markers: DASH_DASH,
+    harmless: &[],
+    escapes: &[
+        Escape {
+            long: &["--config"],
+            short: &[],
+            why: "it changes cargo's configuration, which can name programs to run \
+                  (a runner, a linker, rustc itself)",
+        },
+        Escape {
+            long: &[],
+            short: &['Z'],
+            why: "it turns on unstable cargo features, some of which change what cargo runs",
+        },
+    ],
+};
+
+const PACKAGE_MANAGER: OptionRules = OptionRules {
+    syntax: Syntax::Nopt,
+    end_markers: DASH_DASH,
+    harmless: &[],
+    escapes: &[
+        Escape {
+            long: &["--script-shell", "--shell"],
+            short: &[],
+            why: "it names the shell that runs package scripts",
+        },
+        Escape {
+            long: &["--call"],
+            short: &['c'],
+            why: "it gives a command line to run",
+        },
+        Escape {
+            long: &["--node-options"],
+            short: &[],
+            why: "it passes options to node, which can load any script first (`--require`)",
+        },
+        Escape {
+            long: &["--userconfig", "--globalconfig"],
+            short: &[],
+            why: "it reads settings from a file the caller names, and settings can name \
+                  programs to run",
+        },
+    ],
+};
+
+const GO: OptionRules = OptionRules {
+    syntax: Syntax::SingleDash,
+    // `go test` hands flags after its packages to the test binary but still reads its own.
+    end_markers: &[],
+    harmless: &[],
+    escapes: &[Escape {
+        long: &["-toolexec", "-exec"],
+        short: &[],
+        why: "it names a program to run the compiler's tools or the built binary through",
+    }],
+};
+
+const MAKE: OptionRules = OptionRules {
+    syntax: Syntax::Gnu {
+        old_style_first: false,
+    },
+    end_markers: DASH_DASH,
+    harmless: &[],
+    escapes: &[Escape {
+        long: &["--eval"],
+        short: &['E'],
+        why: "it reads the text given as part of the makefile, so it can add any recipe",
+    }],
+};
+
+const TAR: OptionRules = OptionRules {
+    syntax: Syntax::Gnu {
+        old_style_first: true,
+    },
+    end_markers: DASH_DASH,
+    harmless: &["--checkpoint"],
+    escapes: &[
+        Escape {
+            long: &["--to-command", "--checkpoint-action"],
+            short: &[],
+            why: "it runs a command for each file or at each checkpoint",
+        },
+        Escape {
+            long: &["--use-compress-program"],
+            short: &['I'],
+            why: "it names the program that compresses or expands the archive",
+        },
+        Escape {
+            long: &["--info-script", "--new-volume-script"],
+            short: &['F'],
+            why: "it runs a script at the end of each volume",
+        },
+        Escape {
+            long: &["--rsh-command", "--rmt-command"],
+            short: &[],
+            why: "it names the program that reaches a remote archive",
+        },
+    ],
+};
+
+const RSYNC: OptionRules = OptionRules {
+    syntax: Syntax::Gnu {
+        old_style_first: false,
+    },
+    end_markers: DASH_DASH,
+    harmless: &[],
+    escapes: &[Escape {
+        long: &["--rsh", "--rsync-path"],
+        short: &['e'],
+        why: "it names the program that reaches the other side, run through a shell",
+    }],
+};
+
+/// `cargo +nightly …` picks another toolchain, which is another set of programs.
+fn cargo_toolchain(args: &[String]) -> Result<(), Refusal> {
+    match args.first() {
+        Some(first) if first.starts_with('+') => {
+            Err(format!("`cargo {first}` picks another toolchain"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Subcommands that fetch a package and run it: a rule for them approves any package.
+fn package_runner(name: &str, args: &[String]) -> Result<(), Refusal> {
+    match args.iter().find(|a| !a.starts_with('-')) {
+        Some(sub) if matches!(sub.as_str(), "exec" | "x" | "dlx" | "create" | "init") => {
+            Err(format!("`{name} {sub}` downloads and runs a package"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// make reads every argument with `=` in it as a variable definition (`SHELL=…`, `CC=…`, and
+/// `X!=cmd`, which runs `cmd` at once), before or after `--`; names may hold almost any
+/// character, so any such word is refused rather than parsed.
+fn make_assignments(name: &str, args: &[String]) -> Result<(), Refusal> {
+    let mut options_ended = false;
     for arg in args {
-        let name = option_name(arg);
-        let hit = refused.iter().find(|r| {
-            name == **r || (r.len() == 2 && arg.starts_with(**r) && !r.starts_with("--"))
-        });
-        if let Some(hit) = hit {
+        if arg == "--" {
+            options_ended = true;
+        } else if arg.contains('=') && (options_ended || !arg.starts_with('-')) {
             return Err(format!(
-                "`{program} {hit}` runs a command or writes where the caller says"
+                "`{name} {arg}` sets a make variable, which can change the commands make runs"
             ));
         }
     }

@@ -5,14 +5,23 @@
 //! command with bash's grammar (`parse.rs`, tree-sitter-bash) into the words bash would pass to
 //! the program, refusing lists, pipelines, newlines, comments, redirections (except descriptor
 //! duplication such as `2>&1`), substitutions, expansions, globs and assignments; then refuses
-//! wrappers and program-specific escapes (`escapes.rs`: `git -c`, `find -exec`, …). Anything it
-//! cannot vouch for is `NotSimple` and is asked about every time; "always" on it approves once.
+//! wrappers and program-specific escapes (`escapes.rs` and `git.rs`: `git -c`, `find -exec`,
+//! …), read the way each program reads its options (`options.rs`: abbreviations, glued short
+//! options, `--`). Anything it cannot vouch for is `NotSimple` and is asked about every time;
+//! "always" on it approves once. `rule.rs` derives the rule "always" offers and decides what a
+//! rule covers (the leaf of `gh pr list`, not all of `gh pr`).
 
+#[cfg(test)]
+mod escape_tests;
 mod escapes;
 #[cfg(test)]
 mod fuzz;
+mod git;
+mod options;
 mod parse;
 mod rule;
+#[cfg(test)]
+mod rule_tests;
 #[cfg(test)]
 mod tests;
 
@@ -20,7 +29,7 @@ use serde_json::Value;
 
 use crate::scope::Scope;
 
-pub use rule::narrowest_rule;
+pub use rule::{narrowest_rule, rule_covers, standing_covers};
 
 /// What `judge` made of a `shell` call.
 #[derive(Debug, Clone, PartialEq, Eq)]

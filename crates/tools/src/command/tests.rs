@@ -11,7 +11,7 @@ fn words(line: &str) -> Vec<String> {
 }
 
 /// A scope rooted in a fresh directory with a `sub/` directory inside it.
-fn scope() -> (tempfile::TempDir, Scope) {
+pub(super) fn scope() -> (tempfile::TempDir, Scope) {
     let dir = tempfile::tempdir().expect("temp dir");
     fs::create_dir(dir.path().join("sub")).expect("sub dir");
     let scope = Scope::new(
@@ -25,7 +25,7 @@ fn scope() -> (tempfile::TempDir, Scope) {
     (dir, scope)
 }
 
-fn judged(command: &str, scope: &Scope) -> Judgement {
+pub(super) fn judged(command: &str, scope: &Scope) -> Judgement {
     judge(&json!({ "command": command }).to_string(), Some(scope))
 }
 
