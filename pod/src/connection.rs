@@ -59,6 +59,34 @@ enum Out {
     Close(String),
 }
 
+/// Who is on the other end, from the socket's credentials (`SO_PEERCRED`) and `/proc`.
+#[derive(Debug, Clone, Default)]
+pub struct Peer {
+    pub pid: Option<i32>,
+    /// The peer's executable, or why it is not known.
+    pub exe: String,
+}
+
+impl Peer {
+    pub fn of(pid: Option<i32>) -> Peer {
+        let exe = match pid {
+            Some(pid) => std::fs::read_link(format!("/proc/{pid}/exe"))
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|e| format!("unknown ({e})")),
+            None => "unknown (no peer credentials)".into(),
+        };
+        Peer { pid, exe }
+    }
+}
+
+/// Answers that widen what the model may do; each is logged with its peer.
+fn widens_policy(method: &Method) -> bool {
+    matches!(
+        method,
+        Method::Approve { .. } | Method::RevokeApproval { .. }
+    )
+}
+
 pub struct ConnectionInfo {
     pub pod: PodName,
     pub instance: String,
@@ -67,6 +95,7 @@ pub struct ConnectionInfo {
 /// Serve one connection until the client leaves, breaks the protocol, or the pod stops.
 pub async fn serve_connection<S>(
     stream: S,
+    peer: Peer,
     controller: ControllerHandle,
     info: Arc<ConnectionInfo>,
     shutdown: CancellationToken,
@@ -90,7 +119,7 @@ pub async fn serve_connection<S>(
         }
     });
     tokio::select! {
-        () = read_loop(reader, out_tx, &controller, &info, &shutdown) => {}
+        () = read_loop(reader, out_tx, &controller, &info, &shutdown, &peer) => {}
         () = writer_done.cancelled() => {}
     }
     let _ = write_task.await;
@@ -103,6 +132,7 @@ async fn read_loop<R>(
     controller: &ControllerHandle,
     info: &ConnectionInfo,
     shutdown: &CancellationToken,
+    peer: &Peer,
 ) where
     R: AsyncRead + Unpin,
 {
@@ -209,7 +239,7 @@ async fn read_loop<R>(
             }
             continue;
         }
-        if !dispatch(request, controller, &out).await {
+        if !dispatch(request, controller, &out, peer).await {
             return;
         }
     }
@@ -270,8 +300,18 @@ async fn dispatch(
     request: Request,
     controller: &ControllerHandle,
     out: &mpsc::Sender<Out>,
+    peer: &Peer,
 ) -> bool {
     let id = request.id.unwrap_or(0);
+    if widens_policy(&request.method) {
+        // Defence in depth behind the sandbox (docs/sandbox.md): who said it, for the record.
+        tracing::info!(
+            event = "policy_answer",
+            method = request.method.name(),
+            peer_pid = peer.pid,
+            peer_exe = %peer.exe,
+        );
+    }
     let method = match route(request.method) {
         Route::Controller(method) => method,
         Route::Connection(ConnectionMethod::Subscribe { since }) => {

@@ -136,8 +136,11 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
                         Ok(slot) => {
                             let (handle, info, shutdown) =
                                 (handle.clone(), info.clone(), shutdown.clone());
+                            let peer = crate::connection::Peer::of(
+                                stream.peer_creds().ok().and_then(|c| c.pid()),
+                            );
                             tracker.spawn(async move {
-                                serve_connection(stream, handle, info, shutdown).await;
+                                serve_connection(stream, peer, handle, info, shutdown).await;
                                 drop(slot);
                             });
                         }

@@ -44,6 +44,7 @@ fn run_limits(eff: &seedpod_config::Effective, flag: Option<u32>) -> seedpod_eng
 }
 
 pub fn run(home: Home, args: ServeArgs) -> Result<()> {
+    keep_memory_private();
     let child = child_start(&args.name, &args.child)?;
     let existing = settings::existing_meta(&home, &args.name)?;
     // An existing pod's project settings live in its own directory, wherever serve runs.
@@ -368,5 +369,16 @@ mod tests {
             u128::from(config::DEFAULT_IDLE_READ_MS),
             seedpod_engine::DEFAULT_IDLE_READ_TIMEOUT.as_millis()
         );
+    }
+}
+
+/// The pod holds the provider key in its environment and memory. Not dumpable, its
+/// `/proc/PID/environ`, `mem` and `fd` belong to root: a command the person approved to run
+/// outside the sandbox, running as the same user, cannot read them. (Sandboxed commands cannot
+/// anyway: Landlock keeps them from tracing anything outside their domain.)
+fn keep_memory_private() {
+    // SAFETY: prctl with integer arguments; it changes only this process's dumpable flag.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
     }
 }
