@@ -98,7 +98,7 @@ pub fn build(
             .chain(sandbox_alert)
             .collect(),
         policies,
-        scope: Some(scope),
+        scope: Some(scope.clone()),
         prompt: PromptSettings {
             identity_file: eff
                 .system_prompt
@@ -106,6 +106,7 @@ pub fn build(
                 .as_ref()
                 .map(|s| s.value.clone()),
             config_dir: Some(home.config.clone()),
+            scope: Some(scope),
         },
         guard: eff.input.guard.value,
         max_message_chars: eff.input.max_message_chars.value,

@@ -221,7 +221,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
     ),
     // Naming the provider's default model changes nothing.
     ("provider = \"openai\"\n", "model = \"gpt-4o\"\n", &[]),
-    ("provider = \"openai\"\n", "model = \"gpt-4o-mini\"\n", &["model"]),
+    (
+        "provider = \"openai\"\n",
+        "model = \"gpt-4o-mini\"\n",
+        &["model"],
+    ),
     // A script the person named applies; pointing at the same file is no change.
     (
         "provider = \"scripted\"\nscript = \"/srv/person.jsonl\"\n",
