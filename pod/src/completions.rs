@@ -5,10 +5,12 @@
 //! runs `answer` on a blocking thread and never waits for it; the walk itself is bounded so a
 //! huge checkout costs a bounded amount of work per keystroke.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use seedpod_protocol::{Completion, CompletionKind, SLASH_COMMANDS, ServerMsg};
 use seedpod_tools::{Access, Scope};
+
+use crate::project_file;
 
 /// Most suggestions returned in one answer; a popup never shows more.
 pub const MAX_COMPLETIONS: usize = 50;
@@ -37,8 +39,8 @@ pub fn answer_in_scope(
     let (items, truncated) = match kind {
         CompletionKind::File => files(cwd, scope, prefix),
         CompletionKind::Command => commands(prefix),
-        CompletionKind::Workflow => slugs(&cwd.join(WORKFLOWS_DIR), prefix),
-        CompletionKind::Knowledge => slugs(&cwd.join(KNOWLEDGE_DIR), prefix),
+        CompletionKind::Workflow => slugs(cwd, WORKFLOWS_DIR, scope, prefix),
+        CompletionKind::Knowledge => slugs(cwd, KNOWLEDGE_DIR, scope, prefix),
         // Answered by the controller, which holds the provider (`model_completions`).
         CompletionKind::Model | CompletionKind::Unknown => (Vec::new(), false),
     };
@@ -59,19 +61,21 @@ fn commands(prefix: &str) -> (Vec<Completion>, bool) {
     (items, false)
 }
 
-/// `*.md` file stems in `dir` that start with `prefix`, sorted; the detail is the note's first
-/// non-empty line (its title), so the popup says what each slug is about.
-fn slugs(dir: &Path, prefix: &str) -> (Vec<Completion>, bool) {
+/// `*.md` file stems in `cwd/folder` that start with `prefix`, sorted; the detail is the note's
+/// first non-empty line (its title), so the popup says what each slug is about. Both are read
+/// as project files (`project_file.rs`): nothing a link leads to outside the project is shown.
+fn slugs(cwd: &Path, folder: &str, scope: Option<&Scope>, prefix: &str) -> (Vec<Completion>, bool) {
+    let Ok(dir) = project_file::resolve(cwd, Path::new(folder), folder, scope) else {
+        return (Vec::new(), false);
+    };
     let Ok(entries) = std::fs::read_dir(dir) else {
         return (Vec::new(), false);
     };
-    let mut found: Vec<(String, PathBuf)> = entries
+    let mut found: Vec<String> = entries
         .filter_map(|entry| entry.ok())
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
-        .filter_map(|path| {
-            let stem = path.file_stem()?.to_str()?.to_string();
-            stem.starts_with(prefix).then_some((stem, path))
+        .filter_map(|entry| {
+            let stem = entry.file_name().to_str()?.strip_suffix(".md")?.to_string();
+            stem.starts_with(prefix).then_some(stem)
         })
         .collect();
     found.sort();
@@ -79,17 +83,26 @@ fn slugs(dir: &Path, prefix: &str) -> (Vec<Completion>, bool) {
     let items = found
         .into_iter()
         .take(MAX_COMPLETIONS)
-        .map(|(slug, path)| Completion::new(slug, title_of(&path)))
+        .map(|slug| {
+            let title = title_of(cwd, &format!("{folder}/{slug}.md"), scope);
+            Completion::new(slug, title)
+        })
         .collect();
     (items, truncated)
 }
 
 /// First non-empty line of a note without its markdown heading marks, cut to a popup's width.
-fn title_of(path: &Path) -> String {
+fn title_of(cwd: &Path, rel: &str, scope: Option<&Scope>) -> String {
     const TITLE_CHARS: usize = 60;
-    let Ok(text) = std::fs::read_to_string(path) else {
+    /// Enough of a note to find its title line.
+    const TITLE_BYTES: usize = 4 * 1024;
+    let Ok(opened) = project_file::open(cwd, Path::new(rel), rel, scope) else {
         return String::new();
     };
+    let Ok(bytes) = opened.head(TITLE_BYTES) else {
+        return String::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
     text.lines()
         .map(|line| line.trim().trim_start_matches('#').trim())
         .find(|line| !line.is_empty())

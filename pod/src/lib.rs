@@ -28,6 +28,7 @@ pub mod mcp;
 pub mod offline;
 pub mod paste;
 pub mod policy;
+pub mod project_file;
 pub mod prompt;
 pub mod providers;
 pub mod references;

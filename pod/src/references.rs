@@ -8,15 +8,18 @@
 //!
 //! This reads files, so the caller runs it off the controller's task (`spawn_blocking`).
 
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use seedpod_protocol::{PodCommand, SLASH_COMMANDS, Segment, SystemItem};
-use seedpod_tools::{BINARY_SNIFF_BYTES, looks_binary};
+use seedpod_tools::{BINARY_SNIFF_BYTES, Scope, looks_binary};
 
 use crate::completions::{KNOWLEDGE_DIR, WORKFLOWS_DIR};
 use crate::guard::group_thousands;
+use crate::project_file::{self, Refused};
+
+/// Most bytes of a workflow read for the catalogue: its front matter is at the top.
+const WORKFLOW_FRONT_MATTER_BYTES: usize = 8 * 1024;
 
 /// Default for `ReferenceContext::max_file_bytes`: a large source file fits; a log does not.
 pub const DEFAULT_MAX_FILE_BYTES: usize = 100 * 1024;
@@ -33,6 +36,9 @@ pub struct ReferenceContext<'a> {
     pub can_read: &'a (dyn Fn(&str) -> Result<PathBuf, String> + Sync),
     /// Most bytes of one file attached; the rest is left to the `read_file` tool.
     pub max_file_bytes: usize,
+    /// The pod's scope, which bounds where a knowledge note or workflow may lead besides the
+    /// project (`project_file.rs`). `None`: only the project.
+    pub scope: Option<&'a Scope>,
 }
 
 /// One reference turned into an item.
@@ -76,20 +82,29 @@ pub fn resolve(segments: &[Segment], ctx: &ReferenceContext) -> Vec<Resolved> {
         .collect()
 }
 
-/// The workflows in `<cwd>/.seedpod/workflows`, sorted by slug. A file that cannot be read is
-/// still listed, without a description.
-pub fn workflows(cwd: &Path) -> Vec<WorkflowInfo> {
-    let Ok(entries) = std::fs::read_dir(cwd.join(WORKFLOWS_DIR)) else {
+/// The workflows in `<cwd>/.seedpod/workflows`, sorted by slug. A file that cannot be read (or
+/// that links out of the project, `project_file.rs`) is still listed, without a description;
+/// invoking it says why. A folder that leads out of the project lists nothing.
+pub fn workflows(cwd: &Path, scope: Option<&Scope>) -> Vec<WorkflowInfo> {
+    let Ok(dir) = project_file::resolve(cwd, Path::new(WORKFLOWS_DIR), WORKFLOWS_DIR, scope) else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     let mut found: Vec<WorkflowInfo> = entries
         .filter_map(|entry| entry.ok())
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "md") && path.is_file())
-        .filter_map(|path| {
-            let slug = path.file_stem()?.to_str()?.to_string();
+        .map(|entry| entry.file_name())
+        .filter_map(|name| {
+            let slug = name.to_str()?.strip_suffix(".md")?.to_string();
             valid_slug(&slug).ok()?;
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let shown = format!("{WORKFLOWS_DIR}/{slug}.md");
+            let text = match project_file::open(cwd, Path::new(&shown), &shown, scope) {
+                Ok(opened) => opened.head(WORKFLOW_FRONT_MATTER_BYTES).unwrap_or_default(),
+                Err(Refused::NotAFile { .. }) => return None,
+                Err(_) => Vec::new(),
+            };
+            let text = String::from_utf8_lossy(&text);
             let (front, _) = split_front_matter(&text);
             Some(WorkflowInfo {
                 slug,
@@ -227,15 +242,8 @@ fn dir_body(shown: &str, real: &Path) -> Result<String, String> {
 
 fn knowledge(slug: &str, ctx: &ReferenceContext) -> Resolved {
     let read = valid_slug(slug)
-        .map_err(|bad| bad.to_string())
-        .and_then(|()| {
-            let path = ctx.cwd.join(KNOWLEDGE_DIR).join(format!("{slug}.md"));
-            read_note(
-                &path,
-                ctx.max_file_bytes,
-                &format!("{KNOWLEDGE_DIR}/{slug}.md"),
-            )
-        });
+        .map_err(|bad| Unread::same(bad.to_string()))
+        .and_then(|()| read_note(ctx, &format!("{KNOWLEDGE_DIR}/{slug}.md")));
     match read {
         Ok(text) => Resolved {
             item: SystemItem::Knowledge {
@@ -244,27 +252,20 @@ fn knowledge(slug: &str, ctx: &ReferenceContext) -> Resolved {
             },
             problem: None,
         },
-        Err(reason) => Resolved {
+        Err(unread) => Resolved {
             item: SystemItem::Knowledge {
                 slug: slug.to_string(),
-                body: format!("[Knowledge: #{slug}] (not attached: {reason})"),
+                body: format!("[Knowledge: #{slug}] (not attached: {})", unread.for_model),
             },
-            problem: Some(format!("#{slug} was not attached: {reason}")),
+            problem: Some(format!("#{slug} was not attached: {}", unread.for_person)),
         },
     }
 }
 
 fn workflow(slug: &str, args: &str, ctx: &ReferenceContext) -> Resolved {
     let read = valid_slug(slug)
-        .map_err(|bad| bad.to_string())
-        .and_then(|()| {
-            let path = ctx.cwd.join(WORKFLOWS_DIR).join(format!("{slug}.md"));
-            read_note(
-                &path,
-                ctx.max_file_bytes,
-                &format!("{WORKFLOWS_DIR}/{slug}.md"),
-            )
-        });
+        .map_err(|bad| Unread::same(bad.to_string()))
+        .and_then(|()| read_note(ctx, &format!("{WORKFLOWS_DIR}/{slug}.md")));
     match read {
         Ok(text) => {
             let (_, instructions) = split_front_matter(&text);
@@ -282,28 +283,47 @@ fn workflow(slug: &str, args: &str, ctx: &ReferenceContext) -> Resolved {
                 problem: None,
             }
         }
-        Err(reason) => Resolved {
+        Err(unread) => Resolved {
             item: SystemItem::Workflow {
                 slug: slug.to_string(),
-                body: format!("[Workflow: /{slug}] (not loaded: {reason})"),
+                body: format!("[Workflow: /{slug}] (not loaded: {})", unread.for_model),
             },
-            problem: Some(format!("/{slug} was not run: {reason}")),
+            problem: Some(format!("/{slug} was not run: {}", unread.for_person)),
         },
     }
 }
 
-/// A knowledge note or workflow file, bounded like an attachment. `shown` names it in reasons.
-fn read_note(path: &Path, max_bytes: usize, shown: &str) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {}", io_reason(&e)))?;
-    if !meta.is_file() {
-        return Err(format!("{shown} is not a regular file"));
-    }
-    let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|file| file.take(max_bytes as u64).read_to_end(&mut bytes))
-        .map_err(|e| format!("{shown}: {}", io_reason(&e)))?;
-    let (text, note) = bounded_text(&bytes, meta.len(), max_bytes);
+/// A knowledge note or workflow file of the project (`project_file.rs`: a link out of it is
+/// refused), bounded like an attachment. `shown` is its path relative to `cwd`.
+fn read_note(ctx: &ReferenceContext, shown: &str) -> Result<String, Unread> {
+    let opened =
+        project_file::open(ctx.cwd, Path::new(shown), shown, ctx.scope).map_err(|refused| {
+            Unread {
+                for_model: refused.for_model(),
+                for_person: refused.to_string(),
+            }
+        })?;
+    let len = opened.len;
+    let bytes = opened
+        .head(ctx.max_file_bytes)
+        .map_err(|e| Unread::same(format!("{shown}: {}", io_reason(&e))))?;
+    let (text, note) = bounded_text(&bytes, len, ctx.max_file_bytes);
     Ok(format!("{text}{note}"))
+}
+
+/// Why a note was not read, in two tellings: the model's leaves out where a refused link leads.
+struct Unread {
+    for_model: String,
+    for_person: String,
+}
+
+impl Unread {
+    fn same(reason: String) -> Unread {
+        Unread {
+            for_model: reason.clone(),
+            for_person: reason,
+        }
+    }
 }
 
 /// A slug names one file in one folder: no separators, no `..`, nothing hidden.
@@ -405,6 +425,7 @@ mod tests {
             cwd,
             can_read: &can_read,
             max_file_bytes,
+            scope: None,
         };
         let mut resolved = resolve(&[segment], &ctx);
         assert_eq!(resolved.len(), 1);
@@ -550,6 +571,37 @@ mod tests {
         assert_eq!(r.problem, None);
     }
 
+    /// A note linked out of the project is not attached: the model gets a placeholder that
+    /// names no target, the person a problem that does. A link inside the project is followed.
+    #[test]
+    fn knowledge_linked_out_of_the_project_is_refused_and_inside_is_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let project = root.join("project");
+        let notes = project.join(KNOWLEDGE_DIR);
+        std::fs::create_dir_all(&notes).unwrap();
+        std::fs::write(root.join("private.md"), "PRIVATE-MARKER").unwrap();
+        std::os::unix::fs::symlink(root.join("private.md"), notes.join("out.md")).unwrap();
+        std::fs::write(project.join("shared.md"), "shared note").unwrap();
+        std::os::unix::fs::symlink("../../shared.md", notes.join("in.md")).unwrap();
+        let knowledge = |slug: &str| {
+            resolve_one(
+                Segment::KnowledgeRef { slug: slug.into() },
+                &project,
+                DEFAULT_MAX_FILE_BYTES,
+            )
+        };
+        let out = knowledge("out");
+        assert!(!body(&out).contains("PRIVATE-MARKER"), "{}", body(&out));
+        assert!(!body(&out).contains("private.md"), "{}", body(&out));
+        assert!(body(&out).contains("outside the project"), "{}", body(&out));
+        let problem = out.problem.unwrap();
+        assert!(problem.contains("private.md"), "{problem}");
+        let inside = knowledge("in");
+        assert_eq!(body(&inside), "[Knowledge: #in]\nshared note");
+        assert_eq!(inside.problem, None);
+    }
+
     #[test]
     fn missing_knowledge_note_is_a_problem() {
         let dir = tempfile::tempdir().unwrap();
@@ -670,6 +722,7 @@ mod tests {
             cwd: dir.path(),
             can_read: &can_read,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            scope: None,
         };
         let segments = [
             Segment::text("see "),
@@ -708,7 +761,7 @@ mod tests {
     #[test]
     fn workflows_are_listed_sorted_with_front_matter() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(workflows(dir.path()).is_empty());
+        assert!(workflows(dir.path(), None).is_empty());
         let flows = dir.path().join(WORKFLOWS_DIR);
         std::fs::create_dir_all(&flows).unwrap();
         std::fs::write(
@@ -719,7 +772,7 @@ mod tests {
         std::fs::write(flows.join("plain.md"), "# Plain\nno front matter").unwrap();
         std::fs::write(flows.join("notes.txt"), "not a workflow").unwrap();
         assert_eq!(
-            workflows(dir.path()),
+            workflows(dir.path(), None),
             [
                 WorkflowInfo {
                     slug: "plain".into(),

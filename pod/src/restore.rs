@@ -86,6 +86,9 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
             mode,
         })
         .map_err(|e| PodError::Config(format!("the system prompt could not be rendered: {e}")))?;
+    // A project file refused from the prompt is said to every client that attaches.
+    let mut alerts = opts.session.startup_alerts.clone();
+    alerts.extend(prompt.alerts());
     let start = SegmentStart {
         segment_id: segment_id.clone(),
         system_prompt: prompt.text,
@@ -152,7 +155,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         tools,
         limits: opts.limits,
         retry: opts.settings.retry,
-        alerts: opts.session.startup_alerts.clone(),
+        alerts,
         session: opts.session,
         home: opts.home,
         mcp: opts.mcp,

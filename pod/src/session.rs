@@ -59,6 +59,9 @@ pub struct PromptSettings {
     pub identity_file: Option<PathBuf>,
     /// Where `instructions.md` (the custom instructions layer) is looked for. `None` skips it.
     pub config_dir: Option<PathBuf>,
+    /// The pod's file scope, which bounds where the project's own files (`AGENTS.md`,
+    /// workflows) may lead (`project_file.rs`). `None`: only their own directory.
+    pub scope: Option<Arc<Scope>>,
 }
 
 /// What a segment's prompt is rendered from, for one pod.
@@ -107,6 +110,7 @@ impl PromptSettings {
             session_instructions: pod.session_instructions.map(str::to_string),
             config_dir: self.config_dir.clone(),
             mode: pod.mode,
+            scope: self.scope.clone(),
         }
     }
 }

@@ -44,8 +44,10 @@ fn log_of(sb: &Sandbox, name: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Choosing the model needs trust (`docs/configuration.md`): once the person trusts the file,
+/// a project config alone is enough to start a pod.
 #[test]
-fn a_project_config_alone_starts_a_pod() {
+fn a_trusted_project_config_alone_starts_a_pod() {
     let sb = Sandbox::new();
     let dir = sb.path().join(".seedpod");
     std::fs::create_dir_all(&dir).unwrap();
@@ -56,6 +58,7 @@ fn a_project_config_alone_starts_a_pod() {
     )
     .unwrap();
     project_config(&sb, "provider = \"scripted\"\nscript = \"demo.jsonl\"\n");
+    sb.ok(&["trust", sb.path().to_str().unwrap()]);
 
     let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));

@@ -108,7 +108,7 @@ pub fn build(
             .chain(sandbox_alert)
             .collect(),
         policies,
-        scope: Some(scope),
+        scope: Some(scope.clone()),
         prompt: PromptSettings {
             identity_file: eff
                 .system_prompt
@@ -116,6 +116,7 @@ pub fn build(
                 .as_ref()
                 .map(|s| s.value.clone()),
             config_dir: Some(home.config.clone()),
+            scope: Some(scope),
         },
         guard: eff.input.guard.value,
         max_message_chars: eff.input.max_message_chars.value,

@@ -13,6 +13,10 @@
 //! | `[shell] sandbox` | `"off"` where a lower layer confines | `"scope"` |
 //! | `[shell] network` | `true` where a lower layer says `false` | `false` |
 //! | `[input] guard` | weaker, in the order off < log < warn < block | stronger |
+//! | `provider` | any other provider: it decides who answers (and `scripted`, a file, answers instead of a model) | — |
+//! | `model` | any other model than the one below (the provider's default when none is set) | — |
+//! | `script` | any other script: the scripted provider's replies are the file's text | — |
+//! | `[context] summary_model` | any other model: it writes the summaries the model then reads as its history | — |
 //! | `base_url` | any other endpoint: it receives the conversation and the API key | — |
 //! | `api_key_env` | any other variable: it picks which secret leaves the machine | — |
 //! | `[logging] file` | any other file: the pod would append to a path outside the scope | — |
@@ -22,15 +26,18 @@
 //! | `[remote]` | any: its `ssh` and `bin` are commands this machine runs | — |
 //! | `[system_prompt] identity_file` | a file outside the project directory (after symlinks): its text would be sent to the provider | one inside it |
 //!
-//! `provider`, `model` and `script` choose which model answers; every call it makes still
-//! passes approvals and scope, and the provider's key and endpoint come from the person, so they
-//! apply without trust.
+//! Choosing who answers is the person's alone: a repository that could set `provider` and
+//! `script` would be the model, writing the replies and tool calls the pod acts on. The keys
+//! that only shape a request to the person's own model (`temperature`, `max_tokens`,
+//! `context_window`, `[context.windows]`, `[context] probe`, which asks the person's endpoint)
+//! apply without trust: none of them changes who answers or where the conversation and the
+//! key go.
 
 use std::path::{Path, PathBuf};
 
 use crate::agent::{GuardMode, Policy, SandboxMode};
 use crate::effective::Effective;
-use crate::file::ConfigFile;
+use crate::file::{ConfigFile, ProviderChoice};
 
 /// A key of an untrusted project file that was not applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,8 +59,9 @@ pub(crate) fn restrain(
     project_dir: &Path,
 ) -> Vec<Ignored> {
     let mut ignored = Vec::new();
-    let base_url = below.base_url.as_ref().map(|s| &s.value);
     let text = |s: &String| quote(s);
+    who_answers(project, below, project_dir, &mut ignored);
+    let base_url = below.base_url.as_ref().map(|s| &s.value);
     changed(
         &mut project.base_url,
         base_url,
@@ -262,6 +270,43 @@ pub(crate) fn restrain(
         }
     }
     ignored
+}
+
+/// `provider`, `model`, `script` and `[context] summary_model`: any value other than the one
+/// below is ignored, so the person's model answers and nobody else's.
+fn who_answers(
+    project: &mut ConfigFile,
+    below: &Effective,
+    project_dir: &Path,
+    ignored: &mut Vec<Ignored>,
+) {
+    let provider = below.provider.as_ref().map(|s| &s.value);
+    let name = |p: &ProviderChoice| quote(p.as_str());
+    changed(&mut project.provider, provider, "provider", name, ignored);
+    // The model below includes the provider's default, so naming that default loosens nothing.
+    let model = below.model().map(|s| s.value);
+    let text = |s: &String| quote(s);
+    changed(&mut project.model, model.as_ref(), "model", text, ignored);
+    // A script named in the project file is relative to its directory (`Effective::apply_file`):
+    // compare the path it would resolve to.
+    let mut script = project
+        .script
+        .take()
+        .map(|s| project_dir.join(crate::file::PROJECT_DIR).join(s));
+    let path = |p: &PathBuf| quote(&p.display().to_string());
+    let below_script = below.script.as_ref().map(|s| &s.value);
+    changed(&mut script, below_script, "script", path, ignored);
+    project.script = script;
+    if let Some(context) = &mut project.context {
+        let summary = below.context.summary_model.as_ref().map(|s| &s.value);
+        changed(
+            &mut context.summary_model,
+            summary,
+            "context.summary_model",
+            text,
+            ignored,
+        );
+    }
 }
 
 /// Any value other than the one below is a loosening (for keys that point the pod at an

@@ -318,6 +318,24 @@ pub fn open_checked(path: &Path, shown: &str) -> Result<File, Unopenable> {
     })
 }
 
+/// Open a checked, canonical regular file to read and append to, race-free like `open_checked`;
+/// a file with more than one name is refused (appending through one name writes them all).
+pub fn open_checked_append(path: &Path, shown: &str) -> Result<File, Unopenable> {
+    let open = || -> Result<File, OpenError> {
+        let fd = open_no_symlinks(path, libc::O_RDWR | libc::O_APPEND | libc::O_NONBLOCK)?;
+        let file = File::from(fd);
+        let meta = file.metadata().map_err(OpenError::Io)?;
+        if meta.nlink() > 1 {
+            return Err(OpenError::HardLinked(meta.nlink()));
+        }
+        Ok(file)
+    };
+    open().map_err(|error| Unopenable {
+        shown: shown.to_owned(),
+        error,
+    })
+}
+
 /// Why `open_checked` did not open a file.
 #[derive(Debug)]
 pub struct Unopenable {

@@ -45,7 +45,7 @@ use seedpod_engine::Tool;
 
 use crate::file_tool::Blocking;
 
-pub use beneath::{Unopenable, open_checked};
+pub use beneath::{Unopenable, open_checked, open_checked_append};
 pub use command::{
     Judgement, judge as judge_shell_command, judge_command, narrowest_rule, rule_covers,
     standing_covers,

@@ -58,6 +58,7 @@ impl Attachments {
             cwd: Path::new(&self.cwd),
             can_read: &can_read,
             max_file_bytes: MAX_ATTACHMENT_BYTES,
+            scope: scope.as_deref(),
         };
         references::resolve(&self.segments, &ctx)
     }

@@ -173,6 +173,9 @@ impl Controller {
             .await
             .map_err(|_| "the system prompt could not be rendered: its thread failed".to_string())?
             .map_err(|e| format!("the system prompt could not be rendered: {e}"))?;
+        for alert in rendered.alerts() {
+            self.publish_alert(seedpod_protocol::AlertLevel::Warn, alert);
+        }
         let segment_id = new_segment_id();
         let start = SegmentStart {
             segment_id: segment_id.clone(),
@@ -321,8 +324,9 @@ impl Controller {
             return;
         }
         let cwd = self.meta.cwd.clone();
+        let scope = self.session.scope.clone();
         tokio::task::spawn_blocking(move || {
-            let answer = match crate::agents::append_memory(&cwd, &text) {
+            let answer = match crate::agents::append_memory(&cwd, &text, scope.as_deref()) {
                 Ok(path) => done(
                     id,
                     PodCommand::Memory,

@@ -33,6 +33,7 @@ pub(super) fn layers(inputs: &PromptInputs, vars: &Value) -> Result<Vec<Layer>, 
             note: Some(
                 "compact prompt: the tool schemas sent with each request describe the tools".into(),
             ),
+            alert: None,
         },
         tool_notes(&inputs.tools),
         workflow_pointer(inputs),
@@ -40,7 +41,7 @@ pub(super) fn layers(inputs: &PromptInputs, vars: &Value) -> Result<Vec<Layer>, 
             inputs.session_instructions.as_deref(),
             vars,
         )?),
-        layers::project_instructions(&inputs.cwd, COMPACT_MAX_AGENTS_MD_BYTES)?,
+        layers::project_instructions(inputs, COMPACT_MAX_AGENTS_MD_BYTES)?,
         capped(layers::custom_instructions(
             inputs.config_dir.as_deref(),
             vars,
@@ -59,6 +60,7 @@ fn identity(inputs: &PromptInputs, vars: &Value) -> Result<Layer, PromptError> {
         source: "built-in, compact".into(),
         text: Some(text.trim_end().to_string()),
         note: None,
+        alert: None,
     })
 }
 
@@ -80,6 +82,7 @@ fn tool_notes(tools: &[ToolSpec]) -> Layer {
             source,
             text: None,
             note: Some("no offered tool has a note".into()),
+            alert: None,
         };
     }
     let mut text = String::from("# Tools");
@@ -91,6 +94,7 @@ fn tool_notes(tools: &[ToolSpec]) -> Layer {
         source,
         text: Some(text),
         note: None,
+        alert: None,
     }
 }
 
@@ -124,7 +128,7 @@ fn workflow_pointer(inputs: &PromptInputs) -> Layer {
     let kind = LayerKind::Workflows;
     let dir = inputs.cwd.join(WORKFLOWS_DIR);
     let source = dir.display().to_string();
-    let count = workflows(&inputs.cwd).len();
+    let count = workflows(&inputs.cwd, inputs.scope.as_deref()).len();
     if count == 0 {
         let note = format!("no workflows in {source}");
         return Layer {
@@ -132,6 +136,7 @@ fn workflow_pointer(inputs: &PromptInputs) -> Layer {
             source,
             text: None,
             note: Some(note),
+            alert: None,
         };
     }
     Layer {
@@ -143,6 +148,7 @@ fn workflow_pointer(inputs: &PromptInputs) -> Layer {
                 .into(),
         ),
         note: Some(format!("compact prompt: {count} not listed")),
+        alert: None,
     }
 }
 

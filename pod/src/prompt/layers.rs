@@ -1,17 +1,18 @@
 //! One function per prompt layer: where its text comes from, the section it becomes, and why it
 //! is absent when it is.
 
-use std::fs::File;
-use std::io::{self, Read};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::Path;
 
 use minijinja::value::Value;
 use seedpod_protocol::ToolSpec;
+use seedpod_tools::Scope;
 
 use super::{Layer, LayerKind, PromptError, PromptInputs, catalogue, template};
-use crate::agents::nearest_agents_md;
+use crate::agents::{nearest_agents_md, open_agents_md};
 use crate::completions::WORKFLOWS_DIR;
 use crate::guard::group_thousands;
+use crate::project_file::Refused;
 use crate::references::{utf8_prefix_len, workflows};
 
 /// Most bytes of `AGENTS.md` put into the prompt; a larger file is cut, with a note saying so.
@@ -29,6 +30,7 @@ fn present(kind: LayerKind, source: String, text: String) -> Layer {
         source,
         text: Some(text),
         note: None,
+        alert: None,
     }
 }
 
@@ -38,6 +40,7 @@ fn absent(kind: LayerKind, source: String, note: String) -> Layer {
         source,
         text: None,
         note: Some(note),
+        alert: None,
     }
 }
 
@@ -87,10 +90,10 @@ pub(super) fn tool_protocols(protocols: &[(String, String)]) -> Layer {
     present(kind, source, text)
 }
 
-pub(super) fn workflows_layer(cwd: &Path) -> Layer {
+pub(super) fn workflows_layer(cwd: &Path, scope: Option<&Scope>) -> Layer {
     let kind = LayerKind::Workflows;
     let dir = cwd.join(WORKFLOWS_DIR);
-    let found = workflows(cwd);
+    let found = workflows(cwd, scope);
     if found.is_empty() {
         let note = format!("no workflows in {}", dir.display());
         return absent(kind, dir.display().to_string(), note);
@@ -140,9 +143,15 @@ pub(super) fn session_instructions(
 }
 
 /// `AGENTS.md` is data: not templated, so it may contain `{{` freely. At most `max_bytes` of it
-/// are included (`MAX_AGENTS_MD_BYTES` in the full prompt).
-pub(super) fn project_instructions(cwd: &Path, max_bytes: usize) -> Result<Layer, PromptError> {
+/// are included (`MAX_AGENTS_MD_BYTES` in the full prompt). It is opened as a project file
+/// (`agents::open_agents_md`): one that leads out of its directory is replaced by a note saying
+/// so, and the person is alerted.
+pub(super) fn project_instructions(
+    inputs: &PromptInputs,
+    max_bytes: usize,
+) -> Result<Layer, PromptError> {
     let kind = LayerKind::ProjectInstructions;
+    let cwd = &inputs.cwd;
     let Some(path) = nearest_agents_md(cwd) else {
         let note = format!("no AGENTS.md from {} upward", cwd.display());
         return Ok(absent(
@@ -157,8 +166,13 @@ pub(super) fn project_instructions(cwd: &Path, max_bytes: usize) -> Result<Layer
         path: path.clone(),
         cause: source,
     };
-    let size = std::fs::metadata(&path).map_err(read_error)?.len();
-    let bytes = read_head(&path, max_bytes).map_err(read_error)?;
+    let opened = match open_agents_md(&path, inputs.scope.as_deref()) {
+        Ok(opened) => opened,
+        Err(Refused::Io { reason, .. }) => return Err(read_error(io::Error::other(reason))),
+        Err(refused) => return Ok(refused_instructions(source, &refused)),
+    };
+    let size = opened.len;
+    let bytes = opened.head(max_bytes).map_err(read_error)?;
     let kept = if size > max_bytes as u64 {
         utf8_prefix_len(&bytes)
     } else {
@@ -186,7 +200,26 @@ pub(super) fn project_instructions(cwd: &Path, max_bytes: usize) -> Result<Layer
         source,
         text: Some(text),
         note,
+        alert: None,
     })
+}
+
+/// The project-instructions layer for an `AGENTS.md` that was not read: the model learns that
+/// there are instructions it was not given (so it does not guess at them), the person why.
+fn refused_instructions(source: String, refused: &Refused) -> Layer {
+    Layer {
+        kind: LayerKind::ProjectInstructions,
+        text: Some(format!(
+            "# Project instructions\n\nNot included: {}.",
+            refused.for_model()
+        )),
+        note: Some(format!("not read: {refused}")),
+        alert: Some(format!(
+            "the project instructions were not read: {refused}. Replace the link with the file \
+             itself if you want them in the prompt"
+        )),
+        source,
+    }
 }
 
 pub(super) fn custom_instructions(
@@ -225,13 +258,6 @@ pub(super) fn custom_instructions(
         source,
         format!("# Custom instructions\n\n{}", text.trim()),
     ))
-}
-
-/// At most `max` bytes from the start of `path`.
-fn read_head(path: &PathBuf, max: usize) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    File::open(path)?.take(max as u64).read_to_end(&mut bytes)?;
-    Ok(bytes)
 }
 
 /// A file's name, for template errors' line references.

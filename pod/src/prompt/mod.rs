@@ -8,7 +8,8 @@
 //! 3. tool protocols — how to use each enabled tool, as given by the caller;
 //! 4. workflows — `<cwd>/.seedpod/workflows/*.md`, from their front matter;
 //! 5. session instructions — given when the pod was created;
-//! 6. project instructions — the nearest `AGENTS.md` from cwd upward, capped at 64 KiB;
+//! 6. project instructions — the nearest `AGENTS.md` from cwd upward, capped at 64 KiB, read as
+//!    a project file (`project_file.rs`): a link out of its directory gives a note, not its text;
 //! 7. custom instructions — `<config_dir>/instructions.md`.
 //!
 //! Templating (`minijinja`, strict: an undefined variable is an error naming its layer and file)
@@ -30,8 +31,10 @@ mod template;
 mod tool_specs;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use seedpod_protocol::{PodName, ToolSpec};
+use seedpod_tools::Scope;
 
 use crate::guard::group_thousands;
 
@@ -62,6 +65,10 @@ pub struct PromptInputs {
     /// Full, or compact for a small window. `tools` are the specs the segment offers in this
     /// mode (`tools_for_mode`).
     pub mode: PromptMode,
+    /// The pod's file scope: a project file (`AGENTS.md`, a workflow) may be a link into what
+    /// it lets the model read, besides its own directory (`project_file.rs`). `None`: only
+    /// its own directory.
+    pub scope: Option<Arc<Scope>>,
 }
 
 /// Which layer, in prompt order.
@@ -113,6 +120,9 @@ pub struct Layer {
     pub text: Option<String>,
     /// Something a person should know: that the layer was truncated, or why it is absent.
     pub note: Option<String>,
+    /// What the person must be told when the prompt is rendered (a project file that was
+    /// refused, and where it led), raised as an alert by whoever renders it.
+    pub alert: Option<String>,
 }
 
 /// The system prompt and how it was made.
@@ -151,9 +161,9 @@ pub fn render_prompt(inputs: &PromptInputs) -> Result<RenderedPrompt, PromptErro
             layers::identity(inputs, &vars)?,
             layers::tool_catalogue(&inputs.tools),
             layers::tool_protocols(&inputs.tool_protocols),
-            layers::workflows_layer(&inputs.cwd),
+            layers::workflows_layer(&inputs.cwd, inputs.scope.as_deref()),
             layers::session_instructions(inputs.session_instructions.as_deref(), &vars)?,
-            layers::project_instructions(&inputs.cwd, MAX_AGENTS_MD_BYTES)?,
+            layers::project_instructions(inputs, MAX_AGENTS_MD_BYTES)?,
             layers::custom_instructions(inputs.config_dir.as_deref(), &vars)?,
         ],
         PromptMode::Compact => compact::layers(inputs, &vars)?,
@@ -171,6 +181,11 @@ pub fn render_prompt(inputs: &PromptInputs) -> Result<RenderedPrompt, PromptErro
 }
 
 impl RenderedPrompt {
+    /// What the person must be told about this rendering (`Layer::alert`), in layer order.
+    pub fn alerts(&self) -> Vec<String> {
+        self.layers.iter().filter_map(|l| l.alert.clone()).collect()
+    }
+
     /// The prompt layer by layer, for `seedpod prompt show`: a header line per layer naming its
     /// source (and note), then its text; absent layers as one line saying why.
     pub fn explain(&self) -> String {

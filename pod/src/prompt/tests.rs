@@ -42,6 +42,7 @@ impl Fixture {
             session_instructions: None,
             config_dir: Some(self.path("config")),
             mode: PromptMode::Full,
+            scope: None,
         }
     }
 
@@ -426,4 +427,70 @@ fn the_full_prompt_is_pinned_byte_for_byte() {
         std::fs::write(golden, &text).expect("write the golden");
     }
     assert_eq!(text, include_str!("tests/full_prompt.golden"));
+}
+
+/// A repository's `AGENTS.md` that links to a private file outside it: the model gets a note
+/// saying instructions were withheld, never the file; the person gets an alert naming the
+/// target. A link that stays inside the project is read as before.
+#[test]
+fn agents_md_linked_out_of_the_project_is_a_note_and_an_alert_not_its_content() {
+    let fx = Fixture::new();
+    let mut inputs = fx.full_inputs();
+    let secret = fx.write("elsewhere/id_rsa", "PRIVATE-KEY-MARKER");
+    std::fs::remove_file(fx.path("project/AGENTS.md")).unwrap();
+    std::os::unix::fs::symlink(&secret, fx.path("project/AGENTS.md")).unwrap();
+    for mode in [PromptMode::Full, PromptMode::Compact] {
+        inputs.mode = mode;
+        let prompt = render_prompt(&inputs).unwrap();
+        assert!(!prompt.text.contains("PRIVATE-KEY-MARKER"), "{mode:?}");
+        let project = layer(&prompt, LayerKind::ProjectInstructions);
+        let text = project.text.as_deref().unwrap();
+        assert!(text.contains("Not included"), "{text}");
+        assert!(text.contains("outside the project"), "{text}");
+        assert!(
+            !text.contains("id_rsa"),
+            "the target is not the model's: {text}"
+        );
+        let alerts = prompt.alerts();
+        assert_eq!(alerts.len(), 1, "{alerts:?}");
+        assert!(alerts[0].contains("id_rsa"), "{}", alerts[0]);
+        assert!(
+            prompt.explain().contains("not read"),
+            "{}",
+            prompt.explain()
+        );
+    }
+}
+
+#[test]
+fn agents_md_linked_inside_the_project_is_read() {
+    let fx = Fixture::new();
+    fx.write("project/docs/rules.md", "rules from docs");
+    std::os::unix::fs::symlink("docs/rules.md", fx.path("project/AGENTS.md")).unwrap();
+    let prompt = render_prompt(&fx.inputs()).unwrap();
+    assert!(prompt.text.contains("rules from docs"), "{}", prompt.text);
+    assert!(prompt.alerts().is_empty());
+}
+
+#[test]
+fn a_workflow_linked_out_of_the_project_lends_it_no_description() {
+    let fx = Fixture::new();
+    let outside = fx.write(
+        "elsewhere/notes.md",
+        "---\ndescription: LEAKED-DESCRIPTION\n---\nbody",
+    );
+    let flows = fx.path(&format!("project/sub/{WORKFLOWS_DIR}"));
+    std::fs::create_dir_all(&flows).unwrap();
+    std::os::unix::fs::symlink(&outside, flows.join("leak.md")).unwrap();
+    let prompt = render_prompt(&fx.inputs()).unwrap();
+    assert!(
+        prompt.text.contains("/leak"),
+        "still listed: {}",
+        prompt.text
+    );
+    assert!(
+        !prompt.text.contains("LEAKED-DESCRIPTION"),
+        "{}",
+        prompt.text
+    );
 }

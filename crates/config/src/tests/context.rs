@@ -186,7 +186,8 @@ fn bad_values_are_refused_naming_key_value_and_file() {
     ];
     for (text, start, reason) in cases {
         let fx = Fixture::new();
-        fx.project_file(text);
+        // Trusted, so that a key that needs trust (`summary_model`) is applied and checked.
+        fx.trusted_project_file(text);
         let err = fx.resolve().unwrap_err().to_string();
         assert!(err.starts_with(start), "{text:?} → {err}");
         assert!(err.contains(reason), "{text:?} → {err}");

@@ -46,6 +46,7 @@ fn fresh_pod(
     let settings = PromptSettings {
         identity_file: None,
         config_dir: Some(fx.path("config")),
+        scope: None,
     };
     let rendered = settings
         .render(&PromptFor {
