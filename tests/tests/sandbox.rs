@@ -239,22 +239,22 @@ async fn a_childs_shell_is_confined_to_its_delegated_scope() {
     assert!(sb.path().join("sub/kid.txt").exists());
 }
 
-/// What Landlock cannot refuse inside the write roots is seen: a sandboxed command that plants
-/// a git hook gets a note in its result and the person gets an alert.
+/// Protected files are read-only for a sandboxed command: writing an existing hooks directory
+/// fails inside the command, and a hooks directory the command creates (nothing was there to
+/// mount over) is removed again, named in the result and alerted to the person.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_planted_git_hook_is_named_and_alerted() {
+async fn a_planted_git_hook_fails_or_is_removed_and_alerted() {
     if landlock_abi().is_none() {
         return;
     }
     let sb = Sandbox::new();
     sb.user_config("[approvals]\nshell = \"allow\"\n");
-    std::fs::create_dir_all(sb.path().join(".git/hooks")).expect("hooks dir");
+    std::fs::create_dir_all(sb.path().join(".git")).expect("git dir");
+    let plant = "printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/pre-commit";
     let script = sb.script(
         "s.jsonl",
         &[
-            shell(
-                json!({"command": "printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/pre-commit"}),
-            ),
+            shell(json!({"command": format!("mkdir -p .git/hooks && {plant}")})),
             json!({"text": "done"}),
         ],
     );
@@ -267,11 +267,15 @@ async fn a_planted_git_hook_is_named_and_alerted() {
         _ => None,
     })
     .await;
-    assert!(alert.contains(".git/hooks/pre-commit"), "{alert}");
+    assert!(alert.contains(".git/hooks"), "{alert}");
     wait_for(&mut events, &mut seen, is_run_end).await;
+    assert!(
+        !sb.path().join(".git/hooks").exists(),
+        "the planted hooks directory stayed"
+    );
     let results = results(&sb.history("p").await);
     assert!(
-        results[0].contains("must review them"),
+        results[0].contains("removed again"),
         "the result names it too: {}",
         results[0]
     );

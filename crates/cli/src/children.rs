@@ -102,9 +102,12 @@ fn render_tree(rows: &[TreeRow], listing: &[PodListing], now: SystemTime) -> Str
     for row in rows {
         let pod = listing.iter().find(|pod| pod.name == row.name);
         let (state, model, activity) = match pod {
+            // The model is whatever name the pod (or a model that spawned it) chose: shown,
+            // never obeyed by the terminal.
             Some(pod) if !row.gone => (
                 tree_state(pod),
-                format!("{}/{}", pod.provider(), pod.model()),
+                crate::terminal::cell(&format!("{}/{}", pod.provider(), pod.model()))
+                    .into_owned(),
                 pod.last_activity_ms
                     .map(|ms| ago(ms, now))
                     .unwrap_or_else(|| "-".into()),
@@ -257,6 +260,21 @@ mod tests {
         assert_eq!(state_at(lines[1], "stopped"), state_at(lines[0], "STATE"));
         assert_eq!(state_at(lines[2], "unresp"), state_at(lines[0], "STATE"));
         assert_eq!(state_at(lines[3], "gone"), state_at(lines[0], "STATE"));
+    }
+
+    #[test]
+    fn a_model_name_with_escapes_is_shown_not_obeyed() {
+        let mut pod = listing("kid", None, Liveness::Stopped);
+        // OSC 52 would write the person's clipboard.
+        pod.meta.config.model = "m\u{1b}]52;c;ZXZpbA==\u{7}".into();
+        let rows = [TreeRow {
+            guide: String::new(),
+            name: "kid".into(),
+            gone: false,
+        }];
+        let text = render_tree(&rows, &[pod], UNIX_EPOCH + Duration::from_secs(1_000_000));
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{text:?}");
+        assert!(text.contains("\\u{1b}]52"), "{text}");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 use std::time::Duration;
 
+use crate::terminal;
 use anyhow::Result;
 use seedpod_client::{Home, Remote};
 use seedpod_protocol::PodName;
@@ -124,8 +125,10 @@ async fn open(
 /// `restart` and `ls` manage that machine's processes, so that machine's seedpod does them.
 pub async fn relay(remote: &Remote, args: &[&str], limit: Duration) -> Result<()> {
     let out = remote.run(args, limit).await?;
-    print!("{}", String::from_utf8_lossy(&out.stdout));
-    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    // That machine's output is that machine's word: a terminal escape in it (a pod name, a
+    // model name, an error) is shown, not obeyed.
+    print!("{}", terminal::text(&String::from_utf8_lossy(&out.stdout)));
+    eprint!("{}", terminal::text(&String::from_utf8_lossy(&out.stderr)));
     if out.status.success() {
         Ok(())
     } else {
@@ -184,11 +187,14 @@ pub async fn ls_all(home: &Home) -> Result<()> {
                     if said.is_empty() {
                         String::new()
                     } else {
-                        format!(" — {said}")
+                        format!(" — {}", terminal::cell(&said))
                     }
                 );
             }
-            Err(err) => println!("{head}: {}", strip_host(&err.to_string(), &remote.alias)),
+            Err(err) => println!(
+                "{head}: {}",
+                terminal::cell(&strip_host(&err.to_string(), &remote.alias))
+            ),
         }
     }
     Ok(())
