@@ -32,6 +32,9 @@ pub mod keys {
     pub const PAGE_UP: &str = "\x1b[5~";
     pub const HOME: &str = "\x1b[H";
     pub const END: &str = "\x1b[F";
+    pub const PAGE_DOWN: &str = "\x1b[6~";
+    pub const DOWN: &str = "\x1b[B";
+    pub const TAB: &str = "\t";
 }
 
 pub struct Tui {
@@ -200,6 +203,24 @@ impl Tui {
                         self.screen()
                     );
                 }
+            }
+        }
+    }
+
+    /// Let `pause` pass, reading what the app draws meanwhile: the rhythm of a person typing
+    /// (the time between the keys a test sends), never a wait for an outcome — use `wait_until`
+    /// for that.
+    pub fn pause(&mut self, pause: Duration) {
+        let until = Instant::now() + pause;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            match self.output.recv_timeout(left) {
+                Ok(chunk) => self.feed(&chunk),
+                // Nothing more to read: the app has exited (a later wait says so).
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return,
             }
         }
     }

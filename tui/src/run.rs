@@ -222,7 +222,7 @@ impl Loop {
             Event::Key(_) => Vec::new(),
             Event::Paste(text) => {
                 self.dirty = true;
-                self.app.on_paste(&text)
+                self.app.on_paste(&text, Instant::now())
             }
             Event::Mouse(mouse) => {
                 self.dirty |= self.app.on_mouse(mouse);

@@ -369,7 +369,7 @@ fn approval_modal_in_grace_then_confirming_always() {
     let mut app = waiting_for_approval();
     let opened = Instant::now();
     insta::assert_snapshot!("approval_grace", screen_at(&mut app, opened));
-    let later = opened + seedpod_tui::app::ANSWER_GRACE;
+    let later = opened + seedpod_tui::app::TYPING_PAUSE;
     app.on_key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE), later);
     insta::assert_snapshot!("approval_confirm_always", screen_at(&mut app, later));
 }
@@ -395,7 +395,7 @@ fn approval_modal_shows_an_edits_diff() {
         entry: entry(6, request),
     };
     app.on_link(LinkEvent::Frame(msg), now);
-    let ready = now + seedpod_tui::app::ANSWER_GRACE;
+    let ready = now + seedpod_tui::app::TYPING_PAUSE;
     app.on_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE), ready);
     insta::assert_snapshot!("approval_edit_diff", screen_at(&mut app, ready));
 }
@@ -406,7 +406,7 @@ fn approval_modal() {
     // Drawn once as it opens, then past the grace period: the keys are live.
     let opened = Instant::now();
     screen_at(&mut app, opened);
-    let ready = opened + seedpod_tui::app::ANSWER_GRACE;
+    let ready = opened + seedpod_tui::app::TYPING_PAUSE;
     insta::assert_snapshot!("approval_modal", screen_at(&mut app, ready));
     for c in "nnot the rm".chars() {
         app.on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE), ready);

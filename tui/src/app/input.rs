@@ -15,9 +15,15 @@ use crate::picker::Picker;
 impl App {
     /// A key press.
     pub fn on_key(&mut self, key: KeyEvent, now: Instant) -> Vec<Effect> {
+        // Reading the modal (scrolling it) is not typing; every other key is.
+        let typing = key.kind != crossterm::event::KeyEventKind::Release
+            && !self.approval_scroll_key(&key, now);
         let effects = self.key_event(key, now);
         // A key that closed an overlay or showed a hidden request opens the modal now.
         self.sync_approval(now);
+        if typing {
+            self.typed(now);
+        }
         effects
     }
 
@@ -127,7 +133,8 @@ impl App {
     }
 
     /// A bracketed paste.
-    pub fn on_paste(&mut self, text: &str) -> Vec<Effect> {
+    pub fn on_paste(&mut self, text: &str, now: Instant) -> Vec<Effect> {
+        self.typed(now);
         if self.overlay != Overlay::None || self.approval_paste(text) {
             return Vec::new();
         }

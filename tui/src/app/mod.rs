@@ -4,7 +4,7 @@
 //! loop to carry out (`effect.rs`). `input.rs` handles keys and pastes, `navigate.rs` the mouse
 //! wheel, turn jumps and focus, `overlay.rs`
 //! the popups that take over the keyboard (help, stop confirmation, history search, picker),
-//! `link.rs` what the pod sends, `completion.rs` the completion popup, `approval.rs` the
+//! `link.rs` what the pod sends, `completion.rs` the completion popup, `approval/` the
 //! approval prompt over everything while a tool call waits for a person, `children.rs` child
 //! pods: `/spawn`, Ctrl-G into the child that reported last and Ctrl-O back, `earlier.rs`
 //! paging back through the pod's log when a scroll reaches the top.
@@ -30,7 +30,8 @@ use seedpod_client::PodListing;
 use seedpod_protocol::{Method, PodName, PodState};
 use seedpod_transcript::{Link, Theme, Transcript, ViewState};
 
-pub use self::approval::{ANSWER_GRACE, ApprovalModal, ApprovalPrompt, COUNTDOWN_STEP};
+pub use self::approval::scroll::{BodyScroll, ScrollKey, Window};
+pub use self::approval::{ApprovalModal, ApprovalPrompt, TYPING_PAUSE};
 pub use self::completion::Popup;
 pub use self::effect::{Effect, ExitReason, Pending};
 pub use self::find::Find;
@@ -200,7 +201,7 @@ impl App {
         {
             self.ctrl_c_at = None;
         }
-        changed || self.has_clock() || self.approval_counting()
+        changed || self.has_clock() || self.approval_waiting()
     }
 
     /// A turn runs or the pod compacts: the status line's clock moves.
@@ -210,14 +211,14 @@ impl App {
 
     /// When the screen next changes by itself, for the loop to sleep until: every tick while a
     /// turn runs or the pod compacts (its timer), when a flash message expires, when a first
-    /// Ctrl-C stops counting, each step of an approval modal's countdown and its end.
+    /// Ctrl-C stops counting, when an approval modal waiting for a pause in typing takes answers.
     /// `None`: nothing changes until an event arrives, so an idle TUI never wakes.
     pub fn next_tick(&self, now: Instant) -> Option<Instant> {
         let running = self.has_clock().then(|| now + crate::run::TICK);
         let flash = self.flash.as_ref().map(|f| f.until);
         let ctrl_c = self.ctrl_c_at.map(|at| at + DOUBLE_CTRL_C);
-        let countdown = self.approval_next_tick(now);
-        [running, flash, ctrl_c, countdown]
+        let answers = self.approval_next_tick(now);
+        [running, flash, ctrl_c, answers]
             .into_iter()
             .flatten()
             .min()

@@ -4,7 +4,7 @@
 //! or the confirmation of a standing rule, or the one-line reason input of a denial. Drawn over
 //! the transcript while `App::approval_modal` says it shows.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -27,11 +27,20 @@ const MODAL_WIDTH: u16 = 80;
 const SUBJECT_ROWS: usize = 6;
 /// Rows of the other arguments before they are cut.
 const ARGUMENT_ROWS: usize = 8;
+/// Said while the modal waits for a pause in typing before it takes answers.
+const WAITING_FOR_A_PAUSE: &str =
+    "◌ waiting for a pause in typing — until then keys go to your message below";
 /// The tool whose requests are about a command line, shown as `$ command`; its `approve_always`
 /// covers the command's first word (`ApprovalRequest::prefix`), not the whole tool.
 const SHELL: &str = "shell";
 
-pub fn draw(frame: &mut Frame, modal: &ApprovalModal<'_>, theme: &Theme, area: Rect, now: Instant) {
+pub fn draw(
+    frame: &mut Frame,
+    modal: &ApprovalModal<'_>,
+    theme: &Theme,
+    area: Rect,
+    now: Instant,
+) -> (usize, usize, Vec<usize>) {
     let width = area.width.min(MODAL_WIDTH);
     // Borders and one column of padding on each side.
     let inner = usize::from(width.saturating_sub(4)).max(1);
@@ -57,7 +66,13 @@ pub fn draw(frame: &mut Frame, modal: &ApprovalModal<'_>, theme: &Theme, area: R
     bound(&mut subject_rows, subject_room, inner);
     let rest_room = room.saturating_sub(subject_rows.len());
     let body: Vec<Line> = match &diff {
-        Some((_, diff)) => diff_window(diff, modal.scroll, DIFF_ROWS.min(rest_room), inner, theme),
+        Some((_, diff)) => diff_window(
+            diff,
+            modal.scroll.top(),
+            DIFF_ROWS.min(rest_room),
+            inner,
+            theme,
+        ),
         None => {
             bound(&mut argument_rows, ARGUMENT_ROWS.min(rest_room), inner);
             argument_rows
@@ -96,6 +111,8 @@ pub fn draw(frame: &mut Frame, modal: &ApprovalModal<'_>, theme: &Theme, area: R
     frame.render_widget(Clear, rect);
     let block = boxed("approval needed", theme).padding(Padding::horizontal(1));
     frame.render_widget(Paragraph::new(lines).block(block), rect);
+    let diff_len = diff.map_or(0, |(_, d)| d.len());
+    (diff_len, DIFF_ROWS, Vec::new())
 }
 
 /// What the call does, in the words a person decides on (`$ cargo test` for a shell command,
@@ -184,25 +201,16 @@ fn keys(
             Span::raw("hide; the request keeps waiting (Ctrl-A shows it)"),
         ]),
     ];
-    if let Some(left) = modal.grace_left(now) {
+    if !modal.takes_answers(now) {
         for line in &mut lines {
             *line = std::mem::take(line).style(theme.style(Role::Dim));
         }
         lines.push(Line::styled(
-            format!(
-                "◌ answer in {} — keys typed as it opened are ignored",
-                seconds(left)
-            ),
+            WAITING_FOR_A_PAUSE.to_string(),
             theme.style(Role::Dim),
         ));
     }
     lines
-}
-
-/// A short wait in tenths of a second, rounded up: `0.4s`.
-fn seconds(left: Duration) -> String {
-    let tenths = left.as_millis().div_ceil(100);
-    format!("{}.{}s", tenths / 10, tenths % 10)
 }
 
 /// What a confirmed `a` grants, exactly as the pod will remember it.
@@ -398,8 +406,5 @@ mod tests {
             vec!["runs", "without", "asking"]
         );
         assert_eq!(wrap_words("a bb", 4), vec!["a bb"]);
-        assert_eq!(seconds(Duration::from_millis(400)), "0.4s");
-        assert_eq!(seconds(Duration::from_millis(301)), "0.4s");
-        assert_eq!(seconds(Duration::from_millis(1)), "0.1s");
     }
 }

@@ -150,10 +150,10 @@ fn static_hints(app: &App, now: Instant) -> Option<Hints> {
             vec!["sending your answer…"]
         } else if modal.reason.is_some() {
             vec!["Enter deny", "Esc back to the question"]
-        } else if modal.grace_left(now).is_some() {
+        } else if !modal.takes_answers(now) {
             vec![
-                "answer in a moment: keys typed now are ignored",
-                "PgUp/PgDn scroll",
+                "waiting for a pause in typing: keys go to your message",
+                "↑↓ PgUp/PgDn scroll",
             ]
         } else if modal.confirming {
             vec!["a/Enter approve always", "Esc back to the question"]
@@ -163,7 +163,7 @@ fn static_hints(app: &App, now: Instant) -> Option<Hints> {
                 "a approve always",
                 "n deny",
                 "Esc hide",
-                "PgUp/PgDn scroll",
+                "↑↓ PgUp/PgDn scroll",
             ]
         }));
     }

@@ -73,8 +73,11 @@ pub fn draw(frame: &mut Frame, app: &mut App, now: Instant) {
     );
     // Completion opens upwards from just above the status line, over the transcript's end.
     popups::draw(frame, app, transcript);
-    if let Some(modal) = app.approval_modal() {
-        approval::draw(frame, &modal, &app.theme, transcript, now);
+    let laid_out = app
+        .approval_modal()
+        .map(|modal| approval::draw(frame, &modal, &app.theme, transcript, now));
+    if let Some((len, room, hunks)) = laid_out {
+        app.approval_laid_out(len, room, hunks);
     }
 }
 

@@ -11,7 +11,7 @@ use seedpod_protocol::{
 };
 use seedpod_transcript::{Link, Theme};
 
-use super::{ANSWER_GRACE, App, COUNTDOWN_STEP, Effect, ExitReason, Overlay, Pending};
+use super::{App, Effect, ExitReason, Overlay, Pending, TYPING_PAUSE};
 use crate::connection::LinkEvent;
 use crate::history::{HistoryEntry, InputHistory};
 
@@ -110,10 +110,10 @@ impl Harness {
         self.state(PodState::WaitingForApproval);
     }
 
-    /// `asking`, and the modal's grace period over: keys answer it.
+    /// `asking`, and a pause in typing since: keys answer it.
     fn asking_ready(&mut self) {
         self.asking();
-        self.later(ANSWER_GRACE);
+        self.later(TYPING_PAUSE);
     }
 
     fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -221,7 +221,7 @@ fn a_big_paste_is_sent_as_a_paste_segment() {
     let mut h = Harness::connected();
     h.type_text("see ");
     let log = "error: boom\n".repeat(50);
-    assert!(h.app.on_paste(&log).is_empty());
+    assert!(h.app.on_paste(&log, h.now).is_empty());
     assert_eq!(
         h.app.composer.text(),
         "see [Paste #1 · 600 chars · 50 lines]"
@@ -628,7 +628,7 @@ fn a_lost_connection_fails_pending_requests_and_a_pending_stop_ends_the_tui() {
 #[test]
 fn history_entries_keep_their_chips() {
     let mut h = Harness::connected();
-    h.app.on_paste(&"x\n".repeat(5));
+    h.app.on_paste(&"x\n".repeat(5), h.now);
     h.key(key(KeyCode::Enter));
     h.key(key(KeyCode::Up));
     let HistoryEntry { text, pastes } = h.app.composer.entry();
@@ -767,7 +767,7 @@ fn a_pending_request_opens_the_modal_and_y_approves_it() {
     h.asking();
     assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
     assert!(h.app.transcript.status().waiting_for_approval);
-    h.later(ANSWER_GRACE);
+    h.later(TYPING_PAUSE);
 
     let (tag, method) = request(&h.key(key(KeyCode::Char('y'))));
     assert_eq!(
@@ -779,6 +779,7 @@ fn a_pending_request_opens_the_modal_and_y_approves_it() {
         }
     );
     assert!(h.app.approval_modal().is_some_and(|m| m.sending));
+    h.later(TYPING_PAUSE);
     assert!(
         h.key(key(KeyCode::Char('y'))).is_empty(),
         "one answer per request"
@@ -802,38 +803,51 @@ fn a_pending_request_opens_the_modal_and_y_approves_it() {
     assert_eq!(h.app.composer.text(), "y", "keys are the composer's again");
 }
 
+/// Keys at `interval` apart, as a person types `text`; the effects of all of them.
+fn type_steadily(h: &mut Harness, text: &str, interval: Duration) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for c in text.chars() {
+        h.later(interval);
+        effects.extend(h.key(key(KeyCode::Char(c))));
+    }
+    effects
+}
+
+/// Eight keys a second: a steady typist.
+const STEADY: Duration = Duration::from_millis(125);
+
 #[test]
-fn keys_typed_as_the_modal_opens_are_not_answers() {
+fn keys_typed_as_the_modal_opens_go_to_the_composer() {
     let mut h = Harness::connected();
     h.type_text("fix the b");
     h.asking();
     let opened = h.now;
-    h.later(Duration::from_millis(100));
-    for c in ['a', 'y', 'n'] {
-        assert!(h.key(key(KeyCode::Char(c))).is_empty(), "{c} answered");
-    }
-    assert!(h.key(key(KeyCode::Enter)).is_empty());
-    assert!(h.key(key(KeyCode::Esc)).is_empty());
+    // Typing goes on while the modal shows, for longer than the pause it waits for.
+    let effects = type_steadily(&mut h, "ug, then say yes and any answer is no", STEADY);
+    assert!(effects.is_empty(), "typing answered: {effects:?}");
+    assert!(
+        h.key(key(KeyCode::Enter)).is_empty(),
+        "Enter sent the draft"
+    );
     let modal = h.app.approval_modal().expect("still asking");
     assert!(!modal.confirming && modal.reason.is_none() && !modal.sending);
-    assert_eq!(modal.opened, Some(opened));
-    assert_eq!(
-        modal.grace_left(h.now),
-        Some(ANSWER_GRACE - Duration::from_millis(100))
-    );
+    assert!(h.now > opened + TYPING_PAUSE * 4);
+    assert_eq!(modal.ready_at, Some(h.now + TYPING_PAUSE));
     assert_eq!(
         h.app.composer.text(),
-        "fix the b",
-        "swallowed keys do not reach the composer either"
+        "fix the bug, then say yes and any answer is no",
+        "every key typed is in the composer"
     );
-    // The countdown redraws on the clock until the modal takes keys.
-    assert_eq!(h.app.next_tick(h.now), Some(h.now + COUNTDOWN_STEP));
+    // The redraw that says the modal takes answers is on the clock.
+    assert_eq!(h.app.next_tick(h.now), Some(h.now + TYPING_PAUSE));
 
-    h.later(Duration::from_millis(400));
-    assert_eq!(
-        h.app.approval_modal().and_then(|m| m.grace_left(h.now)),
-        None
+    h.later(TYPING_PAUSE - Duration::from_millis(1));
+    assert!(
+        h.key(key(KeyCode::Char('y'))).is_empty(),
+        "y before the pause"
     );
+    assert!(h.app.composer.text().ends_with("noy"));
+    h.later(TYPING_PAUSE);
     let (_, method) = request(&h.key(key(KeyCode::Char('y'))));
     assert!(
         matches!(
@@ -845,6 +859,40 @@ fn keys_typed_as_the_modal_opens_are_not_answers() {
         ),
         "{method:?}"
     );
+}
+
+#[test]
+fn a_y_inside_a_word_typed_after_a_pause_never_approves() {
+    let mut h = Harness::connected();
+    h.asking_ready();
+    // The pause is over; then a sentence, at any ordinary speed.
+    for interval in [STEADY, Duration::from_millis(400)] {
+        let effects = type_steadily(&mut h, "ok so my tests say yes", interval);
+        assert!(effects.is_empty(), "typing answered: {effects:?}");
+        assert!(h.app.approval_modal().is_some_and(|m| m.reason.is_none()));
+        h.app.composer.clear();
+        h.later(TYPING_PAUSE);
+    }
+    // A paste is typing too.
+    h.app.on_paste("pasted", h.now);
+    h.later(Duration::from_millis(200));
+    assert!(
+        h.key(key(KeyCode::Char('y'))).is_empty(),
+        "y right after a paste"
+    );
+}
+
+#[test]
+fn the_first_key_after_a_pause_that_is_not_an_answer_is_typed() {
+    let mut h = Harness::connected();
+    h.asking_ready();
+    assert!(h.key(key(KeyCode::Char('o'))).is_empty());
+    assert_eq!(h.app.composer.text(), "o");
+    // Esc hides the modal whenever it comes: it answers nothing.
+    h.later(Duration::from_millis(10));
+    assert!(h.key(key(KeyCode::Esc)).is_empty());
+    assert_eq!(modal_call(&h), None);
+    assert_eq!(h.app.composer.text(), "o");
 }
 
 #[test]
@@ -860,7 +908,7 @@ fn a_modal_shown_again_waits_again() {
         h.key(key(KeyCode::Char('y'))).is_empty(),
         "too soon after Ctrl-A"
     );
-    h.later(ANSWER_GRACE);
+    h.later(TYPING_PAUSE);
     assert_eq!(request(&h.key(key(KeyCode::Char('y')))).0, 1);
 }
 
@@ -877,16 +925,21 @@ fn arrows_scroll_an_edits_diff_and_answer_nothing() {
         always: None,
         replaces: None,
     }));
-    // From the start, grace period or not: scrolling is not an answer.
+    // As the frame laid it out: 30 rows in 10.
+    h.app.approval_laid_out(30, 10, vec![]);
+    // From the start, pause or not: scrolling is not an answer, and not typing either.
     assert!(h.key(key(KeyCode::Down)).is_empty());
     assert!(h.key(key(KeyCode::Down)).is_empty());
     h.key(key(KeyCode::Up));
-    assert_eq!(h.app.approval_modal().map(|m| m.scroll), Some(1));
-    for _ in 0..100 {
-        h.key(key(KeyCode::Down));
-    }
-    let last = 30 - (crate::diff::DIFF_ROWS - 1);
-    assert_eq!(h.app.approval_modal().map(|m| m.scroll), Some(last));
+    assert_eq!(h.app.approval_modal().map(|m| m.scroll.top()), Some(1));
+    h.key(key(KeyCode::End));
+    assert_eq!(
+        h.app.approval_modal().map(|m| m.scroll.window().below),
+        Some(0),
+        "End shows the last row"
+    );
+    h.key(key(KeyCode::Home));
+    assert_eq!(h.app.approval_modal().map(|m| m.scroll.top()), Some(0));
     assert!(h.app.composer.is_empty());
 }
 
@@ -899,7 +952,7 @@ fn a_asks_to_confirm_before_approving_always() {
         "a alone sends nothing"
     );
     assert!(h.app.approval_modal().is_some_and(|m| m.confirming));
-    h.later(ANSWER_GRACE);
+    h.later(TYPING_PAUSE);
     let (_, method) = request(&h.key(key(KeyCode::Char('a'))));
     assert_eq!(
         method,
@@ -917,21 +970,24 @@ fn enter_confirms_and_esc_or_another_key_backs_out() {
     let mut h = Harness::connected();
     h.asking_ready();
     h.key(key(KeyCode::Char('a')));
-    h.later(ANSWER_GRACE);
+    h.later(TYPING_PAUSE);
     assert!(h.key(key(KeyCode::Esc)).is_empty(), "Esc sends nothing");
     let modal = h
         .app
         .approval_modal()
         .expect("back to the question, not hidden");
     assert!(!modal.confirming);
+    h.later(TYPING_PAUSE);
     h.key(key(KeyCode::Char('a')));
-    h.later(ANSWER_GRACE);
+    h.later(TYPING_PAUSE);
     assert!(h.key(key(KeyCode::Char('y'))).is_empty(), "y backs out too");
     assert!(h.app.approval_modal().is_some_and(|m| !m.confirming));
-    assert!(h.app.composer.is_empty());
+    assert_eq!(h.app.composer.text(), "y", "and is typed, as text");
+    h.app.composer.clear();
 
+    h.later(TYPING_PAUSE);
     h.key(key(KeyCode::Char('a')));
-    h.later(ANSWER_GRACE);
+    h.later(TYPING_PAUSE);
     let (_, method) = request(&h.key(key(KeyCode::Enter)));
     assert!(
         matches!(
@@ -958,10 +1014,11 @@ fn n_asks_for_a_reason_then_denies() {
     let modal = h.app.approval_modal().expect("still asking");
     assert_eq!(modal.reason, None);
 
+    h.later(TYPING_PAUSE);
     h.key(key(KeyCode::Char('n')));
     h.type_text("not on mainx");
     h.key(key(KeyCode::Backspace));
-    h.app.on_paste("\nbranch");
+    h.app.on_paste("\nbranch", h.now);
     let (_, method) = request(&h.key(key(KeyCode::Enter)));
     assert_eq!(
         method,
@@ -1015,7 +1072,7 @@ fn esc_hides_the_modal_and_ctrl_a_brings_it_back() {
 
     // Hidden again (once the modal, shown again, takes keys), Esc on an empty composer
     // cancels the waiting turn.
-    h.later(ANSWER_GRACE);
+    h.later(TYPING_PAUSE);
     h.key(key(KeyCode::Esc));
     h.key(ctrl('c'));
     let (_, method) = request(&h.key(key(KeyCode::Esc)));
@@ -1116,19 +1173,20 @@ fn an_idle_tui_sleeps_until_something_changes_by_itself() {
 }
 
 #[test]
-fn the_always_confirmation_has_its_own_grace_so_aa_sets_no_rule() {
+fn the_always_confirmation_waits_for_its_own_pause_so_aa_sets_no_rule() {
     let mut h = Harness::connected();
     h.asking_ready();
     assert!(h.key(key(KeyCode::Char('a'))).is_empty());
     let modal = h.app.approval_modal().expect("asking");
     assert!(modal.confirming, "a asks to confirm");
-    assert_eq!(modal.grace_left(h.now), Some(ANSWER_GRACE));
+    assert_eq!(modal.ready_at, Some(h.now + TYPING_PAUSE));
     // A second `a` (or Enter) typed right away is not the confirmation.
     h.later(Duration::from_millis(50));
     assert!(h.key(key(KeyCode::Char('a'))).is_empty(), "aa answered");
+    assert_eq!(h.app.composer.text(), "a", "the second a is typed");
     assert!(h.key(key(KeyCode::Enter)).is_empty(), "a⏎ answered");
     assert!(h.app.approval_modal().is_some_and(|m| m.confirming));
-    h.later(ANSWER_GRACE);
+    h.later(TYPING_PAUSE);
     let (_, method) = request(&h.key(key(KeyCode::Char('a'))));
     assert!(
         matches!(
