@@ -400,6 +400,36 @@ fn approval_modal_shows_an_edits_diff() {
     insta::assert_snapshot!("approval_edit_diff", screen_at(&mut app, ready));
 }
 
+/// A `write_file` of a file that does not exist yet is a "create", every line numbered and
+/// added; the modal spans the terminal's width.
+#[test]
+fn approval_modal_shows_a_new_file_as_created() {
+    let mut app = attached(PodState::Running);
+    let now = Instant::now();
+    let content: String = (1..=3).map(|i| format!("fn f{i}() {{}}\n")).collect();
+    let arguments = serde_json::json!({"path": "src/new.rs", "content": content}).to_string();
+    let request = EntryKind::ApprovalRequest(ApprovalRequest {
+        call_id: "call_1".into(),
+        tool: "write_file".into(),
+        arguments,
+        summary: "write_file: src/new.rs".into(),
+        always: None,
+        replaces: None,
+    });
+    let msg = ServerMsg::Committed {
+        seq: EventSeq(6),
+        entry: entry(6, request),
+    };
+    app.on_link(LinkEvent::Frame(msg), now);
+    screen_at(&mut app, now);
+    let ready = now + seedpod_tui::app::TYPING_PAUSE;
+    let screen = screen_at(&mut app, ready);
+    assert!(screen.contains("wants to create a file"), "{screen}");
+    assert!(screen.contains("create (a new file) · 3 lines"), "{screen}");
+    assert!(screen.contains("3 + fn f3() {}"), "{screen}");
+    insta::assert_snapshot!("approval_create", screen);
+}
+
 #[test]
 fn approval_modal() {
     let mut app = waiting_for_approval();

@@ -30,7 +30,7 @@ use seedpod_client::PodListing;
 use seedpod_protocol::{Method, PodName, PodState};
 use seedpod_transcript::{Link, Theme, Transcript, ViewState};
 
-pub use self::approval::scroll::{BodyScroll, ScrollKey, Window};
+pub use self::approval::scroll::{BodyScroll, ScrollKey, Window, window};
 pub use self::approval::{ApprovalModal, ApprovalPrompt, TYPING_PAUSE};
 pub use self::completion::Popup;
 pub use self::effect::{Effect, ExitReason, Pending};

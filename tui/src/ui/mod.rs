@@ -76,8 +76,8 @@ pub fn draw(frame: &mut Frame, app: &mut App, now: Instant) {
     let laid_out = app
         .approval_modal()
         .map(|modal| approval::draw(frame, &modal, &app.theme, transcript, now));
-    if let Some((len, room, hunks)) = laid_out {
-        app.approval_laid_out(len, room, hunks);
+    if let Some(laid_out) = laid_out {
+        app.approval_laid_out(laid_out.len, laid_out.room, laid_out.hunks);
     }
 }
 
