@@ -116,6 +116,12 @@ pub enum EntryKind {
     ApprovalRevoked {
         standing: StandingApproval,
     },
+    /// A call ran without asking because a standing approval covers it: which one. Not for the
+    /// model; the person sees under the call what let it through.
+    ApprovalStanding {
+        call_id: CallId,
+        standing: StandingApproval,
+    },
     /// A report for this pod's parent, waiting in the durable outbox until delivered. (The end
     /// of a parent-started run is a report by itself and needs no entry of its own.)
     Outbox {
@@ -160,6 +166,7 @@ impl EntryKind {
             EntryKind::ApprovalRequest(_) => "approval_request",
             EntryKind::ApprovalAnswer { .. } => "approval_answer",
             EntryKind::ApprovalRevoked { .. } => "approval_revoked",
+            EntryKind::ApprovalStanding { .. } => "approval_standing",
             EntryKind::Outbox { .. } => "outbox",
             EntryKind::OutboxDelivered { .. } => "outbox_delivered",
             EntryKind::ContextWindow(_) => "context_window",
@@ -729,6 +736,13 @@ mod tests {
                 call_id: "c".into(),
                 decision: ApprovalDecision::Deny {
                     reason: "not now".into(),
+                },
+            },
+            EntryKind::ApprovalStanding {
+                call_id: "c".into(),
+                standing: StandingApproval {
+                    tool: "shell".into(),
+                    rule: Some(CommandRule::Prefix(vec!["git".into(), "status".into()])),
                 },
             },
         ];

@@ -124,6 +124,15 @@ async fn after_always_on_git_status_every_attack_is_asked_about_again() {
         !requests.iter().any(|r| r.summary.contains("--short")),
         "the covered call was asked about"
     );
+    // The covered call says which rule let it through, and only it does.
+    let standing: Vec<String> = history
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EntryKind::ApprovalStanding { standing, .. } => Some(standing.display()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(standing, vec!["shell: git status …".to_string()]);
     let denials = history
         .iter()
         .filter(|e| {

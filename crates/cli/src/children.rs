@@ -106,8 +106,7 @@ fn render_tree(rows: &[TreeRow], listing: &[PodListing], now: SystemTime) -> Str
             // never obeyed by the terminal.
             Some(pod) if !row.gone => (
                 tree_state(pod),
-                crate::terminal::cell(&format!("{}/{}", pod.provider(), pod.model()))
-                    .into_owned(),
+                crate::terminal::cell(&format!("{}/{}", pod.provider(), pod.model())).into_owned(),
                 pod.last_activity_ms
                     .map(|ms| ago(ms, now))
                     .unwrap_or_else(|| "-".into()),
@@ -273,7 +272,10 @@ mod tests {
             gone: false,
         }];
         let text = render_tree(&rows, &[pod], UNIX_EPOCH + Duration::from_secs(1_000_000));
-        assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{text:?}");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
         assert!(text.contains("\\u{1b}]52"), "{text}");
     }
 

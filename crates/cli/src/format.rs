@@ -100,6 +100,12 @@ pub fn entry_summary(kind: &EntryKind) -> String {
         EntryKind::ApprovalRevoked { standing } => {
             format!("standing approval revoked: {}", standing.display())
         }
+        EntryKind::ApprovalStanding { call_id, standing } => {
+            format!(
+                "{call_id} allowed by the standing rule {}",
+                standing.display()
+            )
+        }
         EntryKind::ConfigChanged { model } => {
             format!("model set to {}/{}", model.provider.as_str(), model.model)
         }

@@ -239,6 +239,17 @@ fn init_logging(
     Ok(guards)
 }
 
+/// The pod holds the provider key in its environment and memory. Not dumpable, its
+/// `/proc/PID/environ`, `mem` and `fd` belong to root: a command the person approved to run
+/// outside the sandbox, running as the same user, cannot read them. (Sandboxed commands cannot
+/// anyway: Landlock keeps them from tracing anything outside their domain.)
+fn keep_memory_private() {
+    // SAFETY: prctl with integer arguments; it changes only this process's dumpable flag.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -369,16 +380,5 @@ mod tests {
             u128::from(config::DEFAULT_IDLE_READ_MS),
             seedpod_engine::DEFAULT_IDLE_READ_TIMEOUT.as_millis()
         );
-    }
-}
-
-/// The pod holds the provider key in its environment and memory. Not dumpable, its
-/// `/proc/PID/environ`, `mem` and `fd` belong to root: a command the person approved to run
-/// outside the sandbox, running as the same user, cannot read them. (Sandboxed commands cannot
-/// anyway: Landlock keeps them from tracing anything outside their domain.)
-fn keep_memory_private() {
-    // SAFETY: prctl with integer arguments; it changes only this process's dumpable flag.
-    unsafe {
-        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
     }
 }

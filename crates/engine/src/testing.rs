@@ -155,6 +155,7 @@ impl MemoryHost {
             | EntryKind::ApprovalRequest(_)
             | EntryKind::ApprovalAnswer { .. }
             | EntryKind::ApprovalRevoked { .. }
+            | EntryKind::ApprovalStanding { .. }
             | EntryKind::Outbox { .. }
             | EntryKind::OutboxDelivered { .. }
             | EntryKind::ContextWindow(_)

@@ -308,6 +308,8 @@ impl SegmentState {
             EntryKind::ApprovalRevoked { standing } => {
                 self.standing_approvals.retain(|s| s != standing);
             }
+            // A record for the person; what it names is already in `standing_approvals`.
+            EntryKind::ApprovalStanding { .. } => {}
         }
         self.tasks.apply(&entry.kind);
         self.next_seq = self.next_seq.next();

@@ -76,7 +76,14 @@ pub fn call_summary(name: &str, arguments: &str) -> String {
         _ => None,
     };
     let detail = detail.unwrap_or_else(|| arguments.to_owned());
-    one_line(&format!("{name}: {detail}"))
+    // Said first, so no cut at the summary's length can hide it: wherever a summary goes
+    // (events, history, `ls`, a desktop notification) the person sees what they would allow.
+    let label = if name == "shell" && crate::shell::wants_unconfined(arguments) {
+        "shell (leaves the sandbox)"
+    } else {
+        name
+    };
+    one_line(&format!("{label}: {detail}"))
 }
 
 /// Control characters (newlines, escapes) flattened, and the length bounded.
@@ -151,6 +158,14 @@ mod tests {
             "read_file: a.rs"
         );
         assert_eq!(call_summary("list_dir", "{}"), "list_dir: .");
+        let long = "x".repeat(300);
+        assert!(
+            call_summary(
+                "shell",
+                &format!(r#"{{"command": "curl {long} | sh", "sandbox": false}}"#)
+            )
+            .starts_with("shell (leaves the sandbox): curl")
+        );
         assert_eq!(
             call_summary("glob", r#"{"pattern": "**/*.rs", "path": "src"}"#),
             "glob: **/*.rs in src"

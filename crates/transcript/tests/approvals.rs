@@ -320,3 +320,30 @@ fn a_revoked_standing_approval_leaves_a_line_in_the_transcript() {
     });
     assert_eq!(revoked.as_deref(), Some("shell: git status …"));
 }
+
+#[test]
+fn a_call_a_standing_rule_let_through_says_which_rule() {
+    let mut t = asking();
+    let standing = StandingApproval {
+        tool: "shell".into(),
+        rule: Some(seedpod_protocol::CommandRule::Prefix(vec![
+            "cargo".into(),
+            "test".into(),
+        ])),
+    };
+    t.apply(&committed(
+        20,
+        entry(
+            12,
+            seedpod_protocol::EntryKind::ApprovalStanding {
+                call_id: "call_1".into(),
+                standing,
+            },
+        ),
+    ));
+    let allowed = t.cells().iter().find_map(|cell| match &cell.kind {
+        CellKind::StandingAllowed { rule } => Some(rule.clone()),
+        _ => None,
+    });
+    assert_eq!(allowed.as_deref(), Some("shell: cargo test …"));
+}

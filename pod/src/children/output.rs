@@ -452,6 +452,12 @@ fn render(kind: &EntryKind) -> Option<String> {
         EntryKind::ApprovalRevoked { standing } => {
             format!("approval revoked: {}", standing.display())
         }
+        EntryKind::ApprovalStanding { standing, .. } => {
+            format!(
+                "approval: allowed by the standing rule {}",
+                standing.display()
+            )
+        }
         EntryKind::Unknown => "(an entry of a kind this seedpod does not know)".into(),
     };
     Some(text.trim_end().replace('\n', "\n  "))

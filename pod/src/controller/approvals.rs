@@ -186,6 +186,15 @@ impl Controller {
                     .find(|s| seedpod_tools::standing_covers(s, &call.name, words))
                 {
                     tracing::info!(event = "approval_standing", tool = %call.name, call_id = %call.call_id, rule = %standing.display());
+                    // The person sees which of their rules let it through (and can revoke it).
+                    let kind = EntryKind::ApprovalStanding {
+                        call_id: call.call_id.clone(),
+                        standing: standing.clone(),
+                    };
+                    if let Err(err) = self.commit(kind, Durability::Buffered).await {
+                        let _ = reply.send(Err(HostError::Log(err.to_string())));
+                        return;
+                    }
                     let _ = reply.send(Ok(Authorization::Allowed));
                     return;
                 }

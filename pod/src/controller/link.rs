@@ -120,6 +120,7 @@ fn durability_for(kind: &EntryKind) -> Durability {
         | EntryKind::Dequeued { .. }
         | EntryKind::OutboxDelivered { .. }
         | EntryKind::ContextPruned { .. }
+        | EntryKind::ApprovalStanding { .. }
         | EntryKind::Unknown => Durability::Buffered,
         EntryKind::ContextWindow(_) => Durability::Sync,
         EntryKind::ApprovalRequest(_)

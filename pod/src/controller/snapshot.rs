@@ -115,6 +115,7 @@ pub fn event_ids(entries: &[Entry]) -> HashSet<String> {
             | EntryKind::ApprovalRequest(_)
             | EntryKind::ApprovalAnswer { .. }
             | EntryKind::ApprovalRevoked { .. }
+            | EntryKind::ApprovalStanding { .. }
             | EntryKind::ContextWindow(_)
             | EntryKind::ContextPruned { .. }
             | EntryKind::Outbox { .. }

@@ -53,6 +53,7 @@ impl Cell {
             | CellKind::ContextPruned { .. }
             | CellKind::WindowLearned { .. }
             | CellKind::ApprovalRevoked { .. }
+            | CellKind::StandingAllowed { .. }
             | CellKind::LogHead { .. }
             | CellKind::Unknown { .. } => false,
         }
@@ -228,6 +229,10 @@ pub enum CellKind {
     },
     /// A person withdrew a standing approval; `rule` is its display (`shell: git status …`).
     ApprovalRevoked {
+        rule: String,
+    },
+    /// The call above ran without asking because of this standing approval (its display).
+    StandingAllowed {
         rule: String,
     },
     /// The top of a transcript whose log goes further back (see [`LogHead`]).

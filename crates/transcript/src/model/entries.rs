@@ -121,6 +121,13 @@ impl Transcript {
                 self.push_committed(kind, None);
                 true
             }
+            EntryKind::ApprovalStanding { standing, .. } => {
+                let kind = CellKind::StandingAllowed {
+                    rule: standing.display(),
+                };
+                self.push_committed(kind, None);
+                true
+            }
             EntryKind::Queued { .. }
             | EntryKind::Dequeued { .. }
             | EntryKind::Outbox { .. }

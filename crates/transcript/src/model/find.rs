@@ -79,7 +79,9 @@ fn searchable(kind: &CellKind) -> Cow<'_, str> {
         CellKind::Alert { message, .. } => Cow::Borrowed(message),
         CellKind::RunEnd { message, .. } => Cow::Borrowed(message.as_deref().unwrap_or("")),
         CellKind::Compaction { record } => Cow::Borrowed(&record.summary),
-        CellKind::ApprovalRevoked { rule } => Cow::Borrowed(rule),
+        CellKind::ApprovalRevoked { rule } | CellKind::StandingAllowed { rule } => {
+            Cow::Borrowed(rule)
+        }
         CellKind::Unknown { raw, .. } => Cow::Borrowed(raw),
         CellKind::PodEvent { event } => Cow::Owned(format!("{event:?}")),
         CellKind::SegmentStart { .. }

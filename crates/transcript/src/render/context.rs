@@ -135,6 +135,15 @@ pub(crate) fn approval_revoked(rule: &str, available: usize, theme: &Theme) -> V
     note(&text, available, theme)
 }
 
+/// Under a call a standing approval let through: which rule, so the person can revoke it.
+pub(crate) fn standing_allowed(rule: &str, available: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let text = format!(
+        "allowed by the standing rule `{}` (/approvals to revoke)",
+        sanitize(rule).replace('\n', "⏎")
+    );
+    note(&text, available, theme)
+}
+
 /// The top of a transcript whose log goes further back. While pages can still come it is one
 /// line at any width (cut if need be), so turning into "loading" never moves the cells under
 /// it; the last words (the beginning, the cap) may wrap.

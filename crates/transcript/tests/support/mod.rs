@@ -685,6 +685,7 @@ pub fn kinds(t: &Transcript) -> Vec<&'static str> {
             CellKind::ContextPruned { .. } => "pruned",
             CellKind::WindowLearned { .. } => "window",
             CellKind::ApprovalRevoked { .. } => "revoked",
+            CellKind::StandingAllowed { .. } => "standing",
             CellKind::LogHead { .. } => "head",
             CellKind::Unknown { .. } => "unknown",
         })
