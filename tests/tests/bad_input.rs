@@ -248,3 +248,32 @@ async fn a_client_that_never_reads_cannot_stall_the_pod() {
     });
     assert_eq!(answer, Some(EVENTS));
 }
+
+/// Input over the frame limit is refused by the CLI with what happened and what to do, not a
+/// bare "Broken pipe", and the pod keeps serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_over_the_frame_limit_is_refused_with_a_way_out() {
+    let sb = Sandbox::new();
+    let script = sb.script("s.jsonl", &[json!({"text": "ok"})]);
+    sb.start_scripted("p", &script);
+    let mut child = sb
+        .cmd()
+        .args(["send", "p", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("send");
+    let big = "x".repeat(MAX_FRAME_BYTES + 1024);
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(big.as_bytes()).expect("write stdin");
+    }
+    let out = child.wait_with_output().expect("send ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("MiB a pod accepts in one message"), "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{stderr}");
+    assert_eq!(status(&sb).await.state, PodState::Idle);
+}

@@ -12,6 +12,10 @@ use seedpod_protocol::{
 use crate::exit::Exit;
 use crate::pods;
 
+/// How long `send` waits for the pod to acknowledge its input (a durable log write) before it
+/// gives up and says so.
+const ACK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// How this client recognises its own input in the stream.
 enum Marker {
     /// Committed right away at this log seq.
@@ -50,7 +54,25 @@ pub async fn send(
         filter: crate::stream_filter::ThinkFilter::default(),
     };
     loop {
-        let Some(line) = conn.recv_line().await? else {
+        // Until the pod acknowledges, a silent pod is an error with a way out; after, the run
+        // may take as long as it takes.
+        let next = conn.recv_line();
+        let received = if follow.marker.is_none() {
+            match tokio::time::timeout(ACK_TIMEOUT, next).await {
+                Ok(received) => received,
+                Err(_) => {
+                    return Err(Exit::failure(format!(
+                        "pod \"{pod}\" did not acknowledge the input within {} s; it may be \
+                         wedged (`seedpod ls` shows its state). Whether the input was kept, \
+                         `seedpod history {pod}` shows",
+                        ACK_TIMEOUT.as_secs()
+                    )));
+                }
+            }
+        } else {
+            next.await
+        };
+        let Some(line) = received? else {
             return Err(Exit::failure(format!(
                 "pod \"{pod}\" closed the connection before the run finished; `seedpod history {pod}` shows what was committed"
             )));

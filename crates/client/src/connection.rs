@@ -206,6 +206,11 @@ impl Connection {
             id: Some(id),
             method,
         });
+        // The pod would close the connection on an oversized frame, and the writer would only
+        // see "Broken pipe"; say what happened and what to do instead.
+        if line.len() > seedpod_protocol::MAX_FRAME_BYTES {
+            return Err(ClientError::Setup(too_large(line.len())));
+        }
         self.send_line(line).await?;
         Ok(id)
     }
@@ -291,6 +296,16 @@ impl Connection {
     pub fn keep(&mut self, what: Box<dyn Send + Sync>) {
         self._keep = Some(what);
     }
+}
+
+/// The error for a request over the frame limit.
+fn too_large(bytes: usize) -> String {
+    format!(
+        "the request is {:.1} MiB, over the {} MiB a pod accepts in one message; put the text \
+         in a file in the pod's directory and send a message that names it (`@FILE`)",
+        bytes as f64 / (1024.0 * 1024.0),
+        seedpod_protocol::MAX_FRAME_BYTES / (1024 * 1024)
+    )
 }
 
 fn frames_error(err: FramesError) -> ClientError {
