@@ -164,6 +164,9 @@ impl Effective {
     pub fn resolve(inputs: &Inputs<'_>) -> Result<Effective, ConfigError> {
         let user_path = inputs.config_dir.join(CONFIG_FILE);
         let project_path = inputs.cwd.join(PROJECT_DIR).join(CONFIG_FILE);
+        // The person's own file decides what every pod may do: someone else must not be able
+        // to write it (the project's file is untrusted data anyway).
+        file::check_owned(&user_path)?;
         let user = file::load(&user_path)?;
         let project = file::load_bytes(&project_path)?;
         let mut eff = Effective::defaults();

@@ -220,6 +220,53 @@ pub fn load_bytes(path: &Path) -> Result<Option<(Vec<u8>, ConfigFile)>, ConfigEr
     Ok(Some((bytes, parsed)))
 }
 
+/// Refuse a user config that another user could have written: the file or its directory
+/// owned by someone else (other than root), or writable by the group or others. Missing is
+/// fine (the layer is optional).
+pub fn check_owned(path: &Path) -> Result<(), ConfigError> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: getuid cannot fail and touches no memory.
+    let me = unsafe { libc::getuid() };
+    let dir = path.parent().unwrap_or(path);
+    for checked in [dir, path] {
+        let Ok(meta) = std::fs::symlink_metadata(checked) else {
+            continue;
+        };
+        let owner = meta.uid();
+        let problem = if owner != me && owner != 0 {
+            Some(format!("belongs to another user (uid {owner})"))
+        } else if meta.mode() & 0o022 != 0 && !meta.file_type().is_symlink() {
+            Some(format!(
+                "can be written by {} (mode {:o})",
+                if meta.mode() & 0o002 != 0 {
+                    "anyone"
+                } else {
+                    "its group"
+                },
+                meta.mode() & 0o777
+            ))
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Err(ConfigError::Parse {
+                path: checked.to_path_buf(),
+                message: format!(
+                    "{problem}, so someone else could decide what your pods may do; seedpod \
+                     does not read it. Fix it with `chmod go-w {}`{}",
+                    checked.display(),
+                    if owner != me && owner != 0 {
+                        format!(" and `chown {me} {}`", checked.display())
+                    } else {
+                        String::new()
+                    }
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Parse config text; `path` is only used in errors.
 pub fn parse(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
     toml::from_str(text).map_err(|err| ConfigError::Parse {
@@ -409,5 +456,33 @@ probe = false
         );
         assert_eq!(LogLevel::parse(" debug "), Some(LogLevel::Debug));
         assert_eq!(ProviderChoice::parse("gemini"), None);
+    }
+}
+
+#[cfg(test)]
+mod ownership_tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn a_config_someone_else_can_write_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config");
+        std::fs::create_dir(&config).unwrap();
+        let path = config.join(CONFIG_FILE);
+        assert!(check_owned(&path).is_ok(), "a missing file is fine");
+        std::fs::write(&path, "[approvals]\nshell = \"allow\"\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(check_owned(&path).is_ok());
+
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let err = check_owned(&path).unwrap_err().to_string();
+        assert!(err.contains("can be written by anyone") && err.contains("chmod go-w"), "{err}");
+
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o775)).unwrap();
+        let err = check_owned(&path).unwrap_err().to_string();
+        assert!(err.contains("its group"), "{err}");
     }
 }
