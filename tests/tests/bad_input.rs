@@ -273,7 +273,10 @@ async fn input_over_the_frame_limit_is_refused_with_a_way_out() {
     let out = child.wait_with_output().expect("send ends");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.contains("MiB a pod accepts in one message"), "{stderr}");
+    assert!(
+        stderr.contains("MiB a pod accepts in one message"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("Broken pipe"), "{stderr}");
     assert_eq!(status(&sb).await.state, PodState::Idle);
 }

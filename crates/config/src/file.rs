@@ -478,7 +478,10 @@ mod ownership_tests {
 
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
         let err = check_owned(&path).unwrap_err().to_string();
-        assert!(err.contains("can be written by anyone") && err.contains("chmod go-w"), "{err}");
+        assert!(
+            err.contains("can be written by anyone") && err.contains("chmod go-w"),
+            "{err}"
+        );
 
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o775)).unwrap();
