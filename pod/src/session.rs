@@ -24,6 +24,8 @@ pub struct SessionSettings {
     /// Whether a report from a child (`turn_ended`, `errored`, `shut_down`) starts a turn of an
     /// idle pod (`[children] wake`); otherwise it waits for the next turn.
     pub wake_on_child_reports: bool,
+    /// `[children] max_children` and `max_depth`: how many children this pod may run.
+    pub child_limits: crate::children::limits::ChildLimits,
     /// `[context]`: the window, pruning and compaction.
     pub context: crate::context::ContextSettings,
     /// Warnings found while reading the configuration (an untrusted project file's ignored
@@ -44,6 +46,7 @@ impl Default for SessionSettings {
             guard: GuardMode::default(),
             max_message_chars: DEFAULT_MAX_MESSAGE_CHARS,
             wake_on_child_reports: true,
+            child_limits: Default::default(),
             context: crate::context::ContextSettings::default(),
             startup_alerts: Vec::new(),
             notify_wrapper: seedpod_config::notify::DEFAULT_NOTIFY_WRAPPER.to_owned(),

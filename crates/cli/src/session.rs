@@ -121,6 +121,7 @@ pub fn build(
         guard: eff.input.guard.value,
         max_message_chars: eff.input.max_message_chars.value,
         wake_on_child_reports: eff.children.wake.value,
+        child_limits: seedpod_pod::children::limits::ChildLimits::from_settings(&eff.children),
         notify_wrapper: eff.notify.wrapper.value.clone(),
         mcp: seedpod_pod::mcp::McpSettings {
             servers: eff.mcp.servers.clone(),

@@ -1,7 +1,7 @@
 //! The settings that govern the agent inside a pod: which built-in tools it may use and how
-//! (`[approvals]`, `[scope]`, `[shell]`), the identity it is given (`[system_prompt]`), how
-//! its input is screened (`[input]`) and how its child pods reach it (`[children]`) — their
-//! sections of the file, layering and validation.
+//! (`[approvals]`, `[scope]`, `[shell]`), the identity it is given (`[system_prompt]`) and how
+//! its input is screened (`[input]`) — their sections of the file, layering and validation.
+//! Child pods (`[children]`) have their own module, `children.rs`.
 //!
 //! All of them are operational: read at every start of a pod, never recorded. Some are part of
 //! the stored system prompt and so reach the model only at a new segment, which the pod
@@ -274,13 +274,6 @@ impl SandboxMode {
 pub struct SystemPromptFile {
     /// Replaces the built-in identity layer; relative to the file that names it.
     pub identity_file: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ChildrenFile {
-    /// Whether a child's report starts a turn of an idle pod.
-    pub wake: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -600,25 +593,5 @@ impl InputSettings {
             ));
         }
         Ok(())
-    }
-}
-
-/// `[children]`: how this pod's child pods reach it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChildrenSettings {
-    /// Whether a report from a child (it finished a turn, failed, shut down) starts a turn of
-    /// this pod when it is idle; otherwise the report waits for the next turn.
-    pub wake: Setting<bool>,
-}
-
-impl ChildrenSettings {
-    pub(crate) fn defaults() -> ChildrenSettings {
-        ChildrenSettings {
-            wake: Setting::default(true),
-        }
-    }
-
-    pub(crate) fn layer(&mut self, file: ChildrenFile, source: &Source) {
-        self.wake.layer(file.wake, source);
     }
 }

@@ -8,10 +8,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::agent::{
-    Approvals, ChildrenSettings, GuardMode, InputSettings, ScopeSettings, ShellSettings,
-    SystemPromptSettings,
+    Approvals, GuardMode, InputSettings, ScopeSettings, ShellSettings, SystemPromptSettings,
 };
 use crate::agent_loop::LoopSettings;
+use crate::children::ChildrenSettings;
 use crate::context::{ContextSettings, check_window, unsigned};
 use crate::error::ConfigError;
 use crate::file::{self, CONFIG_FILE, ConfigFile, LogLevel, PROJECT_DIR, ProviderChoice, Rotation};
@@ -355,7 +355,7 @@ impl Effective {
             self.remote.layer(r, source)?;
         }
         if let Some(c) = file.children {
-            self.children.layer(c, source);
+            self.children.layer(c, source)?;
         }
         if let Some(c) = file.context {
             self.context.layer(c, source)?;
@@ -603,6 +603,7 @@ impl Effective {
         self.input.validate()?;
         self.agent_loop.validate()?;
         self.notify.validate()?;
+        self.children.validate()?;
         self.context.validate()
     }
 }

@@ -9,10 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::agent::{
-    ApprovalsFile, ChildrenFile, InputFile, ScopeFile, ShellFile, SystemPromptFile,
-};
+use crate::agent::{ApprovalsFile, InputFile, ScopeFile, ShellFile, SystemPromptFile};
 use crate::agent_loop::{LoopFile, TasksFile};
+use crate::children::ChildrenFile;
 use crate::context::ContextFile;
 use crate::error::ConfigError;
 

@@ -9,12 +9,14 @@
 //! (DESIGN §1), which the pod writes from what this crate resolves when it creates a segment.
 //!
 //! Start reading at `effective.rs`; `agent.rs` holds the settings that govern the agent inside a
-//! pod (tool approvals and scope, shell limits, identity, input guard, child pods), and
+//! pod (tool approvals and scope, shell limits, identity, input guard), `children.rs` how many
+//! child pods it may start and how they reach it, and
 //! `context.rs` how it keeps the model's context inside its window. `loosen.rs` decides which
 //! keys of a project file need the person's trust and `trust.rs` keeps what they trusted.
 
 pub mod agent;
 pub mod agent_loop;
+pub mod children;
 pub mod context;
 pub mod effective;
 pub mod error;
@@ -29,10 +31,11 @@ pub mod trust;
 pub mod tui;
 
 pub use agent::{
-    Approvals, ChildrenSettings, GuardMode, InputSettings, Policy, SandboxMode, ScopeSettings,
-    ShellSettings, SystemPromptSettings,
+    Approvals, GuardMode, InputSettings, Policy, SandboxMode, ScopeSettings, ShellSettings,
+    SystemPromptSettings,
 };
 pub use agent_loop::LoopSettings;
+pub use children::ChildrenSettings;
 pub use context::ContextSettings;
 pub use effective::{
     Effective, Inputs, KeyRequirement, Logging, Overrides, Recorded, Retry, Timeouts,

@@ -13,6 +13,7 @@
 //! | `[shell] sandbox` | `"off"` where a lower layer confines | `"scope"` |
 //! | `[shell] network` | `true` where a lower layer says `false` | `false` |
 //! | `[input] guard` | weaker, in the order off < log < warn < block | stronger |
+//! | `[children] max_children`, `max_depth` | a higher limit: more processes one answer can start | a lower one |
 //! | `provider` | any other provider: it decides who answers (and `scripted`, a file, answers instead of a model) | — |
 //! | `model` | any other model than the one below (the provider's default when none is set) | — |
 //! | `script` | any other script: the scripted provider's replies are the file's text | — |
@@ -234,6 +235,33 @@ pub(crate) fn restrain(
                 kept: "false".into(),
             });
             shell.network = None;
+        }
+    }
+    if let Some(children) = &mut project.children {
+        let limits = [
+            (
+                "children.max_children",
+                &mut children.max_children,
+                below.children.max_children.value,
+            ),
+            (
+                "children.max_depth",
+                &mut children.max_depth,
+                below.children.max_depth.value,
+            ),
+        ];
+        for (key, slot, base) in limits {
+            // A negative value is left for layering to reject with its own message.
+            if let Some(wanted) = *slot
+                && u64::try_from(wanted).is_ok_and(|wanted| wanted > base)
+            {
+                ignored.push(Ignored {
+                    key: key.into(),
+                    wanted: wanted.to_string(),
+                    kept: base.to_string(),
+                });
+                *slot = None;
+            }
         }
     }
     if let Some(input) = &mut project.input

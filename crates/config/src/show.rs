@@ -244,6 +244,18 @@ fn agent_sections(out: &mut String, eff: &Effective) {
         format!("{}; a child's report waits for the next turn", wake.source)
     };
     line_with(out, "wake", &wake.value.to_string(), &note);
+    let max_children = &eff.children.max_children;
+    let note = format!(
+        "{}; live children one pod may have at once",
+        max_children.source
+    );
+    line_with(out, "max_children", &max_children.value.to_string(), &note);
+    let max_depth = &eff.children.max_depth;
+    let note = format!(
+        "{}; levels of child pods below a root pod",
+        max_depth.source
+    );
+    line_with(out, "max_depth", &max_depth.value.to_string(), &note);
     context_section(out, eff);
     loop_section(out, eff);
 }

@@ -1,11 +1,12 @@
 //! Child pods (DESIGN §7), the parts that run off the controller: starting a child process,
 //! talking to children, reading their logs, delivering this pod's own reports to its parent,
-//! and the five tools the model drives them with.
+//! the five tools the model drives them with, and the limits on how many there may be.
 //!
 //! The controller owns every piece of state (the records in `pod.json`, the scope lent to
 //! children, the outbox); these tasks only do the slow work (processes, sockets, disk reads)
 //! and send the controller commands with what they found.
 
+pub mod limits;
 pub mod outbox;
 pub mod output;
 pub mod probe;

@@ -322,9 +322,14 @@ async fn send(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
     // comes back exactly as it was, so giving it work is what sending to it would mean.
     let restored = match probe::probe(&ctx.home, &ctx.me, &args.name).await {
         ChildLiveness::StoppedRestorable => {
-            probe::restore(&ctx.home, &args.name)
-                .await
-                .map_err(|err| err.to_string())?;
+            // Restoring makes one more live child: the controller counts it first, so a
+            // stop-and-restore cycle cannot run more children than `max_children`.
+            let name = args.name.clone();
+            ctx.ask(|reply| ChildMsg::Revive { name, reply }).await??;
+            if let Err(err) = probe::restore(&ctx.home, &args.name).await {
+                ctx.tell_liveness(&args.name, false).await;
+                return Err(err.to_string());
+            }
             format!(
                 "child pod {} was stopped; restored it from its log. ",
                 args.name

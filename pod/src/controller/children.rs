@@ -44,6 +44,12 @@ pub enum ChildMsg {
     Delivered { event_id: String },
     /// Reports a stopped child left undelivered in its log, read by a relink.
     Reports { events: Vec<PodEvent> },
+    /// `send_to_pod` is about to restore a stopped child: count it live if `max_children`
+    /// allows, in the same step as the check (`children/limits.rs`).
+    Revive {
+        name: PodName,
+        reply: oneshot::Sender<Result<(), String>>,
+    },
 }
 
 /// Who asked for a spawn, and so how the answer is sent.
@@ -100,6 +106,9 @@ impl Controller {
                     record.cursor = Some(cursor);
                     self.save_meta_logged().await;
                 }
+            }
+            ChildMsg::Revive { name, reply } => {
+                let _ = reply.send(self.revive(&name));
             }
             ChildMsg::Delivered { event_id } => self.delivered(event_id).await,
             ChildMsg::Reports { events } => {
@@ -188,8 +197,45 @@ impl Controller {
         });
     }
 
+    /// Direct children believed running or starting: what `max_children` counts. A stopped
+    /// one's process is gone; a descendant is its own parent's to count.
+    fn live_children(&self) -> usize {
+        self.meta
+            .children
+            .iter()
+            .filter(|r| r.via.is_none() && !self.not_live.contains(&r.name))
+            .count()
+    }
+
+    /// Whether this pod may start one more child: depth first (no count fixes that), then the
+    /// count. Called in the same step that records the child, so it is never stale.
+    fn within_limits(&mut self) -> Result<(), String> {
+        let limits = self.session.child_limits;
+        let depth = self
+            .depth
+            .get(&self.home, self.meta.parent.as_ref(), limits.max_depth)
+            .map_err(|refusal| format!("no child started: {refusal}"))?;
+        limits
+            .check(depth, self.live_children())
+            .map_err(|refusal| format!("no child started: {refusal}"))
+    }
+
+    /// A stopped direct child is about to be restored: one more live child, so the same count.
+    fn revive(&mut self, name: &PodName) -> Result<(), String> {
+        if !self.not_live.contains(name) {
+            return Ok(());
+        }
+        let limits = self.session.child_limits;
+        if let Err(refusal) = limits.room_for_one_more(self.live_children()) {
+            return Err(format!("child pod {name} was not restored: {refusal}"));
+        }
+        self.set_live(name, true);
+        Ok(())
+    }
+
     /// What the request may have, as a record; or why not, worded for whoever asked.
-    fn admit(&self, request: &SpawnRequest) -> Result<ChildRecord, String> {
+    fn admit(&mut self, request: &SpawnRequest) -> Result<ChildRecord, String> {
+        self.within_limits()?;
         // The name is a `PodName`: it was checked when the frame or the tool call was read.
         let name = &request.name;
         if let Some(servers) = &request.mcp_servers {

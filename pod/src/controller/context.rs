@@ -13,6 +13,7 @@ use seedpod_store::Durability;
 use tokio::sync::oneshot;
 
 use super::commands::NewSegment;
+use super::data_guard::{DataSource, Guarded};
 use super::{Activity, Command, Controller};
 use crate::context::compact::{self, Depth};
 use crate::context::{estimate, flush, prune};
@@ -233,6 +234,13 @@ impl Controller {
             )
         } else {
             summary
+        };
+        // What a transcript of tool output made the summariser write becomes a system message:
+        // the guard judges it like the data it came from, and its verdict is what is committed.
+        let summary = match self.guard_data(DataSource::Summary, &summary) {
+            Guarded::Pass => summary,
+            Guarded::Noted(note) => format!("{summary}{note}"),
+            Guarded::Withheld(text) => text,
         };
         let seed = compact::seed(&summary, &job.plan.kept);
         let tokens_after = estimate::base_tokens(&self.state.system_prompt, &self.state.tools)

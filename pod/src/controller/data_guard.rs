@@ -1,5 +1,6 @@
 //! The injection guard on data from outside the conversation: `@file` attachments, knowledge
-//! notes and tool results — where injected text really arrives. What the guard decides is part
+//! notes and tool results — where injected text really arrives — and on compaction summaries,
+//! which a model writes from that data. What the guard decides is part
 //! of what is committed (a note appended, or the content withheld), so replay shows the model
 //! exactly what it saw.
 
@@ -15,6 +16,9 @@ pub(super) enum DataSource<'a> {
     Attachment(&'a str),
     /// A tool's result, by the tool's name.
     ToolResult(&'a str),
+    /// A compaction summary: written by a model from a transcript of tool output and files,
+    /// and then a system message of the new segment.
+    Summary,
 }
 
 impl DataSource<'_> {
@@ -22,6 +26,7 @@ impl DataSource<'_> {
         match self {
             DataSource::Attachment(path) => format!("attached file {path}"),
             DataSource::ToolResult(tool) => format!("{tool} result"),
+            DataSource::Summary => "compaction summary".to_owned(),
         }
     }
 }

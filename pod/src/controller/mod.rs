@@ -234,6 +234,8 @@ pub struct Controller {
     home: seedpod_client::Home,
     /// Recorded children believed not running (their write scope is this pod's again).
     not_live: children::NotLive,
+    /// How deep this pod is in its tree of pods, once read from its lineage.
+    depth: crate::children::limits::Depth,
     /// Delivers this pod's reports to its parent, for a child pod.
     outbox: Option<crate::children::outbox::OutboxHandle>,
     /// The compaction whose summary request is out, if one is.
@@ -308,6 +310,7 @@ impl Controller {
             pod_dir: parts.pod_dir,
             home: parts.home,
             not_live: Default::default(),
+            depth: Default::default(),
             outbox: None,
             compacting: None,
             fit: Default::default(),

@@ -52,6 +52,8 @@ fn defaults_allow_the_file_and_child_tools_ask_for_shell_and_set_no_extra_scope(
     assert_eq!(eff.input.guard, Setting::default(GuardMode::Warn));
     assert_eq!(eff.input.max_message_chars, Setting::default(32_000));
     assert_eq!(eff.children.wake, Setting::default(true));
+    assert_eq!(eff.children.max_children, Setting::default(8));
+    assert_eq!(eff.children.max_depth, Setting::default(3));
 }
 
 #[test]
@@ -141,6 +143,52 @@ fn children_wake_layers_and_rejects_non_booleans() {
     fx.trusted_project_file("[children]\nwak = false\n");
     let err = fx.resolve().unwrap_err().to_string();
     assert!(err.contains("wak`") && err.contains("`wake`"), "{err}");
+}
+
+#[test]
+fn child_limits_layer_and_out_of_range_values_are_errors_naming_the_key() {
+    let fx = Fixture::new();
+    fx.user_file("[children]\nmax_children = 20\nmax_depth = 5\n");
+    let eff = fx.resolve().unwrap();
+    let user = Source::UserFile(fx.user_path());
+    assert_eq!(eff.children.max_children, Setting::new(20, user.clone()));
+    assert_eq!(eff.children.max_depth, Setting::new(5, user));
+    // Fewer children applies from an untrusted project: it only tightens.
+    fx.project_file("[children]\nmax_children = 2\n");
+    assert_eq!(fx.resolve().unwrap().children.max_children.value, 2);
+
+    for (text, key) in [
+        (
+            "[children]\nmax_children = 100000\n",
+            "children.max_children",
+        ),
+        ("[children]\nmax_depth = 100\n", "children.max_depth"),
+    ] {
+        let fx = Fixture::new();
+        fx.user_file(text);
+        let err = fx.resolve().unwrap_err().to_string();
+        assert!(err.contains(key) && err.contains("at most"), "{err}");
+    }
+    let fx = Fixture::new();
+    fx.user_file("[children]\nmax_depth = -1\n");
+    let err = fx.resolve().unwrap_err().to_string();
+    assert!(err.contains("max_depth"), "{err}");
+}
+
+#[test]
+fn show_states_the_child_limits_and_what_they_bound() {
+    let eff = Fixture::new().resolve().unwrap();
+    let text = show::render(&eff, "x", &|_: &str| None);
+    let line = |prefix: &str| {
+        text.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix}:\n{text}"))
+            .to_owned()
+    };
+    let children = line("max_children = 8");
+    assert!(children.contains("# default; live children"), "{children}");
+    let depth = line("max_depth = 3");
+    assert!(depth.contains("# default; levels of child pods"), "{depth}");
 }
 
 #[test]

@@ -111,6 +111,24 @@ const CASES: &[(&str, &str, &[&str])] = &[
         &["shell.max_timeout_secs"],
     ),
     ("", "[shell]\ntimeout_secs = 600\n", &["shell.timeout_secs"]),
+    // Child pods: more live children or a deeper tree loosens; fewer tightens.
+    (
+        "",
+        "[children]\nmax_children = 30\n",
+        &["children.max_children"],
+    ),
+    ("", "[children]\nmax_depth = 6\n", &["children.max_depth"]),
+    ("", "[children]\nmax_children = 2\nmax_depth = 1\n", &[]),
+    (
+        "[children]\nmax_children = 20\n",
+        "[children]\nmax_children = 20\n",
+        &[],
+    ),
+    (
+        "[children]\nmax_depth = 1\n",
+        "[children]\nmax_depth = 2\n",
+        &["children.max_depth"],
+    ),
     // The sandbox: turning it off or opening the network loosens; "sandboxed" is looser than
     // "ask" and tighter than "allow".
     ("", "[shell]\nsandbox = \"off\"\n", &["shell.sandbox"]),
