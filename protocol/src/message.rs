@@ -399,6 +399,10 @@ pub struct PodStatus {
     /// How full the model's context is.
     #[serde(default)]
     pub context: ContextFill,
+    /// Why the pod's log cannot be written any more (a full disk, a write error): the pod is
+    /// up but acknowledges nothing until restarted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_broken: Option<String>,
 }
 
 /// How full the model's context is: the estimated tokens of the next request and the window,
@@ -880,6 +884,7 @@ mod tests {
                     server_version: "0.1.0".into(),
                     pending_approval: None,
                     context: ContextFill::default(),
+                    log_broken: None,
                 },
             },
             ServerMsg::Approvals {

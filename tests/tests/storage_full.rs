@@ -74,6 +74,13 @@ async fn send_ends_with_the_pods_reason_when_the_log_cannot_be_written() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("nothing was acknowledged"), "{stderr}");
+    // And says so where a person looks first, instead of "idle".
+    let listed = sb.ok(&["ls"]);
+    let row = listed
+        .lines()
+        .find(|l| l.starts_with("p "))
+        .unwrap_or_default();
+    assert!(row.contains("log broken"), "{listed}");
 }
 
 /// Whether this machine lets an unprivileged process mount a tmpfs in its own namespaces.

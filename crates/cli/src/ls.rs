@@ -254,6 +254,7 @@ mod tests {
                 server_version: "0".into(),
                 pending_approval: None,
                 context,
+                log_broken: None,
             })),
         };
         PodListing {

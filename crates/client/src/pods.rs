@@ -62,6 +62,8 @@ impl PodListing {
     /// `idle`, `running`, `paused`, `stopping`, `stopped` or `unresponsive`.
     pub fn state(&self) -> &'static str {
         match &self.liveness {
+            // Up, but acknowledging nothing: what the person must know first.
+            Liveness::Running(status) if status.log_broken.is_some() => "log broken",
             Liveness::Running(status) => status.state.as_str(),
             Liveness::Stopped => "stopped",
             Liveness::Unresponsive(_) => "unresponsive",

@@ -432,6 +432,7 @@ impl Controller {
             server_version: env!("CARGO_PKG_VERSION").to_string(),
             pending_approval: self.state.pending_approval().cloned(),
             context: crate::context::estimate::fill(&self.state),
+            log_broken: self.storage_broken.clone(),
         }
     }
 }
