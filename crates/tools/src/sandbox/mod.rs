@@ -143,8 +143,11 @@ impl Sandbox {
         network: bool,
         home: Option<PathBuf>,
     ) -> Result<Sandbox, SandboxError> {
+        // A pod killed outright leaves its directory behind; the next pod to start removes
+        // those whose pod is gone (the pid is in the name, which no command can change).
+        sweep_stale(&std::env::temp_dir());
         let temp = tempfile::Builder::new()
-            .prefix("seedpod-shell-")
+            .prefix(&format!("{TEMP_PREFIX}{}-", std::process::id()))
             .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()
             .map_err(|e| {
@@ -264,6 +267,41 @@ impl Prepared {
         linux::confine_on_exec(command, self.fd, self.filter, self.jail);
         #[cfg(not(target_os = "linux"))]
         let _ = command;
+    }
+}
+
+/// The private temporary directories' names: this, the pod's pid, a dash, random letters.
+const TEMP_PREFIX: &str = "seedpod-shell-";
+
+/// Remove the private temporary directories under `base` whose pod is no longer running.
+/// Only ours (same owner), and only when the pid in the name names no process at all.
+fn sweep_stale(base: &std::path::Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    // SAFETY: getuid cannot fail and touches no memory.
+    let me = unsafe { libc::getuid() };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(TEMP_PREFIX))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let ours = entry
+            .metadata()
+            .is_ok_and(|m| m.is_dir() && m.uid() == me && !m.file_type().is_symlink());
+        // SAFETY: kill with signal 0 only asks whether the process exists.
+        let gone = pid > 0
+            && unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if ours && gone {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 

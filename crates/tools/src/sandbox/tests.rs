@@ -192,3 +192,22 @@ fn support_describes_what_is_enforced() {
             .starts_with("not enforced")
     );
 }
+
+#[test]
+fn a_crashed_pods_temp_dir_is_swept_and_a_live_ones_is_not() {
+    let base = tempfile::tempdir().expect("base");
+    let mut child = std::process::Command::new("true").spawn().expect("true");
+    let dead = child.id();
+    child.wait().expect("reaped");
+    let stale = base.path().join(format!("seedpod-shell-{dead}-abc"));
+    let live = base
+        .path()
+        .join(format!("seedpod-shell-{}-def", std::process::id()));
+    let other = base.path().join("unrelated-7");
+    for dir in [&stale, &live, &other] {
+        fs::create_dir_all(dir.join("inner")).expect("dir");
+    }
+    super::sweep_stale(base.path());
+    assert!(!stale.exists(), "a dead pod's directory stayed");
+    assert!(live.exists() && other.exists());
+}
