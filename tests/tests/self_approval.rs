@@ -136,3 +136,69 @@ async fn a_sandboxed_command_cannot_answer_for_the_person() {
         "the other pod got input from the model: {other:#?}"
     );
 }
+
+/// The provider key the pod was started with never reaches a command: not in its environment,
+/// and not readable from the pod's `/proc` entries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_provider_key_is_not_in_a_commands_environment() {
+    const KEY: &str = "sk-test-7f3a9c-never-show-me";
+    let sb = Sandbox::new();
+    sb.user_config("[approvals]\nshell = \"sandboxed\"\n");
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            shell(json!({"command": "env; cat /proc/$PPID/environ /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; echo end"})),
+            shell(json!({"command": "env; echo end", "sandbox": false})),
+            json!({"text": "done"}),
+        ],
+    );
+    let out = sb
+        .cmd()
+        .env("OPENAI_API_KEY", KEY)
+        .env("GITHUB_TOKEN", KEY)
+        .args(["start", "p", "--provider", "scripted", "--script"])
+        .arg(&script)
+        .output()
+        .expect("start");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut events = sb.connect("p", ClientMode::Attach).await;
+    let mut seen = Vec::new();
+    sb.ok(&["send", "p", "look", "--no-wait"]);
+    let request = wait_for(&mut events, &mut seen, |msg| match msg {
+        ServerMsg::Committed { entry, .. } => match &entry.kind {
+            EntryKind::ApprovalRequest(r) => Some(r.clone()),
+            _ => None,
+        },
+        _ => None,
+    })
+    .await;
+    assert!(
+        request.summary.starts_with("shell (leaves the sandbox):"),
+        "{}",
+        request.summary
+    );
+    let mut control = sb.connect("p", ClientMode::Control).await;
+    control
+        .call(seedpod_protocol::Method::Approve {
+            call_id: Some(request.call_id),
+            answer: seedpod_protocol::ApprovalAnswer::Approve,
+            reason: None,
+        })
+        .await
+        .expect("approved");
+    wait_for(&mut events, &mut seen, seedpod_e2e::is_run_end).await;
+    let results = results(&sb.history("p").await);
+    assert_eq!(results.len(), 2, "{results:#?}");
+    for result in &results {
+        assert!(result.contains("end"), "{result}");
+        assert!(
+            result.contains("PATH="),
+            "the command had an environment: {result}"
+        );
+        assert!(!result.contains(KEY), "the key reached a command: {result}");
+    }
+}

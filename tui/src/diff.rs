@@ -28,7 +28,8 @@ pub enum ChangeKind {
     /// and why: only the new text is known.
     Replace { why: String },
     /// `edit_file`: `old` replaced by `new` where it occurs — once, or everywhere (`every`).
-    /// Its diff is between the two snippets, so its line numbers are not the file's.
+    /// When the pod sent the file's text the edit is applied to it and the diff is the file's
+    /// (with its line numbers); otherwise it is between the two snippets.
     Edit { every: bool },
 }
 
@@ -72,15 +73,14 @@ pub struct FileChange {
     /// Lines added and removed in all.
     pub added: usize,
     pub removed: usize,
+    /// The whole file was compared, so the line numbers are the file's.
+    pub in_file: bool,
 }
 
 impl FileChange {
     /// Whether the line numbers are the file's: the whole file was compared.
     pub fn numbered(&self) -> bool {
-        match self.kind {
-            ChangeKind::Create | ChangeKind::Change | ChangeKind::Replace { .. } => true,
-            ChangeKind::Edit { .. } => false,
-        }
+        self.in_file
     }
 }
 
@@ -93,20 +93,41 @@ pub fn file_change(request: &ApprovalRequest) -> Option<FileChange> {
     };
     let text = |key: &str| args.get(key).and_then(serde_json::Value::as_str);
     let path = text("path")?.to_string();
-    let (kind, old, new) = match request.tool.as_str() {
+    let edited: String;
+    let (kind, old, new, in_file) = match request.tool.as_str() {
         "edit_file" => {
             let every = args
                 .get("replace_all")
                 .and_then(serde_json::Value::as_bool)
                 .unwrap_or(false);
-            (ChangeKind::Edit { every }, text("old")?, text("new")?)
+            let (old, new) = (text("old")?, text("new")?);
+            match &request.replaces {
+                // The file as it is, with the edit applied as the tool would: a diff of the
+                // file, so the change shows at its own line numbers.
+                Some(Replaces::Text { content }) if !old.is_empty() && content.contains(old) => {
+                    edited = if every {
+                        content.replace(old, new)
+                    } else {
+                        content.replacen(old, new, 1)
+                    };
+                    (
+                        ChangeKind::Edit { every },
+                        content.as_str(),
+                        edited.as_str(),
+                        true,
+                    )
+                }
+                _ => (ChangeKind::Edit { every }, old, new, false),
+            }
         }
         "write_file" => {
             let new = text("content")?;
             match &request.replaces {
-                Some(Replaces::Text { content }) => (ChangeKind::Change, content.as_str(), new),
+                Some(Replaces::Text { content }) => {
+                    (ChangeKind::Change, content.as_str(), new, true)
+                }
                 Some(Replaces::Unshown { why }) => {
-                    (ChangeKind::Replace { why: why.clone() }, "", new)
+                    (ChangeKind::Replace { why: why.clone() }, "", new, true)
                 }
                 Some(Replaces::Unknown) => (
                     ChangeKind::Replace {
@@ -114,9 +135,10 @@ pub fn file_change(request: &ApprovalRequest) -> Option<FileChange> {
                     },
                     "",
                     new,
+                    true,
                 ),
                 // The pod sends the current text of a file that exists: none means a new file.
-                None => (ChangeKind::Create, "", new),
+                None => (ChangeKind::Create, "", new, true),
             }
         }
         _ => return None,
@@ -135,6 +157,7 @@ pub fn file_change(request: &ApprovalRequest) -> Option<FileChange> {
         added: count(Tag::Added),
         removed: count(Tag::Removed),
         hunks,
+        in_file,
     })
 }
 
@@ -310,6 +333,26 @@ mod tests {
         assert_eq!(edited.kind, ChangeKind::Edit { every: true });
         assert!(!edited.numbered());
         assert_eq!((edited.added, edited.removed), (1, 1));
+
+        // With the file's text, an edit at line 100 shows at line 100.
+        let file: String = (1..=200).map(|n| format!("line {n}\n")).collect();
+        let mut in_file = request(
+            "edit_file",
+            serde_json::json!({"path": "a.rs", "old": "line 100\n", "new": "line one hundred\n"}),
+        );
+        in_file.replaces = Some(Replaces::Text { content: file });
+        let edited = file_change(&in_file).expect("an edit");
+        assert!(edited.numbered());
+        assert_eq!((edited.added, edited.removed), (1, 1));
+        let changed = edited.hunks[0]
+            .lines
+            .iter()
+            .find(|l| l.tag == Tag::Added)
+            .expect("the added line");
+        assert_eq!(
+            (changed.new, changed.text.as_str()),
+            (Some(100), "line one hundred")
+        );
 
         let shell = request("shell", serde_json::json!({"command": "ls"}));
         assert_eq!(file_change(&shell), None);

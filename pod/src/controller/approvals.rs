@@ -202,7 +202,8 @@ impl Controller {
                     tracing::info!(event = "approval_no_standing_rule", call_id = %call.call_id, why = %why);
                 }
                 let always = words.map(seedpod_tools::narrowest_rule);
-                let replaces = if call.name == "write_file" {
+                // The file's text, so the modal can show the change at its line numbers.
+                let replaces = if call.name == "write_file" || call.name == "edit_file" {
                     self.current_content(&call.arguments).await
                 } else {
                     None

@@ -152,6 +152,9 @@ pub fn summary(change: &FileChange) -> String {
             change.added
         ),
         ChangeKind::Edit { every: false } => format!("edit · {counts} · {hunks}"),
+        ChangeKind::Edit { every: true } if change.numbered() => {
+            format!("edit every occurrence · {counts} · {hunks}")
+        }
         ChangeKind::Edit { every: true } => {
             format!("edit every occurrence · {counts} · {hunks} (lines of the edit, not the file)")
         }
