@@ -69,8 +69,11 @@ pub fn build(
     });
     let policies = Policies::new(eff.approvals.all().into_iter().map(|(tool, setting)| {
         let mut policy = setting.value;
-        // Without an enforced sandbox, "sandboxed" cannot keep its promise: it asks instead.
-        if policy == Policy::Sandboxed && sandbox.is_none() {
+        // Without the whole sandbox, "sandboxed" cannot keep its promise: it asks instead.
+        if policy == Policy::Sandboxed
+            && (sandbox.is_none()
+                || !matches!(SandboxSupport::probe(), SandboxSupport::Landlock { .. }))
+        {
             policy = Policy::Ask;
         }
         (tool.to_string(), policy)
@@ -195,6 +198,23 @@ fn sandbox(eff: &Effective, scope: &Arc<Scope>) -> (Option<Sandbox>, Option<Stri
         .policy("shell")
         .is_some_and(|p| p.value == Policy::Sandboxed);
     match (eff.shell.sandbox.value, SandboxSupport::probe()) {
+        (SandboxMode::Scope, support @ SandboxSupport::Partial { .. }) => {
+            match Sandbox::new(scope.clone(), eff.shell.network.value, std::env::home_dir()) {
+                Ok(sandbox) => (
+                    Some(sandbox),
+                    Some(format!(
+                        "the shell sandbox is {}",
+                        support.describe(eff.shell.network.value)
+                    )),
+                ),
+                Err(err) => (
+                    None,
+                    Some(format!(
+                        "{err}; shell commands run unconfined, under approvals alone"
+                    )),
+                ),
+            }
+        }
         (SandboxMode::Scope, SandboxSupport::Landlock { .. }) => {
             match Sandbox::new(scope.clone(), eff.shell.network.value, std::env::home_dir()) {
                 Ok(sandbox) => (Some(sandbox), None),

@@ -125,13 +125,18 @@ impl Tool for Shell {
                 match &self.sandbox {
                     Some(sandbox) => format!(
                         "Runs in a sandbox: it may write only inside the writable directories \
-                         of the file scope and $TMPDIR{}, and everything it starts ends when \
-                         it does (run a server and its client in one command); \"sandbox\": \
-                         false runs it outside, after a person approves.",
+                         of the file scope and $TMPDIR{}{}; \"sandbox\": false runs it \
+                         outside, after a person approves.",
                         if sandbox.network() {
                             ""
                         } else {
                             ", with no network"
+                        },
+                        if sandbox.complete() {
+                            ", and everything it starts ends when it does (run a server and \
+                             its client in one command)"
+                        } else {
+                            ""
                         }
                     ),
                     None => "Not confined to the file scope: each command is subject to the \

@@ -82,7 +82,7 @@ pub(super) fn confine_on_exec(
     command: &mut tokio::process::Command,
     fd: OwnedFd,
     filter: super::seccomp::Program,
-    jail: super::jail::Jail,
+    jail: Option<super::jail::Jail>,
 ) {
     let raw = fd.as_raw_fd();
     // SAFETY: the closure runs in the forked child before exec and only makes system calls
@@ -92,8 +92,10 @@ pub(super) fn confine_on_exec(
     unsafe {
         command.pre_exec(move || {
             let _keep = &fd;
-            jail.enter()?;
-            super::jail::fork_and_supervise()?;
+            if let Some(jail) = &jail {
+                jail.enter()?;
+                super::jail::fork_and_supervise()?;
+            }
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
             }

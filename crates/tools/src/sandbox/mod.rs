@@ -43,8 +43,14 @@ use crate::scope::Scope;
 /// Whether this kernel can confine `shell`, and how far.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Support {
-    /// Landlock with this ABI version.
+    /// Landlock with this ABI version, the filter and the namespaces: everything.
     Landlock { abi: u32 },
+    /// Landlock and the filter, but no namespaces (unprivileged user namespaces off or
+    /// restricted), and why: commands are confined in what they read and write and cannot
+    /// reach a Unix socket, but protected files are not read-only, seedpod's directories are not
+    /// covered, and what a command starts can outlive it. Never enough for `shell =
+    /// "sandboxed"`, which asks instead; better than nothing for a command a person approved.
+    Partial { abi: u32, why: String },
     /// No Landlock, and why (old kernel, disabled at boot, another OS).
     Unsupported(String),
 }
@@ -68,9 +74,12 @@ impl Support {
                             "seedpod has no system-call filter for this processor".into(),
                         );
                     }
-                    match jail::probe() {
-                        Ok(()) => landlock,
-                        Err(why) => Support::Unsupported(why),
+                    match (jail::probe(), &landlock) {
+                        (Ok(()), _) => landlock,
+                        (Err(why), Support::Landlock { abi }) => {
+                            Support::Partial { abi: *abi, why }
+                        }
+                        (Err(why), _) => Support::Unsupported(why),
                     }
                 })
                 .clone()
@@ -101,6 +110,13 @@ impl Support {
                      command starts ends with it)"
                 )
             }
+            Support::Partial { abi, why } => format!(
+                "partial (Landlock ABI {abi} and the system-call filter: writes only under the \
+                 write roots, no Unix sockets{}; but {why}, so protected files are not \
+                 read-only and what a command starts can outlive it; [approvals] shell = \
+                 \"sandboxed\" asks before every command)",
+                if network { "" } else { ", no network" }
+            ),
             Support::Unsupported(why) => format!("not enforced ({why})"),
         }
     }
@@ -132,8 +148,9 @@ pub(crate) struct Prepared {
     fd: std::os::fd::OwnedFd,
     #[cfg(target_os = "linux")]
     filter: seccomp::Program,
+    /// `None` on a machine without the namespaces (`Support::Partial`).
     #[cfg(target_os = "linux")]
-    jail: jail::Jail,
+    jail: Option<jail::Jail>,
 }
 
 impl Sandbox {
@@ -178,6 +195,11 @@ impl Sandbox {
 
     pub fn network(&self) -> bool {
         self.network
+    }
+
+    /// Whether everything the sandbox promises holds here, namespaces included.
+    pub fn complete(&self) -> bool {
+        matches!(Support::probe(), Support::Landlock { .. })
     }
 
     /// The roots whose protected files are watched around each command (`watch.rs`).
@@ -238,12 +260,19 @@ impl Sandbox {
     pub(crate) fn prepare(&self) -> Result<Prepared, SandboxError> {
         #[cfg(target_os = "linux")]
         {
-            if let Support::Unsupported(why) = Support::probe() {
-                return Err(SandboxError::Setup(why));
-            }
+            let jail = match Support::probe() {
+                Support::Unsupported(why) => return Err(SandboxError::Setup(why)),
+                Support::Partial { .. } => None,
+                Support::Landlock { .. } => {
+                    let protected = protect::all(self.scope.write_roots());
+                    Some(jail::Jail::new(
+                        &protected,
+                        &self.hidden_for_command(),
+                        !self.network,
+                    )?)
+                }
+            };
             let fd = linux::ruleset(&self.read_paths(), &self.write_paths(), self.network)?;
-            let protected = protect::all(self.scope.write_roots());
-            let jail = jail::Jail::new(&protected, &self.hidden_for_command(), !self.network)?;
             Ok(Prepared {
                 fd,
                 filter: seccomp::Program::new(self.network),

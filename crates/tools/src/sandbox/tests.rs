@@ -19,10 +19,12 @@ pub(super) fn landlock() -> bool {
         Support::Landlock { .. } => true,
         // CI's machine has what the sandbox needs; a missing piece there is a failure, not a
         // skip, or these tests would pass without testing anything.
-        Support::Unsupported(why) if std::env::var_os("CI").is_some() => {
+        Support::Unsupported(why) | Support::Partial { why, .. }
+            if std::env::var_os("CI").is_some() =>
+        {
             panic!("the sandbox is not available on this CI machine: {why}")
         }
-        Support::Unsupported(why) => {
+        Support::Unsupported(why) | Support::Partial { why, .. } => {
             eprintln!("skipped: the sandbox is not available here ({why})");
             false
         }
@@ -186,6 +188,18 @@ fn support_describes_what_is_enforced() {
     assert!(full.describe(true).contains("network allowed"));
     assert!(full.describe(true).contains("no Unix sockets"));
     assert!(full.describe(true).contains("protected files read-only"));
+    let partial = Support::Partial {
+        abi: 7,
+        why: "user namespaces are restricted".into(),
+    };
+    let said = partial.describe(false);
+    assert!(
+        said.starts_with("partial")
+            && said.contains("no Unix sockets")
+            && said.contains("user namespaces are restricted")
+            && said.contains("asks before every command"),
+        "{said}"
+    );
     assert!(
         Support::Unsupported("no".into())
             .describe(true)
