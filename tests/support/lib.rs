@@ -325,6 +325,28 @@ pub fn is_run_end(msg: &ServerMsg) -> Option<()> {
     }
 }
 
+/// Matches a committed `approval_request`, giving the request.
+pub fn is_approval_request(msg: &ServerMsg) -> Option<seedpod_protocol::ApprovalRequest> {
+    match msg {
+        ServerMsg::Committed { entry, .. } => match &entry.kind {
+            seedpod_protocol::EntryKind::ApprovalRequest(request) => Some(request.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The content of every tool result in `entries`, in order.
+pub fn tool_results(entries: &[seedpod_protocol::Entry]) -> Vec<String> {
+    entries
+        .iter()
+        .filter_map(|e| match &e.kind {
+            seedpod_protocol::EntryKind::ToolResult { content, .. } => Some(content.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Matches a `state` event with the given state.
 pub fn is_state(state: seedpod_protocol::PodState) -> impl FnMut(&ServerMsg) -> Option<()> {
     move |msg| match msg {

@@ -7,7 +7,7 @@
 
 use std::net::TcpListener;
 
-use seedpod_e2e::{Sandbox, is_run_end, wait_for};
+use seedpod_e2e::{Sandbox, is_approval_request, is_run_end, tool_results, wait_for};
 use seedpod_protocol::{ApprovalAnswer, ClientMode, Entry, EntryKind, Method, ServerMsg};
 use serde_json::{Value, json};
 
@@ -42,16 +42,6 @@ fn call(tool: &str, arguments: Value) -> Value {
     json!({"tool_calls": [{"name": tool, "arguments": arguments.to_string()}]})
 }
 
-fn results(entries: &[Entry]) -> Vec<String> {
-    entries
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EntryKind::ToolResult { content, .. } => Some(content.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 fn requests(entries: &[Entry]) -> usize {
     entries
         .iter()
@@ -82,7 +72,7 @@ async fn an_allowed_shell_cannot_write_outside_its_write_roots() {
     );
     sb.start_scripted("p", &script);
     sb.ok(&["send", "p", "write things"]);
-    let results = results(&sb.history("p").await);
+    let results = tool_results(&sb.history("p").await);
     assert_eq!(results.len(), 2, "{results:#?}");
     assert!(
         results[0].contains("Permission denied") && results[0].starts_with("exit code 1"),
@@ -119,7 +109,7 @@ async fn without_network_a_local_connect_is_refused() {
     );
     sb.start_scripted("p", &script);
     sb.ok(&["send", "p", "connect"]);
-    let results = results(&sb.history("p").await);
+    let results = tool_results(&sb.history("p").await);
     assert!(
         !results[0].contains("connected") && results[0].contains("Permission denied"),
         "{}",
@@ -156,14 +146,7 @@ async fn sandboxed_runs_confined_without_asking_and_asks_to_leave() {
     let mut events = sb.connect("p", ClientMode::Attach).await;
     let mut seen = Vec::new();
     sb.ok(&["send", "p", "go", "--no-wait"]);
-    let request = wait_for(&mut events, &mut seen, |msg| match msg {
-        ServerMsg::Committed { entry, .. } => match &entry.kind {
-            EntryKind::ApprovalRequest(r) => Some(r.clone()),
-            _ => None,
-        },
-        _ => None,
-    })
-    .await;
+    let request = wait_for(&mut events, &mut seen, is_approval_request).await;
     assert!(
         request.arguments.contains("\"sandbox\":false"),
         "{request:?}"
@@ -227,7 +210,7 @@ async fn a_childs_shell_is_confined_to_its_delegated_scope() {
     // The spawning turn ends, then the kid's report wakes the boss for a second one.
     wait_for(&mut boss, &mut seen, is_run_end).await;
     wait_for(&mut boss, &mut seen, is_run_end).await;
-    let kid_results = results(&sb.history("kid").await);
+    let kid_results = tool_results(&sb.history("kid").await);
     assert_eq!(kid_results.len(), 2, "{kid_results:#?}");
     assert!(
         kid_results[0].contains("Permission denied"),
@@ -273,7 +256,7 @@ async fn a_planted_git_hook_fails_or_is_removed_and_alerted() {
         !sb.path().join(".git/hooks").exists(),
         "the planted hooks directory stayed"
     );
-    let results = results(&sb.history("p").await);
+    let results = tool_results(&sb.history("p").await);
     assert!(
         results[0].contains("removed again"),
         "the result names it too: {}",

@@ -5,22 +5,12 @@
 //! unconfined call that follows still waits for a person, nothing reaches the other pod, and
 //! the person is alerted to the attempt.
 
-use seedpod_e2e::{Sandbox, seedpod_bin, wait_for};
-use seedpod_protocol::{ClientMode, Entry, EntryKind, ServerMsg};
+use seedpod_e2e::{Sandbox, is_approval_request, seedpod_bin, tool_results, wait_for};
+use seedpod_protocol::{ClientMode, EntryKind, ServerMsg};
 use serde_json::{Value, json};
 
 fn shell(arguments: Value) -> Value {
     json!({"tool_calls": [{"name": "shell", "arguments": arguments.to_string()}]})
-}
-
-fn results(entries: &[Entry]) -> Vec<String> {
-    entries
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EntryKind::ToolResult { content, .. } => Some(content.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// A 5-line socket client, as a model would write it: connect, say hello, approve.
@@ -71,14 +61,7 @@ async fn a_sandboxed_command_cannot_answer_for_the_person() {
     sb.ok(&["send", "p", "go", "--no-wait"]);
 
     // The unconfined call asks, and nobody has answered it.
-    let request = wait_for(&mut events, &mut seen, |msg| match msg {
-        ServerMsg::Committed { entry, .. } => match &entry.kind {
-            EntryKind::ApprovalRequest(r) => Some(r.clone()),
-            _ => None,
-        },
-        _ => None,
-    })
-    .await;
+    let request = wait_for(&mut events, &mut seen, is_approval_request).await;
     assert!(
         request.arguments.contains("\"sandbox\":false"),
         "{request:?}"
@@ -95,7 +78,7 @@ async fn a_sandboxed_command_cannot_answer_for_the_person() {
         "the unconfined call ran without a person"
     );
 
-    let results = results(&history);
+    let results = tool_results(&history);
     assert_eq!(results.len(), 3, "{results:#?}");
     for result in &results[..2] {
         assert!(
@@ -168,14 +151,7 @@ async fn the_provider_key_is_not_in_a_commands_environment() {
     let mut events = sb.connect("p", ClientMode::Attach).await;
     let mut seen = Vec::new();
     sb.ok(&["send", "p", "look", "--no-wait"]);
-    let request = wait_for(&mut events, &mut seen, |msg| match msg {
-        ServerMsg::Committed { entry, .. } => match &entry.kind {
-            EntryKind::ApprovalRequest(r) => Some(r.clone()),
-            _ => None,
-        },
-        _ => None,
-    })
-    .await;
+    let request = wait_for(&mut events, &mut seen, is_approval_request).await;
     assert!(
         request.summary.starts_with("shell (leaves the sandbox):"),
         "{}",
@@ -191,7 +167,7 @@ async fn the_provider_key_is_not_in_a_commands_environment() {
         .await
         .expect("approved");
     wait_for(&mut events, &mut seen, seedpod_e2e::is_run_end).await;
-    let results = results(&sb.history("p").await);
+    let results = tool_results(&sb.history("p").await);
     assert_eq!(results.len(), 2, "{results:#?}");
     for result in &results {
         assert!(result.contains("end"), "{result}");
