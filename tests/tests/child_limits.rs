@@ -4,7 +4,7 @@
 //! started and never recorded would be caught too.
 
 use seedpod_e2e::{Sandbox, wait_for};
-use seedpod_protocol::{ClientMode, Entry, EntryKind, PodName};
+use seedpod_protocol::{ClientMode, Entry, EntryKind};
 use serde_json::{Value, json};
 
 /// How many `spawn_pod` calls the hostile answer carries.
@@ -130,21 +130,6 @@ async fn one_answer_asking_for_a_thousand_children_starts_only_max_children() {
     assert_eq!(processes.len(), 1 + DEFAULT_MAX_CHILDREN, "{processes:?}");
 }
 
-/// Entries of pod `name`'s active segment as far as they are written (a line being written is
-/// left for the next look).
-fn written_entries(sb: &Sandbox, name: &str) -> Vec<Entry> {
-    let dir = sb.home.pod_dir(&PodName::new(name.to_string()).unwrap());
-    let Ok(Some(meta)) = seedpod_store::load_meta(&dir) else {
-        return Vec::new();
-    };
-    let path = seedpod_store::segment_path(&dir, &meta.active_segment);
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map_while(|line| serde_json::from_str(line).ok())
-        .collect()
-}
-
 fn ran_to_the_end(entries: &[Entry]) -> bool {
     entries
         .iter()
@@ -185,9 +170,15 @@ async fn a_chain_of_pods_stops_at_max_depth() {
         wait_for(&mut c2, &mut seen, |_| Some(())).await;
     }
 
-    let c1 = spawn_results(&written_entries(&sb, "c1"));
+    // c1's spawn_pod answers once c2 has started: wait for that result to be committed (the
+    // pod's own history, not the file, whose buffered tail may lag behind).
+    let mut c1_events = sb.connect("c1", ClientMode::Attach).await;
+    while spawn_results(&sb.history("c1").await).is_empty() {
+        wait_for(&mut c1_events, &mut seen, |_| Some(())).await;
+    }
+    let c1 = spawn_results(&sb.history("c1").await);
     assert!(matches!(c1.as_slice(), [(_, false)]), "{c1:?}");
-    let c2 = spawn_results(&written_entries(&sb, "c2"));
+    let c2 = spawn_results(&sb.history("c2").await);
     let [(refusal, true)] = c2.as_slice() else {
         panic!("c2's spawn_pod was not refused: {c2:?}");
     };
