@@ -59,23 +59,22 @@ enum Out {
     Close(String),
 }
 
-/// Who is on the other end, from the socket's credentials (`SO_PEERCRED`) and `/proc`.
-#[derive(Debug, Clone, Default)]
+/// Who is on the other end, from the socket's credentials (`SO_PEERCRED`).
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Peer {
     pub pid: Option<i32>,
-    /// The peer's executable, or why it is not known.
-    pub exe: String,
 }
 
 impl Peer {
-    pub fn of(pid: Option<i32>) -> Peer {
-        let exe = match pid {
+    /// The peer's executable, or why it is not known. Read only when it is logged: every
+    /// `notify` opens a connection, and most never answer anything.
+    fn exe(&self) -> String {
+        match self.pid {
             Some(pid) => std::fs::read_link(format!("/proc/{pid}/exe"))
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|e| format!("unknown ({e})")),
             None => "unknown (no peer credentials)".into(),
-        };
-        Peer { pid, exe }
+        }
     }
 }
 
@@ -309,7 +308,7 @@ async fn dispatch(
             event = "policy_answer",
             method = request.method.name(),
             peer_pid = peer.pid,
-            peer_exe = %peer.exe,
+            peer_exe = %peer.exe(),
         );
     }
     let method = match route(request.method) {

@@ -136,9 +136,9 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
                         Ok(slot) => {
                             let (handle, info, shutdown) =
                                 (handle.clone(), info.clone(), shutdown.clone());
-                            let peer = crate::connection::Peer::of(
-                                stream.peer_creds().ok().and_then(|c| c.pid()),
-                            );
+                            let peer = crate::connection::Peer {
+                                pid: stream.peer_creds().ok().and_then(|c| c.pid()),
+                            };
                             tracker.spawn(async move {
                                 serve_connection(stream, peer, handle, info, shutdown).await;
                                 drop(slot);
