@@ -5,12 +5,12 @@
 
 pub mod paste;
 pub mod segments;
+mod wrap;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Modifier, Style};
 use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 use seedpod_protocol::Segment;
-use unicode_width::UnicodeWidthStr;
 
 pub use self::paste::Paste;
 pub use self::segments::{Reference, Sigil};
@@ -279,15 +279,21 @@ impl Composer {
         }
     }
 
-    /// Rows needed at `width` columns (soft-wrapped), between 1 and `MAX_COMPOSER_ROWS`.
+    /// Rows needed at `width` columns, soft-wrapped as the text area wraps (`wrap.rs`), between 1
+    /// and `MAX_COMPOSER_ROWS`. A cursor after a full last row takes one more.
     pub fn height(&self, width: u16) -> u16 {
         let width = usize::from(width.max(1));
+        let (cursor_row, cursor_col) = self.cursor();
         let rows: usize = self
             .area
             .lines()
             .iter()
-            // +1: the cursor may sit after the last character.
-            .map(|line| (line.width() + 1).div_ceil(width).max(1))
+            .enumerate()
+            .map(|(row, line)| {
+                let laid = wrap::layout(line, width);
+                let cursor_at_end = row == cursor_row && cursor_col == line.chars().count();
+                laid.rows + usize::from(cursor_at_end && laid.last_row >= width)
+            })
             .sum();
         u16::try_from(rows)
             .unwrap_or(MAX_COMPOSER_ROWS)
