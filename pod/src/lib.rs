@@ -25,6 +25,9 @@ pub mod git_commit;
 pub mod guard;
 pub mod lock;
 pub mod mcp;
+pub mod mcp_names;
+#[cfg(test)]
+mod module_graph;
 pub mod offline;
 pub mod paste;
 pub mod policy;
@@ -34,6 +37,7 @@ pub mod providers;
 pub mod references;
 pub mod render;
 pub mod restore;
+pub mod segment_plan;
 pub mod server;
 pub mod session;
 pub mod task_list;

@@ -20,7 +20,6 @@ use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::controller::Command;
 use crate::policy::{Policies, Policy};
 
 /// The tool's name, as the model calls it.
@@ -157,14 +156,28 @@ pub fn lines_of(content: &str, offset: usize, limit: usize) -> String {
     out
 }
 
+/// `read_paste` asks the controller, which holds the segment's entries, for the content of
+/// the paste named `key` in this segment's inputs.
+pub struct PasteQuery {
+    pub key: String,
+    pub reply: oneshot::Sender<Option<String>>,
+}
+
+/// Paste queries queued to the controller (bounded: the tool waits when it is full).
+pub const PASTE_QUEUE_CAPACITY: usize = 16;
+
 /// The `read_paste` tool: asks the controller, which holds the segment's entries.
 pub struct ReadPaste {
-    tx: mpsc::Sender<Command>,
+    tx: mpsc::Sender<PasteQuery>,
 }
 
 impl ReadPaste {
     /// Offer the tool unless `policies` deny it.
-    pub fn register(registry: &mut ToolRegistry, tx: mpsc::Sender<Command>, policies: &Policies) {
+    pub fn register(
+        registry: &mut ToolRegistry,
+        tx: mpsc::Sender<PasteQuery>,
+        policies: &Policies,
+    ) {
         if policies.for_tool(READ_PASTE) != Policy::Deny {
             registry.register(Arc::new(ReadPaste { tx }));
         }
@@ -220,7 +233,7 @@ impl Tool for ReadPaste {
             };
             let (reply, rx) = oneshot::channel();
             let asked = tx
-                .send(Command::Paste {
+                .send(PasteQuery {
                     key: args.paste.clone(),
                     reply,
                 })

@@ -36,7 +36,7 @@ impl Policies {
     }
 
     pub fn for_tool(&self, tool: &str) -> Policy {
-        if crate::mcp::names::server_of(tool).is_some() {
+        if crate::mcp_names::server_of(tool).is_some() {
             return self.for_mcp_tool(tool, false);
         }
         self.tools.get(tool).copied().unwrap_or(Policy::Allow)
@@ -49,7 +49,7 @@ impl Policies {
         if let Some(policy) = self.mcp.get(tool) {
             return *policy;
         }
-        if let Some(server) = crate::mcp::names::server_of(tool)
+        if let Some(server) = crate::mcp_names::server_of(tool)
             && let Some(policy) = self.mcp.get(&format!("mcp__{server}__*"))
         {
             return *policy;

@@ -15,7 +15,8 @@ use crate::controller::ControllerParts;
 use crate::error::PodError;
 use crate::prompt::{PromptMode, tools_for_mode};
 use crate::providers::{ProviderSettings, build_provider};
-use crate::session::{PromptFor, SessionSettings};
+use crate::segment_plan;
+use crate::session::SessionSettings;
 
 /// What `serve` needs to open a pod.
 pub struct OpenOptions {
@@ -66,26 +67,25 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         &config.model,
     )
     .await;
-    let mode = PromptMode::for_window(context_window.map(|w| w.tokens));
     // The first segment offers what the MCP servers offer once each has started (or failed,
     // or run out of its startup time).
     opts.mcp.settle().await;
     let mut specs = opts.tools.specs();
     specs.extend(opts.mcp.tool_specs());
-    let tools = tools_for_mode(&specs, mode, opts.session.context.child_tools_in_compact);
-    let prompt = opts
-        .session
-        .prompt
-        .render(&PromptFor {
-            pod_name: &opts.name,
-            cwd: &opts.cwd,
-            model: &config.model,
-            tools: &tools,
-            session_instructions: opts.instructions.as_deref(),
-            date: &today(),
-            mode,
-        })
+    let planned = segment_plan::plan(&segment_plan::Plan {
+        prompt: &opts.session.prompt,
+        pod_name: &opts.name,
+        cwd: &opts.cwd,
+        model: &config.model,
+        session_instructions: opts.instructions.as_deref(),
+        window: context_window.map(|w| w.tokens),
+        specs: &specs,
+        child_tools_in_compact: opts.session.context.child_tools_in_compact,
+    });
+    let prompt = planned
+        .render()
         .map_err(|e| PodError::Config(format!("the system prompt could not be rendered: {e}")))?;
+    let tools = planned.tools;
     // A project file refused from the prompt is said to every client that attaches.
     let mut alerts = opts.session.startup_alerts.clone();
     alerts.extend(prompt.alerts());
@@ -292,41 +292,5 @@ fn list_or_none(names: &[&str]) -> String {
         "none".into()
     } else {
         names.join(", ")
-    }
-}
-
-/// Today's UTC date as `YYYY-MM-DD` (civil-from-days; no calendar crate needed for this).
-pub fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    civil_date(secs / 86_400)
-}
-
-/// `YYYY-MM-DD` of a day counted from 1970-01-01 (UTC).
-pub fn civil_date(days_since_epoch: u64) -> String {
-    // Howard Hinnant's days→civil algorithm, for days on or after 1970-01-01.
-    let z = days_since_epoch as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::civil_date;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_date(0), "1970-01-01");
-        assert_eq!(civil_date(19_723), "2024-01-01");
-        assert_eq!(civil_date(11_016), "2000-02-29");
     }
 }

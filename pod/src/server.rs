@@ -61,14 +61,19 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
         .map_err(|e| PodError::io(&pod_dir, "create the pod directory", e))?;
     let _lock = lock::acquire(&home.lock_path(&opts.name), &opts.name)?;
 
-    // The child-pod tools hold the controller's sender, so the channel comes first; they are
-    // registered before the pod opens so a new segment offers them.
-    let channel = Controller::channel();
+    // The child-pod tools and `read_paste` hold senders of the controller's queues, so the
+    // queues come first; the tools are registered before the pod opens so a new segment offers
+    // them.
+    let channels = crate::controller::channels();
     let mut tools = opts.tools.clone();
     crate::task_list::UpdateTasks::register(&mut tools, &opts.session.policies);
     crate::git_commit::GitCommit::register(&mut tools, &opts.cwd, &opts.session.policies);
-    crate::paste::ReadPaste::register(&mut tools, channel.0.clone(), &opts.session.policies);
-    ChildTools::new(home.clone(), opts.name.clone(), channel.0.clone())
+    crate::paste::ReadPaste::register(
+        &mut tools,
+        channels.0.pastes.clone(),
+        &opts.session.policies,
+    );
+    ChildTools::new(home.clone(), opts.name.clone(), channels.0.children.clone())
         .register(&mut tools, &opts.session.policies);
     // MCP servers start now, beside the pod's opening: a new pod waits for them before its
     // first segment, a restored one does not (its segment's tools are in its log).
@@ -76,7 +81,7 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
         &opts.session.mcp,
         &opts.cwd,
         opts.session.policies.clone(),
-        channel.0.clone(),
+        channels.0.mcp.clone(),
     );
     let opened = open_pod(OpenOptions {
         name: opts.name.clone(),
@@ -106,7 +111,7 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     let shutdown = CancellationToken::new();
     spawn_signal_handlers(shutdown.clone());
 
-    let (controller, handle, rx) = Controller::with_channel(parts, shutdown.clone(), channel);
+    let (controller, handle, rx) = Controller::with_channels(parts, shutdown.clone(), channels);
     let info = Arc::new(ConnectionInfo {
         pod: opts.name.clone(),
         instance: controller.instance().to_string(),

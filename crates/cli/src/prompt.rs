@@ -11,7 +11,7 @@ use seedpod_pod::children::tools::offered_specs;
 use seedpod_pod::context::estimate::base_tokens;
 use seedpod_pod::context::{ContextSettings, SMALL_WINDOW_TOKENS, window};
 use seedpod_pod::policy::Policies;
-use seedpod_pod::prompt::{PromptMode, tools_for_mode};
+use seedpod_pod::prompt::PromptMode;
 use seedpod_protocol::{
     ContextWindow, Entry, EntryKind, PodName, ToolSpec, WindowSource, thousands,
 };
@@ -63,24 +63,21 @@ pub async fn show(home: &Home, name: Option<&PodName>) -> Result<()> {
         }),
         None => window_now(&eff, &pod_session.context, &model).await,
     };
-    let mode = PromptMode::for_window(known.map(|k| k.window.tokens));
-    let tools = tools_for_mode(
-        &offered_tools(tools, &pod_session.policies),
-        mode,
-        pod_session.context.child_tools_in_compact,
-    );
-    let rendered = pod_session
-        .prompt
-        .render(&seedpod_pod::session::PromptFor {
-            pod_name: &pod_name,
-            cwd: &cwd,
-            model: &model,
-            tools: &tools,
-            session_instructions: existing.as_ref().and_then(|m| m.instructions.as_deref()),
-            date: &seedpod_pod::restore::today(),
-            mode,
-        })
+    let specs = offered_tools(tools, &pod_session.policies);
+    let planned = seedpod_pod::segment_plan::plan(&seedpod_pod::segment_plan::Plan {
+        prompt: &pod_session.prompt,
+        pod_name: &pod_name,
+        cwd: &cwd,
+        model: &model,
+        session_instructions: existing.as_ref().and_then(|m| m.instructions.as_deref()),
+        window: known.map(|k| k.window.tokens),
+        specs: &specs,
+        child_tools_in_compact: pod_session.context.child_tools_in_compact,
+    });
+    let rendered = planned
+        .render()
         .map_err(|e| Exit::failure(format!("the system prompt cannot be rendered: {e}")))?;
+    let (mode, tools) = (planned.mode, planned.tools);
     println!("{}", mode_line(mode, known));
     print!("{}", rendered.explain());
     print!("{}", tools_section(mode, &tools));

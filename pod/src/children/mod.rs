@@ -4,13 +4,17 @@
 //!
 //! The controller owns every piece of state (the records in `pod.json`, the scope lent to
 //! children, the outbox); these tasks only do the slow work (processes, sockets, disk reads)
-//! and send the controller commands with what they found.
+//! and send the controller `ChildMsg`s (`msg.rs`) with what they found, on their own queue:
+//! nothing here knows the controller's other commands.
 
 pub mod limits;
+mod msg;
 pub mod outbox;
 pub mod output;
 pub mod probe;
 pub mod tools;
+
+pub use msg::{CHILD_QUEUE_CAPACITY, ChildMsg, SpawnReply};
 
 use std::ffi::OsString;
 

@@ -13,7 +13,7 @@ use seedpod_client::{Connection, Home};
 use seedpod_protocol::{ClientMode, Method, PodEvent, PodName, ServerMsg};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::controller::{ChildMsg, Command};
+use super::ChildMsg;
 
 /// Reports waiting in the task are few (one per parent-started turn); a full queue only slows
 /// the controller's send, never loses a report (the log has it).
@@ -68,7 +68,7 @@ pub fn start(
     home: Home,
     pod: PodName,
     parent: PodName,
-    controller: mpsc::Sender<Command>,
+    controller: mpsc::Sender<ChildMsg>,
 ) -> OutboxHandle {
     let (tx, rx) = mpsc::channel(OUTBOX_QUEUE);
     tokio::spawn(deliver(home, pod, parent, rx, controller));
@@ -80,7 +80,7 @@ async fn deliver(
     pod: PodName,
     parent: PodName,
     mut rx: mpsc::Receiver<OutboxMsg>,
-    controller: mpsc::Sender<Command>,
+    controller: mpsc::Sender<ChildMsg>,
 ) {
     let mut pending: VecDeque<PodEvent> = VecDeque::new();
     let mut flush = None;
@@ -119,7 +119,7 @@ async fn deliver(
         }
         for event_id in delivered {
             let msg = ChildMsg::Delivered { event_id };
-            let _ = controller.send(Command::Child(msg)).await;
+            let _ = controller.send(msg).await;
         }
         if pending.is_empty() {
             retry = FIRST_RETRY;

@@ -10,8 +10,8 @@ use seedpod_protocol::{
 };
 use tokio::sync::mpsc;
 
+use super::ChildMsg;
 use super::report_event;
-use crate::controller::{ChildMsg, Command};
 
 /// A graceful stop: the child finishes its log and reports `shut_down` first.
 const STOP_TIMEOUT: Duration = Duration::from_secs(15);
@@ -78,7 +78,7 @@ pub struct Relink {
 
 /// After a restart: probe every recorded child, tell the controller what was found, ask live
 /// direct children to deliver reports that waited for us, and take those a stopped one left.
-pub async fn relink(home: Home, me: PodName, pods: Vec<Relink>, tx: mpsc::Sender<Command>) {
+pub async fn relink(home: Home, me: PodName, pods: Vec<Relink>, tx: mpsc::Sender<ChildMsg>) {
     for Relink { name, direct } in pods {
         let liveness = probe(&home, &me, &name).await;
         tracing::info!(event = "child_relinked", child = %name, liveness = %liveness.describe());
@@ -98,14 +98,14 @@ pub async fn relink(home: Home, me: PodName, pods: Vec<Relink>, tx: mpsc::Sender
             let events = stopped_reports(&home, &name).await;
             if !events.is_empty() {
                 tracing::info!(event = "stopped_child_reports", child = %name, count = events.len());
-                let _ = tx.send(Command::Child(ChildMsg::Reports { events })).await;
+                let _ = tx.send(ChildMsg::Reports { events }).await;
             }
         }
         let msg = ChildMsg::Liveness {
             live: liveness.is_live(),
             name,
         };
-        if tx.send(Command::Child(msg)).await.is_err() {
+        if tx.send(msg).await.is_err() {
             return;
         }
     }

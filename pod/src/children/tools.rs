@@ -17,7 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::output::{DEFAULT_BUDGET_CHARS, read_output};
 use super::probe::{self, ChildLiveness};
-use crate::controller::{ChildMsg, Command, SpawnReply};
+use super::{ChildMsg, SpawnReply};
 use crate::policy::{Policies, Policy};
 
 /// Tool names, in the order the model sees them.
@@ -71,11 +71,11 @@ impl Kind {
 pub struct ChildTools {
     home: Home,
     me: PodName,
-    tx: mpsc::Sender<Command>,
+    tx: mpsc::Sender<ChildMsg>,
 }
 
 impl ChildTools {
-    pub fn new(home: Home, me: PodName, tx: mpsc::Sender<Command>) -> ChildTools {
+    pub fn new(home: Home, me: PodName, tx: mpsc::Sender<ChildMsg>) -> ChildTools {
         ChildTools { home, me, tx }
     }
 
@@ -92,7 +92,7 @@ impl ChildTools {
     async fn ask<T>(&self, msg: impl FnOnce(oneshot::Sender<T>) -> ChildMsg) -> Result<T, String> {
         let (reply, rx) = oneshot::channel();
         self.tx
-            .send(Command::Child(msg(reply)))
+            .send(msg(reply))
             .await
             .map_err(|_| "the pod is stopping".to_string())?;
         rx.await.map_err(|_| "the pod is stopping".to_string())
@@ -126,7 +126,7 @@ impl ChildTools {
             name: name.clone(),
             live,
         };
-        let _ = self.tx.send(Command::Child(msg)).await;
+        let _ = self.tx.send(msg).await;
     }
 }
 
@@ -370,7 +370,7 @@ async fn read(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
         name: args.name.clone(),
         cursor: page.next.clone(),
     };
-    let _ = ctx.tx.send(Command::Child(msg)).await;
+    let _ = ctx.tx.send(msg).await;
     Ok(format!(
         "{}\nnext cursor: {}{}",
         page.text.trim_end(),

@@ -6,87 +6,18 @@
 use std::collections::HashSet;
 
 use seedpod_client::launch::{Launch, LaunchError, launch};
-use seedpod_protocol::{EntryKind, ErrorCode, PodEvent, PodName, ServerMsg, SpawnRequest};
-use seedpod_store::{
-    ChildRecord, Durability, OutputCursor, PendingReport, ScopeGrant, report_id, unix_ms,
-};
+use seedpod_protocol::{EntryKind, PodEvent, PodName, ServerMsg, SpawnRequest};
+use seedpod_store::{ChildRecord, Durability, PendingReport, ScopeGrant, report_id, unix_ms};
 use seedpod_tools::{Access, LentRoot, Scope};
 use tokio::sync::oneshot;
 
-use super::{Command, Controller};
-use crate::children::{child_args, outbox, probe, report_event, report_wakes};
+use super::Controller;
+use crate::children::{
+    ChildMsg, SpawnReply, child_args, outbox, probe, report_event, report_wakes,
+};
 
 /// Longest task text kept in a child record (listings show it; the child's log has it all).
 const RECORD_TASK_CHARS: usize = 200;
-
-/// Messages from child-pod tasks and tools to the controller.
-pub enum ChildMsg {
-    /// Start a child (from the `spawn_pod` tool; clients use `Method::Spawn`).
-    Spawn {
-        request: SpawnRequest,
-        reply: SpawnReply,
-    },
-    /// The child process started, or failed to.
-    Launched {
-        name: PodName,
-        result: Result<String, String>,
-        reply: SpawnReply,
-    },
-    /// The records as they are now.
-    Records {
-        reply: oneshot::Sender<Vec<ChildRecord>>,
-    },
-    /// A probe (or a conversation) found the child running or not.
-    Liveness { name: PodName, live: bool },
-    /// `read_pod_output` read up to here.
-    Cursor { name: PodName, cursor: OutputCursor },
-    /// The parent acknowledged one of this pod's reports.
-    Delivered { event_id: String },
-    /// Reports a stopped child left undelivered in its log, read by a relink.
-    Reports { events: Vec<PodEvent> },
-    /// `send_to_pod` is about to restore a stopped child: count it live if `max_children`
-    /// allows, in the same step as the check (`children/limits.rs`).
-    Revive {
-        name: PodName,
-        reply: oneshot::Sender<Result<(), String>>,
-    },
-}
-
-/// Who asked for a spawn, and so how the answer is sent.
-pub enum SpawnReply {
-    Client {
-        id: u64,
-        reply: oneshot::Sender<ServerMsg>,
-    },
-    Tool(oneshot::Sender<Result<String, String>>),
-}
-
-impl SpawnReply {
-    fn send(self, result: Result<(PodName, String), String>) {
-        match self {
-            SpawnReply::Client { id, reply } => {
-                let msg = match result {
-                    Ok((name, socket)) => ServerMsg::Spawned { id, name, socket },
-                    Err(message) => ServerMsg::Error {
-                        id: Some(id),
-                        code: ErrorCode::InvalidRequest,
-                        message,
-                    },
-                };
-                let _ = reply.send(msg);
-            }
-            SpawnReply::Tool(reply) => {
-                let _ = reply.send(result.map(|(name, socket)| {
-                    format!(
-                        "started child pod {name} (socket {socket}); it is working on its task \
-                         now. You get a pod_event when it finishes a turn; read_pod_output \
-                         {name} shows what it did, send_to_pod gives it more to do."
-                    )
-                }));
-            }
-        }
-    }
-}
 
 impl Controller {
     pub(super) async fn child_msg(&mut self, msg: ChildMsg) {
@@ -182,7 +113,7 @@ impl Controller {
             env: Vec::new(),
         };
         let home = self.home.clone();
-        let tx = self.tx.clone();
+        let tx = self.senders.children.clone();
         tokio::spawn(async move {
             let result = match launch(&home, &spec).await {
                 Ok(()) => Ok(home.socket_path(&spec.name).display().to_string()),
@@ -193,7 +124,7 @@ impl Controller {
                 result,
                 reply,
             };
-            let _ = tx.send(Command::Child(msg)).await;
+            let _ = tx.send(msg).await;
         });
     }
 
@@ -461,7 +392,7 @@ impl Controller {
                 self.home.clone(),
                 self.name.clone(),
                 pods,
-                self.tx.clone(),
+                self.senders.children.clone(),
             ));
         }
         if let Some(parent) = self.meta.parent.clone() {
@@ -469,7 +400,7 @@ impl Controller {
                 self.home.clone(),
                 self.name.clone(),
                 parent,
-                self.tx.clone(),
+                self.senders.children.clone(),
             );
             for report in self.state.outbox.clone() {
                 handle.send(self.report_event(&report));

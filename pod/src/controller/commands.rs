@@ -21,7 +21,6 @@ pub(super) struct NewSegment {
     /// The task list the new segment starts with.
     pub tasks: Vec<seedpod_protocol::Task>,
 }
-use crate::session::PromptFor;
 
 fn done(id: u64, command: PodCommand, message: impl Into<String>) -> ServerMsg {
     ServerMsg::CommandDone {
@@ -141,10 +140,9 @@ impl Controller {
     /// compaction mid-turn), the durable queue, reports the parent has not taken — so a crash
     /// at any point leaves the pod either wholly on its old segment or wholly on the new one.
     pub(super) async fn switch_segment(&mut self, new: NewSegment) -> Result<(), String> {
-        // A window learned or configured since the last segment may call for the other mode.
-        let mode = crate::prompt::PromptMode::for_window(self.state.window.map(|w| w.tokens));
         // The MCP servers' tools as they are now (a server restarting keeps offering what it
-        // offered last).
+        // offered last). A window learned or configured since the last segment may call for
+        // the other prompt mode.
         let mut specs: Vec<seedpod_protocol::ToolSpec> = self
             .tools
             .specs()
@@ -152,21 +150,18 @@ impl Controller {
             .filter(|s| crate::mcp::names::server_of(&s.name).is_none())
             .collect();
         specs.extend(self.mcp.tool_specs());
-        let tools = crate::prompt::tools_for_mode(
-            &specs,
-            mode,
-            self.session.context.child_tools_in_compact,
-        );
         let model = self.state.model.clone();
-        let inputs = self.session.prompt.inputs(&PromptFor {
+        let planned = crate::segment_plan::plan(&crate::segment_plan::Plan {
+            prompt: &self.session.prompt,
             pod_name: &self.name,
             cwd: &self.meta.cwd,
             model: &model.model,
-            tools: &tools,
             session_instructions: self.meta.instructions.as_deref(),
-            date: &crate::restore::today(),
-            mode,
+            window: self.state.window.map(|w| w.tokens),
+            specs: &specs,
+            child_tools_in_compact: self.session.context.child_tools_in_compact,
         });
+        let crate::segment_plan::Planned { tools, inputs, .. } = planned;
         // The instruction files are read on a blocking thread; the segment switch waits for
         // them, but no runtime thread does.
         let rendered = tokio::task::spawn_blocking(move || crate::prompt::render_prompt(&inputs))
@@ -256,7 +251,7 @@ impl Controller {
     /// run's acknowledgement. The model commits with `git_commit`, which asks first.
     pub(super) fn commit_command(&self, id: u64, hint: String, reply: oneshot::Sender<ServerMsg>) {
         let cwd = self.meta.cwd.clone();
-        let tx = self.tx.clone();
+        let tx = self.senders.commands.clone();
         tokio::spawn(async move {
             match crate::git_commit::prepare(&cwd, hint.trim()).await {
                 Ok(text) => {

@@ -439,11 +439,11 @@ impl Controller {
         let generation = self.generation;
         let mut link = super::link::RunLink {
             generation,
-            tx: self.tx.clone(),
+            tx: self.senders.commands.clone(),
         };
         let provider = self.provider.clone();
         let retry = self.retry;
-        let tx = self.tx.clone();
+        let tx = self.senders.commands.clone();
         let flush = self.flush_input();
         let task = tokio::spawn(async move {
             if let Some(flush) = flush {
@@ -492,7 +492,7 @@ impl Controller {
             model: self.state.model.clone(),
             items: flush::recent(&self.state.history),
             tools,
-            date: crate::restore::today(),
+            date: crate::segment_plan::today(),
         }))
     }
 

@@ -17,6 +17,7 @@ mod commands;
 mod commit;
 mod context;
 mod data_guard;
+mod inbox;
 mod injection;
 mod input;
 mod link;
@@ -48,7 +49,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-pub use children::{ChildMsg, SpawnReply};
+pub use inbox::{Receivers, Senders, channels};
 pub use route::{ConnectionMethod, ControllerMethod, Route, route};
 pub use snapshot::{CatchUp, SnapshotData, SubscribeReply};
 
@@ -137,15 +138,6 @@ pub enum Command {
         generation: u64,
         result: Result<RunOutcome, HostError>,
     },
-    /// From child-pod tools and tasks (`children.rs`).
-    Child(ChildMsg),
-    /// From `read_paste`: the content of the paste named `key` in this segment's inputs.
-    Paste {
-        key: String,
-        reply: oneshot::Sender<Option<String>>,
-    },
-    /// From an MCP server's task (`crate::mcp`).
-    Mcp(crate::mcp::McpEvent),
 }
 
 /// A cheap handle for sending commands.
@@ -215,7 +207,8 @@ pub struct Controller {
     retry: RetryPolicy,
     /// Bumped whenever a run task is started or abandoned; commands from older runs are refused.
     generation: u64,
-    tx: mpsc::Sender<Command>,
+    /// Every queue's sending end, for the tasks the controller starts.
+    senders: Senders,
     clients: u32,
     /// Pod event ids already committed or queued, so a retried report is taken once.
     seen_events: HashSet<String>,
@@ -262,20 +255,18 @@ impl Controller {
     pub fn new(
         parts: ControllerParts,
         shutdown: CancellationToken,
-    ) -> (Controller, ControllerHandle, mpsc::Receiver<Command>) {
-        Controller::with_channel(parts, shutdown, Controller::channel())
+    ) -> (Controller, ControllerHandle, Receivers) {
+        Controller::with_channels(parts, shutdown, channels())
     }
 
-    /// The command channel, made before the controller when tools must hold its sender.
-    pub fn channel() -> (mpsc::Sender<Command>, mpsc::Receiver<Command>) {
-        mpsc::channel(COMMAND_QUEUE_CAPACITY)
-    }
-
-    pub fn with_channel(
+    /// Build the controller on queues made earlier (`channels`), when tools must hold a sender
+    /// before the pod opens.
+    pub fn with_channels(
         parts: ControllerParts,
         shutdown: CancellationToken,
-        (tx, rx): (mpsc::Sender<Command>, mpsc::Receiver<Command>),
-    ) -> (Controller, ControllerHandle, mpsc::Receiver<Command>) {
+        (senders, receivers): (Senders, Receivers),
+    ) -> (Controller, ControllerHandle, Receivers) {
+        let tx = senders.commands.clone();
         let seen_events = snapshot::event_ids(&parts.entries);
         let meta_file = meta_file::MetaFile::start(parts.pod_dir.clone());
         let paused = parts.state.open_run.is_some();
@@ -298,7 +289,7 @@ impl Controller {
             limits: parts.limits,
             retry: parts.retry,
             generation: 0,
-            tx: tx.clone(),
+            senders,
             clients: 0,
             seen_events,
             shutdown,
@@ -321,7 +312,7 @@ impl Controller {
             mcp: parts.mcp,
             mcp_flags: Default::default(),
         };
-        (controller, ControllerHandle { tx }, rx)
+        (controller, ControllerHandle { tx }, receivers)
     }
 
     pub fn pod_state(&self) -> PodState {
@@ -347,7 +338,7 @@ impl Controller {
     }
 
     /// Run until shutdown. Returns after the log is flushed and closed.
-    pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+    pub async fn run(mut self, mut rx: Receivers) {
         self.relink();
         // Anything queued durably before a restart is drained now (an idle pod with pending
         // notifications must not strand them).
@@ -363,11 +354,18 @@ impl Controller {
                     None => std::future::pending().await,
                 }
             };
+            // Biased, subsystems before commands: a tool that tells its subsystem something and
+            // then returns has it handled before the run task commits the tool's result.
             tokio::select! {
                 biased;
                 () = self.shutdown.cancelled() => break,
                 () = queue_event => self.publish_queue_now(),
-                cmd = rx.recv() => match cmd {
+                Some(msg) = rx.children.recv() => self.child_msg(msg).await,
+                Some(event) = rx.mcp.recv() => self.mcp_event(event),
+                Some(query) = rx.pastes.recv() => {
+                    let _ = query.reply.send(crate::paste::find(&self.entries, &query.key));
+                }
+                cmd = rx.commands.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
@@ -451,11 +449,6 @@ impl Controller {
             Command::RunFinished { generation, result } => {
                 self.run_finished(generation, result).await;
             }
-            Command::Child(msg) => self.child_msg(msg).await,
-            Command::Paste { key, reply } => {
-                let _ = reply.send(crate::paste::find(&self.entries, &key));
-            }
-            Command::Mcp(event) => self.mcp_event(event),
         }
     }
 

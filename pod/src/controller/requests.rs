@@ -65,7 +65,7 @@ impl Controller {
                     }
                     // Acknowledged once durable, without holding the controller meanwhile.
                     Some(durable) => {
-                        let tx = self.tx.clone();
+                        let tx = self.senders.commands.clone();
                         tokio::spawn(async move {
                             let answer = match durable.wait().await {
                                 Ok(()) => answer,

@@ -53,13 +53,13 @@ impl Controller {
         let generation = self.generation;
         let mut link = RunLink {
             generation,
-            tx: self.tx.clone(),
+            tx: self.senders.commands.clone(),
         };
         let provider = self.provider.clone();
         let tools = self.tools.clone();
         let limits = self.limits;
         let retry = self.retry;
-        let tx = self.tx.clone();
+        let tx = self.senders.commands.clone();
         let attachments = self.attachments();
         let task = tokio::spawn(async move {
             let attached = match attachments {

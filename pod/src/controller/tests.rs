@@ -1180,7 +1180,7 @@ async fn a_failed_sync_behind_an_ack_breaks_the_log_before_the_retry() {
 /// place a client's request at an exact point between the run task's commands.
 struct Manual {
     controller: Controller,
-    rx: mpsc::Receiver<Command>,
+    rx: super::Receivers,
     next_id: u64,
 }
 
@@ -1201,7 +1201,7 @@ impl Manual {
     /// Handle the run task's commands until `stop` matches one (which is handled too).
     async fn pump_until(&mut self, stop: impl Fn(&Command) -> bool) {
         loop {
-            let cmd = tokio::time::timeout(WAIT, self.rx.recv())
+            let cmd = tokio::time::timeout(WAIT, self.rx.commands.recv())
                 .await
                 .expect("the run task sent a command in time")
                 .expect("the run task is alive");
@@ -1296,7 +1296,7 @@ async fn references_paused_before_they_are_attached_are_attached_on_resume() {
         ],
     };
     assert_eq!(acked(&pod.request(run).await), AckOutcome::Started);
-    let stale = tokio::time::timeout(WAIT, pod.rx.recv())
+    let stale = tokio::time::timeout(WAIT, pod.rx.commands.recv())
         .await
         .expect("the run task sent a command in time")
         .expect("the run task is alive");

@@ -14,7 +14,7 @@
 //! Must not own: the approval flow (the controller asks; this module only says what the
 //! configuration says for a tool), the log, or the configuration's format.
 
-pub mod names;
+pub use crate::mcp_names as names;
 pub mod result;
 pub mod server;
 
@@ -36,11 +36,13 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::controller::Command;
 use crate::policy::{Policies, Policy};
 use server::{ServerView, Supervisor};
 
-/// What the servers' tasks tell the controller.
+/// MCP events queued to the controller (bounded: a server's task waits when it is full).
+pub const MCP_QUEUE_CAPACITY: usize = 64;
+
+/// What the servers' tasks tell the controller, on their own queue.
 #[derive(Debug)]
 pub enum McpEvent {
     /// A server is ready, or listed its tools again: the controller compares them with the
@@ -87,7 +89,7 @@ impl McpHub {
         settings: &McpSettings,
         cwd: &Path,
         policies: Policies,
-        events: mpsc::Sender<Command>,
+        events: mpsc::Sender<McpEvent>,
     ) -> McpHub {
         let shutdown = CancellationToken::new();
         let mut servers = Vec::new();

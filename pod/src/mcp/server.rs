@@ -23,7 +23,6 @@ use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::names;
-use crate::controller::Command;
 
 /// Tries in a row before the pod stops trying (a server that lived a minute or more starts
 /// the count again).
@@ -195,7 +194,7 @@ pub struct Supervisor {
     pub config: McpServer,
     pub cwd: PathBuf,
     pub view: watch::Sender<ServerView>,
-    pub events: mpsc::Sender<Command>,
+    pub events: mpsc::Sender<super::McpEvent>,
     pub shutdown: CancellationToken,
 }
 
@@ -405,16 +404,16 @@ impl Supervisor {
     async fn changed(&self) {
         let _ = self
             .events
-            .send(Command::Mcp(super::McpEvent::ToolsListed {
+            .send(super::McpEvent::ToolsListed {
                 server: self.config.name.clone(),
-            }))
+            })
             .await;
     }
 
     async fn alert(&self, level: AlertLevel, message: String) {
         let _ = self
             .events
-            .send(Command::Mcp(super::McpEvent::Alert { level, message }))
+            .send(super::McpEvent::Alert { level, message })
             .await;
     }
 }
