@@ -81,12 +81,29 @@ impl SegmentWriter {
         path: PathBuf,
         start: SegmentStart,
     ) -> Result<(SegmentWriter, Entry), StoreError> {
+        let (writer, mut entries) = Self::create_with(path, start, Vec::new()).await?;
+        let first = entries.pop().ok_or(StoreError::Closed)?;
+        Ok((writer, first))
+    }
+
+    /// Create a new segment file (it must not exist) holding `start` and then `carried`, all
+    /// synced by one fsync: a segment switch carries the old segment's open run, queue and
+    /// reports, and one fsync per entry made the switch wait on the disk once per entry.
+    /// Returns the entries in file order (the start first).
+    pub async fn create_with(
+        path: PathBuf,
+        start: SegmentStart,
+        carried: Vec<EntryKind>,
+    ) -> Result<(SegmentWriter, Vec<Entry>), StoreError> {
         let (writer, opened) = Self::spawn(path, EntrySeq(0), create_segment_file)?;
         opened.await.map_err(|_| StoreError::Closed)??;
-        let entry = writer
-            .append(EntryKind::SegmentStart(start), Durability::Sync)
-            .await?;
-        Ok((writer, entry))
+        let mut entries = Vec::with_capacity(1 + carried.len());
+        let kinds = std::iter::once(EntryKind::SegmentStart(start)).chain(carried);
+        for kind in kinds {
+            entries.push(writer.append(kind, Durability::Buffered).await?);
+        }
+        writer.sync().await?;
+        Ok((writer, entries))
     }
 
     /// Open an existing segment, already read and validated, for appending. `next_seq` is the

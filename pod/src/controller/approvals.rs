@@ -62,17 +62,23 @@ impl Controller {
     /// What the file a `write_file` call names holds now, for the approval's diff: read through
     /// the scope, race-free, off the controller's loop, at most `REPLACES_MAX_BYTES`. `None`
     /// when there is no such file (the write creates it) or the path is not the pod's to read.
-    async fn current_content(&self, arguments: &str) -> Option<Replaces> {
+    fn current_content(
+        &self,
+        arguments: &str,
+    ) -> impl std::future::Future<Output = Option<Replaces>> + Send + 'static {
         let path = serde_json::from_str::<serde_json::Value>(arguments)
-            .ok()?
-            .get("path")?
-            .as_str()?
-            .to_owned();
-        let scope = match &self.session.scope {
-            Some(scope) => scope.clone(),
-            None => std::sync::Arc::new(seedpod_tools::Scope::for_cwd(&self.meta.cwd).ok()?),
-        };
-        tokio::task::spawn_blocking(move || {
+            .ok()
+            .and_then(|v| v.get("path")?.as_str().map(str::to_owned));
+        let scope = self.session.scope.clone();
+        let cwd = self.meta.cwd.clone();
+        let read = tokio::task::spawn_blocking(move || {
+            #[cfg(test)]
+            super::stall::point(&cwd, super::stall::Step::Preview);
+            let path = path?;
+            let scope = match scope {
+                Some(scope) => scope,
+                None => std::sync::Arc::new(seedpod_tools::Scope::for_cwd(&cwd).ok()?),
+            };
             let real = scope.check(&path, seedpod_tools::Access::Read).ok()?;
             let meta = std::fs::symlink_metadata(&real).ok()?;
             if !meta.is_file() {
@@ -101,10 +107,8 @@ impl Controller {
                     },
                 },
             })
-        })
-        .await
-        .ok()
-        .flatten()
+        });
+        async move { read.await.ok().flatten() }
     }
 
     /// The run task asks whether `call` may run. Answers at once unless a person must decide;
@@ -202,32 +206,70 @@ impl Controller {
                     tracing::info!(event = "approval_no_standing_rule", call_id = %call.call_id, why = %why);
                 }
                 let always = words.map(seedpod_tools::narrowest_rule);
-                // The file's text, so the modal can show the change at its line numbers.
-                let replaces = if call.name == "write_file" || call.name == "edit_file" {
-                    self.current_content(&call.arguments).await
-                } else {
-                    None
-                };
-                let request = ApprovalRequest {
-                    summary: seedpod_tools::call_summary(&call.name, &call.arguments),
-                    call_id: call.call_id.clone(),
-                    tool: call.name.clone(),
-                    arguments: call.arguments.clone(),
-                    always,
-                    replaces,
-                };
-                tracing::info!(event = "approval_requested", tool = %request.tool, summary = %request.summary);
-                let kind = EntryKind::ApprovalRequest(request);
-                if let Err(err) = self.commit(kind, Durability::Sync).await {
-                    let _ = reply.send(Err(HostError::Log(err.to_string())));
+                // The file's text, so the modal can show the change at its line numbers: read
+                // on a task, which hands the call back (`Command::Ask`) — the controller never
+                // waits for that file.
+                if call.name == "write_file" || call.name == "edit_file" {
+                    let preview = self.current_content(&call.arguments);
+                    let tx = self.senders.commands.clone();
+                    tokio::spawn(async move {
+                        let replaces = preview.await;
+                        let ask = super::Command::Ask {
+                            generation,
+                            call,
+                            always,
+                            replaces,
+                            reply,
+                        };
+                        // Sent back into a stopped controller, the reply is dropped with the
+                        // command, and the run task sees the pod stop.
+                        let _ = tx.send(ask).await;
+                    });
                     return;
                 }
+                return self.ask(generation, call, always, None, reply).await;
             }
         }
-        self.waiting_approval = Some(WaitingApproval {
-            call_id: call.call_id,
-            reply,
-        });
+        self.wait_for_answer(call.call_id, reply);
+    }
+
+    /// Ask the person about `call`: log the request (its fsync not awaited — the answer's own
+    /// sync comes after it and covers it) and keep the run's reply until the answer.
+    pub(super) async fn ask(
+        &mut self,
+        generation: u64,
+        call: PendingCall,
+        always: Option<seedpod_protocol::CommandRule>,
+        replaces: Option<Replaces>,
+        reply: oneshot::Sender<Result<Authorization, HostError>>,
+    ) {
+        if !self.is_current(generation) {
+            let _ = reply.send(Err(HostError::Stopped));
+            return;
+        }
+        let request = ApprovalRequest {
+            summary: seedpod_tools::call_summary(&call.name, &call.arguments),
+            call_id: call.call_id.clone(),
+            tool: call.name.clone(),
+            arguments: call.arguments.clone(),
+            always,
+            replaces,
+        };
+        tracing::info!(event = "approval_requested", tool = %request.tool, summary = %request.summary);
+        let kind = EntryKind::ApprovalRequest(request);
+        if let Err(err) = self.commit_sync_later(kind).await {
+            let _ = reply.send(Err(HostError::Log(err.to_string())));
+            return;
+        }
+        self.wait_for_answer(call.call_id, reply);
+    }
+
+    fn wait_for_answer(
+        &mut self,
+        call_id: CallId,
+        reply: oneshot::Sender<Result<Authorization, HostError>>,
+    ) {
+        self.waiting_approval = Some(WaitingApproval { call_id, reply });
         self.publish_state();
     }
 

@@ -89,12 +89,9 @@ impl Controller {
             &mcp_servers,
         );
         self.meta.children.push(record);
-        if let Err(err) = self.meta_file.save(&self.meta).await {
-            self.meta.children.retain(|r| r.name != name);
-            return reply.send(Err(format!(
-                "the child could not be recorded in pod.json, so it was not started: {err}"
-            )));
-        }
+        // The record must be on disk before the process starts (a crash must never forget a
+        // running child), but the controller does not wait for the disk: the launch task does.
+        let recorded = self.meta_file.save_queued(&self.meta).await;
         self.not_live.remove(&name);
         self.relend();
         tracing::info!(event = "child_spawning", child = %name);
@@ -115,9 +112,14 @@ impl Controller {
         let home = self.home.clone();
         let tx = self.senders.children.clone();
         tokio::spawn(async move {
-            let result = match launch(&home, &spec).await {
-                Ok(()) => Ok(home.socket_path(&spec.name).display().to_string()),
-                Err(err) => Err(launch_failure(&home, &err)),
+            let result = match recorded.await {
+                Err(err) => Err(format!(
+                    "the child could not be recorded in pod.json, so it was not started: {err}"
+                )),
+                Ok(()) => match launch(&home, &spec).await {
+                    Ok(()) => Ok(home.socket_path(&spec.name).display().to_string()),
+                    Err(err) => Err(launch_failure(&home, &err)),
+                },
             };
             let msg = ChildMsg::Launched {
                 name: spec.name,

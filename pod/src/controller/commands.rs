@@ -1,28 +1,15 @@
 //! Pod-side commands (`/clear`, `/memory`, `/model`, `/help`): carried out by the pod so that
 //! every client has them, whether it sends `command` or a `run` whose text is `/clear`.
 
-use std::sync::Arc;
-
-use seedpod_protocol::{
-    EntryKind, ErrorCode, ModelConfig, Origin, PodCommand, Segment, SegmentStart, ServerMsg,
-};
-use seedpod_store::{Durability, SegmentState, SegmentWriter, new_segment_id};
+use seedpod_protocol::{EntryKind, ErrorCode, ModelConfig, PodCommand, Segment, ServerMsg};
+use seedpod_store::Durability;
 
 use tokio::sync::oneshot;
 
+use super::Controller;
 use super::route::LoopCommand;
-use super::{Activity, Controller};
 
-/// What a new segment starts from besides the pod's settings.
-pub(super) struct NewSegment {
-    pub origin: Origin,
-    pub seed: Vec<seedpod_protocol::ModelItem>,
-    pub compaction: Option<seedpod_protocol::Compaction>,
-    /// The task list the new segment starts with.
-    pub tasks: Vec<seedpod_protocol::Task>,
-}
-
-fn done(id: u64, command: PodCommand, message: impl Into<String>) -> ServerMsg {
+pub(super) fn done(id: u64, command: PodCommand, message: impl Into<String>) -> ServerMsg {
     ServerMsg::CommandDone {
         id,
         command,
@@ -30,7 +17,7 @@ fn done(id: u64, command: PodCommand, message: impl Into<String>) -> ServerMsg {
     }
 }
 
-fn refuse(id: u64, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
+pub(super) fn refuse(id: u64, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
     ServerMsg::Error {
         id: Some(id),
         code,
@@ -71,7 +58,6 @@ impl Controller {
             command = command.as_pod_command().as_str()
         );
         match command {
-            LoopCommand::Clear => self.clear(id).await,
             LoopCommand::Model { name } => self.switch_model(id, name.trim()).await,
             LoopCommand::Help => done(id, PodCommand::Help, HELP),
             LoopCommand::Mcp { server } => self.mcp_command(id, &server),
@@ -81,167 +67,6 @@ impl Controller {
                 "unknown command; /help lists them",
             ),
         }
-    }
-
-    /// Start a new segment. Only between turns, with nothing queued: a turn's calls and
-    /// results belong to one segment, and queued items were received into this one.
-    async fn clear(&mut self, id: u64) -> ServerMsg {
-        if !matches!(self.activity, Activity::Idle) || self.state.open_run.is_some() {
-            return refuse(
-                id,
-                ErrorCode::Busy,
-                format!(
-                    "the pod is {}; /clear starts a new segment only between turns — wait for \
-                     the turn to end or /cancel it first",
-                    self.pod_state().as_str()
-                ),
-            );
-        }
-        if !self.state.pending.is_empty() {
-            return refuse(
-                id,
-                ErrorCode::Busy,
-                "inputs are still queued; /clear once they have run",
-            );
-        }
-        let old = self.state.segment_id.clone();
-        match self
-            .start_segment(Origin::ClearedFrom {
-                segment_id: old.clone(),
-            })
-            .await
-        {
-            Ok(()) => done(
-                id,
-                PodCommand::Clear,
-                format!(
-                    "started a new segment {}; the old one ({old}) stays in the log",
-                    self.state.segment_id
-                ),
-            ),
-            Err(message) => refuse(id, ErrorCode::StorageFailed, message),
-        }
-    }
-
-    /// Close the active segment and continue in a new one with an empty history and a freshly
-    /// rendered prompt (`/clear`).
-    pub(super) async fn start_segment(&mut self, origin: Origin) -> Result<(), String> {
-        self.switch_segment(NewSegment {
-            origin,
-            seed: Vec::new(),
-            compaction: None,
-            tasks: Vec::new(),
-        })
-        .await
-    }
-
-    /// Close the active segment and continue in a new one. Everything the old segment still
-    /// owes is written into the new file *before* `pod.json` points at it — the open run (a
-    /// compaction mid-turn), the durable queue, reports the parent has not taken — so a crash
-    /// at any point leaves the pod either wholly on its old segment or wholly on the new one.
-    pub(super) async fn switch_segment(&mut self, new: NewSegment) -> Result<(), String> {
-        // The MCP servers' tools as they are now (a server restarting keeps offering what it
-        // offered last). A window learned or configured since the last segment may call for
-        // the other prompt mode.
-        let mut specs: Vec<seedpod_protocol::ToolSpec> = self
-            .tools
-            .specs()
-            .into_iter()
-            .filter(|s| crate::mcp::names::server_of(&s.name).is_none())
-            .collect();
-        specs.extend(self.mcp.tool_specs());
-        let model = self.state.model.clone();
-        let planned = crate::segment_plan::plan(&crate::segment_plan::Plan {
-            prompt: &self.session.prompt,
-            pod_name: &self.name,
-            cwd: &self.meta.cwd,
-            model: &model.model,
-            session_instructions: self.meta.instructions.as_deref(),
-            window: self.state.window.map(|w| w.tokens),
-            specs: &specs,
-            child_tools_in_compact: self.session.context.child_tools_in_compact,
-        });
-        let crate::segment_plan::Planned { tools, inputs, .. } = planned;
-        // The instruction files are read on a blocking thread; the segment switch waits for
-        // them, but no runtime thread does.
-        let rendered = tokio::task::spawn_blocking(move || crate::prompt::render_prompt(&inputs))
-            .await
-            .map_err(|_| "the system prompt could not be rendered: its thread failed".to_string())?
-            .map_err(|e| format!("the system prompt could not be rendered: {e}"))?;
-        for alert in rendered.alerts() {
-            self.publish_alert(seedpod_protocol::AlertLevel::Warn, alert);
-        }
-        let segment_id = new_segment_id();
-        let start = SegmentStart {
-            segment_id: segment_id.clone(),
-            system_prompt: rendered.text,
-            model,
-            tools,
-            seed: new.seed,
-            standing_approvals: self.state.standing_approvals.clone(),
-            origin: new.origin,
-            context_window: self.state.window,
-            compaction: new.compaction,
-            tasks: new.tasks,
-        };
-        let path = seedpod_store::segment_path(&self.pod_dir, &segment_id);
-        let (writer, first) = SegmentWriter::create(path, start)
-            .await
-            .map_err(|e| format!("the new segment could not be written: {e}"))?;
-        let mut state = SegmentState::start(&first).map_err(|e| e.to_string())?;
-        let mut written = vec![first];
-        for kind in self.carried_over() {
-            let entry = writer
-                .append(kind, Durability::Sync)
-                .await
-                .map_err(|e| format!("the new segment could not be written: {e}"))?;
-            state.apply(&entry).map_err(|e| e.to_string())?;
-            written.push(entry);
-        }
-        let mut meta = self.meta.clone();
-        meta.active_segment = segment_id.clone();
-        meta.segments.push(segment_id.clone());
-        self.meta_file
-            .save(&meta)
-            .await
-            .map_err(|e| format!("pod.json could not be updated: {e}"))?;
-        let old = std::mem::replace(&mut self.writer, writer);
-        if let Err(err) = old.close().await {
-            tracing::warn!(event = "store_close_failed", error = %err);
-        }
-        self.meta = meta;
-        self.state = state;
-        self.mcp.register(&mut self.tools, &self.state.tools);
-        self.entries = written.into_iter().map(Arc::new).collect();
-        tracing::info!(event = "segment_started", segment = %segment_id);
-        for entry in self.entries.clone() {
-            self.bus.publish(|seq| ServerMsg::Committed {
-                seq,
-                entry: (*entry).clone(),
-            });
-        }
-        self.publish_fill();
-        Ok(())
-    }
-
-    /// What a new segment must carry from the old one, as entries of the new one: the open run
-    /// (ids and iteration count start afresh), every queued item under its own queue id, and the
-    /// reports the parent has not taken (ids unchanged).
-    fn carried_over(&self) -> Vec<EntryKind> {
-        let mut kinds = Vec::new();
-        if let Some(trigger) = self.state.open_run {
-            kinds.push(EntryKind::RunStart { trigger });
-        }
-        for queued in &self.state.pending {
-            kinds.push(EntryKind::Queued {
-                queue_id: queued.queue_id,
-                item: queued.item.clone(),
-            });
-        }
-        for event in self.carried_reports() {
-            kinds.push(EntryKind::Outbox { event });
-        }
-        kinds
     }
 
     /// `/memory TEXT`: the append is answered from a blocking thread, since it writes a file

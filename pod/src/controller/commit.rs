@@ -61,6 +61,27 @@ impl Controller {
         }
     }
 
+    /// Commit `kind` durably without anyone waiting for the fsync: for an entry whose
+    /// durability is covered by a later synced entry (an approval request, by its answer). A
+    /// failed sync breaks the log as a failed write does.
+    pub(super) async fn commit_sync_later(&mut self, kind: EntryKind) -> Result<(), CommitError> {
+        self.check_writable()?;
+        match self.writer.append_pipelined(kind, Durability::Sync).await {
+            Ok((entry, durable)) => {
+                self.fold(entry)?;
+                let tx = self.senders.commands.clone();
+                tokio::spawn(async move {
+                    if let Err(err) = durable.wait().await {
+                        let reason = err.to_string();
+                        let _ = tx.send(super::Command::SyncFailed { reason }).await;
+                    }
+                });
+                Ok(())
+            }
+            Err(err) => Err(self.write_failed(err)),
+        }
+    }
+
     fn check_writable(&self) -> Result<(), CommitError> {
         match &self.storage_broken {
             Some(reason) => Err(CommitError::Broken(reason.clone())),

@@ -12,8 +12,8 @@ use seedpod_protocol::{
 use seedpod_store::Durability;
 use tokio::sync::oneshot;
 
-use super::commands::NewSegment;
 use super::data_guard::{DataSource, Guarded};
+use super::switch::{AfterSwitch, NewSegment};
 use super::{Activity, Command, Controller};
 use crate::context::compact::{self, Depth};
 use crate::context::{estimate, flush, prune};
@@ -31,6 +31,30 @@ pub(super) struct Compacting {
     reply: Option<(u64, oneshot::Sender<ServerMsg>)>,
     /// What the memory flush before it did, once it reported.
     memory_flush: Vec<String>,
+}
+
+/// A compaction whose new segment is being written (`switch.rs`): what to report when it is.
+pub(super) struct CompactionDone {
+    job: Compacting,
+    /// The segment compacted from.
+    old: String,
+    summary_tokens: u64,
+    tokens_after: u64,
+    /// The run task (or idle compaction task) waiting for `compacted`.
+    reply: oneshot::Sender<Result<(), HostError>>,
+}
+
+impl CompactionDone {
+    /// The pod stopped first: a waiting `/compact` is told, the task sees the pod stop.
+    pub(super) fn abandon(self) {
+        if let Some((id, reply)) = self.job.reply {
+            let _ = reply.send(refusal(
+                id,
+                "the pod stopped before the compacted segment was in place; nothing was changed",
+            ));
+        }
+        let _ = self.reply.send(Err(HostError::Stopped));
+    }
 }
 
 /// What the controller remembers between requests about fitting the context.
@@ -172,30 +196,91 @@ impl Controller {
         Some(body)
     }
 
-    /// The run task's (or the compaction task's) summary arrived, or failed.
-    pub(super) async fn compacted(
+    /// The run task's (or the compaction task's) summary arrived, or failed. `reply` is
+    /// answered once the compacted segment is in place (or why not).
+    pub(super) fn compacted(
         &mut self,
         generation: u64,
         summary: Result<String, ProviderError>,
-    ) -> Result<(), HostError> {
+        reply: oneshot::Sender<Result<(), HostError>>,
+    ) {
         if !self.is_current(generation) {
-            return Err(HostError::Stopped);
+            let _ = reply.send(Err(HostError::Stopped));
+            return;
         }
         let Some(job) = self.compacting.take() else {
-            return Ok(());
+            let _ = reply.send(Ok(()));
+            return;
         };
-        let result = match summary {
-            Ok(summary) => self.finish_compaction(&job, summary).await,
-            Err(err) => Err(format!("the summary request failed: {err}")),
+        let summary = match summary {
+            Ok(summary) => summary,
+            Err(err) => {
+                self.compaction_ended(job, Err(format!("the summary request failed: {err}")));
+                let _ = reply.send(Ok(()));
+                return;
+            }
         };
-        match &result {
+        match self.compacted_segment(&job, summary) {
+            Ok((new, old, summary_tokens, tokens_after)) => {
+                let done = CompactionDone {
+                    job,
+                    old,
+                    summary_tokens,
+                    tokens_after,
+                    reply,
+                };
+                self.begin_switch(new, AfterSwitch::Compaction(Box::new(done)));
+            }
+            Err(reason) => {
+                self.compaction_ended(job, Err(reason));
+                let _ = reply.send(Ok(()));
+            }
+        }
+    }
+
+    /// The compacted segment is in place, or could not be written.
+    pub(super) fn compaction_switched(&mut self, done: CompactionDone, result: Result<(), String>) {
+        let CompactionDone {
+            job,
+            old,
+            summary_tokens,
+            tokens_after,
+            reply,
+        } = done;
+        let result = result.map(|()| {
+            tracing::info!(
+                event = "session_compacted",
+                removed_messages = job.plan.keep_from,
+                kept_messages = job.plan.kept.len(),
+                summary_tokens,
+                tokens_before = job.tokens_before,
+                tokens_after,
+                from = %old,
+                to = %self.state.segment_id,
+            );
+            format!(
+                "compacted {} messages into a summary of {} tokens (context {} → {} tokens); \
+                 the earlier segment {old} stays in the log",
+                job.plan.keep_from,
+                thousands(summary_tokens),
+                thousands(job.tokens_before),
+                thousands(tokens_after)
+            )
+        });
+        self.compaction_ended(job, result);
+        let _ = reply.send(Ok(()));
+    }
+
+    /// Tell a waiting `/compact` and the clients how the compaction ended.
+    fn compaction_ended(&mut self, job: Compacting, result: Result<String, String>) {
+        match result {
             Ok(message) => {
                 self.fit.failed_at = None;
                 if let Some((id, reply)) = job.reply {
                     let _ = reply.send(ServerMsg::CommandDone {
                         id,
                         command: PodCommand::Compact,
-                        message: message.clone(),
+                        message,
                     });
                 }
             }
@@ -211,15 +296,15 @@ impl Controller {
             }
         }
         self.publish_state();
-        Ok(())
     }
 
-    /// Write the new segment. Returns what to tell the person.
-    async fn finish_compaction(
+    /// The new segment a summary makes: its start, and the numbers to report. Refused when the
+    /// summary would not shorten an automatic compaction.
+    fn compacted_segment(
         &mut self,
         job: &Compacting,
         summary: String,
-    ) -> Result<String, String> {
+    ) -> Result<(NewSegment, String, u64, u64), String> {
         // The summary's length is the model's promise (`max_tokens`); a server that ignores it
         // cannot fill the new segment with one message.
         let limit = job.plan.max_tokens as usize * 8;
@@ -268,7 +353,7 @@ impl Controller {
             memory_flush: job.memory_flush.clone(),
         };
         let summary_tokens = estimate::tokens(&compaction.summary);
-        self.switch_segment(NewSegment {
+        let new = NewSegment {
             origin: Origin::CompactedFrom {
                 segment_id: old.clone(),
             },
@@ -276,26 +361,8 @@ impl Controller {
             compaction: Some(compaction),
             // The plan survives a compaction; the summary alone would lose its statuses.
             tasks: self.state.tasks.tasks().to_vec(),
-        })
-        .await?;
-        tracing::info!(
-            event = "session_compacted",
-            removed_messages = job.plan.keep_from,
-            kept_messages = job.plan.kept.len(),
-            summary_tokens,
-            tokens_before = job.tokens_before,
-            tokens_after,
-            from = %old,
-            to = %self.state.segment_id,
-        );
-        Ok(format!(
-            "compacted {} messages into a summary of {} tokens (context {} → {} tokens); \
-             the earlier segment {old} stays in the log",
-            job.plan.keep_from,
-            thousands(summary_tokens),
-            thousands(job.tokens_before),
-            thousands(tokens_after)
-        ))
+        };
+        Ok((new, old, summary_tokens, tokens_after))
     }
 
     /// The server refused a request. If it was for length, learn the window it states and make

@@ -59,6 +59,21 @@ impl MetaFile {
         rx.await.map_err(|_| stopped())?
     }
 
+    /// Queue `meta` and return at once; the returned future resolves when it is on disk (or the
+    /// write failed), for a task that must not act before then.
+    pub(super) async fn save_queued(
+        &self,
+        meta: &PodMeta,
+    ) -> impl std::future::Future<Output = Result<(), Arc<StoreError>>> + Send + 'static {
+        let (done, rx) = oneshot::channel();
+        let save = Save::Meta(Box::new(meta.clone()), Some(done));
+        let queued = self.tx.send(save).await.map_err(|_| stopped());
+        async move {
+            queued?;
+            rx.await.map_err(|_| stopped())?
+        }
+    }
+
     /// Wait until every save made so far is on disk.
     pub(super) async fn flush(&self) -> Result<(), Arc<StoreError>> {
         let (done, rx) = oneshot::channel();
@@ -92,7 +107,12 @@ async fn write_loop(pod_dir: PathBuf, mut rx: mpsc::Receiver<Save>) {
         let result = match newest {
             Some(meta) => {
                 let dir = pod_dir.clone();
-                match tokio::task::spawn_blocking(move || save_meta(&dir, &meta)).await {
+                let save = move || {
+                    #[cfg(test)]
+                    super::stall::point(&dir, super::stall::Step::MetaSave);
+                    save_meta(&dir, &meta)
+                };
+                match tokio::task::spawn_blocking(save).await {
                     Ok(result) => result.map_err(Arc::new),
                     Err(_) => Err(stopped()),
                 }

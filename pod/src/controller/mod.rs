@@ -28,7 +28,10 @@ mod requests;
 mod route;
 mod runs;
 mod snapshot;
+#[cfg(test)]
+pub(crate) mod stall;
 mod standing;
+mod switch;
 #[cfg(test)]
 mod tests;
 
@@ -101,11 +104,24 @@ pub enum Command {
         call: seedpod_engine::PendingCall,
         reply: oneshot::Sender<Result<seedpod_engine::Authorization, HostError>>,
     },
+    /// From the task that read a file's current text for an approval request: ask the person.
+    Ask {
+        generation: u64,
+        call: seedpod_engine::PendingCall,
+        always: Option<seedpod_protocol::CommandRule>,
+        replaces: Option<seedpod_protocol::Replaces>,
+        reply: oneshot::Sender<Result<seedpod_engine::Authorization, HostError>>,
+    },
     /// From the run task (or an idle compaction task): the summary a compaction asked for.
     Compacted {
         generation: u64,
         summary: Result<String, seedpod_engine::ProviderError>,
         reply: oneshot::Sender<Result<(), HostError>>,
+    },
+    /// From the task writing a new segment (`switch.rs`): the file is written, or why not.
+    SegmentWritten {
+        segment_id: String,
+        result: Result<switch::Written, String>,
     },
     /// A durable reply's fsync failed: the log can no longer be trusted.
     SyncFailed {
@@ -231,6 +247,10 @@ pub struct Controller {
     depth: crate::children::limits::Depth,
     /// Delivers this pod's reports to its parent, for a child pod.
     outbox: Option<crate::children::outbox::OutboxHandle>,
+    /// The segment switch under way, if one is (`switch.rs`).
+    switching: Option<switch::Switching>,
+    /// Commands that arrived during a switch and wait for its end, in order.
+    deferred: std::collections::VecDeque<Command>,
     /// The compaction whose summary request is out, if one is.
     compacting: Option<context::Compacting>,
     /// What the last attempts to fit the context taught (a failed compaction, a refusal).
@@ -303,6 +323,8 @@ impl Controller {
             not_live: Default::default(),
             depth: Default::default(),
             outbox: None,
+            switching: None,
+            deferred: Default::default(),
             compacting: None,
             fit: Default::default(),
             meta_file,
@@ -354,18 +376,31 @@ impl Controller {
                     None => std::future::pending().await,
                 }
             };
+            // What waited for a segment switch goes first once it is over, in order.
+            if self.switching.is_none()
+                && let Some(cmd) = self.deferred.pop_front()
+            {
+                self.handle(cmd).await;
+                continue;
+            }
+            let switching = self.switching.is_some();
+            let room = self.deferred.len() < switch::DEFERRED_CAPACITY;
             // Biased, subsystems before commands: a tool that tells its subsystem something and
-            // then returns has it handled before the run task commits the tool's result.
+            // then returns has it handled before the run task commits the tool's result. During
+            // a segment switch, children and MCP servers wait (what they say may commit).
             tokio::select! {
                 biased;
                 () = self.shutdown.cancelled() => break,
                 () = queue_event => self.publish_queue_now(),
-                Some(msg) = rx.children.recv() => self.child_msg(msg).await,
-                Some(event) = rx.mcp.recv() => self.mcp_event(event),
+                Some(msg) = rx.children.recv(), if !switching => self.child_msg(msg).await,
+                Some(event) = rx.mcp.recv(), if !switching => self.mcp_event(event),
                 Some(query) = rx.pastes.recv() => {
                     let _ = query.reply.send(crate::paste::find(&self.entries, &query.key));
                 }
-                cmd = rx.commands.recv() => match cmd {
+                cmd = rx.commands.recv(), if room => match cmd {
+                    Some(cmd) if self.switching.is_some() && switch::waits_for_switch(&cmd) => {
+                        self.deferred.push_back(cmd);
+                    }
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
@@ -414,13 +449,20 @@ impl Controller {
                 call,
                 reply,
             } => self.authorize(generation, call, reply).await,
+            Command::Ask {
+                generation,
+                call,
+                always,
+                replaces,
+                reply,
+            } => self.ask(generation, call, always, replaces, reply).await,
             Command::Compacted {
                 generation,
                 summary,
                 reply,
-            } => {
-                let answer = self.compacted(generation, summary).await;
-                let _ = reply.send(answer);
+            } => self.compacted(generation, summary, reply),
+            Command::SegmentWritten { segment_id, result } => {
+                self.segment_written(segment_id, result).await;
             }
             Command::SyncFailed { reason } => self.sync_failed(reason),
             Command::Attach {
@@ -462,6 +504,17 @@ impl Controller {
         }
         self.generation += 1;
         self.waiting_approval = None;
+        self.abandon_switch();
+        // Whatever waited for the switch is told the pod is stopping.
+        for cmd in std::mem::take(&mut self.deferred) {
+            if let Command::Request { id, reply, .. } = cmd {
+                let _ = reply.send(ServerMsg::Error {
+                    id: Some(id),
+                    code: seedpod_protocol::ErrorCode::Stopping,
+                    message: "the pod is shutting down".into(),
+                });
+            }
+        }
         self.keep_streamed_text().await;
         self.abandon_compaction("stopped with the pod");
         self.publish_state();

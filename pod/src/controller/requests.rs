@@ -143,6 +143,7 @@ impl Controller {
                     let _ = reply.send(answer);
                 });
             }
+            Deferred::Clear => self.clear(id, reply),
             Deferred::Compact { focus } => self.compact_command(id, focus, reply),
             Deferred::Memory { text } => self.memory(id, &text, reply),
             Deferred::Commit { hint } => self.commit_command(id, hint, reply),
@@ -369,7 +370,8 @@ impl Controller {
 
     /// A notification or pod event: committed now when idle, durably queued otherwise.
     async fn inject(&mut self, id: u64, item: Injection) -> ServerMsg {
-        if !matches!(self.activity, Activity::Idle) {
+        // While a new segment is written, what arrives is queued: the switch carries the queue.
+        if !matches!(self.activity, Activity::Idle) || self.switching.is_some() {
             return self.enqueue(id, item.into_queued()).await;
         }
         let (system_item, wake, trigger) = item.into_system_item(&self.session.notify_wrapper);

@@ -52,6 +52,8 @@ pub enum Deferred {
         before_seq: EntrySeq,
     },
     Spawn(SpawnRequest),
+    /// `/clear`, answered when the new segment is written.
+    Clear,
     /// `/compact [focus]`, answered when the new segment is written.
     Compact {
         focus: String,
@@ -110,10 +112,9 @@ pub enum Now {
     },
 }
 
-/// The pod commands answered on the loop (`/compact` and `/memory` are deferred).
+/// The pod commands answered on the loop (`/clear`, `/compact` and `/memory` are deferred).
 #[derive(Debug, PartialEq)]
 pub enum LoopCommand {
-    Clear,
     Model { name: String },
     Help,
     Mcp { server: String },
@@ -123,7 +124,6 @@ pub enum LoopCommand {
 impl LoopCommand {
     pub fn as_pod_command(&self) -> PodCommand {
         match self {
-            LoopCommand::Clear => PodCommand::Clear,
             LoopCommand::Model { .. } => PodCommand::Model,
             LoopCommand::Help => PodCommand::Help,
             LoopCommand::Mcp { .. } => PodCommand::Mcp,
@@ -201,7 +201,7 @@ fn pod_command(name: PodCommand, args: String) -> ControllerMethod {
         PodCommand::Commit => {
             return ControllerMethod::Deferred(Deferred::Commit { hint: args });
         }
-        PodCommand::Clear => LoopCommand::Clear,
+        PodCommand::Clear => return ControllerMethod::Deferred(Deferred::Clear),
         PodCommand::Model if args.trim().is_empty() => {
             return ControllerMethod::Deferred(Deferred::ModelList);
         }
@@ -317,7 +317,7 @@ mod tests {
             route(Method::Run {
                 segments: text("/clear")
             }),
-            Route::Controller(ControllerMethod::Now(Now::Command(LoopCommand::Clear)))
+            Route::Controller(ControllerMethod::Deferred(Deferred::Clear))
         ));
         assert!(matches!(
             route(Method::Run {
