@@ -52,7 +52,7 @@ impl Controller {
         let scope = match &self.session.scope {
             Some(scope) => Some(scope.as_ref()),
             None => {
-                fallback = seedpod_tools::Scope::for_cwd(&self.meta.cwd).ok();
+                fallback = seedpod_tools::Scope::for_cwd(&self.pod.meta.cwd).ok();
                 fallback.as_ref()
             }
         };
@@ -70,7 +70,7 @@ impl Controller {
             .ok()
             .and_then(|v| v.get("path")?.as_str().map(str::to_owned));
         let scope = self.session.scope.clone();
-        let cwd = self.meta.cwd.clone();
+        let cwd = self.pod.meta.cwd.clone();
         let read = tokio::task::spawn_blocking(move || {
             #[cfg(test)]
             super::stall::point(&cwd, super::stall::Step::Preview);
@@ -126,9 +126,15 @@ impl Controller {
         // A tool this segment does not offer (left out of a compact prompt, or registered
         // since the segment started) is not the model's to call, whatever the policy says. An
         // unknown name is the registry's to answer ("no such tool").
-        let offered = self.state.tools.iter().any(|t| t.name == call.name);
-        if !offered && self.tools.get(&call.name).is_some() {
-            let offered: Vec<&str> = self.state.tools.iter().map(|t| t.name.as_str()).collect();
+        let offered = self.log.state.tools.iter().any(|t| t.name == call.name);
+        if !offered && self.runs.tools.get(&call.name).is_some() {
+            let offered: Vec<&str> = self
+                .log
+                .state
+                .tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect();
             let _ = reply.send(Ok(Authorization::Denied {
                 reason: format!(
                     "There is no tool named {} in this conversation; the tools are: {}.",
@@ -141,7 +147,7 @@ impl Controller {
         // An MCP tool's policy depends on its server too (`trust_read_only` and what the
         // server says of the tool now).
         let policy = if crate::mcp::names::server_of(&call.name).is_some() {
-            self.mcp.policy(&call.name)
+            self.mcp.hub.policy(&call.name)
         } else {
             self.session.policies.for_tool(&call.name)
         };
@@ -169,6 +175,7 @@ impl Controller {
             Policy::Sandboxed | Policy::Ask => {}
         }
         match self
+            .log
             .state
             .approval(&call.call_id)
             .map(|a| a.decision.clone())
@@ -184,6 +191,7 @@ impl Controller {
                 let judgement = (call.name == SHELL).then(|| self.judge_shell(&call.arguments));
                 let words = judgement.as_ref().and_then(Judgement::words);
                 if let Some(standing) = self
+                    .log
                     .state
                     .standing_approvals
                     .iter()
@@ -269,7 +277,7 @@ impl Controller {
         call_id: CallId,
         reply: oneshot::Sender<Result<Authorization, HostError>>,
     ) {
-        self.waiting_approval = Some(WaitingApproval { call_id, reply });
+        self.runs.waiting_approval = Some(WaitingApproval { call_id, reply });
         self.publish_state();
     }
 
@@ -284,11 +292,12 @@ impl Controller {
     ) -> ServerMsg {
         let pending = match &call_id {
             Some(call_id) => self
+                .log
                 .state
                 .approval(call_id)
                 .filter(|a| a.decision.is_none())
                 .map(|a| a.request.clone()),
-            None => self.state.pending_approval().cloned(),
+            None => self.log.state.pending_approval().cloned(),
         };
         let Some(request) = pending else {
             let message = match call_id {
@@ -337,14 +346,14 @@ impl Controller {
         }
         tracing::info!(event = "approval_answered", tool = %request.tool, call_id = %request.call_id, decision = ?decision);
         let mut outcome = AckOutcome::Done;
-        match self.waiting_approval.take() {
+        match self.runs.waiting_approval.take() {
             Some(waiting) if waiting.call_id == request.call_id => {
                 let _ = waiting.reply.send(Ok(authorization(&decision)));
             }
             other => {
-                self.waiting_approval = other;
-                if matches!(self.activity, Activity::Paused)
-                    && self.state.pending_approval().is_none()
+                self.runs.waiting_approval = other;
+                if matches!(self.runs.activity, Activity::Paused)
+                    && self.log.state.pending_approval().is_none()
                 {
                     // The pod stopped (or was paused) at this request: the answer is the
                     // person's go-ahead to continue the turn.
@@ -358,7 +367,7 @@ impl Controller {
             id,
             outcome,
             queue_id: None,
-            entry_seq: self.entries.last().map(|e| e.seq),
+            entry_seq: self.log.entries.last().map(|e| e.seq),
         }
     }
 }

@@ -90,9 +90,9 @@ impl RunLink {
 impl Controller {
     /// What the next run task must attach before its first request, if anything.
     pub(super) fn attachments(&self) -> Option<Attachments> {
-        self.unattached.as_ref().map(|segments| Attachments {
+        self.runs.unattached.as_ref().map(|segments| Attachments {
             segments: segments.clone(),
-            cwd: self.meta.cwd.clone(),
+            cwd: self.pod.meta.cwd.clone(),
             scope: self.session.scope.clone(),
         })
     }
@@ -143,7 +143,7 @@ impl Controller {
             .await
             .map_err(|e| HostError::Log(e.to_string()))?;
         }
-        self.unattached = None;
+        self.runs.unattached = None;
         Ok(())
     }
 }

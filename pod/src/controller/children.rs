@@ -19,6 +19,17 @@ use crate::children::{
 /// Longest task text kept in a child record (listings show it; the child's log has it all).
 const RECORD_TASK_CHARS: usize = 200;
 
+/// Child pods as the controller sees them, and this pod's own line to its parent.
+#[derive(Default)]
+pub(super) struct Family {
+    /// Recorded children believed not running (their write scope is this pod's again).
+    pub(super) not_live: NotLive,
+    /// How deep this pod is in its tree of pods, once read from its lineage.
+    pub(super) depth: crate::children::limits::Depth,
+    /// Delivers this pod's reports to its parent, for a child pod.
+    pub(super) outbox: Option<crate::children::outbox::OutboxHandle>,
+}
+
 impl Controller {
     pub(super) async fn child_msg(&mut self, msg: ChildMsg) {
         match msg {
@@ -29,11 +40,11 @@ impl Controller {
                 reply,
             } => self.launched(name, result, reply).await,
             ChildMsg::Records { reply } => {
-                let _ = reply.send(self.meta.children.clone());
+                let _ = reply.send(self.pod.meta.children.clone());
             }
             ChildMsg::Liveness { name, live } => self.set_live(&name, live),
             ChildMsg::Cursor { name, cursor } => {
-                if let Some(record) = self.meta.children.iter_mut().find(|r| r.name == name) {
+                if let Some(record) = self.pod.meta.children.iter_mut().find(|r| r.name == name) {
                     record.cursor = Some(cursor);
                     self.save_meta_logged().await;
                 }
@@ -79,20 +90,20 @@ impl Controller {
         let mcp_servers = request
             .mcp_servers
             .clone()
-            .unwrap_or_else(|| self.mcp.running_servers());
+            .unwrap_or_else(|| self.mcp.hub.running_servers());
         let args = child_args(
-            &self.name,
-            &self.meta,
-            &self.state.model.model,
+            &self.pod.name,
+            &self.pod.meta,
+            &self.log.state.model.model,
             &request,
             &record,
             &mcp_servers,
         );
-        self.meta.children.push(record);
+        self.pod.meta.children.push(record);
         // The record must be on disk before the process starts (a crash must never forget a
         // running child), but the controller does not wait for the disk: the launch task does.
-        let recorded = self.meta_file.save_queued(&self.meta).await;
-        self.not_live.remove(&name);
+        let recorded = self.pod.meta_file.save_queued(&self.pod.meta).await;
+        self.family.not_live.remove(&name);
         self.relend();
         tracing::info!(event = "child_spawning", child = %name);
         let exe = match std::env::current_exe() {
@@ -106,10 +117,10 @@ impl Controller {
             exe,
             name: name.clone(),
             args,
-            cwd: self.meta.cwd.clone(),
+            cwd: self.pod.meta.cwd.clone(),
             env: Vec::new(),
         };
-        let home = self.home.clone();
+        let home = self.pod.home.clone();
         let tx = self.senders.children.clone();
         tokio::spawn(async move {
             let result = match recorded.await {
@@ -133,10 +144,11 @@ impl Controller {
     /// Direct children believed running or starting: what `max_children` counts. A stopped
     /// one's process is gone; a descendant is its own parent's to count.
     fn live_children(&self) -> usize {
-        self.meta
+        self.pod
+            .meta
             .children
             .iter()
-            .filter(|r| r.via.is_none() && !self.not_live.contains(&r.name))
+            .filter(|r| r.via.is_none() && !self.family.not_live.contains(&r.name))
             .count()
     }
 
@@ -145,8 +157,13 @@ impl Controller {
     fn within_limits(&mut self) -> Result<(), String> {
         let limits = self.session.child_limits;
         let depth = self
+            .family
             .depth
-            .get(&self.home, self.meta.parent.as_ref(), limits.max_depth)
+            .get(
+                &self.pod.home,
+                self.pod.meta.parent.as_ref(),
+                limits.max_depth,
+            )
             .map_err(|refusal| format!("no child started: {refusal}"))?;
         limits
             .check(depth, self.live_children())
@@ -155,7 +172,7 @@ impl Controller {
 
     /// A stopped direct child is about to be restored: one more live child, so the same count.
     fn revive(&mut self, name: &PodName) -> Result<(), String> {
-        if !self.not_live.contains(name) {
+        if !self.family.not_live.contains(name) {
             return Ok(());
         }
         let limits = self.session.child_limits;
@@ -172,7 +189,7 @@ impl Controller {
         // The name is a `PodName`: it was checked when the frame or the tool call was read.
         let name = &request.name;
         if let Some(servers) = &request.mcp_servers {
-            let running = self.mcp.running_servers();
+            let running = self.mcp.hub.running_servers();
             if let Some(unknown) = servers.iter().find(|s| !running.contains(s)) {
                 return Err(format!(
                     "mcp_servers names \"{unknown}\", which is not one of this pod's MCP \
@@ -185,11 +202,12 @@ impl Controller {
                 ));
             }
         }
-        if *name == self.name {
+        if *name == self.pod.name {
             return Err(format!("\"{name}\" is this pod's own name; pick another"));
         }
-        if self.meta.children.iter().any(|r| r.name == *name)
+        if self.pod.meta.children.iter().any(|r| r.name == *name)
             || self
+                .pod
                 .home
                 .pod_dir(name)
                 .join(seedpod_store::META_FILE)
@@ -207,7 +225,7 @@ impl Controller {
         let scope: &Scope = match &self.session.scope {
             Some(scope) => scope,
             None => {
-                local = Scope::for_cwd(&self.meta.cwd).map_err(|e| e.to_string())?;
+                local = Scope::for_cwd(&self.pod.meta.cwd).map_err(|e| e.to_string())?;
                 &local
             }
         };
@@ -246,6 +264,7 @@ impl Controller {
             Ok(socket) => {
                 tracing::info!(event = "child_spawned", child = %name);
                 let write = self
+                    .pod
                     .meta
                     .children
                     .iter()
@@ -259,7 +278,7 @@ impl Controller {
                 // Nothing runs and nothing was created under that name: forget it, return the
                 // scope, and say why.
                 tracing::warn!(event = "child_spawn_failed", child = %name, error = %message);
-                self.meta.children.retain(|r| r.name != name);
+                self.pod.meta.children.retain(|r| r.name != name);
                 self.save_meta_logged().await;
                 self.relend();
                 reply.send(Err(format!("child pod {name} did not start: {message}")));
@@ -270,12 +289,12 @@ impl Controller {
     /// Tell this pod's parent (if it has one) about a new descendant, so the root knows every
     /// pod below it and can stop it even if the pods in between are gone.
     async fn report_descendant(&mut self, child: &str, write: &[std::path::PathBuf]) {
-        if self.meta.parent.is_none() {
+        if self.pod.meta.parent.is_none() {
             return;
         }
         let event = PodEvent::ScopeSubDelegated {
-            pod: self.name.to_string(),
-            event_id: report_id(&self.state.segment_id, self.state.next_seq),
+            pod: self.pod.name.to_string(),
+            event_id: report_id(&self.log.state.segment_id, self.log.state.next_seq),
             child: child.to_owned(),
             scope: write.iter().map(|p| p.display().to_string()).collect(),
         };
@@ -298,18 +317,18 @@ impl Controller {
                 pod, child, scope, ..
             } => {
                 // Only a child's report adds a descendant: anyone may send `pod_event`.
-                let from_child = self.meta.children.iter().any(|r| r.name == *pod);
+                let from_child = self.pod.meta.children.iter().any(|r| r.name == *pod);
                 self.set_live(pod, true);
                 // Anything can claim a descendant's name; only one that could name a pod
                 // becomes a record (it names a directory later).
                 let child = PodName::new(child.as_str()).ok();
                 if let Some(child) = child.filter(|child| {
                     from_child
-                        && !self.meta.children.iter().any(|r| r.name == *child)
-                        && *child != self.name
+                        && !self.pod.meta.children.iter().any(|r| r.name == *child)
+                        && *child != self.pod.name
                 }) {
                     let write: Vec<std::path::PathBuf> = scope.iter().map(Into::into).collect();
-                    self.meta.children.push(ChildRecord {
+                    self.pod.meta.children.push(ChildRecord {
                         name: child.clone(),
                         task: format!("(started by {pod})"),
                         scope: ScopeGrant {
@@ -336,12 +355,12 @@ impl Controller {
     }
 
     fn set_live(&mut self, name: &str, live: bool) {
-        if !self.meta.children.iter().any(|r| r.name == name) {
+        if !self.pod.meta.children.iter().any(|r| r.name == name) {
             return;
         }
         let changed = match (live, PodName::new(name)) {
-            (true, _) => self.not_live.remove(name),
-            (false, Ok(name)) => self.not_live.insert(name),
+            (true, _) => self.family.not_live.remove(name),
+            (false, Ok(name)) => self.family.not_live.insert(name),
             // Not a pod name, so not a child's: the check above already returned.
             (false, Err(_)) => false,
         };
@@ -357,10 +376,11 @@ impl Controller {
             return;
         };
         let roots = self
+            .pod
             .meta
             .children
             .iter()
-            .filter(|r| !self.not_live.contains(&r.name))
+            .filter(|r| !self.family.not_live.contains(&r.name))
             .flat_map(|r| {
                 r.scope.write.iter().map(|root| LentRoot {
                     root: root.clone(),
@@ -373,15 +393,16 @@ impl Controller {
 
     /// Bookkeeping a restart can redo: written without waiting (`meta_file.rs`).
     async fn save_meta_logged(&self) {
-        self.meta_file.save_later(&self.meta).await;
+        self.pod.meta_file.save_later(&self.pod.meta).await;
     }
 
     /// On start: lend to every recorded child until a probe says it is not running, ask the
     /// live ones for undelivered reports, and start delivering this pod's own.
     pub(super) fn relink(&mut self) {
         self.relend();
-        if !self.meta.children.is_empty() {
+        if !self.pod.meta.children.is_empty() {
             let pods = self
+                .pod
                 .meta
                 .children
                 .iter()
@@ -391,40 +412,40 @@ impl Controller {
                 })
                 .collect();
             tokio::spawn(probe::relink(
-                self.home.clone(),
-                self.name.clone(),
+                self.pod.home.clone(),
+                self.pod.name.clone(),
                 pods,
                 self.senders.children.clone(),
             ));
         }
-        if let Some(parent) = self.meta.parent.clone() {
+        if let Some(parent) = self.pod.meta.parent.clone() {
             let handle = outbox::start(
-                self.home.clone(),
-                self.name.clone(),
+                self.pod.home.clone(),
+                self.pod.name.clone(),
                 parent,
                 self.senders.children.clone(),
             );
-            for report in self.state.outbox.clone() {
+            for report in self.log.state.outbox.clone() {
                 handle.send(self.report_event(&report));
             }
-            self.outbox = Some(handle);
+            self.family.outbox = Some(handle);
         }
     }
 
     /// The event a pending report is sent as.
     pub(super) fn report_event(&self, report: &PendingReport) -> PodEvent {
-        report_event(&self.name, report)
+        report_event(&self.pod.name, report)
     }
 
     /// A commit added a report: hand it to the delivery task.
     pub(super) fn report_added(&self) {
-        if let (Some(outbox), Some(report)) = (&self.outbox, self.state.outbox.last()) {
+        if let (Some(outbox), Some(report)) = (&self.family.outbox, self.log.state.outbox.last()) {
             outbox.send(self.report_event(report));
         }
     }
 
     async fn delivered(&mut self, event_id: String) {
-        if !self.state.outbox.iter().any(|r| r.event_id == event_id) {
+        if !self.log.state.outbox.iter().any(|r| r.event_id == event_id) {
             return;
         }
         if let Err(err) = self
@@ -439,19 +460,19 @@ impl Controller {
     }
 
     pub(super) fn deliver_reports_now(&mut self) {
-        if let Some(outbox) = &self.outbox {
+        if let Some(outbox) = &self.family.outbox {
             outbox.nudge();
         }
     }
 
     /// Stopping: a child reports `shut_down` and gets a moment to deliver what is pending.
     pub(super) async fn final_reports(&mut self) {
-        let Some(outbox) = self.outbox.take() else {
+        let Some(outbox) = self.family.outbox.take() else {
             return;
         };
         let event = PodEvent::ShutDown {
-            pod: self.name.to_string(),
-            event_id: report_id(&self.state.segment_id, self.state.next_seq),
+            pod: self.pod.name.to_string(),
+            event_id: report_id(&self.log.state.segment_id, self.log.state.next_seq),
         };
         if let Err(err) = self
             .commit(EntryKind::Outbox { event }, Durability::Sync)
@@ -459,7 +480,7 @@ impl Controller {
         {
             tracing::error!(event = "outbox_commit_failed", error = %err);
         }
-        if let Some(report) = self.state.outbox.last() {
+        if let Some(report) = self.log.state.outbox.last() {
             outbox.send(self.report_event(report));
         }
         for event_id in outbox.flush().await {
@@ -470,10 +491,11 @@ impl Controller {
     /// Reports still pending when a new segment starts go on in the new one, ids unchanged. A
     /// pod without a parent has no one to report to, so nothing is carried.
     pub(super) fn carried_reports(&self) -> Vec<PodEvent> {
-        if self.meta.parent.is_none() {
+        if self.pod.meta.parent.is_none() {
             return Vec::new();
         }
-        self.state
+        self.log
+            .state
             .outbox
             .iter()
             .map(|r| self.report_event(r))

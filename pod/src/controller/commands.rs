@@ -75,7 +75,7 @@ impl Controller {
     /// (or queues) with that as its input, exactly like input they typed, and the reply is that
     /// run's acknowledgement. The model commits with `git_commit`, which asks first.
     pub(super) fn commit_command(&self, id: u64, hint: String, reply: oneshot::Sender<ServerMsg>) {
-        let cwd = self.meta.cwd.clone();
+        let cwd = self.pod.meta.cwd.clone();
         let tx = self.senders.commands.clone();
         tokio::spawn(async move {
             match crate::git_commit::prepare(&cwd, hint.trim()).await {
@@ -101,10 +101,10 @@ impl Controller {
     /// `/model` with no name: the model in use, and what the server offers to switch to
     /// (asked off the loop, bounded by the provider's timeouts).
     pub(super) fn model_list(&self, id: u64, reply: oneshot::Sender<ServerMsg>) {
-        let current = self.state.model.clone();
-        let cached = self.model_list.fresh();
-        let listing = self.provider.list_models();
-        let cache = self.model_list.clone();
+        let current = self.log.state.model.clone();
+        let cached = self.runs.model_list.fresh();
+        let listing = self.runs.provider.list_models();
+        let cache = self.runs.model_list.clone();
         tokio::spawn(async move {
             let now = format!("model: {} ({})", current.model, current.provider.as_str());
             // The list `/model NAME` completes from: fetched at most once a minute.
@@ -143,7 +143,7 @@ impl Controller {
             ));
             return;
         }
-        let cwd = self.meta.cwd.clone();
+        let cwd = self.pod.meta.cwd.clone();
         let scope = self.session.scope.clone();
         tokio::task::spawn_blocking(move || {
             let answer = match crate::agents::append_memory(&cwd, &text, scope.as_deref()) {
@@ -167,7 +167,7 @@ impl Controller {
 
     async fn switch_model(&mut self, id: u64, name: &str) -> ServerMsg {
         // `/model` with no name is answered off the loop (`model_list`); this one switches.
-        let current = self.state.model.clone();
+        let current = self.log.state.model.clone();
         if name == current.model {
             return done(id, PodCommand::Model, format!("already using {name}"));
         }
@@ -184,7 +184,7 @@ impl Controller {
         // Another model has another window: what the configuration or the family table says
         // for it replaces the old one (a window learned from the old model's server too).
         if let Some(window) = crate::context::window::configured(&self.session.context, name)
-            .filter(|w| self.state.window != Some(*w))
+            .filter(|w| self.log.state.window != Some(*w))
         {
             if let Err(err) = self
                 .commit(EntryKind::ContextWindow(window), Durability::Sync)
@@ -195,8 +195,8 @@ impl Controller {
             self.publish_fill();
         }
         // pod.json mirrors the log for `ls` and new segments; the log stays the authority.
-        self.meta.config.model = name.to_string();
-        self.meta_file.save_later(&self.meta).await;
+        self.pod.meta.config.model = name.to_string();
+        self.pod.meta_file.save_later(&self.pod.meta).await;
         done(
             id,
             PodCommand::Model,

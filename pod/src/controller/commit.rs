@@ -7,6 +7,20 @@ use seedpod_store::{Durability, StoreError};
 
 use super::Controller;
 
+/// The active segment as the controller holds it: the file's one writer, the state folded from
+/// its entries, and the entries themselves (shared cheaply with snapshot builders).
+pub(super) struct Log {
+    pub(super) writer: seedpod_store::SegmentWriter,
+    pub(super) state: seedpod_store::SegmentState,
+    pub(super) entries: Vec<Arc<seedpod_protocol::Entry>>,
+    /// Set after a log write failed; the file may end in a partial line, so no more writes.
+    pub(super) storage_broken: Option<String>,
+    /// The sync the reply being prepared must wait for (`commit_for_reply`).
+    pub(super) unsynced: Option<seedpod_store::Durable>,
+    /// Pod event ids already committed or queued, so a retried report is taken once.
+    pub(super) seen_events: std::collections::HashSet<String>,
+}
+
 /// Why a commit did not happen; mapped to `storage_failed` for clients.
 #[derive(Debug, thiserror::Error)]
 pub enum CommitError {
@@ -38,7 +52,7 @@ impl Controller {
         durability: Durability,
     ) -> Result<(), CommitError> {
         self.check_writable()?;
-        match self.writer.append(kind, durability).await {
+        match self.log.writer.append(kind, durability).await {
             Ok(entry) => self.fold(entry),
             Err(err) => Err(self.write_failed(err)),
         }
@@ -50,11 +64,16 @@ impl Controller {
     /// durable (invariant 5) while deltas and other requests go on meanwhile.
     pub(super) async fn commit_for_reply(&mut self, kind: EntryKind) -> Result<(), CommitError> {
         self.check_writable()?;
-        match self.writer.append_pipelined(kind, Durability::Sync).await {
+        match self
+            .log
+            .writer
+            .append_pipelined(kind, Durability::Sync)
+            .await
+        {
             Ok((entry, durable)) => {
                 self.fold(entry)?;
                 // Syncs complete in order: the newest covers every earlier one.
-                self.unsynced = Some(durable);
+                self.log.unsynced = Some(durable);
                 Ok(())
             }
             Err(err) => Err(self.write_failed(err)),
@@ -66,7 +85,12 @@ impl Controller {
     /// failed sync breaks the log as a failed write does.
     pub(super) async fn commit_sync_later(&mut self, kind: EntryKind) -> Result<(), CommitError> {
         self.check_writable()?;
-        match self.writer.append_pipelined(kind, Durability::Sync).await {
+        match self
+            .log
+            .writer
+            .append_pipelined(kind, Durability::Sync)
+            .await
+        {
             Ok((entry, durable)) => {
                 self.fold(entry)?;
                 let tx = self.senders.commands.clone();
@@ -83,7 +107,7 @@ impl Controller {
     }
 
     fn check_writable(&self) -> Result<(), CommitError> {
-        match &self.storage_broken {
+        match &self.log.storage_broken {
             Some(reason) => Err(CommitError::Broken(reason.clone())),
             None => Ok(()),
         }
@@ -91,7 +115,7 @@ impl Controller {
 
     fn write_failed(&mut self, err: StoreError) -> CommitError {
         tracing::error!(event = "store_write_failed", error = %err);
-        self.storage_broken = Some(err.to_string());
+        self.log.storage_broken = Some(err.to_string());
         let message = format!("the log could not be written: {err}");
         self.publish_alert(AlertLevel::Error, message);
         CommitError::Store(err)
@@ -101,19 +125,19 @@ impl Controller {
     /// failed write does (`storage_broken`), and say so.
     pub(super) fn sync_failed(&mut self, reason: String) {
         tracing::error!(event = "store_sync_failed", error = %reason);
-        if self.storage_broken.is_none() {
+        if self.log.storage_broken.is_none() {
             let message = format!("the log could not be synced: {reason}");
             self.publish_alert(AlertLevel::Error, message);
-            self.storage_broken = Some(reason);
+            self.log.storage_broken = Some(reason);
         }
     }
 
     /// Fold a written entry into state and broadcast it.
     fn fold(&mut self, entry: seedpod_protocol::Entry) -> Result<(), CommitError> {
-        let reports = self.state.outbox.len();
-        if let Err(err) = self.state.apply(&entry) {
+        let reports = self.log.state.outbox.len();
+        if let Err(err) = self.log.state.apply(&entry) {
             // The writer and the fold disagree about seq: memory would drift from disk.
-            self.storage_broken = Some(err.to_string());
+            self.log.storage_broken = Some(err.to_string());
             return Err(CommitError::Fold(err.to_string()));
         }
         tracing::debug!(
@@ -121,13 +145,13 @@ impl Controller {
             seq = entry.seq.get(),
             kind = entry.kind.name()
         );
-        if self.state.outbox.len() > reports {
+        if self.log.state.outbox.len() > reports {
             self.report_added();
         }
         self.clear_in_flight_for(&entry.kind);
         let entry = Arc::new(entry);
-        self.entries.push(entry.clone());
-        self.bus.publish(|seq| ServerMsg::Committed {
+        self.log.entries.push(entry.clone());
+        self.audience.bus.publish(|seq| ServerMsg::Committed {
             seq,
             entry: (*entry).clone(),
         });
@@ -137,15 +161,15 @@ impl Controller {
     /// Once an assistant item commits, the provisional text it replaces is no longer in flight.
     fn clear_in_flight_for(&mut self, kind: &EntryKind) {
         if let EntryKind::AssistantRaw { .. } = kind {
-            self.in_flight.text.clear();
+            self.audience.in_flight.text.clear();
         }
         if let EntryKind::AssistantItem { item } = kind {
             match item {
-                ModelItem::AssistantText { .. } => self.in_flight.text.clear(),
-                ModelItem::Reasoning { .. } => self.in_flight.thinking.clear(),
+                ModelItem::AssistantText { .. } => self.audience.in_flight.text.clear(),
+                ModelItem::Reasoning { .. } => self.audience.in_flight.thinking.clear(),
                 ModelItem::ToolCall { .. } => {
-                    if !self.in_flight.tool_calls.is_empty() {
-                        self.in_flight.tool_calls.remove(0);
+                    if !self.audience.in_flight.tool_calls.is_empty() {
+                        self.audience.in_flight.tool_calls.remove(0);
                     }
                 }
                 ModelItem::UserMessage { .. }
@@ -157,7 +181,7 @@ impl Controller {
 
     pub(super) fn publish_alert(&mut self, level: AlertLevel, message: String) {
         tracing::warn!(event = "alert", level = ?level, message = %message);
-        self.bus.publish(|seq| ServerMsg::Alert {
+        self.audience.bus.publish(|seq| ServerMsg::Alert {
             seq,
             level,
             message,
@@ -167,20 +191,30 @@ impl Controller {
     pub(super) fn publish_state(&mut self) {
         let state = self.pod_state();
         tracing::info!(event = "state", state = state.as_str());
-        self.bus.publish(|seq| ServerMsg::State { seq, state });
+        self.audience
+            .bus
+            .publish(|seq| ServerMsg::State { seq, state });
     }
 
     /// Tell clients the queue changed: now, or folded with the changes that follow within
     /// `queue_events::INTERVAL` (the run loop publishes it when due).
     pub(super) fn publish_queue(&mut self) {
-        if self.queue_events.changed(tokio::time::Instant::now()) {
+        if self
+            .audience
+            .queue_events
+            .changed(tokio::time::Instant::now())
+        {
             self.publish_queue_now();
         }
     }
 
     pub(super) fn publish_queue_now(&mut self) {
-        self.queue_events.published(tokio::time::Instant::now());
-        let queue = self.state.pending.clone();
-        self.bus.publish(|seq| ServerMsg::Queued { seq, queue });
+        self.audience
+            .queue_events
+            .published(tokio::time::Instant::now());
+        let queue = self.log.state.pending.clone();
+        self.audience
+            .bus
+            .publish(|seq| ServerMsg::Queued { seq, queue });
     }
 }

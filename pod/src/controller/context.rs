@@ -68,18 +68,27 @@ pub(super) struct FitState {
     forced: Option<Depth>,
 }
 
+/// Fitting the context: the compaction under way and what earlier attempts taught.
+#[derive(Default)]
+pub(super) struct Fitting {
+    /// The compaction whose summary request is out, if one is.
+    pub(super) compacting: Option<Compacting>,
+    /// What the last attempts to fit the context taught (a failed compaction, a refusal).
+    pub(super) fit: FitState,
+}
+
 impl Controller {
     /// Called by `prepare` once queued items are in: prune, or start a compaction by returning
     /// its summary request. `None`: send the turn's request.
     pub(super) async fn fit_context(&mut self) -> Result<Option<PreparedRequest>, HostError> {
-        let Some(window) = self.state.window.map(|w| w.tokens) else {
+        let Some(window) = self.log.state.window.map(|w| w.tokens) else {
             return Ok(None);
         };
         let settings = self.session.context.clone();
-        let forced = self.fit.forced.take();
+        let forced = self.fitting.fit.forced.take();
         if forced.is_none() {
-            let fill = estimate::fill_tokens(&self.state);
-            let trims = prune::plan(&self.state.history, fill, window, &settings);
+            let fill = estimate::fill_tokens(&self.log.state);
+            let trims = prune::plan(&self.log.state.history, fill, window, &settings);
             if !trims.is_empty() {
                 tracing::info!(event = "context_pruned", trims = trims.len(), fill, window);
                 self.commit(EntryKind::ContextPruned { trims }, Durability::Buffered)
@@ -88,7 +97,7 @@ impl Controller {
                 self.publish_fill();
             }
         }
-        let fill = estimate::fill_tokens(&self.state);
+        let fill = estimate::fill_tokens(&self.log.state);
         let due = forced.is_some() || self.over_threshold(fill, window);
         if !due || self.failed_here() {
             return Ok(None);
@@ -104,7 +113,7 @@ impl Controller {
                 purpose: Purpose::Summary,
                 body,
                 unanswered: Vec::new(),
-                iteration: self.state.iterations_in_run,
+                iteration: self.log.state.iterations_in_run,
                 run_calls: Vec::new(),
             }))
     }
@@ -115,6 +124,7 @@ impl Controller {
         // Room for the answer: the output limit when one is set — though never more than a
         // quarter of the window, or a misconfigured limit would compact before every request.
         let reserve = self
+            .log
             .state
             .model
             .max_tokens
@@ -125,9 +135,13 @@ impl Controller {
     }
 
     fn failed_here(&self) -> bool {
-        self.fit.failed_at.as_ref().is_some_and(|(segment, len)| {
-            *segment == self.state.segment_id && *len == self.state.history.len()
-        })
+        self.fitting
+            .fit
+            .failed_at
+            .as_ref()
+            .is_some_and(|(segment, len)| {
+                *segment == self.log.state.segment_id && *len == self.log.state.history.len()
+            })
     }
 
     /// Plan a compaction and remember it; returns the summary request's body, or `None` when
@@ -139,22 +153,27 @@ impl Controller {
         focus: Option<String>,
         reply: Option<(u64, oneshot::Sender<ServerMsg>)>,
     ) -> Option<String> {
-        let window = self.state.window.map_or(0, |w| w.tokens);
+        let window = self.log.state.window.map_or(0, |w| w.tokens);
         let plan_window = if window == 0 {
             // `/compact` on a pod whose window is unknown: size the cut for what it holds.
-            estimate::fill_tokens(&self.state).max(4_096)
+            estimate::fill_tokens(&self.log.state).max(4_096)
         } else {
             window
         };
-        let plan = compact::plan(&self.state.history, plan_window, depth, focus.as_deref())
-            // An automatic compaction must be worth a request: one that would summarise a
-            // sliver of the window (a window too small for the system prompt, a segment that
-            // was just compacted) would only repeat itself.
-            .filter(|plan| {
-                trigger != CompactionTrigger::Auto
-                    || estimate::items_tokens(&self.state.history[..plan.keep_from])
-                        >= plan_window / MIN_WORTH_DIVISOR
-            });
+        let plan = compact::plan(
+            &self.log.state.history,
+            plan_window,
+            depth,
+            focus.as_deref(),
+        )
+        // An automatic compaction must be worth a request: one that would summarise a
+        // sliver of the window (a window too small for the system prompt, a segment that
+        // was just compacted) would only repeat itself.
+        .filter(|plan| {
+            trigger != CompactionTrigger::Auto
+                || estimate::items_tokens(&self.log.state.history[..plan.keep_from])
+                    >= plan_window / MIN_WORTH_DIVISOR
+        });
         let Some(plan) = plan else {
             if let Some((id, reply)) = reply {
                 let _ = reply.send(refusal(
@@ -165,17 +184,17 @@ impl Controller {
             return None;
         };
         let model = compact::summary_model(
-            &self.state.model,
+            &self.log.state.model,
             self.session.context.summary_model.as_deref(),
             plan.max_tokens,
         );
-        let body = self.provider.request_body(&seedpod_engine::Context {
+        let body = self.runs.provider.request_body(&seedpod_engine::Context {
             model: &model,
             system_prompt: &plan.system_prompt,
             tools: &[],
             items: &plan.request,
         });
-        let tokens_before = estimate::fill_tokens(&self.state);
+        let tokens_before = estimate::fill_tokens(&self.log.state);
         tracing::info!(
             event = "compaction_started",
             trigger = ?trigger,
@@ -184,7 +203,7 @@ impl Controller {
             kept = plan.kept.len(),
             tokens_before,
         );
-        self.compacting = Some(Compacting {
+        self.fitting.compacting = Some(Compacting {
             plan,
             trigger,
             focus,
@@ -208,7 +227,7 @@ impl Controller {
             let _ = reply.send(Err(HostError::Stopped));
             return;
         }
-        let Some(job) = self.compacting.take() else {
+        let Some(job) = self.fitting.compacting.take() else {
             let _ = reply.send(Ok(()));
             return;
         };
@@ -256,7 +275,7 @@ impl Controller {
                 tokens_before = job.tokens_before,
                 tokens_after,
                 from = %old,
-                to = %self.state.segment_id,
+                to = %self.log.state.segment_id,
             );
             format!(
                 "compacted {} messages into a summary of {} tokens (context {} → {} tokens); \
@@ -275,7 +294,7 @@ impl Controller {
     fn compaction_ended(&mut self, job: Compacting, result: Result<String, String>) {
         match result {
             Ok(message) => {
-                self.fit.failed_at = None;
+                self.fitting.fit.failed_at = None;
                 if let Some((id, reply)) = job.reply {
                     let _ = reply.send(ServerMsg::CommandDone {
                         id,
@@ -286,8 +305,10 @@ impl Controller {
             }
             Err(reason) => {
                 tracing::warn!(event = "compaction_failed", reason = %reason);
-                self.fit.failed_at =
-                    Some((self.state.segment_id.clone(), self.state.history.len()));
+                self.fitting.fit.failed_at = Some((
+                    self.log.state.segment_id.clone(),
+                    self.log.state.history.len(),
+                ));
                 let message = format!("compaction failed, nothing was changed: {reason}");
                 self.publish_alert(AlertLevel::Warn, message.clone());
                 if let Some((id, reply)) = job.reply {
@@ -328,11 +349,12 @@ impl Controller {
             Guarded::Withheld(text) => text,
         };
         let seed = compact::seed(&summary, &job.plan.kept);
-        let tokens_after = estimate::base_tokens(&self.state.system_prompt, &self.state.tools)
-            + estimate::items_tokens(&seed);
+        let tokens_after =
+            estimate::base_tokens(&self.log.state.system_prompt, &self.log.state.tools)
+                + estimate::items_tokens(&seed);
         // An automatic summary as long as what it replaces would only start a loop of
         // compactions. (`/compact` is a person's explicit wish: it is carried out.)
-        let history_before = estimate::items_tokens(&self.state.history);
+        let history_before = estimate::items_tokens(&self.log.state.history);
         let history_after = estimate::items_tokens(&seed);
         if job.trigger != CompactionTrigger::Command && history_after >= history_before {
             return Err(format!(
@@ -341,7 +363,7 @@ impl Controller {
                 thousands(history_after)
             ));
         }
-        let old = self.state.segment_id.clone();
+        let old = self.log.state.segment_id.clone();
         let compaction = Compaction {
             summary,
             compacted_items: job.plan.keep_from as u64,
@@ -360,7 +382,7 @@ impl Controller {
             seed,
             compaction: Some(compaction),
             // The plan survives a compaction; the summary alone would lose its statuses.
-            tasks: self.state.tasks.tasks().to_vec(),
+            tasks: self.log.state.tasks.tasks().to_vec(),
         };
         Ok((new, old, summary_tokens, tokens_after))
     }
@@ -388,7 +410,7 @@ impl Controller {
             .limit
             .filter(|l| crate::context::window::BELIEVABLE.contains(l))
         {
-            let known = self.state.window;
+            let known = self.log.state.window;
             // A server that confirms the window the pod already had teaches nothing new.
             if known.is_none_or(|w| w.tokens != limit) {
                 tracing::warn!(event = "context_window_learned", tokens = limit);
@@ -404,16 +426,16 @@ impl Controller {
                 self.publish_fill();
             }
         }
-        let window = self.state.window.map_or(4_096, |w| w.tokens);
+        let window = self.log.state.window.map_or(4_096, |w| w.tokens);
         // A compaction this run already made did not suffice: keep only the last exchange.
         let depth = if matches!(self.state_origin(), Origin::CompactedFrom { .. })
-            && self.state.history.len() <= self.compacted_seed_len()
+            && self.log.state.history.len() <= self.compacted_seed_len()
         {
             Depth::Deep
         } else {
             Depth::Normal
         };
-        if compact::plan(&self.state.history, window, depth, None).is_none() {
+        if compact::plan(&self.log.state.history, window, depth, None).is_none() {
             self.publish_alert(
                 AlertLevel::Error,
                 format!(
@@ -434,12 +456,12 @@ impl Controller {
                 thousands(window)
             ),
         );
-        self.fit.forced = Some(depth);
+        self.fitting.fit.forced = Some(depth);
         Ok(true)
     }
 
     fn state_origin(&self) -> Origin {
-        match self.entries.first().map(|e| &e.kind) {
+        match self.log.entries.first().map(|e| &e.kind) {
             Some(EntryKind::SegmentStart(start)) => start.origin.clone(),
             _ => Origin::New,
         }
@@ -447,7 +469,7 @@ impl Controller {
 
     /// The history length a compacted segment started with (its seed plus the carried run).
     fn compacted_seed_len(&self) -> usize {
-        match self.entries.first().map(|e| &e.kind) {
+        match self.log.entries.first().map(|e| &e.kind) {
             Some(EntryKind::SegmentStart(start)) => start.seed.len(),
             _ => 0,
         }
@@ -456,10 +478,10 @@ impl Controller {
     /// After a run: compact when the fill passed `compact_at`. Returns true when a compaction
     /// task started (the pod shows `compacting`; the queue drains when it is done).
     pub(super) fn compact_after_run(&mut self) -> bool {
-        let Some(window) = self.state.window.map(|w| w.tokens) else {
+        let Some(window) = self.log.state.window.map(|w| w.tokens) else {
             return false;
         };
-        let fill = estimate::fill_tokens(&self.state);
+        let fill = estimate::fill_tokens(&self.log.state);
         if !self.over_threshold(fill, window) || self.failed_here() {
             return false;
         }
@@ -473,7 +495,7 @@ impl Controller {
         focus: String,
         reply: oneshot::Sender<ServerMsg>,
     ) {
-        if !matches!(self.activity, Activity::Idle) || self.state.open_run.is_some() {
+        if !matches!(self.runs.activity, Activity::Idle) || self.log.state.open_run.is_some() {
             let _ = reply.send(ServerMsg::Error {
                 id: Some(id),
                 code: ErrorCode::Busy,
@@ -502,14 +524,14 @@ impl Controller {
         let Some(body) = self.begin_compaction(depth, trigger, focus, reply) else {
             return false;
         };
-        self.generation += 1;
-        let generation = self.generation;
+        self.runs.generation += 1;
+        let generation = self.runs.generation;
         let mut link = super::link::RunLink {
             generation,
             tx: self.senders.commands.clone(),
         };
-        let provider = self.provider.clone();
-        let retry = self.retry;
+        let provider = self.runs.provider.clone();
+        let retry = self.runs.retry;
         let tx = self.senders.commands.clone();
         let flush = self.flush_input();
         let task = tokio::spawn(async move {
@@ -530,12 +552,7 @@ impl Controller {
             let _ = seedpod_engine::RunHost::compacted(&mut link, summary).await;
             let _ = tx.send(Command::CompactionFinished { generation }).await;
         });
-        self.activity = Activity::Running {
-            generation,
-            task,
-            started: std::time::Instant::now(),
-            usage_at_start: self.state.usage,
-        };
+        self.runs.activity = Activity::Compacting { generation, task };
         self.publish_state();
         true
     }
@@ -546,7 +563,7 @@ impl Controller {
         if !self.session.context.memory_flush {
             return None;
         }
-        let tools = flush::flush_tools(&self.tools, |name| {
+        let tools = flush::flush_tools(&self.runs.tools, |name| {
             self.session.policies.for_tool(name) == crate::policy::Policy::Allow
         });
         if tools.is_empty() {
@@ -556,8 +573,8 @@ impl Controller {
             ));
         }
         Some(Ok(flush::FlushInput {
-            model: self.state.model.clone(),
-            items: flush::recent(&self.state.history),
+            model: self.log.state.model.clone(),
+            items: flush::recent(&self.log.state.history),
             tools,
             date: crate::segment_plan::today(),
         }))
@@ -568,7 +585,7 @@ impl Controller {
         if !self.is_current(generation) {
             return;
         }
-        if let Some(job) = &mut self.compacting {
+        if let Some(job) = &mut self.fitting.compacting {
             job.memory_flush = actions;
         }
     }
@@ -578,7 +595,7 @@ impl Controller {
         if !self.is_current(generation) {
             return;
         }
-        self.activity = Activity::Idle;
+        self.runs.activity = Activity::Idle;
         self.publish_state();
         self.after_run().await;
     }
@@ -586,7 +603,7 @@ impl Controller {
     /// A stopped run or cancelled compaction drops the compaction under way; nothing of it was
     /// written, and a waiting `/compact` is told.
     pub(super) fn abandon_compaction(&mut self, why: &str) {
-        if let Some(job) = self.compacting.take() {
+        if let Some(job) = self.fitting.compacting.take() {
             tracing::info!(event = "compaction_abandoned", why);
             let message = format!("compaction {why}; nothing was changed");
             self.publish_alert(AlertLevel::Info, message.clone());
@@ -598,14 +615,15 @@ impl Controller {
 
     /// Tell clients how full the context is now.
     pub(super) fn publish_fill(&mut self) {
-        let context = estimate::fill(&self.state);
-        self.bus
+        let context = estimate::fill(&self.log.state);
+        self.audience
+            .bus
             .publish(|seq| ServerMsg::ContextFill { seq, context });
     }
 
     /// A tool result too large for the context it is about to join keeps its head and tail.
     pub(super) fn fit_tool_result(&self, tool: &str, content: String) -> String {
-        let Some(window) = self.state.window.map(|w| w.tokens) else {
+        let Some(window) = self.log.state.window.map(|w| w.tokens) else {
             return content;
         };
         let budget = (window as f64 * compact::KEEP_SHARE) as u64;

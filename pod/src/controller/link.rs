@@ -133,7 +133,11 @@ fn durability_for(kind: &EntryKind) -> Durability {
 impl Controller {
     /// Whether `generation` is the task running now (a run, or an idle compaction).
     pub(super) fn is_current(&self, generation: u64) -> bool {
-        matches!(self.activity, Activity::Running { generation: g, .. } if g == generation)
+        matches!(
+            self.runs.activity,
+            Activity::Running { generation: g, .. } | Activity::Compacting { generation: g, .. }
+                if g == generation
+        )
     }
 
     /// Commit what is queued for the model, then build the request from committed history.
@@ -143,20 +147,21 @@ impl Controller {
         }
         // Tool calls left unanswered (a resumed run) are answered before anything else joins
         // history: a system message between a call and its result would orphan the call.
-        let mut unanswered: Vec<PendingCall> = unanswered_tool_calls(&self.state.history);
+        let mut unanswered: Vec<PendingCall> = unanswered_tool_calls(&self.log.state.history);
         if unanswered.is_empty() {
             self.commit_pending_system_items()
                 .await
                 .map_err(|e| HostError::Log(e.to_string()))?;
-            unanswered = unanswered_tool_calls(&self.state.history);
+            unanswered = unanswered_tool_calls(&self.log.state.history);
         }
         if unanswered.is_empty()
             && let Some(item) = self
+                .log
                 .state
                 .tasks
-                .reminder_due(self.limits.task_reminder_after)
+                .reminder_due(self.runs.limits.task_reminder_after)
         {
-            let untouched = self.state.tasks.untouched();
+            let untouched = self.log.state.tasks.untouched();
             self.commit(
                 EntryKind::SystemItem {
                     item,
@@ -173,30 +178,34 @@ impl Controller {
         {
             return Ok(summary);
         }
-        self.in_flight = Default::default();
+        self.audience.in_flight = Default::default();
         let body = self.request_body();
         Ok(PreparedRequest {
             purpose: Purpose::Answer,
             body,
             unanswered,
-            iteration: self.state.iterations_in_run,
+            iteration: self.log.state.iterations_in_run,
             run_calls: self.run_calls(),
         })
     }
 
     /// The open run's answered tool calls, for the loop brakes.
     fn run_calls(&self) -> Vec<seedpod_engine::CallRecord> {
-        let start = self.state.run_history_start.min(self.state.history.len());
-        seedpod_engine::brakes::calls_in(&self.state.history[start..])
+        let start = self
+            .log
+            .state
+            .run_history_start
+            .min(self.log.state.history.len());
+        seedpod_engine::brakes::calls_in(&self.log.state.history[start..])
     }
 
     /// The exact body the next provider request carries, from committed history only.
     pub(super) fn request_body(&self) -> String {
-        self.provider.request_body(&Context {
-            model: &self.state.model,
-            system_prompt: &self.state.system_prompt,
-            tools: &self.state.tools,
-            items: &self.state.history,
+        self.runs.provider.request_body(&Context {
+            model: &self.log.state.model,
+            system_prompt: &self.log.state.system_prompt,
+            tools: &self.log.state.tools,
+            items: &self.log.state.history,
         })
     }
 
@@ -261,12 +270,15 @@ impl Controller {
     pub(super) fn provisional(&mut self, event: ProviderEvent) {
         match event {
             ProviderEvent::TextDelta(text) => {
-                self.in_flight.text.push_str(&text);
-                self.bus.publish(|seq| ServerMsg::TextDelta { seq, text });
+                self.audience.in_flight.text.push_str(&text);
+                self.audience
+                    .bus
+                    .publish(|seq| ServerMsg::TextDelta { seq, text });
             }
             ProviderEvent::ThinkingDelta(text) => {
-                self.in_flight.thinking.push_str(&text);
-                self.bus
+                self.audience.in_flight.thinking.push_str(&text);
+                self.audience
+                    .bus
                     .publish(|seq| ServerMsg::ThinkingDelta { seq, text });
             }
             ProviderEvent::ToolCallStart {
@@ -274,13 +286,13 @@ impl Controller {
                 call_id,
                 name,
             } => {
-                self.in_flight.tool_calls.push(InFlightToolCall {
+                self.audience.in_flight.tool_calls.push(InFlightToolCall {
                     index,
                     call_id: call_id.clone(),
                     name: name.clone(),
                     arguments: String::new(),
                 });
-                self.bus.publish(|seq| ServerMsg::ToolCallDelta {
+                self.audience.bus.publish(|seq| ServerMsg::ToolCallDelta {
                     seq,
                     index,
                     call_id: Some(call_id),
@@ -290,6 +302,7 @@ impl Controller {
             }
             ProviderEvent::ToolCallDelta { index, arguments } => {
                 if let Some(call) = self
+                    .audience
                     .in_flight
                     .tool_calls
                     .iter_mut()
@@ -297,7 +310,7 @@ impl Controller {
                 {
                     call.arguments.push_str(&arguments);
                 }
-                self.bus.publish(|seq| ServerMsg::ToolCallDelta {
+                self.audience.bus.publish(|seq| ServerMsg::ToolCallDelta {
                     seq,
                     index,
                     call_id: None,
@@ -306,7 +319,9 @@ impl Controller {
                 });
             }
             ProviderEvent::Status(message) => {
-                self.bus.publish(|seq| ServerMsg::Status { seq, message });
+                self.audience
+                    .bus
+                    .publish(|seq| ServerMsg::Status { seq, message });
             }
             ProviderEvent::ThinkingSignature(_)
             | ProviderEvent::Usage(_)

@@ -9,19 +9,28 @@ use super::Controller;
 use crate::guard::{self, GuardMode};
 use crate::mcp::{McpEvent, tools_changed_alert};
 
+/// The pod's MCP servers: their tools, policies and state (`crate::mcp`), and what the guard
+/// flagged in their descriptions.
+pub(super) struct McpSide {
+    pub(super) hub: crate::mcp::McpHub,
+    /// MCP tools whose descriptions the guard flagged, by tool name: repeated to every client
+    /// that attaches, like a failed server.
+    pub(super) flags: std::collections::BTreeMap<String, String>,
+}
+
 impl Controller {
     pub(super) fn mcp_event(&mut self, event: McpEvent) {
         match event {
             McpEvent::Alert { level, message } => self.publish_alert(level, message),
             McpEvent::ToolsListed { server } => {
-                let now = self.mcp.server_specs(&server);
+                let now = self.mcp.hub.server_specs(&server);
                 // Callable from the next run on (offered once a segment lists them).
-                self.mcp.register(&mut self.tools, &now);
+                self.mcp.hub.register(&mut self.runs.tools, &now);
                 // The segment may offer its tools in the compact form: compare like for like.
                 let mode =
-                    crate::prompt::PromptMode::for_window(self.state.window.map(|w| w.tokens));
+                    crate::prompt::PromptMode::for_window(self.log.state.window.map(|w| w.tokens));
                 let now = crate::prompt::tools_for_mode(&now, mode, true);
-                if let Some(message) = tools_changed_alert(&server, &self.state.tools, &now) {
+                if let Some(message) = tools_changed_alert(&server, &self.log.state.tools, &now) {
                     self.publish_alert(AlertLevel::Warn, message);
                 }
                 self.guard_descriptions(&server, &now);
@@ -37,7 +46,7 @@ impl Controller {
             return;
         }
         let prefix = format!("{}{server}__", crate::mcp::names::PREFIX);
-        self.mcp_flags.retain(|name, _| !name.starts_with(&prefix));
+        self.mcp.flags.retain(|name, _| !name.starts_with(&prefix));
         for spec in specs {
             let found = guard::scan(&spec.description);
             if found.is_empty() {
@@ -60,7 +69,7 @@ impl Controller {
                 families.join(", "),
                 spec.name
             );
-            self.mcp_flags.insert(spec.name.clone(), message.clone());
+            self.mcp.flags.insert(spec.name.clone(), message.clone());
             self.publish_alert(AlertLevel::Warn, message);
         }
     }
@@ -68,7 +77,7 @@ impl Controller {
     /// `mcp_servers`: every server, or the one named.
     pub(super) fn mcp_servers(&self, id: u64, server: Option<String>) -> ServerMsg {
         if let Some(name) = &server
-            && !self.mcp.has_server(name)
+            && !self.mcp.hub.has_server(name)
         {
             return ServerMsg::Error {
                 id: Some(id),
@@ -78,14 +87,17 @@ impl Controller {
         }
         ServerMsg::McpServers {
             id,
-            servers: self.mcp.status(server.as_deref(), &self.state.tools),
+            servers: self
+                .mcp
+                .hub
+                .status(server.as_deref(), &self.log.state.tools),
         }
     }
 
     /// `/mcp [SERVER]`: the same listing as text.
     pub(super) fn mcp_command(&self, id: u64, args: &str) -> ServerMsg {
         let only = args.trim();
-        if !only.is_empty() && !self.mcp.has_server(only) {
+        if !only.is_empty() && !self.mcp.hub.has_server(only) {
             return ServerMsg::Error {
                 id: Some(id),
                 code: ErrorCode::InvalidRequest,
@@ -96,12 +108,12 @@ impl Controller {
         ServerMsg::CommandDone {
             id,
             command: PodCommand::Mcp,
-            message: render_servers(&self.mcp.status(only, &self.state.tools)),
+            message: render_servers(&self.mcp.hub.status(only, &self.log.state.tools)),
         }
     }
 
     fn no_such_server(&self, name: &str) -> String {
-        let all = self.mcp.status(None, &[]);
+        let all = self.mcp.hub.status(None, &[]);
         if all.is_empty() {
             return format!("no MCP server named {name}: this pod has none configured");
         }

@@ -35,7 +35,6 @@ mod switch;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -162,8 +161,13 @@ pub struct ControllerHandle {
     pub tx: mpsc::Sender<Command>,
 }
 
+/// What the pod is doing: the one place its state comes from (`pod_state`). Transitions:
+/// `Idle → Running` (a run starts, `runs.rs`), `Idle → Compacting` (a compaction between
+/// turns, `context.rs`), `Running → Paused` (a pause), `Running | Compacting | Paused → Idle`
+/// (the run or compaction ends, or is cancelled), anything `→ Stopping` (the pod stops).
 enum Activity {
     Idle,
+    /// A turn's run task.
     Running {
         generation: u64,
         task: JoinHandle<()>,
@@ -171,8 +175,24 @@ enum Activity {
         /// Pod usage totals when this run task started, so the run's own tokens can be logged.
         usage_at_start: seedpod_protocol::Usage,
     },
+    /// A compaction between turns, on a task of its own (a turn's compaction is part of its
+    /// run: `Running` with `fitting.compacting` set).
+    Compacting {
+        generation: u64,
+        task: JoinHandle<()>,
+    },
     Paused,
     Stopping,
+}
+
+impl Activity {
+    /// The task working for the pod now, if one is.
+    fn take_task(&mut self, next: Activity) -> Option<JoinHandle<()>> {
+        match std::mem::replace(self, next) {
+            Activity::Running { task, .. } | Activity::Compacting { task, .. } => Some(task),
+            Activity::Idle | Activity::Paused | Activity::Stopping => None,
+        }
+    }
 }
 
 /// What is streaming right now, for snapshots of reattaching clients.
@@ -206,68 +226,43 @@ pub struct ControllerParts {
     pub mcp: crate::mcp::McpHub,
 }
 
+/// The controller: one owner, its state kept by concern in the types below, each in the file
+/// that owns that concern. A field here is a subsystem, not a variable.
 pub struct Controller {
-    name: PodName,
-    instance: String,
-    meta: PodMeta,
-    writer: SegmentWriter,
-    state: SegmentState,
-    /// Committed entries of the active segment, shared cheaply with snapshot builders.
-    entries: Vec<Arc<Entry>>,
-    activity: Activity,
-    bus: Bus,
-    in_flight: InFlight,
-    provider: Arc<dyn Provider>,
-    tools: ToolRegistry,
-    limits: RunLimits,
-    retry: RetryPolicy,
-    /// Bumped whenever a run task is started or abandoned; commands from older runs are refused.
-    generation: u64,
+    /// Who this pod is and where it lives; `pod.json`'s one writer.
+    pod: Identity,
+    /// The active segment: its writer, its folded state and its entries (`commit.rs`).
+    log: commit::Log,
+    /// The clients: the event bus, what is streaming, what to repeat (`snapshot.rs`).
+    audience: snapshot::Audience,
+    /// The run and what it runs with (`runs.rs`).
+    runs: runs::Runs,
+    /// Fitting the context: a compaction under way, what failed (`context.rs`).
+    fitting: context::Fitting,
+    /// Child pods and this pod's reports to its parent (`children.rs`).
+    family: children::Family,
+    /// The MCP servers (`mcp.rs`).
+    mcp: mcp::McpSide,
+    /// A segment switch under way and what waits for it (`switch.rs`).
+    switch: switch::Switch,
+    /// Approval policies, input handling and what a new segment's prompt is made of.
+    session: crate::session::SessionSettings,
     /// Every queue's sending end, for the tasks the controller starts.
     senders: Senders,
-    clients: u32,
-    /// Pod event ids already committed or queued, so a retried report is taken once.
-    seen_events: HashSet<String>,
     shutdown: CancellationToken,
-    /// Alerts to repeat to every client that attaches (restore findings).
-    standing_alerts: Vec<String>,
-    /// The server's model list as last fetched, for `/model` completions: typing a name asks
-    /// on every keystroke, the server at most once a minute.
-    model_list: crate::completions::ModelListCache,
-    /// Set after a log write failed; the file may end in a partial line, so no more writes.
-    storage_broken: Option<String>,
-    session: crate::session::SessionSettings,
-    /// The run task waiting for an answer to an approval request, if one is.
-    waiting_approval: Option<approvals::WaitingApproval>,
-    pod_dir: PathBuf,
-    home: seedpod_client::Home,
-    /// Recorded children believed not running (their write scope is this pod's again).
-    not_live: children::NotLive,
-    /// How deep this pod is in its tree of pods, once read from its lineage.
-    depth: crate::children::limits::Depth,
-    /// Delivers this pod's reports to its parent, for a child pod.
-    outbox: Option<crate::children::outbox::OutboxHandle>,
-    /// The segment switch under way, if one is (`switch.rs`).
-    switching: Option<switch::Switching>,
-    /// Commands that arrived during a switch and wait for its end, in order.
-    deferred: std::collections::VecDeque<Command>,
-    /// The compaction whose summary request is out, if one is.
-    compacting: Option<context::Compacting>,
-    /// What the last attempts to fit the context taught (a failed compaction, a refusal).
-    fit: context::FitState,
+}
+
+/// Who the pod is and where its files are.
+struct Identity {
+    name: PodName,
+    /// This process's run of the pod (a restart is a new instance).
+    instance: String,
+    meta: PodMeta,
     /// The one writer of `pod.json`.
     meta_file: meta_file::MetaFile,
-    /// When the next `queued` event may go out (`queue_events.rs`).
-    queue_events: queue_events::QueueEvents,
-    /// The sync the reply being prepared must wait for (`commit_for_reply`).
-    unsynced: Option<seedpod_store::Durable>,
-    /// The open run's input, while what it references is not yet attached (`attach.rs`).
-    unattached: Option<Vec<seedpod_protocol::Segment>>,
-    /// The pod's MCP servers: their tools, policies and state (`mcp.rs` here, `crate::mcp`).
-    mcp: crate::mcp::McpHub,
-    /// MCP tools whose descriptions the guard flagged, by tool name: repeated to every client
-    /// that attaches, like a failed server.
-    mcp_flags: std::collections::BTreeMap<String, String>,
+    pod_dir: PathBuf,
+    /// Where pods live: children's directories and sockets, the parent's socket.
+    home: seedpod_client::Home,
 }
 
 impl Controller {
@@ -291,63 +286,70 @@ impl Controller {
         let meta_file = meta_file::MetaFile::start(parts.pod_dir.clone());
         let paused = parts.state.open_run.is_some();
         let controller = Controller {
-            name: parts.name,
-            instance: uuid::Uuid::now_v7().to_string(),
-            meta: parts.meta,
-            writer: parts.writer,
-            state: parts.state,
-            entries: parts.entries.into_iter().map(Arc::new).collect(),
-            activity: if paused {
-                Activity::Paused
-            } else {
-                Activity::Idle
+            pod: Identity {
+                name: parts.name,
+                instance: uuid::Uuid::now_v7().to_string(),
+                meta: parts.meta,
+                meta_file,
+                pod_dir: parts.pod_dir,
+                home: parts.home,
             },
-            bus: Bus::new(),
-            in_flight: InFlight::default(),
-            provider: parts.provider,
-            tools: parts.tools,
-            limits: parts.limits,
-            retry: parts.retry,
-            generation: 0,
-            senders,
-            clients: 0,
-            seen_events,
-            shutdown,
-            standing_alerts: parts.alerts,
-            model_list: Default::default(),
-            storage_broken: None,
+            log: commit::Log {
+                writer: parts.writer,
+                state: parts.state,
+                entries: parts.entries.into_iter().map(Arc::new).collect(),
+                storage_broken: None,
+                unsynced: None,
+                seen_events,
+            },
+            audience: snapshot::Audience {
+                bus: Bus::new(),
+                in_flight: InFlight::default(),
+                clients: 0,
+                standing_alerts: parts.alerts,
+                queue_events: Default::default(),
+            },
+            runs: runs::Runs {
+                activity: if paused {
+                    Activity::Paused
+                } else {
+                    Activity::Idle
+                },
+                generation: 0,
+                provider: parts.provider,
+                tools: parts.tools,
+                limits: parts.limits,
+                retry: parts.retry,
+                unattached: None,
+                waiting_approval: None,
+                model_list: Default::default(),
+            },
+            fitting: Default::default(),
+            family: Default::default(),
+            mcp: mcp::McpSide {
+                hub: parts.mcp,
+                flags: Default::default(),
+            },
+            switch: Default::default(),
             session: parts.session,
-            waiting_approval: None,
-            pod_dir: parts.pod_dir,
-            home: parts.home,
-            not_live: Default::default(),
-            depth: Default::default(),
-            outbox: None,
-            switching: None,
-            deferred: Default::default(),
-            compacting: None,
-            fit: Default::default(),
-            meta_file,
-            queue_events: Default::default(),
-            unsynced: None,
-            unattached: None,
-            mcp: parts.mcp,
-            mcp_flags: Default::default(),
+            senders,
+            shutdown,
         };
         (controller, ControllerHandle { tx }, receivers)
     }
 
     pub fn pod_state(&self) -> PodState {
-        match self.activity {
+        match self.runs.activity {
             Activity::Idle => PodState::Idle,
-            Activity::Running { .. } if self.compacting.is_some() => PodState::Compacting,
-            Activity::Running { .. } if self.waiting_approval.is_some() => {
+            Activity::Compacting { .. } => PodState::Compacting,
+            Activity::Running { .. } if self.fitting.compacting.is_some() => PodState::Compacting,
+            Activity::Running { .. } if self.runs.waiting_approval.is_some() => {
                 PodState::WaitingForApproval
             }
             Activity::Running { .. } => PodState::Running,
             // Stopped at a request (a restart, or a pause while waiting): answering it is what
             // the pod waits for.
-            Activity::Paused if self.state.pending_approval().is_some() => {
+            Activity::Paused if self.log.state.pending_approval().is_some() => {
                 PodState::WaitingForApproval
             }
             Activity::Paused => PodState::Paused,
@@ -356,7 +358,7 @@ impl Controller {
     }
 
     pub fn instance(&self) -> &str {
-        &self.instance
+        &self.pod.instance
     }
 
     /// Run until shutdown. Returns after the log is flushed and closed.
@@ -364,12 +366,12 @@ impl Controller {
         self.relink();
         // Anything queued durably before a restart is drained now (an idle pod with pending
         // notifications must not strand them).
-        if matches!(self.activity, Activity::Idle) {
+        if matches!(self.runs.activity, Activity::Idle) {
             self.after_run().await;
         }
         loop {
             // Armed only while a folded `queued` event waits: an idle pod has no timer.
-            let queue_due = self.queue_events.due();
+            let queue_due = self.audience.queue_events.due();
             let queue_event = async move {
                 match queue_due {
                     Some(due) => tokio::time::sleep_until(due).await,
@@ -377,14 +379,14 @@ impl Controller {
                 }
             };
             // What waited for a segment switch goes first once it is over, in order.
-            if self.switching.is_none()
-                && let Some(cmd) = self.deferred.pop_front()
+            if self.switch.switching.is_none()
+                && let Some(cmd) = self.switch.deferred.pop_front()
             {
                 self.handle(cmd).await;
                 continue;
             }
-            let switching = self.switching.is_some();
-            let room = self.deferred.len() < switch::DEFERRED_CAPACITY;
+            let switching = self.switch.switching.is_some();
+            let room = self.switch.deferred.len() < switch::DEFERRED_CAPACITY;
             // Biased, subsystems before commands: a tool that tells its subsystem something and
             // then returns has it handled before the run task commits the tool's result. During
             // a segment switch, children and MCP servers wait (what they say may commit).
@@ -395,11 +397,11 @@ impl Controller {
                 Some(msg) = rx.children.recv(), if !switching => self.child_msg(msg).await,
                 Some(event) = rx.mcp.recv(), if !switching => self.mcp_event(event),
                 Some(query) = rx.pastes.recv() => {
-                    let _ = query.reply.send(crate::paste::find(&self.entries, &query.key));
+                    let _ = query.reply.send(crate::paste::find(&self.log.entries, &query.key));
                 }
                 cmd = rx.commands.recv(), if room => match cmd {
-                    Some(cmd) if self.switching.is_some() && switch::waits_for_switch(&cmd) => {
-                        self.deferred.push_back(cmd);
+                    Some(cmd) if self.switch.switching.is_some() && switch::waits_for_switch(&cmd) => {
+                        self.switch.deferred.push_back(cmd);
                     }
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
@@ -417,15 +419,15 @@ impl Controller {
                 let _ = reply.send(answer);
             }
             Command::Greet { reply } => {
-                let _ = reply.send((self.pod_state(), self.bus.seq()));
+                let _ = reply.send((self.pod_state(), self.audience.bus.seq()));
             }
             Command::ClientConnected => {
-                self.clients += 1;
-                tracing::info!(event = "client_connect", clients = self.clients);
+                self.audience.clients += 1;
+                tracing::info!(event = "client_connect", clients = self.audience.clients);
             }
             Command::ClientDisconnected => {
-                self.clients = self.clients.saturating_sub(1);
-                tracing::info!(event = "client_disconnect", clients = self.clients);
+                self.audience.clients = self.audience.clients.saturating_sub(1);
+                tracing::info!(event = "client_disconnect", clients = self.audience.clients);
             }
             Command::Prepare { generation, reply } => {
                 let answer = self.prepare(generation).await;
@@ -496,17 +498,15 @@ impl Controller {
 
     /// Stop the run (left open in the log so a restore comes back paused), flush, close.
     async fn stop(&mut self) {
-        tracing::info!(event = "server_stop", pod = %self.name);
-        if let Activity::Running { task, .. } =
-            std::mem::replace(&mut self.activity, Activity::Stopping)
-        {
+        tracing::info!(event = "server_stop", pod = %self.pod.name);
+        if let Some(task) = self.runs.activity.take_task(Activity::Stopping) {
             task.abort();
         }
-        self.generation += 1;
-        self.waiting_approval = None;
+        self.runs.generation += 1;
+        self.runs.waiting_approval = None;
         self.abandon_switch();
         // Whatever waited for the switch is told the pod is stopping.
-        for cmd in std::mem::take(&mut self.deferred) {
+        for cmd in std::mem::take(&mut self.switch.deferred) {
             if let Command::Request { id, reply, .. } = cmd {
                 let _ = reply.send(ServerMsg::Error {
                     id: Some(id),
@@ -519,12 +519,12 @@ impl Controller {
         self.abandon_compaction("stopped with the pod");
         self.publish_state();
         self.final_reports().await;
-        if let Err(err) = self.meta_file.flush().await {
+        if let Err(err) = self.pod.meta_file.flush().await {
             tracing::error!(event = "meta_save_failed", error = %err);
         }
-        if let Err(err) = self.writer.close().await {
+        if let Err(err) = self.log.writer.close().await {
             tracing::error!(event = "store_close_failed", error = %err);
         }
-        self.bus.close_all();
+        self.audience.bus.close_all();
     }
 }

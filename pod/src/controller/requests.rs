@@ -49,7 +49,7 @@ impl Controller {
         method: ControllerMethod,
         reply: oneshot::Sender<ServerMsg>,
     ) {
-        if matches!(self.activity, Activity::Stopping) {
+        if matches!(self.runs.activity, Activity::Stopping) {
             let _ = reply.send(error(id, ErrorCode::Stopping, "the pod is shutting down"));
             return;
         }
@@ -57,9 +57,9 @@ impl Controller {
             ControllerMethod::Deferred(deferred) => self.defer(id, deferred, reply).await,
             ControllerMethod::Now(now) => {
                 // Left by a commit no request waited for (a stopped child's reports).
-                self.unsynced = None;
+                self.log.unsynced = None;
                 let answer = self.handle_request(id, now).await;
-                match self.unsynced.take() {
+                match self.log.unsynced.take() {
                     None => {
                         let _ = reply.send(answer);
                     }
@@ -98,12 +98,12 @@ impl Controller {
                 kind: seedpod_protocol::CompletionKind::Model,
                 prefix,
             } => {
-                if let Some(models) = self.model_list.fresh() {
+                if let Some(models) = self.runs.model_list.fresh() {
                     let _ = reply.send(completions::model_completions(id, Ok(models), &prefix));
                     return;
                 }
-                let listing = self.provider.list_models();
-                let cache = self.model_list.clone();
+                let listing = self.runs.provider.list_models();
+                let cache = self.runs.model_list.clone();
                 tokio::spawn(async move {
                     let models = listing.await;
                     if let Ok(models) = &models {
@@ -113,7 +113,7 @@ impl Controller {
                 });
             }
             Deferred::Completions { kind, prefix } => {
-                let cwd = self.meta.cwd.clone();
+                let cwd = self.pod.meta.cwd.clone();
                 let scope = self.session.scope.clone();
                 tokio::task::spawn_blocking(move || {
                     let answer =
@@ -126,17 +126,17 @@ impl Controller {
                 segment_id,
                 before_seq,
             } => {
-                if segment_id == self.state.segment_id && before_seq > 0 {
-                    let (page, more_here) = earlier::page(&self.entries, before_seq);
+                if segment_id == self.log.state.segment_id && before_seq > 0 {
+                    let (page, more_here) = earlier::page(&self.log.entries, before_seq);
                     if !page.is_empty() || more_here {
                         let more = more_here
-                            || earlier::previous_segment(&self.meta, &segment_id).is_some();
+                            || earlier::previous_segment(&self.pod.meta, &segment_id).is_some();
                         let _ = reply.send(earlier::earlier(id, segment_id, page, more));
                         return;
                     }
                 }
-                let pod_dir = self.pod_dir.clone();
-                let meta = self.meta.clone();
+                let pod_dir = self.pod.pod_dir.clone();
+                let meta = self.pod.meta.clone();
                 tokio::task::spawn_blocking(move || {
                     let answer =
                         earlier::answer_from_files(id, &pod_dir, &meta, &segment_id, before_seq);
@@ -183,12 +183,12 @@ impl Controller {
             Now::RevokeApproval { standing } => self.revoke_approval(id, standing).await,
             Now::PodEvent { event, wake } => self.receive_report(id, event, wake).await,
             // An idle compaction has no turn to pause: Esc stops the compaction.
-            Now::Pause if self.compacting.is_some() && self.state.open_run.is_none() => {
+            Now::Pause if matches!(self.runs.activity, Activity::Compacting { .. }) => {
                 self.stop_run(id, String::new()).await
             }
             Now::Pause => {
                 // Pausing a paused pod is a no-op (DESIGN §5), acknowledged like a pause.
-                if self.pause().await || matches!(self.activity, Activity::Paused) {
+                if self.pause().await || matches!(self.runs.activity, Activity::Paused) {
                     ack(id, AckOutcome::Done)
                 } else {
                     error(
@@ -198,19 +198,22 @@ impl Controller {
                     )
                 }
             }
-            Now::Resume => match self.activity {
+            Now::Resume => match self.runs.activity {
                 Activity::Paused => {
                     self.spawn_run();
                     ack(id, AckOutcome::Started)
                 }
-                Activity::Idle | Activity::Running { .. } | Activity::Stopping => error(
+                Activity::Idle
+                | Activity::Running { .. }
+                | Activity::Compacting { .. }
+                | Activity::Stopping => error(
                     id,
                     ErrorCode::NotPaused,
                     format!("the pod is {}, not paused", self.pod_state().as_str()),
                 ),
             },
-            Now::Cancel => match self.activity {
-                Activity::Running { .. } | Activity::Paused => {
+            Now::Cancel => match self.runs.activity {
+                Activity::Running { .. } | Activity::Compacting { .. } | Activity::Paused => {
                     self.stop_run(id, render::cancelled_body()).await
                 }
                 Activity::Idle | Activity::Stopping => error(
@@ -225,8 +228,8 @@ impl Controller {
             }
             Now::GetHistory => ServerMsg::History {
                 id,
-                segment_id: self.state.segment_id.clone(),
-                entries: self.entries.iter().map(|e| (**e).clone()).collect(),
+                segment_id: self.log.state.segment_id.clone(),
+                entries: self.log.entries.iter().map(|e| (**e).clone()).collect(),
             },
             Now::GetContext => ServerMsg::Context {
                 id,
@@ -248,12 +251,12 @@ impl Controller {
         wake: bool,
     ) -> ServerMsg {
         let event_id = event.event_id().map(str::to_string);
-        if let Some(reason) = &self.storage_broken {
+        if let Some(reason) = &self.log.storage_broken {
             // A report taken just before the log broke may not be on disk: never "already taken".
             return CommitError::Broken(reason.clone()).to_reply(id);
         }
         if let Some(event_id) = &event_id
-            && self.seen_events.contains(event_id)
+            && self.log.seen_events.contains(event_id)
         {
             // A retried report already in the log: acknowledge, commit nothing.
             return ack(id, AckOutcome::Done);
@@ -264,7 +267,7 @@ impl Controller {
         // Remembered only once the log holds it, so a report the log refused is taken again
         // when the child retries (invariant 5).
         if let (Some(event_id), ServerMsg::Ack { .. }) = (event_id, &reply) {
-            self.seen_events.insert(event_id);
+            self.log.seen_events.insert(event_id);
         }
         reply
     }
@@ -272,6 +275,7 @@ impl Controller {
     /// Withdraw a queued input before it runs; the `dequeued` entry is durable before the ack.
     async fn cancel_queued(&mut self, id: u64, queue_id: QueueId) -> ServerMsg {
         let queued = self
+            .log
             .state
             .pending
             .iter()
@@ -319,7 +323,7 @@ impl Controller {
             | RunTrigger::PodEvent
             | RunTrigger::Unknown => QueuedItem::Run { segments },
         };
-        match self.activity {
+        match self.runs.activity {
             Activity::Idle => self.start_user_run(id, segments, trigger).await,
             Activity::Paused => {
                 let abandoned = self
@@ -337,7 +341,9 @@ impl Controller {
                     self.start_user_run(id, segments, trigger).await
                 }
             }
-            Activity::Running { .. } => self.enqueue(id, queued(segments)).await,
+            Activity::Running { .. } | Activity::Compacting { .. } => {
+                self.enqueue(id, queued(segments)).await
+            }
             Activity::Stopping => error(id, ErrorCode::Stopping, "the pod is shutting down"),
         }
     }
@@ -371,7 +377,7 @@ impl Controller {
     /// A notification or pod event: committed now when idle, durably queued otherwise.
     async fn inject(&mut self, id: u64, item: Injection) -> ServerMsg {
         // While a new segment is written, what arrives is queued: the switch carries the queue.
-        if !matches!(self.activity, Activity::Idle) || self.switching.is_some() {
+        if !matches!(self.runs.activity, Activity::Idle) || self.switch.switching.is_some() {
             return self.enqueue(id, item.into_queued()).await;
         }
         let (system_item, wake, trigger) = item.into_system_item(&self.session.notify_wrapper);
@@ -394,7 +400,7 @@ impl Controller {
     /// Durable receipt: the `queued` entry is fsynced before the ack (invariant 5), which
     /// `answer` sends once it is.
     async fn enqueue(&mut self, id: u64, item: QueuedItem) -> ServerMsg {
-        let queue_id = self.state.next_queue_id;
+        let queue_id = self.log.state.next_queue_id;
         let committed = self
             .commit_for_reply(EntryKind::Queued { queue_id, item })
             .await;
@@ -411,30 +417,30 @@ impl Controller {
     }
 
     fn has_queued_run(&self) -> bool {
-        self.state.pending.iter().any(|q| q.item.is_input())
+        self.log.state.pending.iter().any(|q| q.item.is_input())
     }
 
     fn last_entry_seq(&self) -> Option<EntrySeq> {
-        self.entries.last().map(|e| e.seq)
+        self.log.entries.last().map(|e| e.seq)
     }
 
     fn status(&self) -> PodStatus {
         PodStatus {
-            name: self.name.clone(),
+            name: self.pod.name.clone(),
             state: self.pod_state(),
             pid: std::process::id(),
-            cwd: self.meta.cwd.display().to_string(),
-            provider: self.state.model.provider.as_str().to_string(),
-            model: self.state.model.model.clone(),
-            segment_id: self.state.segment_id.clone(),
-            entries: self.entries.len() as u64,
-            queue: self.state.pending.clone(),
-            usage: self.state.usage,
-            clients: self.clients,
+            cwd: self.pod.meta.cwd.display().to_string(),
+            provider: self.log.state.model.provider.as_str().to_string(),
+            model: self.log.state.model.model.clone(),
+            segment_id: self.log.state.segment_id.clone(),
+            entries: self.log.entries.len() as u64,
+            queue: self.log.state.pending.clone(),
+            usage: self.log.state.usage,
+            clients: self.audience.clients,
             server_version: env!("CARGO_PKG_VERSION").to_string(),
-            pending_approval: self.state.pending_approval().cloned(),
-            context: crate::context::estimate::fill(&self.state),
-            log_broken: self.storage_broken.clone(),
+            pending_approval: self.log.state.pending_approval().cloned(),
+            context: crate::context::estimate::fill(&self.log.state),
+            log_broken: self.log.storage_broken.clone(),
         }
     }
 }

@@ -17,6 +17,25 @@ use super::link::RunLink;
 use super::{Activity, Command, Controller, attach};
 use crate::render;
 
+/// The run: whether one is going, the generation that tells its commands from stale ones, and
+/// what it runs with.
+pub(super) struct Runs {
+    pub(super) activity: super::Activity,
+    /// Bumped whenever a run task is started or abandoned; commands from older runs are refused.
+    pub(super) generation: u64,
+    pub(super) provider: std::sync::Arc<dyn seedpod_engine::Provider>,
+    pub(super) tools: seedpod_engine::ToolRegistry,
+    pub(super) limits: seedpod_engine::RunLimits,
+    pub(super) retry: seedpod_engine::RetryPolicy,
+    /// The open run's input, while what it references is not yet attached (`attach.rs`).
+    pub(super) unattached: Option<Vec<seedpod_protocol::Segment>>,
+    /// The run task waiting for an answer to an approval request, if one is.
+    pub(super) waiting_approval: Option<super::approvals::WaitingApproval>,
+    /// The server's model list as last fetched, for `/model` completions: typing a name asks
+    /// on every keystroke, the server at most once a minute.
+    pub(super) model_list: crate::completions::ModelListCache,
+}
+
 impl Controller {
     /// Commit the start of a run (and its input, durably, then what it references), then start
     /// the run task. Returns the input's log seq.
@@ -32,14 +51,14 @@ impl Controller {
             let references = attach::has_references(&input.segments);
             let segments = references.then(|| input.segments.clone());
             self.commit(input.into_entry(), Durability::Sync).await?;
-            input_seq = self.entries.last().map(|e| e.seq);
+            input_seq = self.log.entries.last().map(|e| e.seq);
             // Attached by the run task before its first request (`attach.rs`).
-            self.unattached = segments;
+            self.runs.unattached = segments;
         }
         tracing::info!(
             event = "turn_start",
-            model = %self.state.model.model,
-            message_count = self.state.history.len(),
+            model = %self.log.state.model.model,
+            message_count = self.log.state.history.len(),
             trigger = ?trigger,
         );
         self.spawn_run();
@@ -48,17 +67,17 @@ impl Controller {
 
     /// Start (or continue, after a pause) the turn loop on a task of its own.
     pub(super) fn spawn_run(&mut self) {
-        self.generation += 1;
-        self.waiting_approval = None;
-        let generation = self.generation;
+        self.runs.generation += 1;
+        self.runs.waiting_approval = None;
+        let generation = self.runs.generation;
         let mut link = RunLink {
             generation,
             tx: self.senders.commands.clone(),
         };
-        let provider = self.provider.clone();
-        let tools = self.tools.clone();
-        let limits = self.limits;
-        let retry = self.retry;
+        let provider = self.runs.provider.clone();
+        let tools = self.runs.tools.clone();
+        let limits = self.runs.limits;
+        let retry = self.runs.retry;
         let tx = self.senders.commands.clone();
         let attachments = self.attachments();
         let task = tokio::spawn(async move {
@@ -75,11 +94,11 @@ impl Controller {
             };
             let _ = tx.send(Command::RunFinished { generation, result }).await;
         });
-        self.activity = Activity::Running {
+        self.runs.activity = Activity::Running {
             generation,
             task,
             started: Instant::now(),
-            usage_at_start: self.state.usage,
+            usage_at_start: self.log.state.usage,
         };
         self.publish_state();
     }
@@ -93,27 +112,35 @@ impl Controller {
             return;
         }
         // Whatever the run did not attach, it never will: the run is over.
-        self.unattached = None;
-        let (duration_ms, before) = match &self.activity {
+        self.runs.unattached = None;
+        let (duration_ms, before) = match &self.runs.activity {
             Activity::Running {
                 started,
                 usage_at_start,
                 ..
             } => (started.elapsed().as_millis() as u64, *usage_at_start),
-            Activity::Idle | Activity::Paused | Activity::Stopping => (0, self.state.usage),
+            Activity::Idle
+            | Activity::Compacting { .. }
+            | Activity::Paused
+            | Activity::Stopping => (0, self.log.state.usage),
         };
         let input_tokens = self
+            .log
             .state
             .usage
             .input_tokens
             .saturating_sub(before.input_tokens);
         let output_tokens = self
+            .log
             .state
             .usage
             .output_tokens
             .saturating_sub(before.output_tokens);
-        let run_items =
-            &self.state.history[self.state.run_history_start.min(self.state.history.len())..];
+        let run_items = &self.log.state.history[self
+            .log
+            .state
+            .run_history_start
+            .min(self.log.state.history.len())..];
         let tool_call_count = run_items
             .iter()
             .filter(|item| matches!(item, seedpod_protocol::ModelItem::ToolCall { .. }))
@@ -127,7 +154,7 @@ impl Controller {
                     input_tokens,
                     output_tokens,
                     total_tokens = input_tokens + output_tokens,
-                    iterations = self.state.iterations_in_run,
+                    iterations = self.log.state.iterations_in_run,
                     tool_call_count,
                 );
                 // A failed run says why in its committed `run_end` (every client shows it
@@ -139,8 +166,8 @@ impl Controller {
                 self.publish_alert(AlertLevel::Error, format!("the run stopped: {err}"));
             }
         }
-        self.activity = Activity::Idle;
-        self.in_flight = Default::default();
+        self.runs.activity = Activity::Idle;
+        self.audience.in_flight = Default::default();
         self.abandon_compaction("ended with its run");
         self.publish_state();
         if self.compact_after_run() {
@@ -152,7 +179,7 @@ impl Controller {
     /// After every run (and on start): commit queued notifications, then start the next queued
     /// input, or a run woken by a notification.
     pub(super) async fn after_run(&mut self) {
-        if !matches!(self.activity, Activity::Idle) {
+        if !matches!(self.runs.activity, Activity::Idle) {
             return;
         }
         let woken = match self.commit_pending_system_items().await {
@@ -162,7 +189,7 @@ impl Controller {
                 return;
             }
         };
-        let next_run = self.state.pending.iter().find_map(|q| match &q.item {
+        let next_run = self.log.state.pending.iter().find_map(|q| match &q.item {
             QueuedItem::Run { segments } => Some((q.queue_id, segments.clone(), RunTrigger::User)),
             QueuedItem::Delegated { segments } => {
                 Some((q.queue_id, segments.clone(), RunTrigger::Parent))
@@ -190,6 +217,7 @@ impl Controller {
         &mut self,
     ) -> Result<Option<RunTrigger>, CommitError> {
         let queued: Vec<_> = self
+            .log
             .state
             .pending
             .iter()
@@ -232,10 +260,10 @@ impl Controller {
     /// shown above" is true; clients mark it). Call after the run task is aborted, so nothing
     /// else of the answer can follow.
     pub(super) async fn keep_streamed_text(&mut self) {
-        let streamed = std::mem::take(&mut self.in_flight.text);
+        let streamed = std::mem::take(&mut self.audience.in_flight.text);
         // Providers refuse an assistant turn that ends in white space.
         let text = streamed.trim_end();
-        if text.trim().is_empty() || self.state.open_run.is_none() {
+        if text.trim().is_empty() || self.log.state.open_run.is_none() {
             return;
         }
         let kind = EntryKind::AssistantInterrupted {
@@ -251,18 +279,20 @@ impl Controller {
     pub(super) async fn pause(&mut self) -> bool {
         // A run whose `run_end` is already committed has finished, even if its task has not
         // reported yet: pausing it would leave the pod paused with no open run in the log.
-        if !matches!(self.activity, Activity::Running { .. }) || self.state.open_run.is_none() {
+        if !matches!(self.runs.activity, Activity::Running { .. })
+            || self.log.state.open_run.is_none()
+        {
             return false;
         }
         if let Activity::Running { task, .. } =
-            std::mem::replace(&mut self.activity, Activity::Paused)
+            std::mem::replace(&mut self.runs.activity, Activity::Paused)
         {
             task.abort();
         }
-        self.generation += 1;
-        self.waiting_approval = None;
+        self.runs.generation += 1;
+        self.runs.waiting_approval = None;
         self.keep_streamed_text().await;
-        self.in_flight = Default::default();
+        self.audience.in_flight = Default::default();
         self.abandon_compaction("stopped by a pause");
         tracing::info!(event = "paused");
         self.publish_state();
@@ -276,23 +306,21 @@ impl Controller {
         reason: RunEndReason,
         body: String,
     ) -> Result<(), CommitError> {
-        if let Activity::Running { task, .. } =
-            std::mem::replace(&mut self.activity, Activity::Idle)
-        {
+        if let Some(task) = self.runs.activity.take_task(Activity::Idle) {
             task.abort();
         }
-        self.generation += 1;
-        self.waiting_approval = None;
+        self.runs.generation += 1;
+        self.runs.waiting_approval = None;
         self.keep_streamed_text().await;
-        self.in_flight = Default::default();
-        self.unattached = None;
+        self.audience.in_flight = Default::default();
+        self.runs.unattached = None;
         self.abandon_compaction("cancelled");
-        if self.state.open_run.is_none() {
+        if self.log.state.open_run.is_none() {
             // The run had already committed its end; nothing is left to close.
             self.publish_state();
             return Ok(());
         }
-        for call in unanswered_tool_calls(&self.state.history) {
+        for call in unanswered_tool_calls(&self.log.state.history) {
             self.commit(
                 EntryKind::ToolResult {
                     call_id: call.call_id,

@@ -37,48 +37,61 @@ pub struct SubscribeReply {
     pub subscription: Subscription,
 }
 
+/// The clients' side of the pod: the event bus, how many are attached, what is streaming now
+/// (for a reattaching client's snapshot), and alerts to repeat to each one that attaches.
+pub(super) struct Audience {
+    pub(super) bus: crate::bus::Bus,
+    pub(super) in_flight: super::InFlight,
+    pub(super) clients: u32,
+    /// Alerts to repeat to every client that attaches (restore findings).
+    pub(super) standing_alerts: Vec<String>,
+    /// When the next `queued` event may go out (`queue_events.rs`).
+    pub(super) queue_events: super::queue_events::QueueEvents,
+}
+
 impl Controller {
     pub(super) fn subscribe(&mut self, since: Option<EventSeq>) -> SubscribeReply {
-        let replay = since.and_then(|since| self.bus.replay_since(since));
+        let replay = since.and_then(|since| self.audience.bus.replay_since(since));
         let catch_up = match replay {
             Some(lines) => CatchUp::Replay(lines),
             None => CatchUp::Snapshot(Box::new(self.snapshot())),
         };
         SubscribeReply {
             catch_up,
-            subscription: self.bus.subscribe(),
+            subscription: self.audience.bus.subscribe(),
         }
     }
 
     fn snapshot(&self) -> SnapshotData {
         SnapshotData {
-            seq: self.bus.seq(),
+            seq: self.audience.bus.seq(),
             state: self.pod_state(),
             greeting: format!(
                 "pod {} · {}/{} · {} entries in segment {}",
-                self.name,
-                self.state.model.provider.as_str(),
-                self.state.model.model,
-                self.entries.len(),
-                self.state.segment_id
+                self.pod.name,
+                self.log.state.model.provider.as_str(),
+                self.log.state.model.model,
+                self.log.entries.len(),
+                self.log.state.segment_id
             ),
-            segment_id: self.state.segment_id.clone(),
-            entries: self.entries.clone(),
-            context: crate::context::estimate::fill(&self.state),
+            segment_id: self.log.state.segment_id.clone(),
+            entries: self.log.entries.clone(),
+            context: crate::context::estimate::fill(&self.log.state),
             in_flight: ServerMsg::InFlight {
-                text: self.in_flight.text.clone(),
-                thinking: self.in_flight.thinking.clone(),
-                tool_calls: self.in_flight.tool_calls.clone(),
-                queue: self.state.pending.clone(),
+                text: self.audience.in_flight.text.clone(),
+                thinking: self.audience.in_flight.thinking.clone(),
+                tool_calls: self.audience.in_flight.tool_calls.clone(),
+                queue: self.log.state.pending.clone(),
             },
             // Besides restore's findings: what is wrong with an MCP server now, so a client
             // that attaches after the alert went out still learns it.
             alerts: self
+                .audience
                 .standing_alerts
                 .iter()
                 .cloned()
-                .chain(self.mcp.standing_alerts())
-                .chain(self.mcp_flags.values().cloned())
+                .chain(self.mcp.hub.standing_alerts())
+                .chain(self.mcp.flags.values().cloned())
                 .collect(),
             message_cap: self.session.max_message_chars as u64,
         }

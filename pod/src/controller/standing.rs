@@ -10,7 +10,7 @@ impl Controller {
     pub(super) fn list_approvals(&self, id: u64) -> ServerMsg {
         ServerMsg::Approvals {
             id,
-            standing: self.state.standing_approvals.clone(),
+            standing: self.log.state.standing_approvals.clone(),
         }
     }
 
@@ -22,7 +22,7 @@ impl Controller {
         standing: Option<StandingApproval>,
     ) -> ServerMsg {
         let revoked = match standing {
-            Some(one) if self.state.standing_approvals.contains(&one) => vec![one],
+            Some(one) if self.log.state.standing_approvals.contains(&one) => vec![one],
             Some(one) => {
                 return ServerMsg::Error {
                     id: Some(id),
@@ -34,7 +34,7 @@ impl Controller {
                     ),
                 };
             }
-            None => self.state.standing_approvals.clone(),
+            None => self.log.state.standing_approvals.clone(),
         };
         for standing in revoked {
             tracing::info!(event = "approval_revoked", rule = %standing.display());

@@ -71,6 +71,13 @@ pub struct Written {
     alerts: Vec<String>,
 }
 
+/// A segment switch under way, and the commands that wait for its end, in order.
+#[derive(Default)]
+pub(super) struct Switch {
+    pub(super) switching: Option<Switching>,
+    pub(super) deferred: std::collections::VecDeque<Command>,
+}
+
 /// Whether `cmd` must wait for the switch to end: anything that might commit, except the
 /// queueing of notifications (a `notify` is acknowledged during a switch), and the run task's
 /// own commands, which cannot come while it waits for its compaction.
@@ -99,22 +106,23 @@ impl Controller {
     /// `/clear`: start a new segment. Only between turns, with nothing queued: a turn's calls
     /// and results belong to one segment, and queued items were received into this one.
     pub(super) fn clear(&mut self, id: u64, reply: oneshot::Sender<ServerMsg>) {
-        let refusal = if !matches!(self.activity, Activity::Idle) || self.state.open_run.is_some() {
-            Some(format!(
-                "the pod is {}; /clear starts a new segment only between turns — wait for the \
+        let refusal =
+            if !matches!(self.runs.activity, Activity::Idle) || self.log.state.open_run.is_some() {
+                Some(format!(
+                    "the pod is {}; /clear starts a new segment only between turns — wait for the \
                  turn to end or /cancel it first",
-                self.pod_state().as_str()
-            ))
-        } else if !self.state.pending.is_empty() {
-            Some("inputs are still queued; /clear once they have run".to_string())
-        } else {
-            None
-        };
+                    self.pod_state().as_str()
+                ))
+            } else if !self.log.state.pending.is_empty() {
+                Some("inputs are still queued; /clear once they have run".to_string())
+            } else {
+                None
+            };
         if let Some(message) = refusal {
             let _ = reply.send(refuse(id, ErrorCode::Busy, message));
             return;
         }
-        let old = self.state.segment_id.clone();
+        let old = self.log.state.segment_id.clone();
         let new = NewSegment {
             origin: Origin::ClearedFrom {
                 segment_id: old.clone(),
@@ -132,20 +140,21 @@ impl Controller {
         // offered last). A window learned or configured since the last segment may call for
         // the other prompt mode.
         let mut specs: Vec<seedpod_protocol::ToolSpec> = self
+            .runs
             .tools
             .specs()
             .into_iter()
             .filter(|s| crate::mcp::names::server_of(&s.name).is_none())
             .collect();
-        specs.extend(self.mcp.tool_specs());
-        let model = self.state.model.clone();
+        specs.extend(self.mcp.hub.tool_specs());
+        let model = self.log.state.model.clone();
         let planned = crate::segment_plan::plan(&crate::segment_plan::Plan {
             prompt: &self.session.prompt,
-            pod_name: &self.name,
-            cwd: &self.meta.cwd,
+            pod_name: &self.pod.name,
+            cwd: &self.pod.meta.cwd,
             model: &model.model,
-            session_instructions: self.meta.instructions.as_deref(),
-            window: self.state.window.map(|w| w.tokens),
+            session_instructions: self.pod.meta.instructions.as_deref(),
+            window: self.log.state.window.map(|w| w.tokens),
             specs: &specs,
             child_tools_in_compact: self.session.context.child_tools_in_compact,
         });
@@ -156,14 +165,14 @@ impl Controller {
             model,
             tools: planned.tools.clone(),
             seed: new.seed,
-            standing_approvals: self.state.standing_approvals.clone(),
+            standing_approvals: self.log.state.standing_approvals.clone(),
             origin: new.origin,
-            context_window: self.state.window,
+            context_window: self.log.state.window,
             compaction: new.compaction,
             tasks: new.tasks,
         };
         let carried = self.carried_over();
-        let path = seedpod_store::segment_path(&self.pod_dir, &segment_id);
+        let path = seedpod_store::segment_path(&self.pod.pod_dir, &segment_id);
         let tx = self.senders.commands.clone();
         let id = segment_id.clone();
         let task = tokio::spawn(async move {
@@ -176,9 +185,9 @@ impl Controller {
                 .await;
         });
         tracing::info!(event = "segment_switch_started", segment = %segment_id);
-        self.switching = Some(Switching {
+        self.switch.switching = Some(Switching {
             segment_id,
-            accounted: self.entries.len(),
+            accounted: self.log.entries.len(),
             task,
             then,
         });
@@ -191,6 +200,7 @@ impl Controller {
         result: Result<Written, String>,
     ) {
         let current = self
+            .switch
             .switching
             .as_ref()
             .is_some_and(|s| s.segment_id == segment_id);
@@ -208,11 +218,11 @@ impl Controller {
         for alert in std::mem::take(&mut written.alerts) {
             self.publish_alert(AlertLevel::Warn, alert);
         }
-        let Some(switching) = self.switching.as_mut() else {
+        let Some(switching) = self.switch.switching.as_mut() else {
             return;
         };
         // What the old segment gained while the file was written goes into the new one too.
-        let gained: Vec<EntryKind> = self.entries[switching.accounted..]
+        let gained: Vec<EntryKind> = self.log.entries[switching.accounted..]
             .iter()
             .map(|e| e.kind.clone())
             .collect();
@@ -228,7 +238,7 @@ impl Controller {
             return self.switch_ended(Err(reason)).await;
         }
         if !gained.is_empty() {
-            switching.accounted = self.entries.len();
+            switching.accounted = self.log.entries.len();
             let tx = self.senders.commands.clone();
             switching.task = tokio::spawn(async move {
                 let result = top_up(written, gained).await;
@@ -255,33 +265,35 @@ impl Controller {
         let (state, entries) = match folded {
             Ok(folded) => folded,
             Err(reason) => {
-                let id = self.switching.as_ref().map(|s| s.segment_id.clone());
+                let id = self.switch.switching.as_ref().map(|s| s.segment_id.clone());
                 self.discard(id.as_deref().unwrap_or_default(), writer);
                 return Err(reason);
             }
         };
         let segment_id = state.segment_id.clone();
-        let mut meta = self.meta.clone();
+        let mut meta = self.pod.meta.clone();
         meta.active_segment = segment_id.clone();
         meta.segments.push(segment_id.clone());
-        if let Err(err) = self.meta_file.save(&meta).await {
+        if let Err(err) = self.pod.meta_file.save(&meta).await {
             self.discard(&segment_id, writer);
             return Err(format!("pod.json could not be updated: {err}"));
         }
         // The old file is closed (and synced) on the side: nothing waits for it.
-        let old = std::mem::replace(&mut self.writer, writer);
+        let old = std::mem::replace(&mut self.log.writer, writer);
         tokio::spawn(async move {
             if let Err(err) = old.close().await {
                 tracing::warn!(event = "store_close_failed", error = %err);
             }
         });
-        self.meta = meta;
-        self.state = state;
-        self.mcp.register(&mut self.tools, &self.state.tools);
-        self.entries = entries.into_iter().map(Arc::new).collect();
+        self.pod.meta = meta;
+        self.log.state = state;
+        self.mcp
+            .hub
+            .register(&mut self.runs.tools, &self.log.state.tools);
+        self.log.entries = entries.into_iter().map(Arc::new).collect();
         tracing::info!(event = "segment_started", segment = %segment_id);
-        for entry in self.entries.clone() {
-            self.bus.publish(|seq| ServerMsg::Committed {
+        for entry in self.log.entries.clone() {
+            self.audience.bus.publish(|seq| ServerMsg::Committed {
                 seq,
                 entry: (*entry).clone(),
             });
@@ -292,7 +304,7 @@ impl Controller {
 
     /// The switch is over: tell whoever asked for it.
     async fn switch_ended(&mut self, result: Result<(), String>) {
-        let Some(switching) = self.switching.take() else {
+        let Some(switching) = self.switch.switching.take() else {
             return;
         };
         if let Err(reason) = &result {
@@ -306,7 +318,7 @@ impl Controller {
                         PodCommand::Clear,
                         format!(
                             "started a new segment {}; the old one ({old}) stays in the log",
-                            self.state.segment_id
+                            self.log.state.segment_id
                         ),
                     ),
                     Err(message) => refuse(id, ErrorCode::StorageFailed, message.clone()),
@@ -321,7 +333,7 @@ impl Controller {
 
     /// Drop a new segment's file that will not be used.
     fn discard(&self, segment_id: &str, writer: SegmentWriter) {
-        let path = seedpod_store::segment_path(&self.pod_dir, segment_id);
+        let path = seedpod_store::segment_path(&self.pod.pod_dir, segment_id);
         tokio::spawn(async move {
             let _ = writer.close().await;
             if let Err(err) = tokio::fs::remove_file(&path).await
@@ -335,9 +347,9 @@ impl Controller {
     /// The pod is stopping mid-switch: the new file is not the pod's; `pod.json` still names
     /// the old segment, which holds everything.
     pub(super) fn abandon_switch(&mut self) {
-        if let Some(switching) = self.switching.take() {
+        if let Some(switching) = self.switch.switching.take() {
             switching.task.abort();
-            let path = seedpod_store::segment_path(&self.pod_dir, &switching.segment_id);
+            let path = seedpod_store::segment_path(&self.pod.pod_dir, &switching.segment_id);
             if let Err(err) = std::fs::remove_file(&path)
                 && err.kind() != std::io::ErrorKind::NotFound
             {
@@ -358,10 +370,10 @@ impl Controller {
     /// reports the parent has not taken (ids unchanged).
     fn carried_over(&self) -> Vec<EntryKind> {
         let mut kinds = Vec::new();
-        if let Some(trigger) = self.state.open_run {
+        if let Some(trigger) = self.log.state.open_run {
             kinds.push(EntryKind::RunStart { trigger });
         }
-        for queued in &self.state.pending {
+        for queued in &self.log.state.pending {
             kinds.push(EntryKind::Queued {
                 queue_id: queued.queue_id,
                 item: queued.item.clone(),
