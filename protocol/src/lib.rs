@@ -54,4 +54,4 @@ pub use segment::{Segment, flatten_to_text, parse_typed};
 pub use system_item::SystemItem;
 pub use tasks::{ReminderSource, Task, TaskStatus, TaskTracker};
 pub use text::{char_prefix, ellipsize};
-pub use tool_meta::{ToolAttachment, ToolMeta};
+pub use tool_meta::{SandboxFinding, ToolAttachment, ToolMeta};

@@ -29,6 +29,24 @@ pub struct ToolMeta {
     /// placeholder line for each; clients show them from here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<ToolAttachment>,
+    /// What the shell sandbox saw a command do that a person must hear about. The pod alerts
+    /// from these, never from the result's text (a command may print anything).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sandbox: Vec<SandboxFinding>,
+}
+
+/// Something a sandboxed command did that the person is alerted to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SandboxFinding {
+    /// It changed files that git or seedpod run commands from; left for the person to review.
+    Tampered { paths: Vec<String> },
+    /// It created such files; they were removed again.
+    Reverted { paths: Vec<String> },
+    /// It reached for seedpod's sockets or state (refused by the sandbox).
+    ReachedForSeedpod,
+    #[serde(other)]
+    Unknown,
 }
 
 /// Content of a tool result that is not text, described rather than carried: the bytes stay

@@ -54,7 +54,7 @@ pub use file_tool::{BINARY_SNIFF_BYTES, looks_binary};
 pub use lent::{Lent, LentRoot};
 pub use protected::ProtectedDirs;
 pub use sandbox::reach::{CLI_REFUSAL, REACH_NOTE, inside as inside_sandbox};
-pub use sandbox::watch::{REVERTED_NOTE, TAMPER_NOTE};
+pub use sandbox::watch::{REVERTED_NOTE, TAMPER_NOTE, finding_note};
 pub use sandbox::{Sandbox, SandboxError, Support as SandboxSupport};
 pub use scope::{Access, Blocked, BlockedKind, Scope, ScopeError, ScopeRules};
 pub use shell::{ShellLimits, TIMEOUT_EXIT_CODE, wants_unconfined};

@@ -17,7 +17,7 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use seedpod_engine::{Tool, ToolOutput};
-use seedpod_protocol::{ToolMeta, ToolSpec};
+use seedpod_protocol::{SandboxFinding, ToolMeta, ToolSpec};
 use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::time::Instant;
@@ -323,11 +323,10 @@ async fn run(
         notes.push(sandbox_note(sandbox));
     }
     if let Some(sandbox) = &sandbox
-        && let Some(note) =
-            crate::sandbox::reach::note(&args.command, &err.text(), sandbox.hidden())
+        && crate::sandbox::reach::reached(&args.command, &err.text(), sandbox.hidden())
     {
         tracing::warn!(event = "sandbox_reached_for_seedpod");
-        notes.push(note);
+        meta.sandbox.push(SandboxFinding::ReachedForSeedpod);
     }
     if let Some((roots, before)) = &watched {
         let changes = before.changes(&Snapshot::take(roots));
@@ -338,7 +337,7 @@ async fn run(
                 removed = ?removed,
                 changed = ?remain
             );
-            notes.push(watch::note(&removed, &remain));
+            meta.sandbox.extend(watch::findings(&removed, &remain));
         }
     }
     meta.dropped(out.dropped() + err.dropped());
@@ -351,6 +350,8 @@ async fn run(
             stderr_bytes = err.total,
         );
     }
+    // The model reads each finding as a note; the pod alerts the person from `meta`.
+    notes.extend(meta.sandbox.iter().map(watch::finding_note));
     let text = render(&status_line, &notes, &out, &err);
     // A failed command is a failed call (the model, the log and the TUI all see it so); the
     // text still carries everything it printed.

@@ -229,17 +229,13 @@ impl Controller {
                 let before = content.len();
                 let content = self.fit_tool_result(&name, content);
                 meta.dropped(before.saturating_sub(content.len()) as u64);
-                // A sandboxed command changed files git or seedpod run commands from outside
-                // the sandbox: the person must hear it, not only the model.
-                for note in [
-                    seedpod_tools::TAMPER_NOTE,
-                    seedpod_tools::REVERTED_NOTE,
-                    seedpod_tools::REACH_NOTE,
-                ] {
-                    if let Some(at) = content.find(note) {
-                        let line = content[at..].lines().next().unwrap_or_default().to_string();
-                        self.publish_alert(seedpod_protocol::AlertLevel::Warn, line);
-                    }
+                // What the sandbox saw a command do (change files git or seedpod run commands
+                // from, reach for seedpod's sockets): the person must hear it, not only the
+                // model. Read from the result's metadata, never its text, which a command may
+                // fill with anything.
+                for finding in &meta.sandbox {
+                    let alert = seedpod_tools::finding_note(finding);
+                    self.publish_alert(seedpod_protocol::AlertLevel::Warn, alert);
                 }
                 let content = match self.guard_data(DataSource::ToolResult(&name), &content) {
                     Guarded::Pass => content,

@@ -38,6 +38,7 @@ mod children;
 mod commands;
 mod context;
 mod input;
+mod sandbox_alerts;
 mod slow_disk;
 
 /// Upper bound for any wait; only reached when a test is failing.

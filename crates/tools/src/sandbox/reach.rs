@@ -17,18 +17,18 @@ pub const CLI_REFUSAL: &str = "this command runs inside a pod's shell sandbox, w
 /// pod alerts the person.
 pub const REACH_NOTE: &str = "[sandbox: the command tried to reach seedpod's sockets or state";
 
-/// The note for a sandboxed command that showed signs of reaching for seedpod, if it did.
-pub(crate) fn note(command: &str, stderr: &str, hidden: &[PathBuf]) -> Option<String> {
+/// The whole note (see `watch::finding_note`).
+pub(crate) const NOTE: &str = "[sandbox: the command tried to reach seedpod's sockets or state, \
+                               through which a person answers approvals and sends input; \
+                               commands cannot, and the person has been alerted]";
+
+/// Whether a sandboxed command showed signs of reaching for seedpod.
+pub(crate) fn reached(command: &str, stderr: &str, hidden: &[PathBuf]) -> bool {
     let names_a_dir = hidden.iter().any(|dir| {
         let dir = dir.to_string_lossy();
         !dir.is_empty() && (command.contains(dir.as_ref()) || stderr.contains(dir.as_ref()))
     });
-    (names_a_dir || stderr.contains(CLI_REFUSAL)).then(|| {
-        format!(
-            "{REACH_NOTE}, through which a person answers approvals and sends input; commands \
-             cannot, and the person has been alerted]"
-        )
-    })
+    names_a_dir || stderr.contains(CLI_REFUSAL)
 }
 
 /// Whether this process is inside a sandboxed command: it may not open a Unix socket at all.
@@ -51,10 +51,19 @@ mod tests {
     #[test]
     fn a_named_socket_directory_or_the_clis_refusal_is_a_sign_and_an_nscd_lookup_is_not() {
         let hidden = vec![PathBuf::from("/run/user/1000/seedpod")];
-        assert!(note("perl client.pl /run/user/1000/seedpod/p.sock", "", &hidden).is_some());
-        assert!(note("sh x.sh", &format!("seedpod: {CLI_REFUSAL}"), &hidden).is_some());
-        assert!(note("ls -l", "", &hidden).is_none());
-        assert!(note("ls -l", "", &[PathBuf::new()]).is_none());
+        assert!(reached(
+            "perl client.pl /run/user/1000/seedpod/p.sock",
+            "",
+            &hidden
+        ));
+        assert!(reached(
+            "sh x.sh",
+            &format!("seedpod: {CLI_REFUSAL}"),
+            &hidden
+        ));
+        assert!(!reached("ls -l", "", &hidden));
+        assert!(!reached("ls -l", "", &[PathBuf::new()]));
+        assert!(NOTE.starts_with(REACH_NOTE));
         assert!(!inside(), "the test itself is not sandboxed");
     }
 }

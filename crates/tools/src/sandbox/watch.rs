@@ -7,6 +7,7 @@
 //! for the person. Nothing the command started is alive by then (its PID namespace is gone), so
 //! no write can come after the check.
 
+use seedpod_protocol::SandboxFinding;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -154,36 +155,46 @@ pub(crate) fn undo_created(changes: &[Change]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     (removed, remain)
 }
 
-/// The note for a result whose command created `removed` (taken away again) and changed
-/// `remain`.
-pub(crate) fn note(removed: &[PathBuf], remain: &[PathBuf]) -> String {
-    let list = |paths: &[PathBuf]| {
-        paths
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
+/// What a command that created `removed` (taken away again) and changed `remain` is reported
+/// as: the findings the pod alerts from, in the order their notes are shown.
+pub(crate) fn findings(removed: &[PathBuf], remain: &[PathBuf]) -> Vec<SandboxFinding> {
+    let strings = |paths: &[PathBuf]| -> Vec<String> {
+        paths.iter().map(|p| p.display().to_string()).collect()
     };
-    let mut note = String::new();
+    let mut findings = Vec::new();
     if !remain.is_empty() {
-        note.push_str(&format!(
-            "{TAMPER_NOTE} {}. The person has been alerted and must review them; git and \
-             seedpod read them outside the sandbox]",
-            list(remain)
-        ));
+        findings.push(SandboxFinding::Tampered {
+            paths: strings(remain),
+        });
     }
     if !removed.is_empty() {
-        if !note.is_empty() {
-            note.push('\n');
-        }
-        note.push_str(&format!(
+        findings.push(SandboxFinding::Reverted {
+            paths: strings(removed),
+        });
+    }
+    findings
+}
+
+/// The line a result carries for `finding` (the model reads it; the person is alerted with
+/// the same words).
+pub fn finding_note(finding: &SandboxFinding) -> String {
+    match finding {
+        SandboxFinding::Tampered { paths } => format!(
+            "{TAMPER_NOTE} {}. The person has been alerted and must review them; git and \
+             seedpod read them outside the sandbox]",
+            paths.join(", ")
+        ),
+        SandboxFinding::Reverted { paths } => format!(
             "{REVERTED_NOTE}, because git, seedpod or an editor would run what they say outside \
              the sandbox; the command created {}, which was removed again. A person can make \
              such a change]",
-            list(removed)
-        ));
+            paths.join(", ")
+        ),
+        SandboxFinding::ReachedForSeedpod => super::reach::NOTE.to_string(),
+        SandboxFinding::Unknown => {
+            "[sandbox: the command did something the person should review]".into()
+        }
     }
-    note
 }
 
 #[cfg(test)]
@@ -227,8 +238,11 @@ mod tests {
         assert_eq!(removed.len(), 2);
         assert!(!root.join(".git/commondir").exists());
         assert!(!root.join(".git/hooks/pre-commit").exists());
-        let text = note(&removed, &remain);
-        assert!(text.starts_with(TAMPER_NOTE));
-        assert!(text.lines().nth(1).unwrap().starts_with(REVERTED_NOTE));
+        let notes: Vec<String> = findings(&removed, &remain)
+            .iter()
+            .map(finding_note)
+            .collect();
+        assert!(notes[0].starts_with(TAMPER_NOTE) && notes[0].contains(".git/config"));
+        assert!(notes[1].starts_with(REVERTED_NOTE) && notes[1].contains("pre-commit"));
     }
 }
