@@ -1,6 +1,6 @@
 //! Retrying a model request when the failure is transient and retrying cannot duplicate output.
 //!
-//! The rules (docs/agent-loop.md §Provider failures says why):
+//! The rules (and why: docs/agent-loop.md §Provider failures):
 //! - an error with an HTTP status is retried when the status is in `retryable_statuses` (and it
 //!   is no context overflow); one without a status when it is `ProviderError::Transient` (a
 //!   dropped connection, a timeout); at most `max_retries` times;

@@ -36,8 +36,7 @@ pub struct Cleaned {
 /// until nothing changes; every pass that changes something shortens the text.
 const MAX_PASSES: usize = 4;
 
-/// Run every step, in the order docs/agent-loop.md §Cleaning an answer gives, until the text
-/// settles.
+/// Run every step in order (docs/agent-loop.md §Cleaning an answer), until the text settles.
 pub fn clean(raw: &str) -> Cleaned {
     // NUL is never text: a server that sends one sends garbage.
     let mut text = raw.replace('\u{0}', "");
