@@ -1,6 +1,7 @@
 //! What context management costs per request on a long segment: the fill estimate, the pruning
 //! plan and the compaction check `prepare` runs before every request, at 10,000 committed items
-//! (issue budget: under 1 ms), and for comparison the request body that follows them.
+//! (the budget is under 1 ms: docs/testing.md §Benchmarks), and for comparison the request body
+//! that follows them.
 //!
 //! `cargo run --release -p seedpod-pod --example context_bench [ITEMS]`
 

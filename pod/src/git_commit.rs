@@ -1,4 +1,4 @@
-//! `/commit` (seed 002): the model writes a commit message for the repository's changes and a
+//! `/commit`: the model writes a commit message for the repository's changes and a
 //! person approves it before anything is committed.
 //!
 //! Two halves, both here:

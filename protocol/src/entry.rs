@@ -135,8 +135,9 @@ pub enum EntryKind {
     /// table, asked from the server, or learned from a "too long" error). Recorded so replay and
     /// later segments never ask again.
     ContextWindow(ContextWindow),
-    /// A pruning step (seed 004 §6): old tool results replaced by shorter text. Committed as a
-    /// step, not re-done on every request, so the request prefix stays stable between steps.
+    /// A pruning step (docs/agent-loop.md §Pruning): old tool results replaced by shorter text.
+    /// Committed as a step, not re-done on every request, so the request prefix stays stable
+    /// between steps.
     ContextPruned {
         trims: Vec<ToolResultTrim>,
     },
@@ -386,8 +387,8 @@ pub enum RunTrigger {
 }
 
 /// What a model answers when a turn started by a notification or a child's report needs no
-/// answer (seed 004 §1, phase 6). The text is committed like any answer (replay stays exact);
-/// clients show such a turn as noted instead of as an answer.
+/// answer (docs/agent-loop.md §Silent answers). The text is committed like any answer (replay
+/// stays exact); clients show such a turn as noted instead of as an answer.
 pub const NO_REPLY: &str = "NO_REPLY";
 
 impl RunTrigger {

@@ -1,4 +1,5 @@
-//! The task list a model keeps with the `update_tasks` tool (seed 003 `TaskReminder`).
+//! The task list a model keeps with the `update_tasks` tool, and when the model is reminded of
+//! it (docs/agent-loop.md §Reminders).
 //!
 //! The list is not state of its own: it is the arguments of the last `update_tasks` call whose
 //! result succeeded, carried into a new segment by `segment_start.tasks`. `TaskTracker` is the one

@@ -1,7 +1,7 @@
-//! Issue 15: the frame codec and request decoding under arbitrary bytes. Whatever arrives, in
+//! Fuzzing the frame codec and request decoding with arbitrary bytes. Whatever arrives, in
 //! whatever pieces: no panic, no message joined past the reader's limit, and every message a
 //! writer sends comes back whole and unchanged. `PROPTEST_CASES` raises the number of cases
-//! (docs/testing.md has the long-running loop).
+//! (docs/testing.md §Running them for hours).
 
 // Test code: a failed unwrap is how it reports a broken fixture.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -1,6 +1,6 @@
 //! `[loop]` and `[tasks]`: how long a run may go on and when it is braked (the iteration cap,
-//! the loop brakes of seed 001's retry limits), and when a model with open tasks is reminded of
-//! them. Their section of the file, layering and validation.
+//! the loop brakes), and when a model with open tasks is reminded of them. Their section of the
+//! file, layering and validation; the rules: docs/agent-loop.md §Loop brakes and §Reminders.
 //!
 //! Operational: read at every start of a pod, never recorded. What they decide (a run stopped
 //! with `no_progress`, a task reminder) is committed to the log, so replay never reads them.

@@ -1,4 +1,5 @@
-//! `[mcp.servers.NAME]`: the MCP servers whose tools a pod offers (seed 002's MCP adapter).
+//! `[mcp.servers.NAME]`: the MCP servers whose tools a pod offers (docs/configuration.md
+//! §MCP servers).
 //!
 //! A server is a command the pod starts and speaks to on its stdin and stdout (`command`,
 //! `args`, `env`, `env_vars`, `cwd`), or a Streamable HTTP endpoint (`url`, `headers`,

@@ -1,7 +1,6 @@
-//! `[notify] wrapper`: how a `seedpod notify` message is put before the model (seed 003's
-//! `notify_wrapper`). A template with `{message}` exactly once; the pod renders it when the
-//! notification is committed and stores the result as the item's body, so changing the
-//! template never changes a replay.
+//! `[notify] wrapper`: how a `seedpod notify` message is put before the model. A template with
+//! `{message}` exactly once; the pod renders it when the notification is committed and stores
+//! the result as the item's body, so changing the template never changes a replay.
 //!
 //! The text reaches the model with every notification, so a project file's wrapper applies
 //! only once the person trusts the project (`loosen.rs`).

@@ -1,6 +1,6 @@
-//! Loop brakes (seed 001's retry limits): a model that keeps failing, or keeps asking the same
-//! thing and getting the same answer, is told to change approach and then stopped, instead of
-//! burning the iteration budget (and the person's money) on a loop.
+//! Loop brakes (docs/agent-loop.md §Loop brakes): a model that keeps failing, or keeps asking
+//! the same thing and getting the same answer, is told to change approach and then stopped,
+//! instead of burning the iteration budget (and the person's money) on a loop.
 //!
 //! Everything here is a pure function of the run's committed tool calls and results, which the
 //! host hands over in `PreparedRequest::run_calls`: the loop keeps no counters of its own, so a

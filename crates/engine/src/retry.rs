@@ -1,6 +1,6 @@
 //! Retrying a model request when the failure is transient and retrying cannot duplicate output.
 //!
-//! The rules (the error-handling spec of issue 3):
+//! The rules (and why: docs/agent-loop.md §Provider failures):
 //! - an error with an HTTP status is retried when the status is in `retryable_statuses` (and it
 //!   is no context overflow); one without a status when it is `ProviderError::Transient` (a
 //!   dropped connection, a timeout); at most `max_retries` times;
@@ -158,8 +158,8 @@ pub(crate) async fn request_with_retries<H: RunHost>(
     }
 }
 
-/// The request failed for good: an `error` line (seed 000 §14.2: provider errors after all
-/// retries), except a context overflow, which the run answers by fitting the context.
+/// The request failed for good: an `error` line (docs/configuration.md §What the log says),
+/// except a context overflow, which the run answers by fitting the context.
 fn log_final_error(provider: &str, attempt: u32, error: &ProviderError) {
     if crate::window::overflow_of(error).is_some() {
         tracing::warn!(

@@ -1,4 +1,5 @@
-//! Cleaning a model's raw answer before it is committed (seed 004 §3).
+//! Cleaning a model's raw answer before it is committed; the steps, their order and why:
+//! docs/agent-loop.md §Cleaning an answer.
 //!
 //! Local and some hosted models leak artefacts into their text: reasoning in `<think>` tags,
 //! tool calls written out as text (`<tool_call>{…}`, `<function=…>`, `[TOOL_CALLS]`), answer
@@ -35,7 +36,7 @@ pub struct Cleaned {
 /// until nothing changes; every pass that changes something shortens the text.
 const MAX_PASSES: usize = 4;
 
-/// Run every step, in the seed's order, until the text settles.
+/// Run every step in order (docs/agent-loop.md §Cleaning an answer), until the text settles.
 pub fn clean(raw: &str) -> Cleaned {
     // NUL is never text: a server that sends one sends garbage.
     let mut text = raw.replace('\u{0}', "");

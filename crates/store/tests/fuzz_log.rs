@@ -1,4 +1,4 @@
-//! Issue 15: the log reader under torn and corrupt files. Take a real segment, cut it at any
+//! Fuzzing the log reader with torn and corrupt files. Take a real segment, cut it at any
 //! byte, overwrite any bytes with anything, append junk: reading never panics; it either gives
 //! the entries before the damage (a torn last line moved aside, as after a crash mid-write) or
 //! refuses with the file and line — and a read that succeeded on a cut file gives a prefix of

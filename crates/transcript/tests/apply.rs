@@ -632,8 +632,9 @@ fn turn_starts_mark_the_first_cell_of_each_run() {
     assert_eq!(t.last_answer().as_deref(), Some("2"));
 }
 
-/// Issue 16: `NO_REPLY` to a notification or a child's report is a noted line; to a person,
-/// or in a run where a person's input was committed, it is an answer like any other.
+/// `NO_REPLY` to a notification or a child's report is a noted line; to a person, or in a run
+/// where a person's input was committed, it is an answer like any other (docs/agent-loop.md
+/// §Silent answers).
 #[test]
 fn no_reply_is_silent_only_for_turns_nobody_typed() {
     let started_by = |trigger| EntryKind::RunStart { trigger };

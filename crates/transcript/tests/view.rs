@@ -218,7 +218,7 @@ fn the_cache_stays_bounded_while_reading_the_whole_transcript() {
     assert!(state.cached_lines() >= 40);
 }
 
-/// Issue 17: a hostile corpus at three widths, checked cell by cell. No cell of the drawn
+/// A hostile corpus at three widths, checked cell by cell. No cell of the drawn
 /// buffer holds more than a terminal draws in that many columns (its characters' widths add up
 /// to at most the cell's width), so no glyph spills into the next cell or vanishes under it;
 /// and every glyph of the corpus is on screen.

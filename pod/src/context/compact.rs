@@ -1,10 +1,10 @@
-//! Compaction (seed 004 §7): what to summarise, what to keep verbatim, the summary request, and
-//! the seed of the new segment. Pure functions of history and the window; the controller sends
-//! the request (from the run task, off its loop) and writes the new segment.
+//! Compaction (docs/agent-loop.md §Compaction): what to summarise, what to keep verbatim, the
+//! summary request, and the seed of the new segment. Pure functions of history and the window;
+//! the controller sends the request (from the run task, off its loop) and writes the new segment.
 //!
 //! The old segment is never touched: the new one starts with `origin: compacted_from` and a
 //! seed of the summary (as a system message) followed by the last messages kept verbatim, whole
-//! exchanges only, so no tool call loses its result (seed 004 §5 stage 3).
+//! exchanges only, so no tool call loses its result (a provider rejects a call without one).
 
 use seedpod_protocol::{CallId, ModelConfig, ModelItem, char_prefix, thousands};
 
@@ -15,7 +15,8 @@ use super::zone::is_assistant;
 /// Share of the window the messages kept verbatim may take.
 pub const KEEP_SHARE: f64 = 0.3;
 /// Messages (user or system messages, assistant messages with their tool results) kept
-/// verbatim at most; seed 004 §7 keeps the last four.
+/// verbatim at most: enough for the model to pick up where it was, few enough to leave the
+/// window to the work ahead.
 pub const KEEP_MESSAGES: usize = 4;
 /// Share of the window the summary request's transcript may take (the request must fit the
 /// window itself, with room for the answer).
@@ -51,7 +52,7 @@ pub struct Plan {
     pub max_tokens: u32,
 }
 
-/// The summary request's instructions (our own words; seed 004 §7 says what must survive).
+/// The summary request's instructions (what must survive: docs/agent-loop.md §Compaction).
 const SUMMARY_PROMPT: &str = "You write the working memory of an AI agent whose conversation \
 no longer fits its context window. The earlier part of the conversation is shown to you below; \
 after you answer, the agent will see only your summary followed by the most recent messages. \
@@ -167,12 +168,13 @@ fn unit_starts(history: &[ModelItem]) -> Vec<usize> {
     starts
 }
 
-/// What a call whose result did not survive a cut reads instead (seed 004 §5 stage 3).
+/// What a call whose result did not survive a cut reads instead.
 pub const MISSING_RESULT: &str = "[Tool result missing: the conversation was compacted]";
 
-/// Seed 004 §5 stage 3, as a safety net under the unit boundaries `plan` cuts at: a result
-/// whose call is not kept is dropped, and a kept call without its result gets a placeholder
-/// result right after its assistant message, so every provider accepts the conversation.
+/// Calls and results paired again, as a safety net under the unit boundaries `plan` cuts at: a
+/// result whose call is not kept is dropped, and a kept call without its result gets a
+/// placeholder result right after its assistant message, so every provider accepts the
+/// conversation.
 pub fn repair(items: Vec<ModelItem>) -> Vec<ModelItem> {
     let calls: std::collections::HashSet<CallId> = items
         .iter()

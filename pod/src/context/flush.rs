@@ -1,6 +1,6 @@
-//! The memory flush before a compaction (seed 004 §8): a silent turn in which the model may
-//! write durable notes — to `AGENTS.md`, which every new segment's prompt includes, or to
-//! `.seedpod/memory/DATE.md` — before its earlier messages are summarised away.
+//! The memory flush before a compaction (docs/agent-loop.md §Memory flush): a silent turn in
+//! which the model may write durable notes — to `AGENTS.md`, which every new segment's prompt
+//! includes, or to `.seedpod/memory/DATE.md` — before its earlier messages are summarised away.
 //!
 //! It is a turn of its own, outside the pod's history: a minimal prompt, the last few messages,
 //! only the file tools the pod's policy already allows without asking, at most
@@ -18,11 +18,12 @@ use seedpod_protocol::{EntryKind, ModelConfig, ModelItem, SystemItem, ToolSpec};
 
 use super::zone::is_assistant;
 
-/// Model requests one flush may make (seed 004 §8).
+/// Model requests one flush may make: a few reads and writes, not a task.
 pub const MAX_REQUESTS: u32 = 5;
-/// How long a flush may take before it is abandoned (seed 004 §8).
+/// How long a flush may take before it is abandoned: the compaction, and the person, wait.
 pub const TIMEOUT: Duration = Duration::from_secs(90);
-/// Recent messages the flush sees (seed 004 §8 "latest 10 messages").
+/// Recent messages the flush sees: the whole history no longer fits the window (that is why
+/// the pod compacts), and the latest messages hold what is worth keeping now.
 pub const RECENT_MESSAGES: usize = 10;
 /// The only tools a flush may use, and only those the policy allows without a person.
 pub const FLUSH_TOOLS: [&str; 3] = ["read_file", "write_file", "edit_file"];

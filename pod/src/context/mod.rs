@@ -1,6 +1,7 @@
-//! Keeping the model's context inside its window (DESIGN invariant 7, seed 004 §5–8): knowing
-//! the window and the fill, pruning old tool results in committed steps, and compacting the
-//! conversation into a new segment.
+//! Keeping the model's context inside its window (DESIGN invariant 7): knowing the window and
+//! the fill, pruning old tool results in committed steps, and compacting the conversation into a
+//! new segment. The rules and their reasons: docs/agent-loop.md §The window and the fill, and the
+//! sections after it.
 //!
 //! Everything here is a pure function of committed history plus recorded settings; the
 //! controller calls it and commits what it decides, so replay never re-decides anything.

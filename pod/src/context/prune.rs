@@ -1,6 +1,6 @@
-//! Pruning old tool results (seed 004 §6), decided here and committed by the controller as one
-//! `context_pruned` step, so the request prefix changes only at a step and providers' prompt
-//! caches keep hitting in between.
+//! Pruning old tool results (docs/agent-loop.md §Pruning), decided here and committed by the
+//! controller as one `context_pruned` step, so the request prefix changes only at a step and
+//! providers' prompt caches keep hitting in between.
 //!
 //! Two passes over the tool results outside the protected zone, oldest first: from
 //! `soft_trim_at` of the window, a result over `SOFT_TRIM_OVER` characters keeps its head and
@@ -14,9 +14,9 @@ use super::estimate::tokens;
 use super::settings::ContextSettings;
 use super::zone::{first_user_message, protected_tail_start};
 
-/// A result longer than this (in characters) is soft-trimmed (seed 004 §6).
+/// A result longer than this (in characters) is soft-trimmed (docs/agent-loop.md §Pruning).
 pub const SOFT_TRIM_OVER: usize = 4_000;
-/// Characters a soft trim keeps at each end (seed 004 §6).
+/// Characters a soft trim keeps at each end (docs/agent-loop.md §Pruning).
 pub const SOFT_TRIM_KEEP: usize = 1_500;
 /// What a hard-cleared result reads.
 pub const CLEARED: &str =

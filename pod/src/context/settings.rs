@@ -2,13 +2,15 @@
 //! they decide is committed (a window, a pruning step, a new segment), so replay never reads
 //! them.
 
-/// Compact when the next request would fill this share of the window (seed 004 §7).
+/// Compact when the next request would fill this share of the window (docs/agent-loop.md
+/// §Compaction).
 pub const DEFAULT_COMPACT_AT: f64 = 0.75;
-/// Soft-trim old tool results from this share (seed 004 §6 `softTrimRatio`).
+/// Soft-trim old tool results from this share (docs/agent-loop.md §Pruning).
 pub const DEFAULT_SOFT_TRIM_AT: f64 = 0.3;
-/// Hard-clear old tool results from this share (seed 004 §6 `hardClearRatio`).
+/// Hard-clear old tool results from this share (docs/agent-loop.md §Pruning).
 pub const DEFAULT_HARD_CLEAR_AT: f64 = 0.5;
-/// Assistant messages at the end of history that pruning never touches (seed 004 §6).
+/// Assistant messages at the end of history that pruning never touches: the work in hand
+/// (docs/agent-loop.md §Pruning).
 pub const DEFAULT_KEEP_LAST_ASSISTANTS: usize = 3;
 /// A window this small or smaller gets the compact system prompt and tool notes.
 pub const SMALL_WINDOW_TOKENS: u64 = 16_384;

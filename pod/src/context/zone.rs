@@ -1,6 +1,7 @@
-//! Which history items pruning may touch (seed 004 §6 "protected zone"): never the first user
-//! message, never the last N assistant messages and the tool results that answer them. (The
-//! system prompt is not part of history, so it is out of reach by construction.)
+//! Which history items pruning may touch (the protected zone of docs/agent-loop.md §Pruning):
+//! never the first user message, never the last N assistant messages and the tool results that
+//! answer them. (The system prompt is not part of history, so it is out of reach by
+//! construction.)
 
 use seedpod_protocol::ModelItem;
 

@@ -1343,8 +1343,7 @@ async fn references_paused_before_they_are_attached_are_attached_on_resume() {
     assert!(sent.contains("remember the milk"), "the model saw the file");
 }
 
-/// Issue 17 item 6: a run that fails says why once, in its `run_end`, not a second time in
-/// an alert beside it.
+/// A run that fails says why once, in its `run_end`, not a second time in an alert beside it.
 #[tokio::test]
 async fn a_failed_run_reports_its_error_once() {
     let dir = tempfile::tempdir().unwrap();

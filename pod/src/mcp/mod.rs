@@ -1,4 +1,4 @@
-//! MCP servers' tools in a pod (seed 002's MCP adapter), on the official Rust SDK (`rmcp`).
+//! MCP servers' tools in a pod, on the official Rust SDK (`rmcp`; docs/decisions.md §MCP).
 //!
 //! Each configured server has one task (`server.rs`) that owns its process or HTTP session,
 //! restarts it with backoff when it dies and publishes a `ServerView`. The `McpHub` is the

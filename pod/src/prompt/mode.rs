@@ -1,5 +1,6 @@
 //! Which prompt a segment gets: the full one, or the compact one for a model whose window is
-//! small (seed 001's token budget: a lean core, a note per tool in use).
+//! small, where a full prompt would take the room the conversation needs (docs/agent-loop.md
+//! §The system prompt's share).
 
 use crate::context::SMALL_WINDOW_TOKENS;
 

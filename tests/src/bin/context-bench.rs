@@ -1,6 +1,6 @@
-//! The soak issue 12 asks for (must-show 6): a real pod in a 16k window (`context_window =
-//! 16000`) runs many turns of ~2,000 characters; the pod must fail none, and its memory must
-//! stay bounded while pruning and compaction keep the context inside the window.
+//! A soak of context management (docs/testing.md §Benchmarks): a real pod in a 16k window
+//! (`context_window = 16000`) runs many turns of ~2,000 characters; the pod must fail none, and
+//! its memory must stay bounded while pruning and compaction keep the context inside the window.
 //!
 //! Prints, every `--every` turns: the pod's RSS (`VmRSS` of `/proc/PID/status`), how many
 //! segments the log has (each compaction adds one), and the mean time per turn over the last
@@ -8,9 +8,9 @@
 //! requests it refused and how many summaries it wrote. A turn is timed from `run` to its
 //! committed `run_end`, through an in-process client (no CLI process start in the number).
 //!
-//! The model is the scripted provider (the default, as the issue says: a script long enough
-//! for every turn and every summary) or, with `--provider openai|anthropic`, the loopback fake
-//! of `support/limit_server.rs`, which enforces the window with the real "too long" errors.
+//! The model is the scripted provider (the default: a script long enough for every turn and
+//! every summary) or, with `--provider openai|anthropic`, the loopback fake of
+//! `support/limit_server.rs`, which enforces the window with the real "too long" errors.
 //!
 //! Run: `cargo build --release -p seedpod -p seedpod-e2e && ./target/release/context-bench`
 //! (`--turns 1000 --every 100` by default; `--turns 20` for a smoke run). Prints numbers;

@@ -1,4 +1,5 @@
-//! Benchmarks for the numbers the spine issue asks for, measured against the real binary:
+//! Benchmarks of the pod's core paths (docs/testing.md §Benchmarks), measured against the real
+//! binary:
 //!
 //! - notify round trip (connect, hello, notify, durable ack) from an in-process client;
 //! - attach snapshot of a segment with 10,000 entries, to `snapshot_end`;

@@ -1,4 +1,4 @@
-//! The streaming numbers issue 3 asks for, against the real binary and a loopback
+//! What streaming costs (docs/testing.md §Benchmarks), against the real binary and a loopback
 //! OpenAI-compatible server written here (raw HTTP/1.1, SSE body, close-delimited):
 //!
 //! 1. Overhead between an SSE event leaving the model server and the matching `text_delta`

@@ -27,7 +27,7 @@ impl Sigil {
 }
 
 /// A completion the person accepted. Only accepted ones become references, so `email@host`
-/// or "issue #4" typed by hand stay plain text.
+/// or a `#4` typed by hand stay plain text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reference {
     pub sigil: Sigil,

@@ -500,8 +500,8 @@ fn a_request_whose_output_limit_is_below_the_thinking_budget_goes_without_thinki
     assert!(summary.contains(r#""max_tokens":2048"#));
 }
 
-/// Issue 15: a proxy's HTML page sent with status 200 is said to be what it is, with its
-/// content type and first bytes, and not retried as a cut stream.
+/// A proxy's HTML page sent with status 200 is said to be what it is, with its content type and
+/// first bytes, and not retried as a cut stream.
 #[tokio::test]
 async fn an_html_page_answered_with_200_is_reported_as_no_stream() {
     let page = "<!doctype html><html><body>Welcome to nginx!</body></html>";
@@ -524,8 +524,8 @@ async fn an_html_page_answered_with_200_is_reported_as_no_stream() {
     assert!(message.contains("<!doctype html>"), "{message}");
 }
 
-/// Issue 15: bytes a server sends in an error (NUL, escape sequences) are escaped before the
-/// message exists, so nothing stored, logged or printed carries them raw.
+/// Bytes a server sends in an error (NUL, escape sequences) are escaped before the message
+/// exists, so nothing stored, logged or printed carries them raw.
 #[tokio::test]
 async fn control_bytes_in_a_server_error_are_escaped() {
     let body = "{\"error\":{\"message\":\"bad\\u0000thing \\u001b[2J here\"}}";
@@ -546,8 +546,8 @@ async fn control_bytes_in_a_server_error_are_escaped() {
     );
 }
 
-// Issue 15: the stream decoding under arbitrary bytes and arbitrary cuts (crate::http::fuzz).
-// `PROPTEST_CASES` raises the number of cases; docs/testing.md has the long-running loop.
+// Fuzzing the stream decoding with arbitrary bytes and arbitrary cuts (crate::http::fuzz).
+// `PROPTEST_CASES` raises the number of cases; docs/testing.md §Running them for hours.
 proptest::proptest! {
     #[test]
     fn fuzz_noise_in_any_pieces_never_panics(

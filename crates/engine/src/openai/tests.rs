@@ -439,8 +439,8 @@ async fn an_error_that_echoes_the_key_does_not_carry_it() {
     }
 }
 
-/// Issue 15: a proxy's HTML page sent with status 200 is said to be what it is, with its
-/// content type and first bytes, and not retried as a cut stream.
+/// A proxy's HTML page sent with status 200 is said to be what it is, with its content type and
+/// first bytes, and not retried as a cut stream.
 #[tokio::test]
 async fn an_html_page_answered_with_200_is_reported_as_no_stream() {
     let page = "<!doctype html><html><body>Welcome to nginx!</body></html>";
@@ -463,8 +463,8 @@ async fn an_html_page_answered_with_200_is_reported_as_no_stream() {
     assert!(message.contains("<!doctype html>"), "{message}");
 }
 
-/// Issue 15: bytes a server sends in an error (NUL, escape sequences) are escaped before the
-/// message exists, so nothing stored, logged or printed carries them raw.
+/// Bytes a server sends in an error (NUL, escape sequences) are escaped before the message
+/// exists, so nothing stored, logged or printed carries them raw.
 #[tokio::test]
 async fn control_bytes_in_a_server_error_are_escaped() {
     let body = "{\"error\":{\"message\":\"bad\\u0000thing \\u001b[2J here\"}}";
@@ -485,8 +485,8 @@ async fn control_bytes_in_a_server_error_are_escaped() {
     );
 }
 
-// Issue 15: the stream decoding under arbitrary bytes and arbitrary cuts (crate::http::fuzz).
-// `PROPTEST_CASES` raises the number of cases; docs/testing.md has the long-running loop.
+// Fuzzing the stream decoding with arbitrary bytes and arbitrary cuts (crate::http::fuzz).
+// `PROPTEST_CASES` raises the number of cases; docs/testing.md §Running them for hours.
 proptest::proptest! {
     #[test]
     fn fuzz_noise_in_any_pieces_never_panics(

@@ -1,4 +1,4 @@
-//! Issue 15: the command-line parser under arbitrary text. Whatever the model writes: no
+//! Fuzzing the command-line parser with arbitrary text. Whatever the model writes: no
 //! panic, and what it accepts is stable — words it returns, quoted back into a line, parse to
 //! the same words or are refused, never to different words (so a standing approval shown as
 //! that line never means something other than what it covers). The grammar refuses some

@@ -32,7 +32,8 @@ pub(super) fn judged(command: &str, scope: &Scope) -> Judgement {
 /// Every way we know to smuggle more than `git status` past a standing rule for it. None may be
 /// covered by `git status …` nor by the legacy first-word rule `git …` older pods wrote.
 const GIT_ATTACKS: &[&str] = &[
-    // The cases.
+    // The escapes this list started from: a comment, git's config from its command line or
+    // the environment, a changed PATH, an output file.
     "git status #\ntouch PWNED",
     "git -c alias.x='!touch f' x",
     "git -c core.fsmonitor='touch f' status",

@@ -381,8 +381,7 @@ fn an_answer_for_a_replaced_transcript_is_dropped() {
     assert!(matches!(method, Method::Earlier { .. }));
 }
 
-/// Issue 17 item 6: Tab right after Home focuses a cell near the top, not one at the bottom
-/// of the transcript.
+/// Tab right after Home focuses a cell near the top, not one at the bottom of the transcript.
 #[test]
 fn tab_after_home_stays_near_the_top() {
     let mut h = Harness::connected();
