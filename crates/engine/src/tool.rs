@@ -19,7 +19,8 @@ pub struct ToolOutput {
     /// The call failed; providers mark the result as an error to the model.
     pub is_error: bool,
     /// Facts about the outcome for clients and the log (the text says them to the model).
-    pub meta: ToolMeta,
+    /// Boxed: most results carry none, and a result travels through many `Result`s.
+    pub meta: Box<ToolMeta>,
 }
 
 impl ToolOutput {
@@ -27,7 +28,7 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             is_error: false,
-            meta: ToolMeta::default(),
+            meta: Box::default(),
         }
     }
 
@@ -35,12 +36,12 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             is_error: true,
-            meta: ToolMeta::default(),
+            meta: Box::default(),
         }
     }
 
     pub fn with_meta(mut self, meta: ToolMeta) -> Self {
-        self.meta = meta;
+        self.meta = Box::new(meta);
         self
     }
 }

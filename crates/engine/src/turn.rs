@@ -276,7 +276,7 @@ async fn answer<H: RunHost>(
             name: call.name.clone(),
             content,
             is_error: output.is_error,
-            meta: output.meta,
+            meta: *output.meta,
         })
         .await?;
     }

@@ -91,7 +91,7 @@ pub fn to_output(result: CallToolResult) -> ToolOutput {
     ToolOutput {
         content: text,
         is_error,
-        meta,
+        meta: Box::new(meta),
     }
 }
 
