@@ -50,12 +50,19 @@ pub fn quote_words(words: &[String]) -> String {
         .iter()
         .enumerate()
         // A first word with `=` would read as an assignment (`a=b cmd`), not a program.
-        .map(|(i, w)| quote_word(w, i == 0 && w.contains('=')))
+        .map(|(i, w)| quote_word_as(w, i == 0 && w.contains('=')))
         .collect::<Vec<_>>()
         .join(" ")
 }
 
-fn quote_word(word: &str, force: bool) -> String {
+/// One word for a shell line: as it is when it is plain, in single quotes otherwise. The one
+/// shell quoter: approval rules are shown with it, and remote pods' ssh command lines are
+/// built with it.
+pub fn quote_word(word: &str) -> String {
+    quote_word_as(word, false)
+}
+
+fn quote_word_as(word: &str, force: bool) -> String {
     // A leading `=` (`==`) is read as an operator by the grammar; quoted, it is a word.
     let plain = !force
         && !word.is_empty()

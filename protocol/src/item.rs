@@ -39,6 +39,32 @@ pub enum ModelItem {
     },
 }
 
+/// The tool calls in the trailing run of model output (what follows the last user or system
+/// message) that have no result there yet, in call order: `(call_id, name, arguments)`. A run
+/// can stop between a model's calls and their results (a pause, a crash), and providers refuse
+/// a call without its result, so these are answered before the next request. The one reading
+/// of "unanswered": the turn loop and the log's fold both use it.
+pub fn unanswered_tool_calls(items: &[ModelItem]) -> Vec<(&str, &str, &str)> {
+    let tail_start = items
+        .iter()
+        .rposition(|item| {
+            matches!(
+                item,
+                ModelItem::UserMessage { .. } | ModelItem::SystemMessage { .. }
+            )
+        })
+        .map_or(0, |i| i + 1);
+    let tail = &items[tail_start..];
+    let answered = |id: &str| {
+        tail.iter()
+            .any(|item| matches!(item, ModelItem::ToolResult { call_id, .. } if call_id == id))
+    };
+    tail.iter()
+        .filter_map(ModelItem::as_tool_call)
+        .filter(|(call_id, _, _)| !answered(call_id))
+        .collect()
+}
+
 impl ModelItem {
     /// Whether this item is a tool call (the turn loop answers these before the next request).
     pub fn as_tool_call(&self) -> Option<(&str, &str, &str)> {

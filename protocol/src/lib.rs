@@ -29,7 +29,7 @@ pub mod tasks;
 pub mod text;
 pub mod tool_meta;
 
-pub use approval::{CommandRule, StandingApproval, quote_words};
+pub use approval::{CommandRule, StandingApproval, quote_word, quote_words};
 pub use codec::{FrameError, decode_request, encode};
 pub use completion::{Completion, CompletionKind, SLASH_COMMANDS};
 pub use entry::{
@@ -40,7 +40,7 @@ pub use entry::{
 };
 pub use frames::{FrameCodec, FramesError, MAX_FRAME_BYTES, MAX_MESSAGE_BYTES};
 pub use ids::{CallId, EntrySeq, EventSeq, MAX_NAME_CHARS, NameError, PodName, QueueId};
-pub use item::ModelItem;
+pub use item::{ModelItem, unanswered_tool_calls};
 pub use mcp::{McpServerStatus, McpState};
 pub use message::{
     AckOutcome, AlertLevel, ApprovalAnswer, ClientMode, ContextFill, ErrorCode, GoodbyeReason,

@@ -127,7 +127,7 @@ impl Remote {
         }
         let line: Vec<String> = std::iter::once(self.bin.as_str())
             .chain(args.iter().copied())
-            .map(shell_quote)
+            .map(seedpod_protocol::quote_word)
             .collect();
         cmd.arg(&self.destination).arg(line.join(" "));
         cmd.kill_on_drop(true);
@@ -355,18 +355,6 @@ async fn keep_stderr(mut stderr: tokio::process::ChildStderr, said: Arc<Mutex<St
     }
 }
 
-/// `word` as one word for a POSIX shell.
-pub fn shell_quote(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./-_".contains(c))
-    {
-        return word.to_owned();
-    }
-    format!("'{}'", word.replace('\'', "'\\''"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -399,9 +387,12 @@ mod tests {
 
     #[test]
     fn the_remote_command_line_is_quoted_word_by_word() {
-        assert_eq!(shell_quote("bridge"), "bridge");
-        assert_eq!(shell_quote("it's; rm -rf ~"), "'it'\\''s; rm -rf ~'");
-        assert_eq!(shell_quote(""), "''");
+        assert_eq!(seedpod_protocol::quote_word("bridge"), "bridge");
+        assert_eq!(
+            seedpod_protocol::quote_word("it's; rm -rf ~"),
+            "'it'\\''s; rm -rf ~'"
+        );
+        assert_eq!(seedpod_protocol::quote_word(""), "''");
         let remote = Remote {
             alias: "gpu".into(),
             destination: "me@gpu".into(),

@@ -17,44 +17,16 @@ pub struct PendingCall {
     pub arguments: String,
 }
 
-/// The tool calls in the trailing run of model output (assistant items and tool results, after
-/// the last user or system message) that have no matching result yet, in call order.
+/// The tool calls history holds without results (`seedpod_protocol::unanswered_tool_calls`).
 pub fn unanswered_tool_calls(items: &[ModelItem]) -> Vec<PendingCall> {
-    let tail_start = items
-        .iter()
-        .rposition(|item| !is_model_turn_item(item))
-        .map_or(0, |i| i + 1);
-    let tail = &items[tail_start..];
-    let answered = |id: &str| {
-        tail.iter().any(|item| match item {
-            ModelItem::ToolResult { call_id, .. } => call_id == id,
-            ModelItem::UserMessage { .. }
-            | ModelItem::AssistantText { .. }
-            | ModelItem::Reasoning { .. }
-            | ModelItem::ToolCall { .. }
-            | ModelItem::SystemMessage { .. } => false,
-        })
-    };
-    tail.iter()
-        .filter_map(ModelItem::as_tool_call)
-        .filter(|(call_id, _, _)| !answered(call_id))
+    seedpod_protocol::unanswered_tool_calls(items)
+        .into_iter()
         .map(|(call_id, name, arguments)| PendingCall {
             call_id: call_id.to_owned().into(),
             name: name.to_owned(),
             arguments: arguments.to_owned(),
         })
         .collect()
-}
-
-/// Whether `item` belongs to a model turn (what the model said and the results of its calls).
-fn is_model_turn_item(item: &ModelItem) -> bool {
-    match item {
-        ModelItem::AssistantText { .. }
-        | ModelItem::Reasoning { .. }
-        | ModelItem::ToolCall { .. }
-        | ModelItem::ToolResult { .. } => true,
-        ModelItem::UserMessage { .. } | ModelItem::SystemMessage { .. } => false,
-    }
 }
 
 #[cfg(test)]

@@ -10,8 +10,6 @@
 //! (a dequeue of an id that is not pending): that cannot change what the model sees, and refusing
 //! it would make a pod unrestorable for no benefit.
 
-use std::collections::HashSet;
-
 use seedpod_protocol::{
     ApprovalDecision, ApprovalRequest, CallId, ContextWindow, Entry, EntryKind, EntrySeq,
     ModelConfig, ModelItem, PodEvent, QueueEntry, QueueId, RunEndReason, RunTrigger, SegmentStart,
@@ -324,31 +322,6 @@ impl SegmentState {
             state.apply(entry)?;
         }
         Ok(state)
-    }
-
-    /// Tool calls the model made since the last user or system message that have no result in
-    /// history yet, in the order the model made them: `(call_id, name, arguments)`.
-    pub fn unanswered_tool_calls(&self) -> Vec<(String, String, String)> {
-        let since = self
-            .history
-            .iter()
-            .rposition(|item| {
-                matches!(
-                    item,
-                    ModelItem::UserMessage { .. } | ModelItem::SystemMessage { .. }
-                )
-            })
-            .map_or(0, |i| i + 1);
-        let recent = &self.history[since..];
-        let answered: HashSet<&str> = recent.iter().filter_map(tool_result_call_id).collect();
-        recent
-            .iter()
-            .filter_map(ModelItem::as_tool_call)
-            .filter(|(call_id, _, _)| !answered.contains(call_id))
-            .map(|(call_id, name, arguments)| {
-                (call_id.to_owned(), name.to_owned(), arguments.to_owned())
-            })
-            .collect()
     }
 
     /// The oldest approval request still waiting for an answer.

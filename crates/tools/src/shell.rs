@@ -91,11 +91,17 @@ pub(crate) struct ShellArgs {
 
 /// Whether a `shell` call's raw arguments ask to run outside the sandbox (`"sandbox": false`);
 /// the pod asks a person about such a call whatever the policy.
+/// The one reading of that choice: the pod's approval and the tool itself both decide through
+/// `ShellArgs`, so what a person was asked about is exactly what runs unconfined. Arguments
+/// that do not parse are not a call at all (the tool refuses them).
 pub fn wants_unconfined(arguments: &str) -> bool {
-    serde_json::from_str::<serde_json::Value>(arguments)
-        .ok()
-        .and_then(|v| v.get("sandbox").and_then(serde_json::Value::as_bool))
-        == Some(false)
+    serde_json::from_str::<ShellArgs>(arguments).is_ok_and(|args| args.unconfined())
+}
+
+impl ShellArgs {
+    fn unconfined(&self) -> bool {
+        self.sandbox == Some(false)
+    }
 }
 
 impl Shell {
@@ -155,7 +161,7 @@ impl Tool for Shell {
         async move {
             match args::parse::<ShellArgs>("shell", &arguments) {
                 Ok(args) => {
-                    let sandbox = sandbox.filter(|_| args.sandbox != Some(false));
+                    let sandbox = sandbox.filter(|_| !args.unconfined());
                     run(cwd, limits, sandbox, args).await
                 }
                 Err(output) => output,
@@ -565,6 +571,26 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    /// The approval and the tool read the choice to leave the sandbox the same way; anything
+    /// but a well-formed `"sandbox": false` stays sandboxed (and a call that does not parse
+    /// does not run at all).
+    #[test]
+    fn only_a_well_formed_false_leaves_the_sandbox() {
+        assert!(wants_unconfined(r#"{"command": "ls", "sandbox": false}"#));
+        for arguments in [
+            r#"{"command": "ls"}"#,
+            r#"{"command": "ls", "sandbox": true}"#,
+            r#"{"command": "ls", "sandbox": "false"}"#,
+            r#"{"command": "ls", "sandbox": 0}"#,
+            r#"{"command": "ls", "sandbox": false, "sandbox": true}"#,
+            r#"{"command": "ls", "sandbox": true, "sandbox": false}"#,
+            r#"{"command": "ls", "sandbox": false, "extra": 1}"#,
+            "not json",
+        ] {
+            assert!(!wants_unconfined(arguments), "{arguments}");
+        }
+    }
     use crate::test_support::{Fixture, json};
     use serde_json::json as j;
 
