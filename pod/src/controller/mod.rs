@@ -120,7 +120,7 @@ pub enum Command {
     /// From the task writing a new segment (`switch.rs`): the file is written, or why not.
     SegmentWritten {
         segment_id: String,
-        result: Result<switch::Written, String>,
+        result: Result<switch::Written, switch::SwitchError>,
     },
     /// A durable reply's fsync failed: the log can no longer be trusted.
     SyncFailed {

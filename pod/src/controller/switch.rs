@@ -28,6 +28,25 @@ use super::context::CompactionDone;
 use super::route::{ControllerMethod, Deferred, Now};
 use super::{Activity, Command, Controller};
 
+/// Why a new segment could not be put in place; the pod stays on its old one.
+#[derive(Debug, thiserror::Error)]
+pub enum SwitchError {
+    #[error("the system prompt could not be rendered: {0}")]
+    Render(#[from] crate::prompt::PromptError),
+    #[error("the system prompt could not be rendered: its thread failed")]
+    RenderThread,
+    #[error("the new segment could not be written: {0}")]
+    Write(#[from] seedpod_store::StoreError),
+    #[error("the new segment does not fold: {0}")]
+    Fold(String),
+    #[error("pod.json could not be updated: {0}")]
+    Meta(std::sync::Arc<seedpod_store::StoreError>),
+    #[error("the conversation changed ({0}) while the new segment was written")]
+    Changed(&'static str),
+    #[error("the pod stopped before the new segment was in place")]
+    Stopped,
+}
+
 /// Commands held while a segment switch is under way; past this the controller stops taking
 /// commands (senders wait on the bounded queue) until the switch is over.
 pub(super) const DEFERRED_CAPACITY: usize = 256;
@@ -197,7 +216,7 @@ impl Controller {
     pub(super) async fn segment_written(
         &mut self,
         segment_id: String,
-        result: Result<Written, String>,
+        result: Result<Written, SwitchError>,
     ) {
         let current = self
             .switch
@@ -230,10 +249,7 @@ impl Controller {
             .iter()
             .find(|k| !matches!(k, EntryKind::Queued { .. }))
         {
-            let reason = format!(
-                "the conversation changed ({}) while the new segment was written",
-                other.name()
-            );
+            let reason = SwitchError::Changed(other.name());
             self.discard(&segment_id, written.writer);
             return self.switch_ended(Err(reason)).await;
         }
@@ -257,7 +273,7 @@ impl Controller {
     /// This is the one wait on the disk left in a switch: `pod.json` is replaced (a small file,
     /// renamed into place) while nothing else is committed, because an entry acknowledged in
     /// the old segment after this point would be lost by a crash.
-    async fn move_to(&mut self, written: Written) -> Result<(), String> {
+    async fn move_to(&mut self, written: Written) -> Result<(), SwitchError> {
         let Written {
             writer, entries, ..
         } = written;
@@ -276,7 +292,7 @@ impl Controller {
         meta.segments.push(segment_id.clone());
         if let Err(err) = self.pod.meta_file.save(&meta).await {
             self.discard(&segment_id, writer);
-            return Err(format!("pod.json could not be updated: {err}"));
+            return Err(SwitchError::Meta(err));
         }
         // The old file is closed (and synced) on the side: nothing waits for it.
         let old = std::mem::replace(&mut self.log.writer, writer);
@@ -303,7 +319,7 @@ impl Controller {
     }
 
     /// The switch is over: tell whoever asked for it.
-    async fn switch_ended(&mut self, result: Result<(), String>) {
+    async fn switch_ended(&mut self, result: Result<(), SwitchError>) {
         let Some(switching) = self.switch.switching.take() else {
             return;
         };
@@ -321,13 +337,15 @@ impl Controller {
                             self.log.state.segment_id
                         ),
                     ),
-                    Err(message) => refuse(id, ErrorCode::StorageFailed, message.clone()),
+                    Err(error) => refuse(id, ErrorCode::StorageFailed, error.to_string()),
                 };
                 let _ = reply.send(answer);
                 // What was queued meanwhile (a waking notification) runs now.
                 self.after_run().await;
             }
-            AfterSwitch::Compaction(done) => self.compaction_switched(*done, result),
+            AfterSwitch::Compaction(done) => {
+                self.compaction_switched(*done, result.map_err(|e| e.to_string()));
+            }
         }
     }
 
@@ -355,9 +373,9 @@ impl Controller {
             {
                 tracing::warn!(event = "segment_discard_failed", path = %path.display(), error = %err);
             }
-            let reason = "the pod stopped before the new segment was in place".to_string();
             match switching.then {
                 AfterSwitch::Clear { id, reply, .. } => {
+                    let reason = SwitchError::Stopped.to_string();
                     let _ = reply.send(refuse(id, ErrorCode::Stopping, reason));
                 }
                 AfterSwitch::Compaction(done) => done.abandon(),
@@ -387,13 +405,15 @@ impl Controller {
 }
 
 /// The new segment's state, folded from its entries.
-fn fold_new(entries: Vec<Entry>) -> Result<(SegmentState, Vec<Entry>), String> {
+fn fold_new(entries: Vec<Entry>) -> Result<(SegmentState, Vec<Entry>), SwitchError> {
     let first = entries
         .first()
-        .ok_or("the new segment could not be written: it has no start")?;
-    let mut state = SegmentState::start(first).map_err(|e| e.to_string())?;
+        .ok_or_else(|| SwitchError::Fold("it has no start".into()))?;
+    let mut state = SegmentState::start(first).map_err(|e| SwitchError::Fold(e.to_string()))?;
     for entry in &entries[1..] {
-        state.apply(entry).map_err(|e| e.to_string())?;
+        state
+            .apply(entry)
+            .map_err(|e| SwitchError::Fold(e.to_string()))?;
     }
     Ok((state, entries))
 }
@@ -404,7 +424,7 @@ async fn write_new(
     planned: crate::segment_plan::Planned,
     mut start: SegmentStart,
     carried: Vec<EntryKind>,
-) -> Result<Written, String> {
+) -> Result<Written, SwitchError> {
     // The instruction files are read on a blocking thread.
     let rendered = tokio::task::spawn_blocking(move || {
         #[cfg(test)]
@@ -412,13 +432,10 @@ async fn write_new(
         planned.render()
     })
     .await
-    .map_err(|_| "the system prompt could not be rendered: its thread failed".to_string())?
-    .map_err(|e| format!("the system prompt could not be rendered: {e}"))?;
+    .map_err(|_| SwitchError::RenderThread)??;
     let alerts = rendered.alerts();
     start.system_prompt = rendered.text;
-    let (writer, entries) = SegmentWriter::create_with(path, start, carried)
-        .await
-        .map_err(|e| format!("the new segment could not be written: {e}"))?;
+    let (writer, entries) = SegmentWriter::create_with(path, start, carried).await?;
     Ok(Written {
         writer,
         entries,
@@ -427,19 +444,11 @@ async fn write_new(
 }
 
 /// Append what the old segment gained meanwhile, one fsync.
-async fn top_up(mut written: Written, gained: Vec<EntryKind>) -> Result<Written, String> {
+async fn top_up(mut written: Written, gained: Vec<EntryKind>) -> Result<Written, SwitchError> {
     for kind in gained {
-        let entry = written
-            .writer
-            .append(kind, Durability::Buffered)
-            .await
-            .map_err(|e| format!("the new segment could not be written: {e}"))?;
+        let entry = written.writer.append(kind, Durability::Buffered).await?;
         written.entries.push(entry);
     }
-    written
-        .writer
-        .sync()
-        .await
-        .map_err(|e| format!("the new segment could not be written: {e}"))?;
+    written.writer.sync().await?;
     Ok(written)
 }
