@@ -22,8 +22,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::bus::Subscription;
 use crate::controller::{
-    CatchUp, Command, ConnectionMethod, ControllerHandle, Route, SnapshotData, SubscribeReply,
-    route,
+    CatchUp, ConnectionMethod, ControllerHandle, ControllerMsg, Route, SnapshotData,
+    SubscribeReply, route,
 };
 
 /// Most entries per `snapshot_entries` frame: amortises per-frame overhead.
@@ -105,7 +105,7 @@ pub async fn serve_connection<S>(
     let reader = FramedRead::new(read, FrameCodec::for_pod());
     let writer = FramedWrite::new(write, FrameCodec::for_pod());
     let (out_tx, out_rx) = mpsc::channel(OUTBOX_CAPACITY);
-    let _ = controller.tx.send(Command::ClientConnected).await;
+    let _ = controller.tx.send(ControllerMsg::ClientConnected).await;
     // When the writer ends (client gone, goodbye sent, write timeout) the reader must end too,
     // or the socket would stay half open.
     let writer_done = CancellationToken::new();
@@ -122,7 +122,7 @@ pub async fn serve_connection<S>(
         () = writer_done.cancelled() => {}
     }
     let _ = write_task.await;
-    let _ = controller.tx.send(Command::ClientDisconnected).await;
+    let _ = controller.tx.send(ControllerMsg::ClientDisconnected).await;
 }
 
 async fn read_loop<R>(
@@ -328,7 +328,7 @@ async fn dispatch(
     let (reply, rx) = oneshot::channel();
     if controller
         .tx
-        .send(Command::Request { id, method, reply })
+        .send(ControllerMsg::Request { id, method, reply })
         .await
         .is_err()
     {
@@ -377,7 +377,7 @@ async fn request_subscription(
     let (reply, rx) = oneshot::channel();
     controller
         .tx
-        .send(Command::Subscribe { since, reply })
+        .send(ControllerMsg::Subscribe { since, reply })
         .await
         .ok()?;
     rx.await.ok()
@@ -385,7 +385,11 @@ async fn request_subscription(
 
 async fn greet(controller: &ControllerHandle) -> Option<(PodState, EventSeq)> {
     let (reply, rx) = oneshot::channel();
-    controller.tx.send(Command::Greet { reply }).await.ok()?;
+    controller
+        .tx
+        .send(ControllerMsg::Greet { reply })
+        .await
+        .ok()?;
     rx.await.ok()
 }
 

@@ -41,7 +41,7 @@ pub enum Durability {
 }
 
 /// A request to the writer thread.
-enum Command {
+enum Op {
     Append {
         /// Boxed: entries can be large (a segment start), and every command is moved through
         /// the channel.
@@ -72,7 +72,7 @@ enum Command {
 /// reach the log. When every handle is dropped without `close`, the thread syncs and exits.
 #[derive(Debug, Clone)]
 pub struct SegmentWriter {
-    commands: mpsc::Sender<Command>,
+    commands: mpsc::Sender<Op>,
 }
 
 impl SegmentWriter {
@@ -126,7 +126,7 @@ impl SegmentWriter {
         kind: EntryKind,
         durability: Durability,
     ) -> Result<Entry, StoreError> {
-        self.request(|reply| Command::Append {
+        self.request(|reply| Op::Append {
             kind: Box::new(kind),
             durability,
             reply,
@@ -149,7 +149,7 @@ impl SegmentWriter {
         let (written, written_rx) = oneshot::channel();
         let (durable, durable_rx) = oneshot::channel();
         self.commands
-            .send(Command::AppendPipelined {
+            .send(Op::AppendPipelined {
                 kind: Box::new(kind),
                 durability,
                 written,
@@ -163,18 +163,18 @@ impl SegmentWriter {
 
     /// Fsync everything appended so far.
     pub async fn sync(&self) -> Result<(), StoreError> {
-        self.request(|reply| Command::Sync { reply }).await
+        self.request(|reply| Op::Sync { reply }).await
     }
 
     /// Fsync and stop the writer thread; every later call on any clone returns
     /// `StoreError::Closed`.
     pub async fn close(&self) -> Result<(), StoreError> {
-        self.request(|reply| Command::Close { reply }).await
+        self.request(|reply| Op::Close { reply }).await
     }
 
     async fn request<T>(
         &self,
-        command: impl FnOnce(oneshot::Sender<Result<T, StoreError>>) -> Command,
+        command: impl FnOnce(oneshot::Sender<Result<T, StoreError>>) -> Op,
     ) -> Result<T, StoreError> {
         let (reply, answer) = oneshot::channel();
         self.commands

@@ -215,14 +215,14 @@ impl Controller {
                 }
                 let always = words.map(seedpod_tools::narrowest_rule);
                 // The file's text, so the modal can show the change at its line numbers: read
-                // on a task, which hands the call back (`Command::Ask`) — the controller never
+                // on a task, which hands the call back (`ControllerMsg::Ask`) — the controller never
                 // waits for that file.
                 if call.name == "write_file" || call.name == "edit_file" {
                     let preview = self.current_content(&call.arguments);
                     let tx = self.senders.commands.clone();
                     tokio::spawn(async move {
                         let replaces = preview.await;
-                        let ask = super::Command::Ask {
+                        let ask = super::ControllerMsg::Ask {
                             generation,
                             call,
                             always,

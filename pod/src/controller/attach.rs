@@ -19,7 +19,7 @@ use tokio::sync::oneshot;
 use super::data_guard::{DataSource, Guarded};
 use super::input::MAX_ATTACHMENT_BYTES;
 use super::link::{RunLink, gone};
-use super::{Command, Controller};
+use super::{Controller, ControllerMsg};
 use crate::references::{self, ReferenceContext, Resolved};
 
 /// References to resolve for a run, with what resolving needs and nothing of the controller.
@@ -76,7 +76,7 @@ impl RunLink {
             })?;
         let (reply, rx) = oneshot::channel();
         self.tx
-            .send(Command::Attach {
+            .send(ControllerMsg::Attach {
                 generation: self.generation,
                 resolved,
                 reply,

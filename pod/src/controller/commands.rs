@@ -80,7 +80,7 @@ impl Controller {
         tokio::spawn(async move {
             match crate::git_commit::prepare(&cwd, hint.trim()).await {
                 Ok(text) => {
-                    let request = super::Command::Request {
+                    let request = super::ControllerMsg::Request {
                         id,
                         method: super::route::ControllerMethod::Now(super::route::Now::Input {
                             segments: vec![Segment::text(text)],

@@ -97,7 +97,7 @@ impl Controller {
                 tokio::spawn(async move {
                     if let Err(err) = durable.wait().await {
                         let reason = err.to_string();
-                        let _ = tx.send(super::Command::SyncFailed { reason }).await;
+                        let _ = tx.send(super::ControllerMsg::SyncFailed { reason }).await;
                     }
                 });
                 Ok(())

@@ -14,7 +14,7 @@ use tokio::sync::oneshot;
 
 use super::data_guard::{DataSource, Guarded};
 use super::switch::{AfterSwitch, NewSegment};
-use super::{Activity, Command, Controller};
+use super::{Activity, Controller, ControllerMsg};
 use crate::context::compact::{self, Depth};
 use crate::context::{estimate, flush, prune};
 
@@ -541,7 +541,7 @@ impl Controller {
                     Err(why) => vec![why],
                 };
                 tracing::info!(event = "memory_flushed", actions = ?actions);
-                let flushed = Command::MemoryFlushed {
+                let flushed = ControllerMsg::MemoryFlushed {
                     generation,
                     actions,
                 };
@@ -550,7 +550,9 @@ impl Controller {
             let summary =
                 seedpod_engine::summarize(&mut link, provider.as_ref(), &body, &retry).await;
             let _ = seedpod_engine::RunHost::compacted(&mut link, summary).await;
-            let _ = tx.send(Command::CompactionFinished { generation }).await;
+            let _ = tx
+                .send(ControllerMsg::CompactionFinished { generation })
+                .await;
         });
         self.runs.activity = Activity::Compacting { generation, task };
         self.publish_state();

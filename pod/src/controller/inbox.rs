@@ -6,7 +6,7 @@
 
 use tokio::sync::mpsc;
 
-use super::{COMMAND_QUEUE_CAPACITY, Command};
+use super::{CONTROLLER_QUEUE_CAPACITY, ControllerMsg};
 use crate::children::{CHILD_QUEUE_CAPACITY, ChildMsg};
 use crate::mcp::{MCP_QUEUE_CAPACITY, McpEvent};
 use crate::paste::{PASTE_QUEUE_CAPACITY, PasteQuery};
@@ -14,7 +14,7 @@ use crate::paste::{PASTE_QUEUE_CAPACITY, PasteQuery};
 /// The sending ends, cloned into whoever talks to the controller.
 #[derive(Clone)]
 pub struct Senders {
-    pub commands: mpsc::Sender<Command>,
+    pub commands: mpsc::Sender<ControllerMsg>,
     pub children: mpsc::Sender<ChildMsg>,
     pub mcp: mpsc::Sender<McpEvent>,
     pub pastes: mpsc::Sender<PasteQuery>,
@@ -22,7 +22,7 @@ pub struct Senders {
 
 /// The receiving ends, owned by the controller's run loop.
 pub struct Receivers {
-    pub(super) commands: mpsc::Receiver<Command>,
+    pub(super) commands: mpsc::Receiver<ControllerMsg>,
     pub(super) children: mpsc::Receiver<ChildMsg>,
     pub(super) mcp: mpsc::Receiver<McpEvent>,
     pub(super) pastes: mpsc::Receiver<PasteQuery>,
@@ -30,7 +30,7 @@ pub struct Receivers {
 
 /// Every queue, made before the controller when tools must hold a sender.
 pub fn channels() -> (Senders, Receivers) {
-    let (commands, commands_rx) = mpsc::channel(COMMAND_QUEUE_CAPACITY);
+    let (commands, commands_rx) = mpsc::channel(CONTROLLER_QUEUE_CAPACITY);
     let (children, children_rx) = mpsc::channel(CHILD_QUEUE_CAPACITY);
     let (mcp, mcp_rx) = mpsc::channel(MCP_QUEUE_CAPACITY);
     let (pastes, pastes_rx) = mpsc::channel(PASTE_QUEUE_CAPACITY);

@@ -10,13 +10,13 @@ use seedpod_store::Durability;
 use tokio::sync::{mpsc, oneshot};
 
 use super::data_guard::{DataSource, Guarded};
-use super::{Activity, Command, Controller};
+use super::{Activity, Controller, ControllerMsg};
 
 /// Handed to `drive_run`; every call is a command to the controller tagged with the run's
 /// generation, so a stopped run cannot commit anything.
 pub struct RunLink {
     pub generation: u64,
-    pub tx: mpsc::Sender<Command>,
+    pub tx: mpsc::Sender<ControllerMsg>,
 }
 
 pub(super) fn gone() -> HostError {
@@ -27,7 +27,7 @@ impl RunHost for RunLink {
     async fn prepare_request(&mut self) -> Result<PreparedRequest, HostError> {
         let (reply, rx) = oneshot::channel();
         self.tx
-            .send(Command::Prepare {
+            .send(ControllerMsg::Prepare {
                 generation: self.generation,
                 reply,
             })
@@ -39,7 +39,7 @@ impl RunHost for RunLink {
     async fn provisional(&mut self, event: ProviderEvent) {
         let _ = self
             .tx
-            .send(Command::Provisional {
+            .send(ControllerMsg::Provisional {
                 generation: self.generation,
                 event,
             })
@@ -49,7 +49,7 @@ impl RunHost for RunLink {
     async fn commit(&mut self, kind: EntryKind) -> Result<(), HostError> {
         let (reply, rx) = oneshot::channel();
         self.tx
-            .send(Command::Commit {
+            .send(ControllerMsg::Commit {
                 generation: self.generation,
                 kind: Box::new(kind),
                 reply,
@@ -65,7 +65,7 @@ impl RunHost for RunLink {
     ) -> Result<(), HostError> {
         let (reply, rx) = oneshot::channel();
         self.tx
-            .send(Command::Compacted {
+            .send(ControllerMsg::Compacted {
                 generation: self.generation,
                 summary,
                 reply,
@@ -78,7 +78,7 @@ impl RunHost for RunLink {
     async fn refused(&mut self, err: &seedpod_engine::ProviderError) -> Result<bool, HostError> {
         let (reply, rx) = oneshot::channel();
         self.tx
-            .send(Command::Refused {
+            .send(ControllerMsg::Refused {
                 generation: self.generation,
                 error: err.clone(),
                 reply,
@@ -91,7 +91,7 @@ impl RunHost for RunLink {
     async fn authorize(&mut self, call: &PendingCall) -> Result<Authorization, HostError> {
         let (reply, rx) = oneshot::channel();
         self.tx
-            .send(Command::Authorize {
+            .send(ControllerMsg::Authorize {
                 generation: self.generation,
                 call: call.clone(),
                 reply,

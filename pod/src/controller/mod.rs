@@ -1,6 +1,6 @@
 //! The controller: the single owner of a pod's state (history, log writer, queues, run, bus).
 //!
-//! Connections and the run task never touch state; they send `Command`s over one bounded
+//! Connections and the run task never touch state; they send `ControllerMsg`s over one bounded
 //! channel and get answers on oneshots. Every model-visible fact goes through `commit`, which
 //! appends to the log first and folds into memory second (invariant 1), using the same fold as
 //! restore (invariant 2).
@@ -59,10 +59,10 @@ use crate::bus::Bus;
 
 /// Commands queued to the controller. Bounded so a flood of requests slows its senders, never
 /// the controller's memory.
-pub const COMMAND_QUEUE_CAPACITY: usize = 256;
+pub const CONTROLLER_QUEUE_CAPACITY: usize = 256;
 
 /// Everything the controller can be asked to do.
-pub enum Command {
+pub enum ControllerMsg {
     /// A client request the controller answers (see `route`), with one frame.
     Request {
         id: u64,
@@ -158,7 +158,7 @@ pub enum Command {
 /// A cheap handle for sending commands.
 #[derive(Clone)]
 pub struct ControllerHandle {
-    pub tx: mpsc::Sender<Command>,
+    pub tx: mpsc::Sender<ControllerMsg>,
 }
 
 /// What the pod is doing: the one place its state comes from (`pod_state`). Transitions:
@@ -411,34 +411,34 @@ impl Controller {
         self.stop().await;
     }
 
-    async fn handle(&mut self, cmd: Command) {
+    async fn handle(&mut self, cmd: ControllerMsg) {
         match cmd {
-            Command::Request { id, method, reply } => self.answer(id, method, reply).await,
-            Command::Subscribe { since, reply } => {
+            ControllerMsg::Request { id, method, reply } => self.answer(id, method, reply).await,
+            ControllerMsg::Subscribe { since, reply } => {
                 let answer = self.subscribe(since);
                 let _ = reply.send(answer);
             }
-            Command::Greet { reply } => {
+            ControllerMsg::Greet { reply } => {
                 let _ = reply.send((self.pod_state(), self.audience.bus.seq()));
             }
-            Command::ClientConnected => {
+            ControllerMsg::ClientConnected => {
                 self.audience.clients += 1;
                 tracing::info!(event = "client_connect", clients = self.audience.clients);
             }
-            Command::ClientDisconnected => {
+            ControllerMsg::ClientDisconnected => {
                 self.audience.clients = self.audience.clients.saturating_sub(1);
                 tracing::info!(event = "client_disconnect", clients = self.audience.clients);
             }
-            Command::Prepare { generation, reply } => {
+            ControllerMsg::Prepare { generation, reply } => {
                 let answer = self.prepare(generation).await;
                 let _ = reply.send(answer);
             }
-            Command::Provisional { generation, event } => {
+            ControllerMsg::Provisional { generation, event } => {
                 if self.is_current(generation) {
                     self.provisional(event);
                 }
             }
-            Command::Commit {
+            ControllerMsg::Commit {
                 generation,
                 kind,
                 reply,
@@ -446,28 +446,28 @@ impl Controller {
                 let answer = self.commit_from_run(generation, *kind).await;
                 let _ = reply.send(answer);
             }
-            Command::Authorize {
+            ControllerMsg::Authorize {
                 generation,
                 call,
                 reply,
             } => self.authorize(generation, call, reply).await,
-            Command::Ask {
+            ControllerMsg::Ask {
                 generation,
                 call,
                 always,
                 replaces,
                 reply,
             } => self.ask(generation, call, always, replaces, reply).await,
-            Command::Compacted {
+            ControllerMsg::Compacted {
                 generation,
                 summary,
                 reply,
             } => self.compacted(generation, summary, reply),
-            Command::SegmentWritten { segment_id, result } => {
+            ControllerMsg::SegmentWritten { segment_id, result } => {
                 self.segment_written(segment_id, result).await;
             }
-            Command::SyncFailed { reason } => self.sync_failed(reason),
-            Command::Attach {
+            ControllerMsg::SyncFailed { reason } => self.sync_failed(reason),
+            ControllerMsg::Attach {
                 generation,
                 resolved,
                 reply,
@@ -475,7 +475,7 @@ impl Controller {
                 let answer = self.attach(generation, resolved).await;
                 let _ = reply.send(answer);
             }
-            Command::Refused {
+            ControllerMsg::Refused {
                 generation,
                 error,
                 reply,
@@ -483,14 +483,14 @@ impl Controller {
                 let answer = self.refused(generation, &error).await;
                 let _ = reply.send(answer);
             }
-            Command::MemoryFlushed {
+            ControllerMsg::MemoryFlushed {
                 generation,
                 actions,
             } => self.memory_flushed(generation, actions),
-            Command::CompactionFinished { generation } => {
+            ControllerMsg::CompactionFinished { generation } => {
                 self.compaction_finished(generation).await;
             }
-            Command::RunFinished { generation, result } => {
+            ControllerMsg::RunFinished { generation, result } => {
                 self.run_finished(generation, result).await;
             }
         }
@@ -507,7 +507,7 @@ impl Controller {
         self.abandon_switch();
         // Whatever waited for the switch is told the pod is stopping.
         for cmd in std::mem::take(&mut self.switch.deferred) {
-            if let Command::Request { id, reply, .. } = cmd {
+            if let ControllerMsg::Request { id, reply, .. } = cmd {
                 let _ = reply.send(ServerMsg::Error {
                     id: Some(id),
                     code: seedpod_protocol::ErrorCode::Stopping,

@@ -10,7 +10,7 @@ use tokio::sync::oneshot;
 use super::commit::CommitError;
 use super::injection::Injection;
 use super::route::{ControllerMethod, Deferred, Now};
-use super::{Activity, Command, Controller};
+use super::{Activity, Controller, ControllerMsg};
 use crate::{completions, earlier, render};
 
 fn ack(id: u64, outcome: AckOutcome) -> ServerMsg {
@@ -73,7 +73,7 @@ impl Controller {
                                     // The controller hears first, so a retry of this request
                                     // finds the log broken rather than "already taken".
                                     let reason = err.to_string();
-                                    let _ = tx.send(Command::SyncFailed { reason }).await;
+                                    let _ = tx.send(ControllerMsg::SyncFailed { reason }).await;
                                     error(
                                         id,
                                         ErrorCode::StorageFailed,

@@ -14,7 +14,7 @@ use super::commit::CommitError;
 use super::injection::Injection;
 use super::input::UserInput;
 use super::link::RunLink;
-use super::{Activity, Command, Controller, attach};
+use super::{Activity, Controller, ControllerMsg, attach};
 use crate::render;
 
 /// The run: whether one is going, the generation that tells its commands from stale ones, and
@@ -92,7 +92,9 @@ impl Controller {
                 }
                 Err(err) => Err(err),
             };
-            let _ = tx.send(Command::RunFinished { generation, result }).await;
+            let _ = tx
+                .send(ControllerMsg::RunFinished { generation, result })
+                .await;
         });
         self.runs.activity = Activity::Running {
             generation,

@@ -26,7 +26,7 @@ use tokio::task::JoinHandle;
 use super::commands::{done, refuse};
 use super::context::CompactionDone;
 use super::route::{ControllerMethod, Deferred, Now};
-use super::{Activity, Command, Controller};
+use super::{Activity, Controller, ControllerMsg};
 
 /// Why a new segment could not be put in place; the pod stays on its old one.
 #[derive(Debug, thiserror::Error)]
@@ -94,22 +94,22 @@ pub struct Written {
 #[derive(Default)]
 pub(super) struct Switch {
     pub(super) switching: Option<Switching>,
-    pub(super) deferred: std::collections::VecDeque<Command>,
+    pub(super) deferred: std::collections::VecDeque<ControllerMsg>,
 }
 
 /// Whether `cmd` must wait for the switch to end: anything that might commit, except the
 /// queueing of notifications (a `notify` is acknowledged during a switch), and the run task's
 /// own commands, which cannot come while it waits for its compaction.
-pub(super) fn waits_for_switch(cmd: &Command) -> bool {
+pub(super) fn waits_for_switch(cmd: &ControllerMsg) -> bool {
     match cmd {
-        Command::Subscribe { .. }
-        | Command::Greet { .. }
-        | Command::ClientConnected
-        | Command::ClientDisconnected
-        | Command::Provisional { .. }
-        | Command::SyncFailed { .. }
-        | Command::SegmentWritten { .. } => false,
-        Command::Request { method, .. } => !matches!(
+        ControllerMsg::Subscribe { .. }
+        | ControllerMsg::Greet { .. }
+        | ControllerMsg::ClientConnected
+        | ControllerMsg::ClientDisconnected
+        | ControllerMsg::Provisional { .. }
+        | ControllerMsg::SyncFailed { .. }
+        | ControllerMsg::SegmentWritten { .. } => false,
+        ControllerMsg::Request { method, .. } => !matches!(
             method,
             ControllerMethod::Now(
                 Now::Notify { .. } | Now::GetHistory | Now::GetContext | Now::Status
@@ -197,7 +197,7 @@ impl Controller {
         let task = tokio::spawn(async move {
             let result = write_new(path, planned, start, carried).await;
             let _ = tx
-                .send(Command::SegmentWritten {
+                .send(ControllerMsg::SegmentWritten {
                     segment_id: id,
                     result,
                 })
@@ -259,7 +259,7 @@ impl Controller {
             switching.task = tokio::spawn(async move {
                 let result = top_up(written, gained).await;
                 let _ = tx
-                    .send(Command::SegmentWritten { segment_id, result })
+                    .send(ControllerMsg::SegmentWritten { segment_id, result })
                     .await;
             });
             return;

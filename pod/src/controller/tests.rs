@@ -30,7 +30,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::{Command, Controller, ControllerHandle, ControllerParts};
+use super::{Controller, ControllerHandle, ControllerMsg, ControllerParts};
 use crate::render;
 
 mod approvals;
@@ -220,7 +220,7 @@ impl Pod {
         let (reply, answer) = oneshot::channel();
         handle
             .tx
-            .send(Command::Subscribe { since: None, reply })
+            .send(ControllerMsg::Subscribe { since: None, reply })
             .await
             .expect("controller accepts commands");
         let subscribed = answer.await.expect("controller answers subscribe");
@@ -239,7 +239,7 @@ impl Pod {
     async fn call(&mut self, method: Method) -> ServerMsg {
         self.next_id += 1;
         let (reply, answer) = oneshot::channel();
-        let request = Command::Request {
+        let request = ControllerMsg::Request {
             id: self.next_id,
             method: for_controller(method),
             reply,
@@ -1163,7 +1163,7 @@ async fn a_failed_sync_behind_an_ack_breaks_the_log_before_the_retry() {
     // As the ack task reports a failed fsync.
     pod.handle
         .tx
-        .send(Command::SyncFailed {
+        .send(ControllerMsg::SyncFailed {
             reason: "fsync failed: injected".into(),
         })
         .await
@@ -1191,7 +1191,7 @@ impl Manual {
         self.next_id += 1;
         let (reply, answer) = oneshot::channel();
         self.controller
-            .handle(Command::Request {
+            .handle(ControllerMsg::Request {
                 id: self.next_id,
                 method: for_controller(method),
                 reply,
@@ -1201,7 +1201,7 @@ impl Manual {
     }
 
     /// Handle the run task's commands until `stop` matches one (which is handled too).
-    async fn pump_until(&mut self, stop: impl Fn(&Command) -> bool) {
+    async fn pump_until(&mut self, stop: impl Fn(&ControllerMsg) -> bool) {
         loop {
             let cmd = tokio::time::timeout(WAIT, self.rx.commands.recv())
                 .await
@@ -1241,7 +1241,7 @@ async fn a_pause_racing_the_end_of_a_run_does_not_pause_a_finished_run() {
     pod.pump_until(|cmd| {
         matches!(
             cmd,
-            Command::Commit { kind, .. } if matches!(**kind, EntryKind::RunEnd { .. })
+            ControllerMsg::Commit { kind, .. } if matches!(**kind, EntryKind::RunEnd { .. })
         )
     })
     .await;
@@ -1257,7 +1257,7 @@ async fn a_pause_racing_the_end_of_a_run_does_not_pause_a_finished_run() {
         "a run whose end is committed is not paused: {pause:?}"
     );
     // The run task still reports its end, which makes the pod idle.
-    pod.pump_until(|cmd| matches!(cmd, Command::RunFinished { .. }))
+    pod.pump_until(|cmd| matches!(cmd, ControllerMsg::RunFinished { .. }))
         .await;
 
     let replayed = SegmentState::replay(&read_segment(&files.segment).unwrap().entries).unwrap();
@@ -1303,7 +1303,7 @@ async fn references_paused_before_they_are_attached_are_attached_on_resume() {
         .expect("the run task sent a command in time")
         .expect("the run task is alive");
     assert!(
-        matches!(stale, Command::Attach { .. }),
+        matches!(stale, ControllerMsg::Attach { .. }),
         "the run's first command attaches its references"
     );
     assert_eq!(acked(&pod.request(Method::Pause).await), AckOutcome::Done);
@@ -1330,7 +1330,7 @@ async fn references_paused_before_they_are_attached_are_attached_on_resume() {
         acked(&pod.request(Method::Resume).await),
         AckOutcome::Started
     );
-    pod.pump_until(|cmd| matches!(cmd, Command::RunFinished { .. }))
+    pod.pump_until(|cmd| matches!(cmd, ControllerMsg::RunFinished { .. }))
         .await;
     let log = read_segment(&files.segment).unwrap().entries;
     assert_eq!(attached(&log), 1, "{:?}", names(&log));

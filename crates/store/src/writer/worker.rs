@@ -26,7 +26,7 @@ use std::thread::JoinHandle;
 use seedpod_protocol::{Entry, EntryKind, EntrySeq};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Command, Durability, WRITER_CHANNEL_CAPACITY, entry_line, new_entry};
+use super::{Durability, Op, WRITER_CHANNEL_CAPACITY, entry_line, new_entry};
 use crate::error::StoreError;
 use crate::validate::check_position;
 
@@ -211,7 +211,7 @@ impl<F: LogFile> Worker<F> {
     }
 
     /// Serve commands until `close` or until every handle is gone.
-    pub(super) fn run(mut self, mut inbox: mpsc::Receiver<Command>) {
+    pub(super) fn run(mut self, mut inbox: mpsc::Receiver<Op>) {
         while let Some(first) = inbox.blocking_recv() {
             let mut commands = vec![first];
             while commands.len() < MAX_BATCH {
@@ -243,7 +243,7 @@ impl<F: LogFile> Worker<F> {
 
     /// Write and answer one batch. If the batch asked to close, returns that request's reply and
     /// its result, unsent, so the caller can answer after releasing the file.
-    fn commit(&mut self, commands: Vec<Command>) -> Option<CloseAnswer> {
+    fn commit(&mut self, commands: Vec<Op>) -> Option<CloseAnswer> {
         let mut batch = Batch::default();
         for command in commands {
             if batch.close.is_some() {
@@ -251,7 +251,7 @@ impl<F: LogFile> Worker<F> {
                 continue;
             }
             match command {
-                Command::Append {
+                Op::Append {
                     kind,
                     durability,
                     reply,
@@ -264,7 +264,7 @@ impl<F: LogFile> Worker<F> {
                         let _ = reply.send(Err(err));
                     }
                 },
-                Command::AppendPipelined {
+                Op::AppendPipelined {
                     kind,
                     durability,
                     written,
@@ -283,11 +283,11 @@ impl<F: LogFile> Worker<F> {
                         let _ = written.send(Err(err));
                     }
                 },
-                Command::Sync { reply } => {
+                Op::Sync { reply } => {
                     batch.needs_sync = true;
                     batch.syncs.push(reply);
                 }
-                Command::Close { reply } => {
+                Op::Close { reply } => {
                     batch.needs_sync = true;
                     batch.close = Some(reply);
                 }
@@ -423,15 +423,15 @@ impl<F: LogFile> Worker<F> {
 }
 
 /// Answer a command that arrived after `close` in the same batch.
-fn refuse_closed(command: Command) {
+fn refuse_closed(command: Op) {
     match command {
-        Command::Append { reply, .. } => {
+        Op::Append { reply, .. } => {
             let _ = reply.send(Err(StoreError::Closed));
         }
-        Command::AppendPipelined { written, .. } => {
+        Op::AppendPipelined { written, .. } => {
             let _ = written.send(Err(StoreError::Closed));
         }
-        Command::Sync { reply } | Command::Close { reply } => {
+        Op::Sync { reply } | Op::Close { reply } => {
             let _ = reply.send(Err(StoreError::Closed));
         }
     }

@@ -645,7 +645,7 @@ async fn esc_during_a_compaction_between_turns_stops_it_and_changes_nothing() {
     let (reply, answer) = oneshot::channel();
     pod.handle
         .tx
-        .send(Command::Request {
+        .send(ControllerMsg::Request {
             id: 99,
             method: for_controller(compact("")),
             reply,

@@ -13,7 +13,7 @@ use seedpod_protocol::{ApprovalAnswer, PodCommand, SpawnRequest};
 async fn send(pod: &mut Pod, method: Method) -> oneshot::Receiver<ServerMsg> {
     pod.next_id += 1;
     let (reply, answer) = oneshot::channel();
-    let request = Command::Request {
+    let request = ControllerMsg::Request {
         id: pod.next_id,
         method: for_controller(method),
         reply,
