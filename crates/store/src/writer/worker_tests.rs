@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::{LogFile, Worker};
 use crate::error::StoreError;
-use crate::writer::{Command, Durability};
+use crate::writer::{Durability, Op};
 
 #[derive(Debug, Clone, PartialEq)]
 enum Op {
@@ -80,8 +80,8 @@ type Answer<T> = oneshot::Receiver<Result<T, StoreError>>;
 
 /// Commands queued before the worker starts, so they all arrive as one batch.
 struct Queue {
-    tx: mpsc::Sender<Command>,
-    rx: mpsc::Receiver<Command>,
+    tx: mpsc::Sender<Op>,
+    rx: mpsc::Receiver<Op>,
 }
 
 impl Queue {
@@ -93,7 +93,7 @@ impl Queue {
     fn append(&self, kind: EntryKind, durability: Durability) -> Answer<Entry> {
         let (reply, answer) = oneshot::channel();
         self.tx
-            .try_send(Command::Append {
+            .try_send(Op::Append {
                 kind: Box::new(kind),
                 durability,
                 reply,
@@ -110,7 +110,7 @@ impl Queue {
         let (written, written_rx) = oneshot::channel();
         let (durable, durable_rx) = oneshot::channel();
         self.tx
-            .try_send(Command::AppendPipelined {
+            .try_send(Op::AppendPipelined {
                 kind: Box::new(kind),
                 durability,
                 written,
@@ -122,13 +122,13 @@ impl Queue {
 
     fn sync(&self) -> Answer<()> {
         let (reply, answer) = oneshot::channel();
-        self.tx.try_send(Command::Sync { reply }).unwrap();
+        self.tx.try_send(Op::Sync { reply }).unwrap();
         answer
     }
 
     fn close(&self) -> Answer<()> {
         let (reply, answer) = oneshot::channel();
-        self.tx.try_send(Command::Close { reply }).unwrap();
+        self.tx.try_send(Op::Close { reply }).unwrap();
         answer
     }
 
