@@ -13,7 +13,7 @@ use crate::error::StoreError;
 use crate::writer::{Durability, Op};
 
 #[derive(Debug, Clone, PartialEq)]
-enum Op {
+enum FileOp {
     Line(String),
     Sync,
     /// An fsync through the syncer's handle.
@@ -23,7 +23,7 @@ enum Op {
 /// Records every call; fails the `fail_write`-th write (0-based) or every sync, when asked.
 #[derive(Clone, Default)]
 struct FakeFile {
-    ops: Arc<Mutex<Vec<Op>>>,
+    ops: Arc<Mutex<Vec<FileOp>>>,
     writes: Arc<Mutex<usize>>,
     fail_write: Option<usize>,
     fail_sync: bool,
@@ -32,7 +32,7 @@ struct FakeFile {
 }
 
 impl FakeFile {
-    fn ops(&self) -> Vec<Op> {
+    fn ops(&self) -> Vec<FileOp> {
         self.ops.lock().unwrap().clone()
     }
 }
@@ -51,7 +51,7 @@ impl LogFile for FakeFile {
             return Err(io::Error::from(kind));
         }
         let line = String::from_utf8(line.to_vec()).unwrap();
-        self.ops.lock().unwrap().push(Op::Line(line));
+        self.ops.lock().unwrap().push(FileOp::Line(line));
         Ok(())
     }
 
@@ -59,7 +59,7 @@ impl LogFile for FakeFile {
         if self.fail_sync {
             return Err(io::Error::other("injected fsync failure"));
         }
-        self.ops.lock().unwrap().push(Op::Sync);
+        self.ops.lock().unwrap().push(FileOp::Sync);
         Ok(())
     }
 
@@ -70,7 +70,7 @@ impl LogFile for FakeFile {
             if fail {
                 return Err(io::Error::other("injected fsync failure"));
             }
-            ops.lock().unwrap().push(Op::SyncBeside);
+            ops.lock().unwrap().push(FileOp::SyncBeside);
             Ok(())
         }))
     }
@@ -176,12 +176,12 @@ fn one_batch_writes_every_line_then_syncs_once() {
 
     let ops = file.ops();
     assert_eq!(ops.len(), 10, "{ops:?}");
-    assert!(ops[..9].iter().all(|op| matches!(op, Op::Line(_))));
-    assert_eq!(ops[9], Op::Sync);
+    assert!(ops[..9].iter().all(|op| matches!(op, FileOp::Line(_))));
+    assert_eq!(ops[9], FileOp::Sync);
     for (i, a) in answers.into_iter().enumerate() {
         let entry = answer(a).unwrap();
         assert_eq!(entry.seq, 5 + i as u64);
-        let Op::Line(line) = &ops[i] else {
+        let FileOp::Line(line) = &ops[i] else {
             unreachable!()
         };
         assert_eq!(line, &crate::entry_line(&entry).unwrap());
@@ -201,7 +201,7 @@ fn buffered_appends_are_not_synced_until_the_last_handle_goes() {
     let ops = file.ops();
     // Two lines, then the single sync the worker does when every handle is gone.
     assert_eq!(ops.len(), 3, "{ops:?}");
-    assert_eq!(ops[2], Op::Sync);
+    assert_eq!(ops[2], FileOp::Sync);
 }
 
 #[test]
@@ -294,7 +294,7 @@ fn close_syncs_answers_and_refuses_what_follows() {
     assert!(matches!(answer(after), Err(StoreError::Closed)));
     let ops = file.ops();
     assert_eq!(ops.len(), 2, "{ops:?}");
-    assert_eq!(ops[1], Op::Sync);
+    assert_eq!(ops[1], FileOp::Sync);
 }
 
 #[test]
@@ -338,15 +338,15 @@ fn pipelined_appends_share_one_fsync_beside_the_writer() {
         answer(durable).unwrap();
     }
     let ops = file.ops();
-    let beside = ops.iter().filter(|op| **op == Op::SyncBeside).count();
+    let beside = ops.iter().filter(|op| **op == FileOp::SyncBeside).count();
     assert_eq!(beside, 1, "{ops:?}");
     assert!(
-        ops[..3].iter().all(|op| matches!(op, Op::Line(_))),
+        ops[..3].iter().all(|op| matches!(op, FileOp::Line(_))),
         "{ops:?}"
     );
     assert_eq!(
         ops[3],
-        Op::SyncBeside,
+        FileOp::SyncBeside,
         "the lines were synced beside the writer"
     );
 }
@@ -367,9 +367,9 @@ fn a_batch_fsync_covers_its_pipelined_appends() {
     answer(b_durable).unwrap();
     assert_eq!(answer(synced).unwrap().seq, 3);
     let ops = file.ops();
-    assert!(!ops.contains(&Op::SyncBeside), "{ops:?}");
+    assert!(!ops.contains(&FileOp::SyncBeside), "{ops:?}");
     assert_eq!(
-        ops.iter().filter(|op| **op == Op::Sync).count(),
+        ops.iter().filter(|op| **op == FileOp::Sync).count(),
         1,
         "{ops:?}"
     );
