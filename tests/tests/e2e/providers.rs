@@ -7,11 +7,13 @@ use seedpod_e2e::Sandbox;
 use seedpod_engine::testing::{MockServer, Reply};
 use seedpod_protocol::PodName;
 
-const OPENAI_TOOLS: &str = include_str!("../../crates/engine/tests/fixtures/openai_tool_calls.sse");
-const OPENAI_TEXT: &str = include_str!("../../crates/engine/tests/fixtures/openai_text.sse");
+const OPENAI_TOOLS: &str =
+    include_str!("../../../crates/engine/tests/fixtures/openai_tool_calls.sse");
+const OPENAI_TEXT: &str = include_str!("../../../crates/engine/tests/fixtures/openai_text.sse");
 const ANTHROPIC_THINKING_TOOL: &str =
-    include_str!("../../crates/engine/tests/fixtures/anthropic_thinking_tool_use.sse");
-const ANTHROPIC_TEXT: &str = include_str!("../../crates/engine/tests/fixtures/anthropic_text.sse");
+    include_str!("../../../crates/engine/tests/fixtures/anthropic_thinking_tool_use.sse");
+const ANTHROPIC_TEXT: &str =
+    include_str!("../../../crates/engine/tests/fixtures/anthropic_text.sse");
 
 fn start(sb: &Sandbox, name: &str, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     // The mock answers every request with its next reply, so a pod asking it for its context

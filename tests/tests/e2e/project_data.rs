@@ -13,7 +13,7 @@ use seedpod_engine::testing::{MockServer, Reply};
 use seedpod_protocol::{ClientMode, EntryKind, Method, Segment, ServerMsg};
 use serde_json::json;
 
-const OPENAI_TEXT: &str = include_str!("../../crates/engine/tests/fixtures/openai_text.sse");
+const OPENAI_TEXT: &str = include_str!("../../../crates/engine/tests/fixtures/openai_text.sse");
 
 /// What the files outside the repository hold; none may reach a request.
 const AGENTS_SECRET: &str = "SECRET-MARKER-FROM-AGENTS-LINK";

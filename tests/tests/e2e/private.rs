@@ -4,6 +4,7 @@
 //! the pod and by every client before anything is sent.
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 
 use serde_json::json;
@@ -25,15 +26,37 @@ fn modes(dir: &Path, out: &mut Vec<(String, bool, u32)>) {
     }
 }
 
+/// `seedpod ARGS` under umask 022, which the pod it may start inherits; must succeed. The mask
+/// is set in the child only: the test process is shared with every other test.
+fn ok_under_umask_022(sb: &Sandbox, args: &[&str]) {
+    let mut cmd = sb.cmd();
+    cmd.args(args);
+    // SAFETY: umask is async-signal-safe and only sets the child's own file-creation mask.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::umask(0o022);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "seedpod {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn everything_a_pod_writes_is_private_under_umask_022() {
-    // SAFETY: sets this test process's file-creation mask, inherited by the pods it starts.
-    unsafe { libc::umask(0o022) };
     let sb = Sandbox::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
-    sb.start_scripted("p", &script);
-    sb.ok(&["send", "p", "hello"]);
-    sb.ok(&["notify", "p", "a note"]);
+    let script = script.to_str().unwrap();
+    ok_under_umask_022(
+        &sb,
+        &["start", "p", "--provider", "scripted", "--script", script],
+    );
+    ok_under_umask_022(&sb, &["send", "p", "hello"]);
+    ok_under_umask_022(&sb, &["notify", "p", "a note"]);
     let mut found = Vec::new();
     for dir in [&sb.home.data, &sb.home.state, &sb.home.run] {
         found.push((

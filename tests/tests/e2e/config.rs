@@ -10,8 +10,9 @@ use seedpod_engine::testing::{MockServer, Reply};
 use seedpod_protocol::PodName;
 use serde_json::json;
 
-const OPENAI_TEXT: &str = include_str!("../../crates/engine/tests/fixtures/openai_text.sse");
-const ANTHROPIC_TEXT: &str = include_str!("../../crates/engine/tests/fixtures/anthropic_text.sse");
+const OPENAI_TEXT: &str = include_str!("../../../crates/engine/tests/fixtures/openai_text.sse");
+const ANTHROPIC_TEXT: &str =
+    include_str!("../../../crates/engine/tests/fixtures/anthropic_text.sse");
 
 /// The sandbox directory is where `seedpod` runs, so it is a new pod's working directory.
 fn project_config(sb: &Sandbox, text: &str) -> PathBuf {
