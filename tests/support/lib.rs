@@ -4,6 +4,7 @@
 //! Every test gets its own temp home; pods started in it are killed when the `Sandbox` drops,
 //! so a failing test never leaves daemons behind.
 
+pub mod binary;
 pub mod events;
 pub mod limit_server;
 pub mod pty;
@@ -12,34 +13,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
+pub use binary::seedpod_bin;
+
 use seedpod_client::{Connection, Home};
 use seedpod_protocol::{ClientMode, Entry, Method, PodName, ServerMsg};
 use serde_json::Value;
 
 /// Upper bound for waiting on an event; only reached when a test is failing.
 pub const EVENT_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Path of the `seedpod` binary under test: `SEEDPOD_BIN`, or the one cargo built next to this
-/// test executable (`target/<profile>/seedpod`).
-pub fn seedpod_bin() -> PathBuf {
-    if let Some(bin) = std::env::var_os("SEEDPOD_BIN") {
-        return PathBuf::from(bin);
-    }
-    let exe = std::env::current_exe().expect("test executable path");
-    // Tests live in target/<profile>/deps/, bench binaries in target/<profile>/.
-    let candidates = [exe.parent(), exe.parent().and_then(Path::parent)];
-    candidates
-        .into_iter()
-        .flatten()
-        .map(|dir| dir.join("seedpod"))
-        .find(|bin| bin.exists())
-        .unwrap_or_else(|| {
-            panic!(
-                "no seedpod binary next to {}; run `cargo test --workspace` (or set SEEDPOD_BIN)",
-                exe.display()
-            )
-        })
-}
 
 pub struct Sandbox {
     pub dir: tempfile::TempDir,
