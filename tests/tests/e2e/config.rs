@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::{Sandbox, missing_prerequisite};
 use seedpod_engine::testing::{MockServer, Reply};
 use seedpod_protocol::PodName;
 use serde_json::json;
@@ -409,7 +409,9 @@ fn the_first_advice_leads_with_the_demo() {
     let sb = Sandbox::new();
     let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
     if out.status.success() {
-        eprintln!("skipped: a local model server on this machine answered, so nothing was missing");
+        missing_prerequisite(
+            "no local model server on the usual ports (one answered, so nothing was missing)",
+        );
         return;
     }
     let err = stderr(&out);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use seedpod_e2e::pty::{Tui, keys};
-use seedpod_e2e::{Sandbox, kill, seedpod_bin};
+use seedpod_e2e::{Sandbox, kill, missing_prerequisite, seedpod_bin};
 use serde_json::json;
 
 /// ssh as far as seedpod can tell. `FAKE_SSH_HOME_<host>` is that host's SEEDPOD_HOME (no
@@ -292,19 +292,23 @@ async fn the_tui_over_a_dropped_link_comes_back_where_it_was_with_nothing_lost_o
     m.there.ok(&["stop", "p"]);
 }
 
-/// A real sshd on a loopback port, as the person's own user with a key made for the test;
-/// `None` (and a line saying why) where this machine has no sshd (`.ci/run` installs it).
+/// A real sshd on a loopback port, as the person's own user with a key made for the test.
 struct RealSsh {
     dir: tempfile::TempDir,
     port: u16,
     daemon: std::process::Child,
 }
 
+/// Ports tried: each was free when chosen, but another process may take it before sshd binds.
+const SSHD_PORT_ATTEMPTS: usize = 3;
+
 impl RealSsh {
+    /// `None` where this machine cannot run one (`missing_prerequisite`: a failure in CI, whose
+    /// `.ci/run` installs openssh-server, and a skip elsewhere).
     fn start() -> Option<RealSsh> {
         let sshd = Path::new("/usr/sbin/sshd");
         if !sshd.exists() {
-            eprintln!("no /usr/sbin/sshd here: the real-ssh scenario is skipped");
+            missing_prerequisite("an sshd at /usr/sbin/sshd (`.ci/run` installs openssh-server)");
             return None;
         }
         let dir = tempfile::Builder::new()
@@ -321,44 +325,54 @@ impl RealSsh {
             assert!(made.success(), "ssh-keygen failed");
         }
         std::fs::copy(path("user_key.pub"), path("authorized_keys")).unwrap();
-        // A free port: bound, read, released for sshd.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let config = format!(
-            "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nAuthorizedKeysFile {}\n\
-             PidFile {}\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n\
-             KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nPermitRootLogin yes\n",
-            path("host_key").display(),
-            path("authorized_keys").display(),
-            path("sshd.pid").display(),
-        );
-        std::fs::write(path("sshd_config"), config).unwrap();
         let _ = std::fs::create_dir_all("/run/sshd");
-        let daemon = Command::new(sshd)
-            .args(["-D", "-e", "-f"])
-            .arg(path("sshd_config"))
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut ssh = RealSsh { dir, port, daemon };
-        // sshd says on stderr when it listens; a daemon that cannot run says why and exits.
-        let stderr = ssh.daemon.stderr.take().unwrap();
-        let mut lines = BufReader::new(stderr).lines();
-        loop {
-            match lines.next() {
-                Some(Ok(line)) if line.contains("Server listening") => break,
-                Some(Ok(_)) => continue,
-                _ => {
-                    eprintln!("sshd did not start here: the real-ssh scenario is skipped");
-                    return None;
+        let mut said = Vec::new();
+        for _ in 0..SSHD_PORT_ATTEMPTS {
+            // A free port: bound, read, released for sshd.
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let config = format!(
+                "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nAuthorizedKeysFile {}\n\
+                 PidFile {}\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n\
+                 KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nPermitRootLogin yes\n",
+                path("host_key").display(),
+                path("authorized_keys").display(),
+                path("sshd.pid").display(),
+            );
+            std::fs::write(path("sshd_config"), config).unwrap();
+            let mut daemon = Command::new(sshd)
+                .args(["-D", "-e", "-f"])
+                .arg(path("sshd_config"))
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // sshd says on stderr when it listens; a daemon that cannot run says why and exits.
+            let mut lines = BufReader::new(daemon.stderr.take().unwrap()).lines();
+            said.clear();
+            let listening = loop {
+                match lines.next() {
+                    Some(Ok(line)) if line.contains("Server listening") => break true,
+                    Some(Ok(line)) => said.push(line),
+                    _ => break false,
                 }
+            };
+            if listening {
+                std::thread::spawn(move || for _ in lines {});
+                return Some(RealSsh { dir, port, daemon });
+            }
+            let _ = daemon.wait();
+            if !said.iter().any(|l| l.contains("Address already in use")) {
+                break;
             }
         }
-        std::thread::spawn(move || for _ in lines {});
-        Some(ssh)
+        missing_prerequisite(&format!(
+            "an sshd that starts; /usr/sbin/sshd said: {}",
+            said.join(" / ")
+        ));
+        None
     }
 
     fn ssh_command(&self) -> String {
@@ -396,7 +410,9 @@ async fn the_same_scenario_through_a_real_sshd_on_loopback() {
             seedpod_bin().display()
         ),
     );
-    let user = std::env::var("USER").unwrap_or_else(|_| "root".into());
+    // CI may run without USER in its environment: ask who this process runs as.
+    let whoami = Command::new("id").arg("-un").output().unwrap();
+    let user = String::from_utf8_lossy(&whoami.stdout).trim().to_string();
     here.user_config(&format!(
         "[remote]\nssh = \"{}\"\n[remote.hosts.lo]\nhost = \"{user}@127.0.0.1\"\nbin = {:?}\n",
         sshd.ssh_command(),

@@ -6,7 +6,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Output;
 use std::time::Duration;
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::{Sandbox, missing_prerequisite};
 use serde_json::json;
 
 /// Long enough for a debug build; a hang fails the test instead of stalling the suite.
@@ -94,7 +94,9 @@ fn can_mount_privately() -> bool {
 #[tokio::test]
 async fn start_on_a_full_filesystem_names_it_and_starts_once_there_is_room() {
     if !can_mount_privately() {
-        eprintln!("SKIPPED: `unshare --user --mount` is not available here");
+        missing_prerequisite(
+            "user and mount namespaces (`unshare --user --map-root-user --mount`)",
+        );
         return;
     }
     let sb = Sandbox::new();
