@@ -1,10 +1,13 @@
-//! Issue 15, must-show 1: a session far bigger than a frame (a 50 MB segment with one entry
-//! over the frame limit) attaches, and `events`, `history` and `context` work on the running
-//! pod — with every frame on the wire at most `MAX_FRAME_BYTES`, checked by a client that reads
-//! raw lines and refuses any longer one.
+//! A session far bigger than a frame (a segment of several frames' worth, with one entry over
+//! the frame limit) attaches, and `events`, `history` and `context` work on the running pod —
+//! with every frame on the wire at most `MAX_FRAME_BYTES`, checked by a client that reads raw
+//! lines and refuses any longer one (the frame limit and parts: `docs/protocol.md`).
+//!
+//! The size is the smallest that shows it: every reply that lists the session is bigger than a
+//! frame even without the big entry. How long a much bigger session takes to attach is
+//! measured by `seedpod-bench`, not here.
 
 use std::path::Path;
-use std::time::Instant;
 
 use futures::{SinkExt, StreamExt};
 use seedpod_e2e::events::EventsProcess;
@@ -20,11 +23,11 @@ use tokio_util::codec::{Decoder, Framed, LinesCodec};
 
 /// Few requests with many calls each: every request body is built (and recorded by the
 /// scripted provider), so fewer, fuller steps build the same session faster.
-const STEPS: usize = 7;
-const CALLS_PER_STEP: usize = 25;
+const STEPS: usize = 2;
+const CALLS_PER_STEP: usize = 20;
 /// Longer than the frame limit: this entry can only travel in parts.
 const BIG_ANSWER_BYTES: usize = MAX_FRAME_BYTES + 1024 * 1024;
-const BUILD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+const BUILD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 const LAST_WORDS: &str = "That was the end of a very big session.";
 
 /// A raw client: reads lines with a codec that refuses any over the limit, and joins parts
@@ -126,13 +129,13 @@ fn script(sb: &Sandbox) -> std::path::PathBuf {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_50_mb_segment_attaches_and_every_frame_is_within_the_limit() {
+async fn a_session_of_many_frames_attaches_and_every_frame_is_within_the_limit() {
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.path().join(".seedpod")).unwrap();
     // A window big enough that the session is pruned in the request, never compacted away.
     std::fs::write(
         sb.path().join(".seedpod/config.toml"),
-        // Reading one file 200 times is what the loop brakes stop; this test wants the bytes.
+        // Reading one file 40 times is what the loop brakes stop; this test wants the bytes.
         "context_window = 10000000\n[context]\ncompact_at = 0.95\n[loop]\nrepeat_limit = 0\n",
     )
     .unwrap();
@@ -140,7 +143,7 @@ async fn a_50_mb_segment_attaches_and_every_frame_is_within_the_limit() {
     let script = script(&sb);
     sb.start_scripted("p", &script);
 
-    // One turn builds the session: 200 file reads, then an answer longer than a frame.
+    // One turn builds the session: 40 file reads, then an answer longer than a frame.
     let mut conn = sb.connect("p", ClientMode::Attach).await;
     let mut seen = Vec::new();
     conn.send(Method::Subscribe { since_seq: None })
@@ -157,7 +160,6 @@ async fn a_50_mb_segment_attaches_and_every_frame_is_within_the_limit() {
         })
         .await
         .unwrap();
-        let started = Instant::now();
         // Building the session is slow in a debug build (hundreds of megabytes of request
         // bodies); wait for the run's end on its own deadline rather than the per-event one.
         tokio::time::timeout(BUILD_TIMEOUT, async {
@@ -173,7 +175,6 @@ async fn a_50_mb_segment_attaches_and_every_frame_is_within_the_limit() {
         })
         .await
         .expect("the run ends");
-        eprintln!("run {ask:?} took {:?}", started.elapsed());
     }
     assert!(
         longest_live > MAX_FRAME_BYTES,
@@ -185,7 +186,7 @@ async fn a_50_mb_segment_attaches_and_every_frame_is_within_the_limit() {
         .map(|f| std::fs::metadata(f).unwrap().len())
         .sum();
     assert!(
-        segment_bytes > 50_000_000,
+        segment_bytes > 2 * MAX_FRAME_BYTES as u64,
         "segment of {segment_bytes} bytes"
     );
 
@@ -265,13 +266,8 @@ async fn a_50_mb_segment_attaches_and_every_frame_is_within_the_limit() {
     events.stop().await;
 
     // And the TUI: the end of the session is on the first screen.
-    let started = Instant::now();
     let mut tui = Tui::spawn(&sb, &["attach", "p"]);
     tui.wait_for(LAST_WORDS);
-    eprintln!(
-        "a {segment_bytes}-byte segment: the TUI showed its last answer {:?} after start",
-        started.elapsed()
-    );
     tui.send(seedpod_e2e::pty::keys::CTRL_D);
     assert!(tui.wait_exit(), "the TUI detaches cleanly");
 }
