@@ -1,4 +1,4 @@
-//! The soak issue 12 asks for (must-show 6): a real pod in a 16k window (`context_window =
+//! A long life in a small window: a real pod in a 16k window (`context_window =
 //! 16000`) runs many turns of ~2,000 characters; the pod must fail none, and its memory must
 //! stay bounded while pruning and compaction keep the context inside the window.
 //!
@@ -8,13 +8,14 @@
 //! requests it refused and how many summaries it wrote. A turn is timed from `run` to its
 //! committed `run_end`, through an in-process client (no CLI process start in the number).
 //!
-//! The model is the scripted provider (the default, as the issue says: a script long enough
-//! for every turn and every summary) or, with `--provider openai|anthropic`, the loopback fake
+//! The model is the scripted provider (the default: a script long enough for every turn and
+//! every summary) or, with `--provider openai|anthropic`, the loopback fake
 //! of `support/limit_server.rs`, which enforces the window with the real "too long" errors.
 //!
-//! Run: `cargo build --release -p seedpod -p seedpod-e2e && ./target/release/context-bench`
-//! (`--turns 1000 --every 100` by default; `--turns 20` for a smoke run). Prints numbers;
-//! asserts none, except that no turn failed (the exit code says so).
+//! Run: `cargo bench -p seedpod-e2e --bench context-bench -- --turns 1000 --every 100` (the
+//! defaults; `--turns 20` for a smoke run). Prints numbers; asserts none, except that no turn
+//! failed (the exit code says so). The suite checks the same pod's turns in a small window
+//! (`tests/tests/e2e/context.rs`).
 
 use std::time::{Duration, Instant};
 
@@ -57,7 +58,8 @@ fn options() -> Result<Options, String> {
         turn_chars: 2_000,
         window: 16_000,
     };
-    let mut args = std::env::args().skip(1);
+    // `cargo bench` adds `--bench` to the arguments of every benchmark it runs.
+    let mut args = std::env::args().skip(1).filter(|arg| arg != "--bench");
     while let Some(flag) = args.next() {
         if flag == "--help" || flag == "-h" {
             return Err(USAGE.to_owned());

@@ -1,12 +1,12 @@
-//! What a pod on another machine costs (issue 19's numbers): `notify` and `send` round trips and
+//! What a pod on another machine costs: `notify` and `send` round trips and
 //! the reattach to a 10,000-entry pod, locally and through `seedpod bridge` — over a transport
 //! that runs the bridge on this machine (the bridge's own cost, no network), and, when given,
 //! over a real ssh (`--ssh "ssh -p 2222 -i KEY -o StrictHostKeyChecking=no" --destination
 //! me@127.0.0.1`; the far side's seedpod must use this run's home: pass `--bin` a wrapper that
 //! sets SEEDPOD_HOME, which this program prints).
 //!
-//! Run: `cargo build --release -p seedpod && cargo run --release -p seedpod-e2e --bin remote-bench`
-//! Prints numbers; asserts none.
+//! Run: `cargo bench -p seedpod-e2e --bench remote-bench` (add `-- --ssh … --destination …` for
+//! the real ssh). Prints numbers; asserts none.
 
 use std::time::{Duration, Instant};
 

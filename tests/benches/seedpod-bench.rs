@@ -1,12 +1,12 @@
-//! Benchmarks for the numbers the spine issue asks for, measured against the real binary:
+//! The core numbers of a pod, measured against the real binary:
 //!
 //! - notify round trip (connect, hello, notify, durable ack) from an in-process client;
 //! - attach snapshot of a segment with 10,000 entries, to `snapshot_end`;
 //! - restore (replay) of a pod whose segment holds 100,000 entries;
 //! - an idle pod's RSS and its wake-ups over a quiet interval.
 //!
-//! Run: `cargo build --release -p seedpod && cargo run --release -p seedpod-e2e --bin seedpod-bench`
-//! Prints numbers; asserts none (budgets are judged by people, not by tests).
+//! Run: `cargo bench -p seedpod-e2e --bench seedpod-bench`. Prints numbers; asserts none
+//! (budgets are judged by people, not by tests).
 
 use std::time::{Duration, Instant};
 

@@ -1,4 +1,4 @@
-//! The streaming numbers issue 3 asks for, against the real binary and a loopback
+//! What streaming costs, against the real binary and a loopback
 //! OpenAI-compatible server written here (raw HTTP/1.1, SSE body, close-delimited):
 //!
 //! 1. Overhead between an SSE event leaving the model server and the matching `text_delta`
@@ -15,8 +15,7 @@
 //!    the paced stream. Each is queued durably (fsynced) before its ack; the number shows
 //!    whether those fsyncs hold up the deltas, and how many acks per second the pod gives.
 //!
-//! Run: `cargo build --release -p seedpod -p seedpod-e2e && ./target/release/stream-bench`
-//! Prints numbers; asserts none.
+//! Run: `cargo bench -p seedpod-e2e --bench stream-bench`. Prints numbers; asserts none.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
