@@ -1,4 +1,4 @@
-//! Issue 5 must-show: the approval round trip end to end with the real binary and the real
+//! The approval round trip end to end with the real binary and the real
 //! `shell` tool: a client approves, another run is denied, `seedpod approve` answers a pod
 //! nobody is attached to, and `kill -9` while waiting neither loses nor auto-approves the request.
 

@@ -1,4 +1,4 @@
-//! Must-show 1: attached clients (`seedpod events --json`) see the same committed entries in the
+//! Attached clients (`seedpod events --json`) see the same committed entries in the
 //! same order with strictly increasing seq; a client attaching mid-turn gets snapshot + in-flight
 //! state and then exactly the remaining events.
 

@@ -1,4 +1,4 @@
-//! Must-show 6: garbage bytes, an oversized frame, an unknown method, a frame before `hello`, and
+//! Garbage bytes, an oversized frame, an unknown method, a frame before `hello`, and
 //! a client that never reads while the pod streams 100k events: the pod keeps serving everyone
 //! else and its state is unchanged.
 

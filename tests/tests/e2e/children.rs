@@ -1,4 +1,4 @@
-//! Issue 6 must-shows: child pods end to end with the real binary. Parent and children play
+//! Child pods end to end with the real binary. Parent and children play
 //! one shared script (steps tagged `"pod"` belong to the child of that name), each pod with its
 //! own cursor; gates hold a child's answer so every report arrives at a known moment.
 

@@ -1,4 +1,4 @@
-//! Issue 16, `/commit` (seed 002): in a git repository the model writes a commit message for
+//! `/commit`: in a git repository the model writes a commit message for
 //! the staged changes, a person reads it in the approval prompt (here `seedpod approve`),
 //! a denial with a reason sends the model back, and only the approved message is committed.
 //! Outside a repository the command is refused with what to do.

@@ -401,7 +401,7 @@ fn logging_to_stdout_in_the_foreground_only() {
     sb.ok(&["send", "bg", "hi"]);
 }
 
-/// Issue 17 item 7: a new user with nothing configured is first told about `seedpod demo`
+/// A new user with nothing configured is first told about `seedpod demo`
 /// (which works with nothing at all), then the API key and the local server; never about a
 /// file that only the source tree has.
 #[test]
@@ -422,7 +422,7 @@ fn the_first_advice_leads_with_the_demo() {
     assert!(!err.contains("examples/"), "{err}");
 }
 
-/// Issue 17: `/model` with no name says which model is in use and what the server offers to
+/// `/model` with no name says which model is in use and what the server offers to
 /// switch to (asked with the pod's own endpoint and key).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn model_without_a_name_lists_the_servers_models() {

@@ -1,4 +1,5 @@
-//! A pod that lives long in a small window (issue 12, must-shows 1 and 2), end to end: the real
+//! A pod that lives long in a small window, end to end (`docs/configuration.md` on windows,
+//! pruning and compaction): the real
 //! binary against a loopback fake (`support/limit_server.rs`) that enforces a 16,000-token
 //! window with the real OpenAI and Anthropic "too long" errors and counts tokens by its own
 //! rule, not the pod's estimate.
@@ -139,7 +140,7 @@ fn ls_json(sb: &Sandbox) -> Value {
         .expect("pod p in ls --json")
 }
 
-/// The outcomes a must-show asks for, all checked before the test fails, so one run says
+/// The outcomes a scenario must show, all checked before the test fails, so one run says
 /// everything that is missing (the turns before them take most of a test's time).
 struct Checks {
     failed: Vec<String>,
@@ -248,7 +249,7 @@ fn trace(exchanges: &[Exchange]) -> String {
         .join(" ")
 }
 
-/// Must-show 1 for one provider.
+/// Scenario 1 of this file's header, for one provider.
 fn fifty_turns_and_a_big_file_in_a_configured_window(wire: Wire) {
     let server = LimitServer::start(LimitConfig::new(WINDOW));
     let sb = start(&server, wire, WINDOW);
@@ -310,7 +311,7 @@ fn anthropic_fifty_turns_and_a_big_file_in_a_16k_window() {
     fifty_turns_and_a_big_file_in_a_configured_window(Wire::Anthropic);
 }
 
-/// Must-show 2 for one provider.
+/// Scenario 2 of this file's header, for one provider.
 fn a_window_configured_too_large_is_learned_from_the_refusal(wire: Wire) {
     let server = LimitServer::start(LimitConfig::new(WINDOW));
     let sb = start(&server, wire, 200_000);

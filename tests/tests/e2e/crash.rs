@@ -1,4 +1,4 @@
-//! Must-show 3 and 4: `kill -9` mid-turn loses nothing committed or acknowledged; a torn last
+//! `kill -9` mid-turn loses nothing committed or acknowledged; a torn last
 //! line restores with an alert; a corrupt middle line refuses to start with `file:line`.
 
 use seedpod_e2e::{Sandbox, is_run_end, wait_for};

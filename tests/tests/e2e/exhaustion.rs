@@ -1,4 +1,4 @@
-//! Resource exhaustion is survivable (issue 15): silent connections are closed, a flood beyond
+//! Resource exhaustion is survivable: silent connections are closed, a flood beyond
 //! the connection limit is refused with a reason, and a pod out of file descriptors backs off
 //! instead of spinning, then serves again once descriptors come back.
 

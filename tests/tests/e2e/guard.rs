@@ -1,4 +1,4 @@
-//! Issue 13: the injection guard where injected text really arrives. A file the model reads
+//! The injection guard where injected text really arrives. A file the model reads
 //! with `read_file` and a file the person attaches with `@` both carry an injection; the
 //! committed tool result and attachment say it is data (the note is in the log, so replay shows
 //! it), and attached clients get an alert. With `guard = "block"` the result is withheld.

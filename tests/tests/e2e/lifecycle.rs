@@ -86,7 +86,7 @@ async fn signal_takes_the_graceful_path(signal: i32, signal_name: &str) {
     assert_eq!(log_events(&sb, "p", "server_exit"), 1, "{signal_name}");
 
     // The log ends with whole lines: exactly the entries the live pod reported, then what the
-    // held answer had streamed, kept by the graceful stop (issue 17: shown text is not lost).
+    // held answer had streamed, kept by the graceful stop: text a person was shown is never lost.
     let segment = sb.segment_files("p").pop().expect("a segment file");
     let on_disk = std::fs::read_to_string(&segment).unwrap();
     assert!(

@@ -1,4 +1,4 @@
-//! Issue 16, must-show 4: a shell command that exits non-zero or times out is a failed call to
+//! A shell command that exits non-zero or times out is a failed call to
 //! the model, in the log (with its exit code as metadata) and in `history`; a model that keeps
 //! failing is told to change approach, then stopped with `run_end {reason: no_progress}` and a
 //! message that says why — and `send` says so and exits non-zero.

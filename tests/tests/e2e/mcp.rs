@@ -1,4 +1,4 @@
-//! Issue 18: MCP servers' tools in a pod, against a real MCP server built on the official SDK
+//! MCP servers' tools in a pod, against a real MCP server built on the official SDK
 //! (`src/bin/mcp-test-server.rs`) over stdio and Streamable HTTP. The tools are offered in the
 //! segment (`context`), a call asks by default and runs under `[approvals] "mcp__t__*"`, its
 //! result is committed and shown in the TUI, replay is exact after a restart; a server killed

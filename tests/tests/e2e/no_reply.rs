@@ -1,4 +1,4 @@
-//! Issue 16, must-show 2: a turn woken by a notification that the model answers with
+//! A turn woken by a notification that the model answers with
 //! `NO_REPLY` is shown as a dim "noted" line, not as an answer, and `send` prints only its own
 //! answer; a person's own `NO_REPLY` turn is shown as the text it is.
 

@@ -1,4 +1,4 @@
-//! Must-show 2: notify while idle wakes a turn; while running it is committed before the *next*
+//! Notify while idle wakes a turn; while running it is committed before the *next*
 //! provider request of that turn; a notify during the last request of a turn starts the next
 //! turn — never stranded. Checked in the request bodies the scripted provider recorded.
 

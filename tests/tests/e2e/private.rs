@@ -1,4 +1,4 @@
-//! seedpod's own files are private by construction (issue 15): under umask 022 every directory
+//! seedpod's own files are private by construction: under umask 022 every directory
 //! it creates is 0700 and every file 0600, and a runtime directory that is a symbolic link — the
 //! way another local user would plant one in a shared /tmp and repoint it later — is refused by
 //! the pod and by every client before anything is sent.

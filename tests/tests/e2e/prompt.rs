@@ -1,4 +1,4 @@
-//! Issue 5 must-show: the layered system prompt is rendered once per segment and replayed as
+//! The layered system prompt is rendered once per segment and replayed as
 //! stored (editing AGENTS.md changes the next segment, never the current one), and `@path`
 //! references reach the model as file attachments, or as placeholders with an alert.
 

@@ -1,8 +1,8 @@
-//! Must-show 5: over random sequences of run / notify / pause / resume / cancel / scripted tool
+//! Over random sequences of run / notify / pause / resume / cancel / scripted tool
 //! calls / restarts, after every step the live `get_context` equals, byte for byte, the context
 //! of a pod restored from a copy of the same log.
 //!
-//! Context management joins the spine (issue 12, must-show 4): the pod runs in a small window
+//! With context management in the loop, the pod runs in a small window
 //! (`context_window` in its project config), so long answers trigger pruning and automatic
 //! compaction; `/compact` is an operation; the script answers some requests with the real
 //! OpenAI "maximum context length" refusal, which the pod recovers from; and a `kill -9` can

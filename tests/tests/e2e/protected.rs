@@ -1,4 +1,4 @@
-//! Issue 13, "nothing the model can write loosens policy": a scripted model tries to allow
+//! Nothing the model can write loosens policy: a scripted model tries to allow
 //! itself every shell command through the project's `.seedpod/config.toml` and to plant an
 //! `fsmonitor` command in `.git/config`. The real binary's file tools refuse both, the files stay
 //! as they were, the model is told why, and the pod's log records `tool_blocked`.

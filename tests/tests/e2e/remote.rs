@@ -1,4 +1,4 @@
-//! Issue 19: pods on other machines. A transport script stands in for ssh (`[remote] ssh`): it
+//! Pods on other machines. A transport script stands in for ssh (`[remote] ssh`): it
 //! skips ssh's options and runs the command line for HOST in a shell with that host's own
 //! `SEEDPOD_HOME` — another machine as far as seedpod can tell, without an sshd. Through it:
 //! `send`, `notify`, `events`, `history`, `ls HOST:` and `ls --all`; the TUI attached over the

@@ -1,4 +1,4 @@
-//! Issue 13 must-show: the shell sandbox end to end with the real binary. An allowed `shell`
+//! The shell sandbox (`docs/sandbox.md`) end to end with the real binary. An allowed `shell`
 //! that writes outside the write roots fails with "Permission denied" and nothing lands; with
 //! `network = false` a connect to a local listener is refused; `shell = "sandboxed"` runs a
 //! confined command without asking and asks before `"sandbox": false`; a child pod's shell is

@@ -1,4 +1,4 @@
-//! Issue 16, must-show 1: a model that writes its reasoning into its answer
+//! A model that writes its reasoning into its answer
 //! (`<think>plan</think>Hello`) is shown a folded thinking cell and "Hello"; `send` prints
 //! "Hello"; the next request carries only the cleaned answer; `history --json` keeps the raw
 //! text in an `assistant_raw` entry, and a restored pod sends the same bytes.

@@ -1,4 +1,4 @@
-//! No secret is written (issue 15): a model server whose error echoes the request's
+//! No secret is written: a model server whose error echoes the request's
 //! `Authorization` header leaves the key in no file under `SEEDPOD_HOME` — not the segment log,
 //! `pod.json`, the pod's log or its stderr — and not in what `send` and `history` print.
 

@@ -1,4 +1,4 @@
-//! Issue 15: a bounded soak. Three clients send notifications as fast as the pod acknowledges
+//! A bounded soak. Three clients send notifications as fast as the pod acknowledges
 //! them (some waking turns, some not) while the pod is killed with `kill -9` at random points
 //! and restored, round after round. Afterwards every acknowledged notification is in the log
 //! exactly once, nothing unacknowledged is there twice, and the restored context is byte for

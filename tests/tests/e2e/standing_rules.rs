@@ -1,5 +1,5 @@
-//! Issue 13 must-show: a standing approval means what the person saw. After "always" on
-//! `git status` in a real repository, the issue's attacks (a comment hiding a second line, `-c`
+//! A standing approval means what the person saw. After "always" on
+//! `git status` in a real repository, the attacks it must not let through (a comment hiding a second line, `-c`
 //! config, `GIT_CONFIG_*` and `PATH` assignments, `--output`, a list) are each asked about again
 //! and, denied, leave no payload behind; a plain `git status --short` runs without asking.
 

@@ -1,4 +1,4 @@
-//! Issue 15: storage that fills up. A run whose log cannot be written ends `send` with the
+//! Storage that fills up. A run whose log cannot be written ends `send` with the
 //! pod's reason (it used to wait forever); `start` on a full filesystem says which one is full
 //! (it used to panic writing its own stderr file to the same disk).
 

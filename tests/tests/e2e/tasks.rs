@@ -1,4 +1,4 @@
-//! Issue 16, the task list: the model keeps it with `update_tasks`, the log holds it (so it
+//! The task list: the model keeps it with `update_tasks`, the log holds it (so it
 //! replays exactly and survives a restart), `seedpod tasks` prints it, and a model that leaves
 //! open tasks untouched for `[tasks] remind_after` requests gets one `task_reminder` before the
 //! next request — not before.

@@ -1,4 +1,4 @@
-//! Pod-supplied text never reaches the terminal raw (issue 15): a model name carrying an
+//! Pod-supplied text never reaches the terminal raw: a model name carrying an
 //! escape sequence is listed escaped by `ls`, and model output with one is escaped by `send`.
 
 use serde_json::json;

@@ -1,4 +1,4 @@
-//! Workspace trust end to end (issue 13, DESIGN invariant 6): a `.seedpod/config.toml` the model
+//! Workspace trust end to end (DESIGN invariant 6): a `.seedpod/config.toml` the model
 //! could have written never loosens policy until a person runs `seedpod trust`, for exactly the
 //! bytes they trusted; tightening always applies. Driven through the real binary.
 

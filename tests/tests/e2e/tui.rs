@@ -152,7 +152,7 @@ fn the_tui_reconnects_when_the_pod_restarts() {
     sb.ok(&["restart", "r"]);
     tui.wait_for("reconnected to the pod");
     tui.wait_for("Before the restart.");
-    // Issue 17 item 3: the old process's goodbye does not stay on the status line.
+    // The old process's goodbye does not stay on the status line.
     tui.wait_until(
         "the status line to forget the goodbye once reconnected",
         |screen| !screen.contents().contains("stopping"),
@@ -322,7 +322,7 @@ fn spawn_a_child_from_the_composer_jump_in_and_back() {
     assert!(tui.wait_exit());
 }
 
-/// Issue 17 item 5: `[` or `]` typed first into an empty composer is text, not navigation, at
+/// `[` or `]` typed first into an empty composer is text, not navigation, at
 /// the bottom of the transcript: `[ ] todo` reaches the model whole.
 #[test]
 fn brackets_typed_first_are_text() {
@@ -353,7 +353,7 @@ fn brackets_typed_first_are_text() {
     );
 }
 
-/// Issue 17 item 1: text already shown never disappears. Esc pauses a streaming answer and
+/// Text already shown never disappears. Esc pauses a streaming answer and
 /// what was streamed stays on screen, marked interrupted; a second Esc cancels and it still
 /// stays; the log holds it and the model reads it in its next request, before the note that
 /// says anything not shown above was not done.
@@ -409,7 +409,7 @@ fn streamed_text_stays_through_pause_and_cancel() {
     assert!(partial < note, "{next}");
 }
 
-/// Issue 17 item 2: a paste far over the message cap is not cut silently and does not push
+/// A paste far over the message cap is not cut silently and does not push
 /// out what is typed after it. The model reads its head and tail, a line naming it, and the
 /// typed text; the whole paste is in the log; `read_paste` reads any part of it.
 #[test]
@@ -469,7 +469,7 @@ fn a_paste_over_the_cap_arrives_whole_and_the_typing_after_it_too() {
     assert_eq!(whole, log, "whole, byte for byte");
 }
 
-/// Issue 17, "hear when it is done": while the terminal is not focused, a turn that ends or
+/// Hear when it is done: while the terminal is not focused, a turn that ends or
 /// an approval that waits sends a desktop notification (OSC 9 where the terminal shows one);
 /// while it is focused, nothing; `[tui] notify = "bell"` rings the bell instead.
 #[test]
@@ -534,7 +534,7 @@ fn an_unfocused_terminal_is_told_when_a_turn_ends() {
     assert!(tui.wait_exit());
 }
 
-/// Issue 17, search: Ctrl-F finds text in the transcript, n goes to the older match, and the
+/// Search: Ctrl-F finds text in the transcript, n goes to the older match, and the
 /// footer says where the search stands.
 #[test]
 fn ctrl_f_searches_the_transcript() {
@@ -568,7 +568,7 @@ fn ctrl_f_searches_the_transcript() {
     assert!(tui.wait_exit());
 }
 
-/// Issue 17 item 4: emoji sequences keep every glyph in a real terminal at three widths. A
+/// Emoji sequences keep every glyph in a real terminal at three widths. A
 /// skin-tone modifier and the parts of a ZWJ sequence are separate glyphs to the terminal (as
 /// to tmux and xterm); drawn as one cell, the next cell covered them ("👍" without its tone, a
 /// family cut to its first member). Flags, combining marks and wide CJK stay as they are.

@@ -1,4 +1,4 @@
-//! Issue 15: a pod whose process is stopped (SIGSTOP) keeps its socket, so connecting works
+//! A pod whose process is stopped (SIGSTOP) keeps its socket, so connecting works
 //! and then nothing ever comes back. Clients give up with a clear message and exit 1 instead
 //! of hanging, and work again once the process is resumed.
 
