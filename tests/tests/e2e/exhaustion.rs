@@ -77,7 +77,12 @@ async fn connections_beyond_the_limit_are_refused_with_a_reason() {
         }
         other => panic!("expected one busy error, got {other:?}"),
     }
-    drop(held);
+    // Close them, and wait until the pod has closed each one too: only then are their slots
+    // free (dropping them and connecting at once could still find the pod full).
+    for mut stream in held {
+        stream.shutdown().await.unwrap();
+        frames(stream).await;
+    }
     sb.ok(&["notify", "p", "room again"]);
     sb.ok(&["stop", "p"]);
 }
