@@ -1,4 +1,4 @@
-//! Issue 13 must-show: the symlink-swap race. While a thread keeps exchanging a directory inside
+//! The symlink-swap race. While a thread keeps exchanging a directory inside
 //! the scope with a symlink to a directory outside it (`renameat2(RENAME_EXCHANGE)`, atomic),
 //! the real file tools read, write, edit and list through that directory for 2,000 rounds.
 //! Nothing outside may be read, written or listed; a call caught mid-swap fails cleanly.
