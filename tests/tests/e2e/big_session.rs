@@ -4,8 +4,8 @@
 //! lines and refuses any longer one (the frame limit and parts: `docs/protocol.md`).
 //!
 //! The size is the smallest that shows it: every reply that lists the session is bigger than a
-//! frame even without the big entry. How long a much bigger session takes to attach is
-//! measured by `seedpod-bench`, not here.
+//! frame even without the big entry. How long attaching to a big pod takes is for the benches
+//! (`seedpod-bench`, `tui-bench`) to measure, not for this test.
 
 use std::path::Path;
 

@@ -219,7 +219,7 @@ async fn retry_setting_reaches_the_pod_and_the_pod_stays_usable() {
             server.base_url()
         ),
     );
-    // base_url in a project file applies only once the person trusts it (tests/tests/trust.rs).
+    // base_url in a project file applies only once the person trusts it (tests/tests/e2e/trust.rs).
     sb.ok(&["trust"]);
     let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -252,7 +252,7 @@ async fn idle_read_timeout_turns_a_hung_stream_into_an_error() {
             server.base_url()
         ),
     );
-    // base_url in a project file applies only once the person trusts it (tests/tests/trust.rs).
+    // base_url in a project file applies only once the person trusts it (tests/tests/e2e/trust.rs).
     sb.ok(&["trust"]);
     let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));

@@ -206,15 +206,32 @@ fn check(ops: Vec<Op>) {
     });
 }
 
+/// Cases per half: `PROPTEST_CASES` (12 by default) split between the two tests below, so the
+/// suite runs them side by side rather than one long test at its end.
+fn half_of_the_cases() -> u32 {
+    let cases: u32 = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12);
+    cases.div_ceil(2)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(12),
+        cases: half_of_the_cases(),
         max_shrink_iters: 20,
         failure_persistence: None,
         .. ProptestConfig::default()
     })]
     #[test]
     fn live_context_equals_restored_context(ops in proptest::collection::vec(op(), 1..10)) {
+        check(ops);
+    }
+
+    #[test]
+    fn live_context_equals_restored_context_second_half(
+        ops in proptest::collection::vec(op(), 1..10)
+    ) {
         check(ops);
     }
 }
