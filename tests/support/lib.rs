@@ -4,41 +4,36 @@
 //! Every test gets its own temp home; pods started in it are killed when the `Sandbox` drops,
 //! so a failing test never leaves daemons behind.
 
+pub mod binary;
 pub mod events;
 pub mod limit_server;
 pub mod pty;
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
+pub use binary::seedpod_bin;
+
 use seedpod_client::{Connection, Home};
-use seedpod_protocol::{ClientMode, Entry, Method, PodName, ServerMsg};
+use seedpod_protocol::{ClientMode, Entry, Method, PodEvent, PodName, ServerMsg};
 use serde_json::Value;
 
 /// Upper bound for waiting on an event; only reached when a test is failing.
 pub const EVENT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Path of the `seedpod` binary under test: `SEEDPOD_BIN`, or the one cargo built next to this
-/// test executable (`target/<profile>/seedpod`).
-pub fn seedpod_bin() -> PathBuf {
-    if let Some(bin) = std::env::var_os("SEEDPOD_BIN") {
-        return PathBuf::from(bin);
-    }
-    let exe = std::env::current_exe().expect("test executable path");
-    // Tests live in target/<profile>/deps/, bench binaries in target/<profile>/.
-    let candidates = [exe.parent(), exe.parent().and_then(Path::parent)];
-    candidates
-        .into_iter()
-        .flatten()
-        .map(|dir| dir.join("seedpod"))
-        .find(|bin| bin.exists())
-        .unwrap_or_else(|| {
-            panic!(
-                "no seedpod binary next to {}; run `cargo test --workspace` (or set SEEDPOD_BIN)",
-                exe.display()
-            )
-        })
+/// Say that a test cannot run here because it needs `what` (a kernel feature, a program, a
+/// quiet port); the caller then returns. Where `CI` is set this fails the test instead: CI's
+/// machine is set up to have everything the suite needs (`.ci/run`), and a skip there would pass
+/// without testing anything.
+pub fn missing_prerequisite(what: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "this CI machine cannot run the test: it needs {what}"
+    );
+    // Past the harness's capture, so a skip shows in a passing run.
+    let _ = writeln!(std::io::stderr(), "skipped: the test needs {what}");
 }
 
 pub struct Sandbox {
@@ -218,6 +213,69 @@ impl Sandbox {
         }
     }
 
+    /// Append finished turns to stopped pod `name`'s segment until it holds `total` entries
+    /// (a big transcript in no time, for the TUI's tests and benches); returns how the last
+    /// answer starts on screen.
+    pub fn append_turns(&self, name: &str, total: u64) -> String {
+        use seedpod_protocol::{
+            EntryKind, FinishReason, ModelItem, RunEndReason, RunTrigger, Segment, Usage,
+        };
+        let file = self.segment_files(name).pop().expect("a segment file");
+        let text = std::fs::read_to_string(&file).expect("read the segment");
+        let last: Entry =
+            serde_json::from_str(text.lines().last().expect("an entry")).expect("entry");
+        let mut seq = last.seq;
+        let mut out = String::new();
+        let mut turn = 0;
+        while seq + 6 < total {
+            turn += 1;
+            let answer = format!("Answer number {turn}: a line of **markdown** with `code`.");
+            let kinds = [
+                EntryKind::RunStart {
+                    trigger: RunTrigger::User,
+                },
+                EntryKind::UserInput {
+                    segments: vec![Segment::text(format!("question {turn}"))],
+                    text: format!("question {turn}"),
+                    queue_id: None,
+                },
+                EntryKind::AssistantItem {
+                    item: ModelItem::AssistantText { text: answer },
+                },
+                EntryKind::Usage(Usage {
+                    input_tokens: 100,
+                    output_tokens: 20,
+                    ..Usage::default()
+                }),
+                EntryKind::TurnEnd {
+                    iteration: 1,
+                    finish: FinishReason::Stop,
+                },
+                EntryKind::RunEnd {
+                    reason: RunEndReason::Completed,
+                    message: None,
+                },
+            ];
+            for kind in kinds {
+                seq += 1;
+                let entry = Entry {
+                    v: 1,
+                    seq,
+                    ts: last.ts + seq.get(),
+                    kind,
+                };
+                out.push_str(&serde_json::to_string(&entry).expect("encode"));
+                out.push('\n');
+            }
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .expect("open the segment");
+        std::io::Write::write_all(&mut file, out.as_bytes()).expect("append");
+        format!("Answer number {turn}: a line")
+    }
+
     pub async fn history(&self, name: &str) -> Vec<Entry> {
         let mut conn = self.connect(name, ClientMode::Control).await;
         match conn.call(Method::GetHistory).await.expect("history") {
@@ -345,6 +403,20 @@ pub fn tool_results(entries: &[seedpod_protocol::Entry]) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+/// Matches a committed pod event from child pod `child` (any kind), giving the event.
+pub fn is_pod_event_from(child: &str) -> impl FnMut(&ServerMsg) -> Option<PodEvent> + '_ {
+    move |msg| match msg {
+        ServerMsg::Committed { entry, .. } => match &entry.kind {
+            seedpod_protocol::EntryKind::SystemItem {
+                item: seedpod_protocol::SystemItem::PodEvent { event, .. },
+                ..
+            } if event.pod() == Some(child) => Some(event.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Matches a `state` event with the given state.

@@ -1,5 +1,5 @@
 //! A loopback model server that enforces a context window, for the context-management tests
-//! and the soak bench.
+//! and `context-bench`.
 //!
 //! It speaks the real streaming wire formats — OpenAI Chat Completions (`POST …/chat/completions`)
 //! and the Anthropic Messages API (`POST …/messages`) — and answers every request from what the

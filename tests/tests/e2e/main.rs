@@ -1,0 +1,52 @@
+//! The end-to-end suite: the real `seedpod` binary over real sockets, in a pseudo-terminal and
+//! against loopback model servers (see `docs/testing.md`).
+//!
+//! One test binary with a module per scenario, rather than a binary per file: each binary links
+//! the whole dependency tree again, and forty of them took longer to link than the tests take to
+//! run. Tests share this process, so none may change process-wide state (environment, current
+//! directory, umask, signal dispositions, resource limits): what a child process needs is set on
+//! its `Command`. Helpers shared by several modules live in `tests/support/`.
+
+mod approval_modal;
+mod approval_typeahead;
+mod approvals;
+mod attach;
+mod bad_input;
+mod big_session;
+mod child_limits;
+mod children;
+mod cli;
+mod commit;
+mod compaction;
+mod config;
+mod context;
+mod context_cli;
+mod crash;
+mod docs;
+mod exhaustion;
+mod guard;
+mod lifecycle;
+mod loop_brakes;
+mod mcp;
+mod no_reply;
+mod notify;
+mod private;
+mod project_data;
+mod prompt;
+mod property;
+mod protected;
+mod providers;
+mod remote;
+mod sandbox;
+mod sanitize;
+mod secrets;
+mod self_approval;
+mod soak;
+mod standing_rules;
+mod storage_full;
+mod tasks;
+mod terminal_safe;
+mod trust;
+mod tui;
+mod tui_compaction;
+mod unresponsive;
