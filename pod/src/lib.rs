@@ -14,6 +14,7 @@
 pub mod accept;
 pub mod agents;
 pub mod bus;
+pub mod catalogue;
 pub mod children;
 pub mod completions;
 pub mod connection;

@@ -97,7 +97,8 @@ impl PromptSettings {
                 .tools
                 .iter()
                 .filter_map(|spec| {
-                    seedpod_tools::protocol(&spec.name).map(|text| (spec.name.clone(), text.into()))
+                    let note = crate::catalogue::decl_for(&spec.name)?.note?;
+                    Some((spec.name.clone(), note.into()))
                 })
                 .collect(),
             PromptMode::Compact => Vec::new(),

@@ -24,39 +24,9 @@ pub const DEFAULT_SHELL_MAX_TIMEOUT_SECS: u64 = 600;
 /// so one giant paste cannot crowd out the context.
 pub const DEFAULT_MAX_MESSAGE_CHARS: usize = 32_000;
 
-/// What happens when the model calls a built-in tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Policy {
-    /// Run it.
-    Allow,
-    /// Wait for a person to approve the call.
-    Ask,
-    /// Do not offer the tool to the model at all.
-    Deny,
-    /// `shell` only: run confined by the sandbox without asking; a call that asks to leave the
-    /// sandbox waits for a person. Acts as `ask` where the sandbox is not enforced.
-    Sandboxed,
-}
-
-impl Policy {
-    pub const ALL: [Policy; 4] = [Policy::Allow, Policy::Ask, Policy::Deny, Policy::Sandboxed];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Policy::Allow => "allow",
-            Policy::Ask => "ask",
-            Policy::Deny => "deny",
-            Policy::Sandboxed => "sandboxed",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Policy> {
-        Policy::ALL
-            .into_iter()
-            .find(|p| p.as_str().eq_ignore_ascii_case(text.trim()))
-    }
-}
+/// What happens when the model calls a tool (declared beside the tool declarations, whose
+/// defaults are policies).
+pub use seedpod_protocol::Policy;
 
 /// What the input guard does with text that looks like a prompt injection.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

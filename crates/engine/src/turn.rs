@@ -231,8 +231,10 @@ impl<H: RunHost> RunHost for Quiet<'_, H> {
 
 /// Ask the host about each call in call order (an approval waits here), then run the allowed
 /// ones concurrently and commit every result in call order, whatever order they finished in, so
-/// the log (and replay) never depends on timing. A failure that repeats an earlier failed call of
-/// the run (`earlier`) carries the brakes' note, so the model hears it with the error itself.
+/// the log (and replay) never depends on timing. A call naming no registered tool is the
+/// registry's to answer ("unknown tool", with the tools there are): there is nothing for a
+/// policy to allow. A failure that repeats an earlier failed call of the run (`earlier`) carries
+/// the brakes' note, so the model hears it with the error itself.
 async fn answer<H: RunHost>(
     host: &mut H,
     tools: &ToolRegistry,
@@ -242,7 +244,11 @@ async fn answer<H: RunHost>(
 ) -> Result<(), HostError> {
     let mut decisions = Vec::with_capacity(calls.len());
     for call in calls {
-        decisions.push(host.authorize(call).await?);
+        let decision = match tools.get(&call.name) {
+            Some(_) => host.authorize(call).await?,
+            None => Authorization::Allowed,
+        };
+        decisions.push(decision);
     }
     let outputs = join_all(
         calls

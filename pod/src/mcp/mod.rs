@@ -29,7 +29,8 @@ use rmcp::model::CallToolRequestParams;
 use seedpod_config::McpServer;
 use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
 use seedpod_protocol::{
-    AlertLevel, McpServerStatus, McpState, ToolMeta, ToolSpec,
+    AlertLevel, CallSummary, Effect, GuardScan, InCompact, McpServerStatus, McpState, ToolDecl,
+    ToolMeta, ToolSpec,
     mcp::{McpApproval, McpToolStatus},
 };
 use tokio::sync::{mpsc, watch};
@@ -39,6 +40,21 @@ use tokio_util::sync::CancellationToken;
 use crate::controller::Command;
 use crate::policy::{Policies, Policy};
 use server::{ServerView, Supervisor};
+
+/// The declaration of every MCP tool, as a kind (`seedpod_protocol::tool_decl`): each comes from
+/// a server the person connected, so one no `[approvals]` key covers asks (`McpHub::policy`
+/// has the rest of the rule); what it changes is the server's to say. The catalogue lists MCP
+/// tools by name and description, with one note after them (`prompt/catalogue.rs`).
+pub const DECL: ToolDecl = ToolDecl {
+    name: "mcp__SERVER__TOOL",
+    default_policy: Policy::Ask,
+    effect: Effect::Changes,
+    note: None,
+    compact_note: None,
+    in_compact: InCompact::Always,
+    summary: CallSummary::raw,
+    guard: GuardScan::Everything,
+};
 
 /// What the servers' tasks tell the controller.
 #[derive(Debug)]

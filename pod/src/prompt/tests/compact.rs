@@ -31,7 +31,7 @@ fn fresh_pod_specs(cwd: &Path) -> Vec<ToolSpec> {
         .iter()
         .map(|tool| tool.spec())
         .collect();
-    specs.extend(offered_specs(&Policies::default()));
+    specs.extend(offered_specs(&Policies::declared_defaults()));
     specs
 }
 
