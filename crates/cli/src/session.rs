@@ -323,6 +323,7 @@ mod tests {
                 cwd: &self.path("work"),
                 env: &|_: &str| None,
                 flags: Overrides::default(),
+                tools: &seedpod_pod::catalogue::declared(),
             })
             .unwrap()
         }

@@ -7,10 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::agent::{
-    Approvals, GuardMode, InputSettings, ScopeSettings, ShellSettings, SystemPromptSettings,
-};
+use seedpod_protocol::ToolDecl;
+
+use crate::agent::{GuardMode, InputSettings, ScopeSettings, ShellSettings, SystemPromptSettings};
 use crate::agent_loop::LoopSettings;
+use crate::approvals::Approvals;
 use crate::children::ChildrenSettings;
 use crate::context::{ContextSettings, check_window, unsigned};
 use crate::error::ConfigError;
@@ -65,12 +66,16 @@ pub struct Overrides {
     pub script: Option<PathBuf>,
 }
 
-/// Where to look, and how to read the environment (a function, so tests need no process env).
+/// Where to look, how to read the environment (a function, so tests need no process env), and
+/// which tools there are.
 pub struct Inputs<'a> {
     pub config_dir: &'a Path,
     pub cwd: &'a Path,
     pub env: &'a dyn Fn(&str) -> Option<String>,
     pub flags: Overrides,
+    /// The tools a pod can be given (the pod's catalogue): their names are the `[approvals]`
+    /// keys, their declarations the defaults.
+    pub tools: &'a [&'static ToolDecl],
 }
 
 /// Read the environment of this process; empty values count as unset.
@@ -169,7 +174,7 @@ impl Effective {
         file::check_owned(&user_path)?;
         let user = file::load(&user_path)?;
         let project = file::load_bytes(&project_path)?;
-        let mut eff = Effective::defaults();
+        let mut eff = Effective::defaults(inputs.tools);
         eff.layers = vec![
             Layer {
                 path: user_path.clone(),
@@ -225,7 +230,8 @@ impl Effective {
         Ok(restrained)
     }
 
-    pub(crate) fn defaults() -> Effective {
+    /// The built-in defaults, with `tools` at their declared policies.
+    pub(crate) fn defaults(tools: &[&'static ToolDecl]) -> Effective {
         Effective {
             provider: None,
             model: None,
@@ -253,7 +259,7 @@ impl Effective {
                 keep_days: Setting::default(DEFAULT_LOG_KEEP_DAYS),
                 stdout: Setting::default(false),
             },
-            approvals: Approvals::defaults(),
+            approvals: Approvals::defaults(tools),
             scope: ScopeSettings::defaults(),
             shell: ShellSettings::defaults(),
             system_prompt: SystemPromptSettings {
@@ -322,7 +328,7 @@ impl Effective {
             self.logging.stdout.layer(l.stdout, source);
         }
         if let Some(a) = file.approvals {
-            self.approvals.layer(a, source);
+            self.approvals.layer(a, source)?;
         }
         if let Some(s) = file.scope {
             self.scope.layer(s, source);
