@@ -13,6 +13,7 @@
 
 pub mod accept;
 pub mod agents;
+pub mod assemble;
 pub mod bus;
 pub mod catalogue;
 pub mod children;
