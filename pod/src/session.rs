@@ -45,7 +45,7 @@ impl Default for SessionSettings {
             prompt: PromptSettings::default(),
             guard: GuardMode::default(),
             max_message_chars: DEFAULT_MAX_MESSAGE_CHARS,
-            wake_on_child_reports: true,
+            wake_on_child_reports: seedpod_config::children::DEFAULT_WAKE,
             child_limits: Default::default(),
             context: crate::context::ContextSettings::default(),
             startup_alerts: Vec::new(),

@@ -21,7 +21,7 @@ pub const DEFAULT_SHELL_TIMEOUT_SECS: u64 = 120;
 /// The longest limit a shell call may ask for.
 pub const DEFAULT_SHELL_MAX_TIMEOUT_SECS: u64 = 600;
 /// Longest input, in characters, that reaches the model whole; longer ones are cut with a note,
-/// so one giant paste cannot crowd out the context.
+/// so one giant paste or notification cannot crowd out the context.
 pub const DEFAULT_MAX_MESSAGE_CHARS: usize = 32_000;
 
 pub use crate::approvals::Policy;
@@ -265,7 +265,7 @@ pub struct InputSettings {
 impl InputSettings {
     pub(crate) fn defaults() -> InputSettings {
         InputSettings {
-            guard: Setting::default(GuardMode::Warn),
+            guard: Setting::default(GuardMode::default()),
             max_message_chars: Setting::default(DEFAULT_MAX_MESSAGE_CHARS),
         }
     }

@@ -38,7 +38,7 @@ pub use agent::{
 pub use agent_loop::LoopSettings;
 pub use approvals::{Approvals, Policy};
 pub use children::ChildrenSettings;
-pub use context::ContextSettings;
+pub use context::{ContextSettings, ContextSources};
 pub use effective::{
     Effective, Inputs, KeyRequirement, Logging, Overrides, Recorded, Retry, Timeouts,
     default_model, process_env,

@@ -327,7 +327,7 @@ fn who_answers(
     changed(&mut script, below_script, "script", path, ignored);
     project.script = script;
     if let Some(context) = &mut project.context {
-        let summary = below.context.summary_model.as_ref().map(|s| &s.value);
+        let summary = below.context.summary_model.as_ref();
         changed(
             &mut context.summary_model,
             summary,

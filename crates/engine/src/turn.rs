@@ -21,11 +21,9 @@ use crate::response::Response;
 use crate::retry::{Jitter, RetryPolicy, request_with_retries};
 use crate::tool::{ToolOutput, ToolRegistry};
 
-/// Model requests allowed in one run unless configured otherwise: enough for real multi-step tool
-/// work, small enough that a model stuck in a tool loop stops before burning much.
-pub const DEFAULT_MAX_ITERATIONS: u32 = 20;
-/// Untouched requests before a task reminder, when the configuration does not say.
-pub const DEFAULT_TASK_REMINDER_AFTER: u32 = 10;
+pub use seedpod_config::agent_loop::{
+    DEFAULT_MAX_ITERATIONS, DEFAULT_REMIND_AFTER as DEFAULT_TASK_REMINDER_AFTER,
+};
 
 /// Refused requests ("too long") the host may recover from in a row before the run fails: each
 /// recovery must change the request (a learned window, a compaction, a harder cut), so a few

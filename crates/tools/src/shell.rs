@@ -16,6 +16,7 @@ use std::time::Duration;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
+use seedpod_config::agent;
 use seedpod_engine::{Tool, ToolOutput};
 use seedpod_protocol::{
     CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl, ToolMeta, ToolSpec,
@@ -79,8 +80,8 @@ pub struct ShellLimits {
 impl Default for ShellLimits {
     fn default() -> Self {
         ShellLimits {
-            default_timeout: Duration::from_secs(120),
-            max_timeout: Duration::from_secs(600),
+            default_timeout: Duration::from_secs(agent::DEFAULT_SHELL_TIMEOUT_SECS),
+            max_timeout: Duration::from_secs(agent::DEFAULT_SHELL_MAX_TIMEOUT_SECS),
             max_output_bytes: 200 * 1024,
         }
     }

@@ -23,7 +23,6 @@ use seedpod_store::ScopeGrant;
 use seedpod_tools::{SandboxSupport, ScopeError};
 
 use crate::children::limits::ChildLimits;
-use crate::context::ContextSettings;
 use crate::mcp::McpSettings;
 use crate::session::{PromptSettings, SessionSettings};
 
@@ -99,7 +98,7 @@ pub fn assemble(inputs: PodInputs<'_>) -> Result<PodSession, AssembleError> {
     let registry = tools::builtin_tools(eff, &scope, sandbox, &policies);
     check_declared(&registry)?;
     let session = SessionSettings {
-        context: context_settings(eff),
+        context: eff.context.clone(),
         // What the person must hear at every attach: the project file's keys left out for
         // want of trust, and a sandbox weaker than asked for.
         startup_alerts: eff
@@ -132,23 +131,4 @@ pub fn assemble(inputs: PodInputs<'_>) -> Result<PodSession, AssembleError> {
         tools: registry,
         session,
     })
-}
-
-/// `[context]` and `context_window` as the pod uses them.
-fn context_settings(eff: &Effective) -> ContextSettings {
-    let context = &eff.context;
-    ContextSettings {
-        window: eff.context_window.as_ref().map(|w| w.value),
-        window_table: context.window_table(),
-        probe: context.probe.value,
-        compact_at: context.compact_at.value,
-        soft_trim_at: context.soft_trim_at.value,
-        hard_clear_at: context.hard_clear_at.value,
-        // Validated to at most MAX_KEEP_LAST_ASSISTANTS, so it fits.
-        keep_last_assistants: usize::try_from(context.keep_last_assistants.value)
-            .unwrap_or(usize::MAX),
-        summary_model: context.summary_model.as_ref().map(|m| m.value.clone()),
-        memory_flush: context.memory_flush.value,
-        child_tools_in_compact: tools::configured_for_compact(eff),
-    }
 }

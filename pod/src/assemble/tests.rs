@@ -485,7 +485,7 @@ fn context_settings_come_from_the_config() {
     assert!(!c.child_tools_in_compact);
 
     let defaults = Fixture::new("").assemble(None).session.context;
-    assert_eq!(defaults, ContextSettings::default());
+    assert_eq!(defaults, crate::context::ContextSettings::default());
 }
 
 #[test]

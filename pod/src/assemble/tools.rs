@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use seedpod_client::Home;
-use seedpod_config::{Effective, Source};
+use seedpod_config::Effective;
 use seedpod_engine::ToolRegistry;
-use seedpod_protocol::{InCompact, PodName};
+use seedpod_protocol::PodName;
 use seedpod_tools::{Sandbox, Scope, ShellLimits, ToolContext};
 use tokio::sync::mpsc;
 
@@ -17,7 +17,7 @@ use super::{AssembleError, Machine};
 use crate::catalogue;
 use crate::children::tools::ChildTools;
 use crate::controller::Command;
-use crate::policy::{Policies, Policy};
+use crate::policy::Policies;
 
 /// Every declared tool's policy as configured (or its declared default), with `sandboxed`
 /// asking where the sandbox cannot keep its promise, and the configured MCP keys.
@@ -103,18 +103,4 @@ pub fn check_declared(tools: &ToolRegistry) -> Result<(), AssembleError> {
         Some(spec) => Err(AssembleError::Undeclared(spec.name)),
         None => Ok(()),
     }
-}
-
-/// Whether a person asked for the tools the compact prompt (small windows) offers only when
-/// asked for (the child-pod tools): some file sets one of their `[approvals]` keys to `allow`
-/// or `ask`. Setting one to `deny` does not bring the others back.
-pub(super) fn configured_for_compact(eff: &Effective) -> bool {
-    catalogue::declared()
-        .into_iter()
-        .filter(|decl| decl.in_compact == InCompact::WhenConfigured)
-        .any(|decl| {
-            eff.approvals
-                .policy(decl.name)
-                .is_some_and(|p| p.source != Source::Default && p.value != Policy::Deny)
-        })
 }
