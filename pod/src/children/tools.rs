@@ -22,14 +22,19 @@ use super::probe::{self, ChildLiveness};
 use crate::controller::{ChildMsg, Command, SpawnReply};
 use crate::policy::{Policies, Policy};
 
-/// Tool names, in the order the model sees them.
-pub const CHILD_TOOLS: [&str; 5] = [SPAWN.name, SEND.name, READ.name, LIST.name, STOP.name];
-
 /// The child tools' declarations, in the order the model sees them
 /// (`seedpod_protocol::tool_decl`). They are allowed by default: a child only gets scope its
 /// parent holds, so it can do nothing its parent could not. Their results are other pods'
 /// transcripts, so the guard expects seedpod's markers in them.
-pub const DECLS: [&ToolDecl; 5] = [&SPAWN, &SEND, &READ, &LIST, &STOP];
+pub const DECLS: [&ToolDecl; Kind::ALL.len()] = {
+    let mut decls = [Kind::ALL[0].decl(); Kind::ALL.len()];
+    let mut at = 1;
+    while at < decls.len() {
+        decls[at] = Kind::ALL[at].decl();
+        at += 1;
+    }
+    decls
+};
 
 const SPAWN: ToolDecl = child(
     "spawn_pod",
@@ -97,7 +102,7 @@ enum Kind {
 impl Kind {
     const ALL: [Kind; 5] = [Kind::Spawn, Kind::Send, Kind::Read, Kind::List, Kind::Stop];
 
-    fn decl(self) -> &'static ToolDecl {
+    const fn decl(self) -> &'static ToolDecl {
         match self {
             Kind::Spawn => &SPAWN,
             Kind::Send => &SEND,
@@ -125,7 +130,7 @@ impl ChildTools {
         ChildTools { home, me, tx }
     }
 
-    /// Add the child tools `policies` do not deny to `registry`, in `CHILD_TOOLS` order.
+    /// Add the child tools `policies` do not deny to `registry`, in `DECLS` order.
     pub fn register(&self, registry: &mut ToolRegistry, policies: &Policies) {
         for kind in offered(policies) {
             registry.register(Arc::new(ChildTool {
