@@ -456,6 +456,23 @@ fn a_tool_without_a_declaration_is_refused() {
     alone.register(Arc::new(EchoTool::named("anything")));
     assert!(check_declared(&alone).is_err());
     assert!(check_declared(&ToolRegistry::new()).is_ok());
+
+    // Handed to a pod being served (`ServeOptions::tools`), it stops the pod before it opens.
+    let mut served = fx.assemble(None);
+    served.tools.register(Arc::new(EchoTool::named("sneaky")));
+    let (commands, _queue) = tokio::sync::mpsc::channel(1);
+    let name = seedpod_protocol::PodName::new("p").unwrap();
+    let pod = PodTools {
+        home: &fx.home(),
+        name: &name,
+        cwd: &fx.path("work"),
+        commands,
+    };
+    let refused = offer_pod_tools(&mut served.tools, pod, &served.session.policies);
+    assert!(
+        matches!(&refused, Err(AssembleError::Undeclared(name)) if name == "sneaky"),
+        "{refused:?}"
+    );
 }
 
 #[test]
