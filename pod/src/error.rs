@@ -13,6 +13,8 @@ pub enum PodError {
     #[error("{0}")]
     Config(String),
     #[error(transparent)]
+    Assemble(#[from] crate::assemble::AssembleError),
+    #[error(transparent)]
     Client(#[from] seedpod_client::ClientError),
     #[error("could not {op} {}: {cause}", path.display())]
     Io {

@@ -21,15 +21,27 @@ use std::time::Duration;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
-use seedpod_protocol::ToolSpec;
+use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, ToolDecl, ToolSpec};
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
 use crate::policy::{Policies, Policy};
 
 /// The tool's name, as the model calls it.
 pub const GIT_COMMIT: &str = "git_commit";
+/// The declaration every list of tools derives from (`seedpod_protocol::tool_decl`). It asks:
+/// the approval is where the person reads the message.
+pub const DECL: ToolDecl = ToolDecl {
+    name: GIT_COMMIT,
+    default_policy: Policy::Ask,
+    effect: Effect::Changes,
+    note: None,
+    compact_note: None,
+    in_compact: InCompact::Always,
+    summary: summarise,
+    guard: GuardScan::Everything,
+};
 /// The diff quoted in the `/commit` input; more is summarised by the stat above it.
 const MAX_DIFF_CHARS: usize = 12_000;
 /// A subject and a body, not an essay.
@@ -193,7 +205,7 @@ pub struct GitCommit {
 impl GitCommit {
     /// Offer the tool unless `policies` deny it.
     pub fn register(registry: &mut ToolRegistry, dir: &Path, policies: &Policies) {
-        if policies.for_tool(GIT_COMMIT) != Policy::Deny {
+        if policies.offers(&DECL) {
             registry.register(Arc::new(GitCommit {
                 dir: dir.to_path_buf(),
             }));
@@ -207,6 +219,19 @@ struct CommitArgs {
     message: String,
     #[serde(default)]
     all: bool,
+}
+
+/// The subject line, which is what a person approves (the whole message is in the arguments),
+/// and `(every change)` when it stages everything.
+fn summarise(args: &Value) -> CallSummary {
+    CallSummary::detail(args.get("message").and_then(Value::as_str).map(|message| {
+        let subject = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        if args.get("all").and_then(Value::as_bool) == Some(true) {
+            format!("{} (every change)", subject.trim())
+        } else {
+            subject.trim().to_owned()
+        }
+    }))
 }
 
 /// The spec, also used to describe a pod without running it.

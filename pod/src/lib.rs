@@ -4,16 +4,20 @@
 //! Owns: the controller state machine (`controller/`), the broadcast bus with bounded per-client
 //! queues (`bus.rs`), the IPC server and per-connection handling (`server.rs`,
 //! `connection.rs`), opening/restoring a pod (`restore.rs`), the one-process-per-pod lock
-//! (`lock.rs`), the rendered text of injected items (`render.rs`), and composer completion
-//! answers (`completions.rs`).
+//! (`lock.rs`), the rendered text of injected items (`render.rs`), composer completion answers
+//! (`completions.rs`), the list of every tool's declaration (`catalogue.rs`), and a pod
+//! assembled from its configuration: scope, sandbox, policies, offered tools (`assemble/`).
 //!
 //! Must not own: the log file format (seedpod-store), provider wire formats and the turn loop
 //! (seedpod-engine), message types (seedpod-protocol), argument parsing and logging setup (the
-//! CLI). Start reading at `server.rs::serve`, then `controller/mod.rs`.
+//! CLI). Start reading at `assemble/mod.rs` (what a pod is made of), `server.rs::serve`, then
+//! `controller/mod.rs`.
 
 pub mod accept;
 pub mod agents;
+pub mod assemble;
 pub mod bus;
+pub mod catalogue;
 pub mod children;
 pub mod completions;
 pub mod connection;

@@ -4,6 +4,23 @@
 //! the tool is added so two tools never share a name. The same server and tool always give the
 //! same name (a segment's tools are fixed in its log, and `[approvals]` keys name them).
 
+use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
+
+/// The declaration of every MCP tool, as a kind (`seedpod_protocol::tool_decl`): each comes from
+/// a server the person connected, so one no `[approvals]` key covers asks (`McpHub::policy`
+/// has the rest of the rule); what it changes is the server's to say. The catalogue lists MCP
+/// tools by name and description, with one note after them (`prompt/catalogue.rs`).
+pub const DECL: ToolDecl = ToolDecl {
+    name: "mcp__SERVER__TOOL",
+    default_policy: Policy::Ask,
+    effect: Effect::Changes,
+    note: None,
+    compact_note: None,
+    in_compact: InCompact::Always,
+    summary: CallSummary::raw,
+    guard: GuardScan::Everything,
+};
+
 /// Every MCP tool's name starts with this.
 pub const PREFIX: &str = "mcp__";
 /// The longest function name OpenAI-compatible servers accept.

@@ -15,7 +15,10 @@ use std::sync::Arc;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
-use seedpod_protocol::{Entry, EntryKind, Segment, ToolSpec, flatten_to_text, thousands};
+use seedpod_protocol::{
+    CallSummary, Effect, Entry, EntryKind, GuardScan, InCompact, Segment, ToolDecl, ToolSpec,
+    flatten_to_text, thousands,
+};
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
@@ -24,6 +27,18 @@ use crate::policy::{Policies, Policy};
 
 /// The tool's name, as the model calls it.
 pub const READ_PASTE: &str = "read_paste";
+/// The declaration every list of tools derives from (`seedpod_protocol::tool_decl`): it reads
+/// what the person already sent.
+pub const DECL: ToolDecl = ToolDecl {
+    name: READ_PASTE,
+    default_policy: Policy::Allow,
+    effect: Effect::ReadOnly,
+    note: None,
+    compact_note: None,
+    in_compact: InCompact::Always,
+    summary: CallSummary::raw,
+    guard: GuardScan::Everything,
+};
 /// A paste longer than this is shortened when the message is over the cap.
 const SHORTEN_ABOVE: usize = 4_000;
 /// What stays of a shortened paste: its first and last characters.
@@ -178,7 +193,7 @@ impl ReadPaste {
         tx: mpsc::Sender<PasteQuery>,
         policies: &Policies,
     ) {
-        if policies.for_tool(READ_PASTE) != Policy::Deny {
+        if policies.offers(&DECL) {
             registry.register(Arc::new(ReadPaste { tx }));
         }
     }

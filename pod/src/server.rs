@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::accept::AcceptBackoff;
-use crate::children::tools::ChildTools;
+use crate::assemble::{PodTools, offer_pod_tools};
 use crate::connection::{ConnectionInfo, serve_connection};
 use crate::controller::Controller;
 use crate::error::PodError;
@@ -39,6 +39,7 @@ pub struct ServeOptions {
     pub cwd: PathBuf,
     /// Provider configuration for a new pod (see `restore::OpenOptions::config`).
     pub config: Option<PodConfig>,
+    /// The built-in tools (`assemble::assemble`); the pod adds its own.
     pub tools: ToolRegistry,
     /// The iteration cap and the loop brakes (`[loop]`).
     pub limits: seedpod_engine::RunLimits,
@@ -61,20 +62,19 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
         .map_err(|e| PodError::io(&pod_dir, "create the pod directory", e))?;
     let _lock = lock::acquire(&home.lock_path(&opts.name), &opts.name)?;
 
-    // The child-pod tools and `read_paste` hold senders of the controller's queues, so the
-    // queues come first; the tools are registered before the pod opens so a new segment offers
-    // them.
+    // The pod's own tools hold senders of the controller's queues, so the queues come first;
+    // the tools are registered before the pod opens so a new segment offers them. A tool
+    // without a declaration stops the pod here: it would have no policy.
     let channels = crate::controller::channels();
     let mut tools = opts.tools.clone();
-    crate::task_list::UpdateTasks::register(&mut tools, &opts.session.policies);
-    crate::git_commit::GitCommit::register(&mut tools, &opts.cwd, &opts.session.policies);
-    crate::paste::ReadPaste::register(
-        &mut tools,
-        channels.0.pastes.clone(),
-        &opts.session.policies,
-    );
-    ChildTools::new(home.clone(), opts.name.clone(), channels.0.children.clone())
-        .register(&mut tools, &opts.session.policies);
+    let pod_tools = PodTools {
+        home: &home,
+        name: &opts.name,
+        cwd: &opts.cwd,
+        pastes: channels.0.pastes.clone(),
+        children: channels.0.children.clone(),
+    };
+    offer_pod_tools(&mut tools, pod_tools, &opts.session.policies)?;
     // MCP servers start now, beside the pod's opening: a new pod waits for them before its
     // first segment, a restored one does not (its segment's tools are in its log).
     let mcp = crate::mcp::McpHub::start(

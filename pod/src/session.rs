@@ -45,7 +45,7 @@ impl Default for SessionSettings {
             prompt: PromptSettings::default(),
             guard: GuardMode::default(),
             max_message_chars: DEFAULT_MAX_MESSAGE_CHARS,
-            wake_on_child_reports: true,
+            wake_on_child_reports: seedpod_config::children::DEFAULT_WAKE,
             child_limits: Default::default(),
             context: crate::context::ContextSettings::default(),
             startup_alerts: Vec::new(),
@@ -97,7 +97,8 @@ impl PromptSettings {
                 .tools
                 .iter()
                 .filter_map(|spec| {
-                    seedpod_tools::protocol(&spec.name).map(|text| (spec.name.clone(), text.into()))
+                    let note = crate::catalogue::decl_for(&spec.name)?.note?;
+                    Some((spec.name.clone(), note.into()))
                 })
                 .collect(),
             PromptMode::Compact => Vec::new(),

@@ -11,17 +11,33 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
 use seedpod_protocol::tasks::{MAX_TASK_CHARS, MAX_TASKS, UPDATE_TASKS, parse_update};
-use seedpod_protocol::{Task, TaskStatus, ToolSpec};
+use seedpod_protocol::{
+    CallSummary, Effect, GuardScan, InCompact, Task, TaskStatus, ToolDecl, ToolSpec,
+};
 use serde_json::json;
 
 use crate::policy::{Policies, Policy};
+
+/// The declaration every list of tools derives from (`seedpod_protocol::tool_decl`): it only
+/// records the model's plan in the log, so it runs without asking; a small window has no room
+/// for keeping a plan, and small models misuse it.
+pub const DECL: ToolDecl = ToolDecl {
+    name: UPDATE_TASKS,
+    default_policy: Policy::Allow,
+    effect: Effect::ReadOnly,
+    note: None,
+    compact_note: None,
+    in_compact: InCompact::Never,
+    summary: CallSummary::raw,
+    guard: GuardScan::Everything,
+};
 
 pub struct UpdateTasks;
 
 impl UpdateTasks {
     /// Offer the tool unless `policies` deny it.
     pub fn register(registry: &mut ToolRegistry, policies: &Policies) {
-        if policies.for_tool(UPDATE_TASKS) != Policy::Deny {
+        if policies.offers(&DECL) {
             registry.register(Arc::new(UpdateTasks));
         }
     }
@@ -141,7 +157,7 @@ mod tests {
             &Policies::new([(UPDATE_TASKS.to_string(), Policy::Deny)]),
         );
         assert!(registry.specs().is_empty());
-        UpdateTasks::register(&mut registry, &Policies::default());
+        UpdateTasks::register(&mut registry, &crate::catalogue::default_policies());
         assert_eq!(registry.specs()[0].name, UPDATE_TASKS);
     }
 }

@@ -2,8 +2,9 @@
 //!
 //! Owns: the client ⇄ pod messages (`Request`/`Method`, `ServerMsg`), the log entry types that
 //! are also the payload of `committed` events (`Entry`), the typed pieces inside them (`Segment`,
-//! `SystemItem`, `PodEvent`, `ModelItem`), the NDJSON framing (frame limit, long messages in parts), and the
-//! handshake version check.
+//! `SystemItem`, `PodEvent`, `ModelItem`), the NDJSON framing (frame limit, long messages in parts), the
+//! handshake version check, and the shape of a tool's declaration (`tool_decl.rs`: the one
+//! place a tool's name, default policy, notes and summary are stated, read by every crate).
 //!
 //! Must not own: I/O, sockets, files, or any behaviour beyond pure encode/decode/render helpers.
 //! Everything here is plain data so that every other crate, and scripts, can agree on it.
@@ -27,6 +28,7 @@ pub mod segment;
 pub mod system_item;
 pub mod tasks;
 pub mod text;
+pub mod tool_decl;
 pub mod tool_meta;
 
 pub use approval::{CommandRule, StandingApproval, quote_word, quote_words};
@@ -54,4 +56,5 @@ pub use segment::{Segment, flatten_to_text, parse_typed};
 pub use system_item::SystemItem;
 pub use tasks::{ReminderSource, Task, TaskStatus, TaskTracker};
 pub use text::{char_prefix, ellipsize};
+pub use tool_decl::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
 pub use tool_meta::{SandboxFinding, ToolAttachment, ToolMeta};

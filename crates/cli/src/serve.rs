@@ -72,8 +72,7 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
         let keys: Vec<&str> = eff.ignored.iter().map(|i| i.key.as_str()).collect();
         tracing::warn!(event = "untrusted_project_config", keys = ?keys, "{warning}");
     }
-    let mut pod = session::build(&home, &cwd, &eff, grant.as_ref())?;
-    pod.session.mcp.only = mcp_only;
+    let pod = session::build_child(&home, &cwd, &eff, grant.as_ref(), mcp_only)?;
     let instructions = session::instructions(args.config.instructions.as_deref())?;
     let opts = ServeOptions {
         name: args.name.clone(),

@@ -45,6 +45,7 @@ pub fn resolve(
         cwd,
         env: &process_env,
         flags: overrides(args),
+        tools: &seedpod_pod::catalogue::declared(),
     })
     .map_err(|e| Exit::usage(e.to_string()))?;
     if let Some(recorded) = existing.and_then(|meta| recorded(&meta.config)) {

@@ -65,6 +65,7 @@ fn loosening_keys(home: &Home, dir: &Path) -> Result<Vec<String>> {
         cwd: dir,
         env: &process_env,
         flags: Overrides::default(),
+        tools: &seedpod_pod::catalogue::declared(),
     })
     .map_err(|e| Exit::usage(format!("{e}; fix it before trusting it")))?;
     Ok(match eff.project_trust {

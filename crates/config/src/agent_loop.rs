@@ -13,15 +13,21 @@ use crate::context::unsigned;
 use crate::error::ConfigError;
 use crate::source::{Setting, Source};
 
-/// Model requests per run unless configured (the engine's default).
-pub const DEFAULT_MAX_ITERATIONS: u64 = 20;
+/// Model requests allowed in one run unless configured otherwise: enough for real multi-step tool
+/// work, small enough that a model stuck in a tool loop stops before burning much. The engine's
+/// `RunLimits::default()` uses it too.
+pub const DEFAULT_MAX_ITERATIONS: u32 = 20;
 /// Above this a run is not an agent turn but an unattended job; say so rather than accept it.
 pub const MAX_MAX_ITERATIONS: u64 = 10_000;
-pub const DEFAULT_SAME_CALL_FAILURES: u64 = 2;
-pub const DEFAULT_FAILURES_IN_A_ROW: u64 = 5;
-pub const DEFAULT_REPEAT_LIMIT: u64 = 4;
+/// Failures of one exact call (same tool, same arguments) in a run after which its result
+/// carries a note telling the model to stop repeating it.
+pub const DEFAULT_SAME_CALL_FAILURES: u32 = 2;
+/// Tool calls failing one after another, with no successful call between, that end a run.
+pub const DEFAULT_FAILURES_IN_A_ROW: u32 = 5;
+/// The same call answered with the same result this many times in a row ends a run.
+pub const DEFAULT_REPEAT_LIMIT: u32 = 4;
 /// Requests without touching an open task list before the model is reminded of it.
-pub const DEFAULT_REMIND_AFTER: u64 = 10;
+pub const DEFAULT_REMIND_AFTER: u32 = 10;
 /// The brakes and the reminder count requests or calls; beyond this they could never fire.
 const MAX_COUNT: u64 = 1_000;
 
@@ -61,11 +67,11 @@ pub struct LoopSettings {
 impl LoopSettings {
     pub(crate) fn defaults() -> LoopSettings {
         LoopSettings {
-            max_iterations: Setting::default(DEFAULT_MAX_ITERATIONS),
-            same_call_failures: Setting::default(DEFAULT_SAME_CALL_FAILURES),
-            failures_in_a_row: Setting::default(DEFAULT_FAILURES_IN_A_ROW),
-            repeat_limit: Setting::default(DEFAULT_REPEAT_LIMIT),
-            remind_after: Setting::default(DEFAULT_REMIND_AFTER),
+            max_iterations: Setting::default(u64::from(DEFAULT_MAX_ITERATIONS)),
+            same_call_failures: Setting::default(u64::from(DEFAULT_SAME_CALL_FAILURES)),
+            failures_in_a_row: Setting::default(u64::from(DEFAULT_FAILURES_IN_A_ROW)),
+            repeat_limit: Setting::default(u64::from(DEFAULT_REPEAT_LIMIT)),
+            remind_after: Setting::default(u64::from(DEFAULT_REMIND_AFTER)),
         }
     }
 

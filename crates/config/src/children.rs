@@ -13,6 +13,8 @@ use crate::source::{Setting, Source};
 
 /// Live children a pod may have at once unless configured.
 pub const DEFAULT_MAX_CHILDREN: u64 = 8;
+/// A child's report of a finished or failed turn starts a turn of an idle parent.
+pub const DEFAULT_WAKE: bool = true;
 /// Levels of pods below a root (a root's children are at depth 1) unless configured.
 pub const DEFAULT_MAX_DEPTH: u64 = 3;
 /// The most live children a person may allow one pod: each is a process of its own.
@@ -47,7 +49,7 @@ pub struct ChildrenSettings {
 impl ChildrenSettings {
     pub(crate) fn defaults() -> ChildrenSettings {
         ChildrenSettings {
-            wake: Setting::default(true),
+            wake: Setting::default(DEFAULT_WAKE),
             max_children: Setting::default(DEFAULT_MAX_CHILDREN),
             max_depth: Setting::default(DEFAULT_MAX_DEPTH),
         }

@@ -15,12 +15,16 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::error::ConfigError;
-use crate::source::{Setting, Source, layer_opt};
+use crate::source::{Setting, Source};
 
+/// Compact when the next request would fill this share of the window.
 pub const DEFAULT_COMPACT_AT: f64 = 0.75;
+/// Trim old tool results to their head and tail from this share.
 pub const DEFAULT_SOFT_TRIM_AT: f64 = 0.3;
+/// Replace old tool results with a placeholder from this share.
 pub const DEFAULT_HARD_CLEAR_AT: f64 = 0.5;
-pub const DEFAULT_KEEP_LAST_ASSISTANTS: u64 = 3;
+/// Assistant messages at the end of history that pruning never touches.
+pub const DEFAULT_KEEP_LAST_ASSISTANTS: usize = 3;
 
 /// The smallest window a pod can work in: the compact system prompt and tool schemas take about
 /// a quarter of 4,096 tokens, so a window below this leaves no room for a conversation.
@@ -30,7 +34,7 @@ pub const MIN_CONTEXT_WINDOW: u64 = 1_024;
 pub const MAX_CONTEXT_WINDOW: u64 = 10_000_000;
 /// The most assistant messages pruning may be told to leave alone. More would protect so much
 /// that pruning and compaction could never make room.
-pub const MAX_KEEP_LAST_ASSISTANTS: u64 = 100;
+pub const MAX_KEEP_LAST_ASSISTANTS: usize = 100;
 
 /// `[context]` as written.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -47,79 +51,198 @@ pub struct ContextFile {
     pub windows: Option<BTreeMap<String, i64>>,
 }
 
-/// The resolved `[context]` settings, each with the layer that set it.
+/// How a pod keeps its model's context inside the window: `context_window` and `[context]`,
+/// resolved from the layers, and what the compact prompt offers. The one description of these
+/// settings: the pod runs with exactly this (its `SessionSettings::context`), and `sources`
+/// says which layer set each key, for `config show` and errors.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContextSettings {
+    /// `context_window`: wins over the table and the server.
+    pub window: Option<u64>,
+    /// `[context.windows]`: model-name prefixes and their windows, consulted before the
+    /// built-in table; the longest prefix first (the most specific entry is the one that
+    /// applies), then alphabetically. Each prefix is layered on its own, so a project file adds
+    /// to the user's table (and may override one entry) instead of replacing it.
+    pub window_table: Vec<(String, u64)>,
+    /// Ask the model server at `base_url` for its window when nothing above says.
+    pub probe: bool,
     /// Compact when the next request would fill this share of the window.
-    pub compact_at: Setting<f64>,
+    pub compact_at: f64,
     /// Soft-trim old tool results (keep their head and tail) from this share.
-    pub soft_trim_at: Setting<f64>,
+    pub soft_trim_at: f64,
     /// Replace old tool results with a placeholder from this share.
-    pub hard_clear_at: Setting<f64>,
+    pub hard_clear_at: f64,
     /// Assistant messages at the end of history (with their tool results) pruning never touches.
-    pub keep_last_assistants: Setting<u64>,
-    /// The model that writes compaction summaries; the pod's own model when unset.
-    pub summary_model: Option<Setting<String>>,
+    pub keep_last_assistants: usize,
+    /// The model that writes summaries; the pod's own model when `None`.
+    pub summary_model: Option<String>,
     /// Give the model a silent turn to save durable notes before compacting.
-    pub memory_flush: Setting<bool>,
-    /// Ask the model server at `base_url` for its window unless `context_window` says.
-    pub probe: Setting<bool>,
-    /// `[context.windows]`: each prefix layered on its own, so a project file adds to the
-    /// user's table (and may override one entry) instead of replacing it.
-    pub windows: BTreeMap<String, Setting<u64>>,
+    pub memory_flush: bool,
+    /// Offer the child-pod tools in the compact prompt too. The compact prompt leaves out the
+    /// tools declared for it only when configured (`InCompact::WhenConfigured`: five schemas a
+    /// small model rarely needs) unless the person set one of their `[approvals]` keys to
+    /// `allow` or `ask`, which says they want their pod to have children.
+    pub child_tools_in_compact: bool,
+    /// Which layer set each key.
+    pub sources: ContextSources,
+}
+
+/// The layer of each key of [`ContextSettings`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ContextSources {
+    pub window: Source,
+    pub probe: Source,
+    pub compact_at: Source,
+    pub soft_trim_at: Source,
+    pub hard_clear_at: Source,
+    pub keep_last_assistants: Source,
+    pub summary_model: Source,
+    pub memory_flush: Source,
+    /// Each `[context.windows]` prefix's.
+    pub windows: BTreeMap<String, Source>,
+}
+
+impl Default for ContextSettings {
+    fn default() -> Self {
+        ContextSettings {
+            window: None,
+            window_table: Vec::new(),
+            probe: true,
+            compact_at: DEFAULT_COMPACT_AT,
+            soft_trim_at: DEFAULT_SOFT_TRIM_AT,
+            hard_clear_at: DEFAULT_HARD_CLEAR_AT,
+            keep_last_assistants: DEFAULT_KEEP_LAST_ASSISTANTS,
+            summary_model: None,
+            memory_flush: false,
+            child_tools_in_compact: false,
+            sources: ContextSources::default(),
+        }
+    }
+}
+
+/// A value of these settings with the layer that set it, for errors.
+fn sourced<T: Clone>(value: &T, source: &Source) -> Setting<T> {
+    Setting::new(value.clone(), source.clone())
+}
+
+/// Put `value` in `slot` and `source` in `from` when a layer sets it.
+fn set<T>(slot: &mut T, from: &mut Source, value: Option<T>, source: &Source) {
+    if let Some(value) = value {
+        *slot = value;
+        *from = source.clone();
+    }
 }
 
 impl ContextSettings {
-    pub(crate) fn defaults() -> ContextSettings {
-        ContextSettings {
-            compact_at: Setting::default(DEFAULT_COMPACT_AT),
-            soft_trim_at: Setting::default(DEFAULT_SOFT_TRIM_AT),
-            hard_clear_at: Setting::default(DEFAULT_HARD_CLEAR_AT),
-            keep_last_assistants: Setting::default(DEFAULT_KEEP_LAST_ASSISTANTS),
-            summary_model: None,
-            memory_flush: Setting::default(false),
-            probe: Setting::default(true),
-            windows: BTreeMap::new(),
-        }
-    }
-
-    pub(crate) fn layer(&mut self, file: ContextFile, source: &Source) -> Result<(), ConfigError> {
-        self.compact_at.layer(file.compact_at, source);
-        self.soft_trim_at.layer(file.soft_trim_at, source);
-        self.hard_clear_at.layer(file.hard_clear_at, source);
-        let keep = file
-            .keep_last_assistants
-            .map(|n| unsigned("context.keep_last_assistants".into(), n, source))
+    /// `context_window`, a key of the file's top level.
+    pub(crate) fn layer_window(
+        &mut self,
+        window: Option<i64>,
+        source: &Source,
+    ) -> Result<(), ConfigError> {
+        let window = window
+            .map(|w| unsigned("context_window".into(), w, source))
             .transpose()?;
-        self.keep_last_assistants.layer(keep, source);
-        layer_opt(&mut self.summary_model, file.summary_model, source);
-        self.memory_flush.layer(file.memory_flush, source);
-        self.probe.layer(file.probe, source);
-        for (prefix, tokens) in file.windows.unwrap_or_default() {
-            let tokens = unsigned(window_key(&prefix), tokens, source)?;
-            self.windows
-                .insert(prefix, Setting::new(tokens, source.clone()));
+        if let Some(window) = window {
+            self.window = Some(window);
+            self.sources.window = source.clone();
         }
         Ok(())
     }
 
-    /// The model-name prefixes and their windows, longest prefix first (the most specific entry
-    /// is the one that applies), then alphabetically.
-    pub fn window_table(&self) -> Vec<(String, u64)> {
-        let mut table: Vec<(String, u64)> = self
-            .windows
+    pub(crate) fn layer(&mut self, file: ContextFile, source: &Source) -> Result<(), ConfigError> {
+        let from = &mut self.sources;
+        set(
+            &mut self.compact_at,
+            &mut from.compact_at,
+            file.compact_at,
+            source,
+        );
+        set(
+            &mut self.soft_trim_at,
+            &mut from.soft_trim_at,
+            file.soft_trim_at,
+            source,
+        );
+        set(
+            &mut self.hard_clear_at,
+            &mut from.hard_clear_at,
+            file.hard_clear_at,
+            source,
+        );
+        let keep = file
+            .keep_last_assistants
+            .map(|n| unsigned("context.keep_last_assistants".into(), n, source))
+            .transpose()?
+            // Beyond what `usize` holds is beyond MAX_KEEP_LAST_ASSISTANTS too: validation
+            // refuses it.
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+        set(
+            &mut self.keep_last_assistants,
+            &mut from.keep_last_assistants,
+            keep,
+            source,
+        );
+        if file.summary_model.is_some() {
+            set(
+                &mut self.summary_model,
+                &mut from.summary_model,
+                Some(file.summary_model),
+                source,
+            );
+        }
+        set(
+            &mut self.memory_flush,
+            &mut from.memory_flush,
+            file.memory_flush,
+            source,
+        );
+        set(&mut self.probe, &mut from.probe, file.probe, source);
+        for (prefix, tokens) in file.windows.unwrap_or_default() {
+            let tokens = unsigned(window_key(&prefix), tokens, source)?;
+            self.window_table.retain(|(known, _)| *known != prefix);
+            self.window_table.push((prefix.clone(), tokens));
+            from.windows.insert(prefix, source.clone());
+        }
+        self.window_table
+            .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+        Ok(())
+    }
+
+    /// `[context.windows]` in the order a person reads a file: by prefix, each with its layer.
+    pub fn windows(&self) -> Vec<(&str, Setting<u64>)> {
+        let mut windows: Vec<(&str, Setting<u64>)> = self
+            .window_table
             .iter()
-            .map(|(prefix, tokens)| (prefix.clone(), tokens.value))
+            .map(|(prefix, tokens)| {
+                let source = self
+                    .sources
+                    .windows
+                    .get(prefix)
+                    .cloned()
+                    .unwrap_or_default();
+                (prefix.as_str(), Setting::new(*tokens, source))
+            })
             .collect();
-        table.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
-        table
+        windows.sort_by(|a, b| a.0.cmp(b.0));
+        windows
+    }
+
+    /// `context_window` with its layer, when set.
+    pub fn window_setting(&self) -> Option<Setting<u64>> {
+        self.window
+            .map(|window| Setting::new(window, self.sources.window.clone()))
     }
 
     pub(crate) fn validate(&self) -> Result<(), ConfigError> {
+        let from = &self.sources;
+        let soft = sourced(&self.soft_trim_at, &from.soft_trim_at);
+        let hard = sourced(&self.hard_clear_at, &from.hard_clear_at);
+        let compact = sourced(&self.compact_at, &from.compact_at);
         for (key, ratio) in [
-            ("context.soft_trim_at", &self.soft_trim_at),
-            ("context.hard_clear_at", &self.hard_clear_at),
-            ("context.compact_at", &self.compact_at),
+            ("context.soft_trim_at", &soft),
+            ("context.hard_clear_at", &hard),
+            ("context.compact_at", &compact),
         ] {
             if !(ratio.value.is_finite() && ratio.value > 0.0 && ratio.value < 1.0) {
                 return Err(ConfigError::invalid(
@@ -130,48 +253,48 @@ impl ContextSettings {
             }
         }
         in_order(
-            ("context.soft_trim_at", &self.soft_trim_at),
-            ("context.hard_clear_at", &self.hard_clear_at),
+            ("context.soft_trim_at", &soft),
+            ("context.hard_clear_at", &hard),
         )?;
         in_order(
-            ("context.hard_clear_at", &self.hard_clear_at),
-            ("context.compact_at", &self.compact_at),
+            ("context.hard_clear_at", &hard),
+            ("context.compact_at", &compact),
         )?;
-        let keep = &self.keep_last_assistants;
+        let keep = sourced(&self.keep_last_assistants, &from.keep_last_assistants);
         if keep.value == 0 {
             return Err(ConfigError::invalid(
                 "context.keep_last_assistants",
-                keep,
+                &keep,
                 "must be at least 1: the model's latest answer is never trimmed",
             ));
         }
         if keep.value > MAX_KEEP_LAST_ASSISTANTS {
             return Err(ConfigError::invalid(
                 "context.keep_last_assistants",
-                keep,
+                &keep,
                 &format!(
                     "is too many (at most {MAX_KEEP_LAST_ASSISTANTS}): so much protected history leaves nothing to trim or compact"
                 ),
             ));
         }
         if let Some(model) = &self.summary_model
-            && model.value.trim().is_empty()
+            && model.trim().is_empty()
         {
             return Err(ConfigError::invalid(
                 "context.summary_model",
-                model,
+                &sourced(model, &from.summary_model),
                 "must not be empty; leave it out to use the pod's own model",
             ));
         }
-        for (prefix, tokens) in &self.windows {
+        for (prefix, tokens) in self.windows() {
             if prefix.trim().is_empty() {
                 return Err(ConfigError::invalid_entry(
                     window_key(prefix),
-                    tokens,
+                    &tokens,
                     "has an empty model-name prefix, which would match every model; use context_window for that",
                 ));
             }
-            check_window(window_key(prefix), tokens)?;
+            check_window(window_key(prefix), &tokens)?;
         }
         Ok(())
     }

@@ -7,12 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::agent::{
-    Approvals, GuardMode, InputSettings, ScopeSettings, ShellSettings, SystemPromptSettings,
-};
+use seedpod_protocol::ToolDecl;
+
+use crate::agent::{GuardMode, InputSettings, ScopeSettings, ShellSettings, SystemPromptSettings};
 use crate::agent_loop::LoopSettings;
+use crate::approvals::Approvals;
 use crate::children::ChildrenSettings;
-use crate::context::{ContextSettings, check_window, unsigned};
+use crate::context::{ContextSettings, check_window};
 use crate::error::ConfigError;
 use crate::file::{self, CONFIG_FILE, ConfigFile, LogLevel, PROJECT_DIR, ProviderChoice, Rotation};
 use crate::loosen::{self, Ignored};
@@ -35,15 +36,27 @@ pub const HOME_ENV: &str = "HOME";
 pub const ANTHROPIC_KEY_ENV: &str = "ANTHROPIC_API_KEY";
 pub const OPENAI_KEY_ENV: &str = "OPENAI_API_KEY";
 
+// The defaults below are the only ones: the engine's `Default`s (its HTTP client, retry policy)
+// use them too.
+
+/// How long to wait for a TCP (and TLS) connection unless configured otherwise. Generous for a
+/// slow network, short enough that a dead address is reported quickly.
 pub const DEFAULT_CONNECT_MS: u64 = 10_000;
-/// Long, because reasoning models can think silently for minutes before the first byte.
+/// How long a response may go without a single byte unless configured otherwise. Hosted APIs
+/// send keep-alives far more often than this; reasoning models can think silently, and a local
+/// server reading a long prompt on a CPU may be silent, for minutes before the first byte, so
+/// this errs long. A hung stream still ends.
 pub const DEFAULT_IDLE_READ_MS: u64 = 300_000;
+/// Retries after the first attempt unless configured otherwise.
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
-/// The HTTP statuses a request is retried on unless configured: timeouts, rate limits,
-/// overload, and the gateway faults of proxies in front of a model server.
+/// Retried when the configuration does not say: timeouts, rate limits, overload and the
+/// gateway faults of proxies in front of a model server (Cloudflare's 520–524), plus
+/// Anthropic's 529 "overloaded". 501 and 505 are missing on purpose: no wait fixes them.
 pub const DEFAULT_RETRYABLE_STATUSES: [u16; 12] =
     [408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529];
+/// The first retry's wait before jitter, unless configured otherwise.
 pub const DEFAULT_BASE_DELAY_MS: u64 = 1_000;
+/// The longest backoff wait, unless configured otherwise.
 pub const DEFAULT_MAX_DELAY_MS: u64 = 30_000;
 pub const DEFAULT_LOG_MAX_SIZE_MB: u64 = 50;
 pub const DEFAULT_LOG_KEEP_DAYS: u32 = 7;
@@ -65,12 +78,16 @@ pub struct Overrides {
     pub script: Option<PathBuf>,
 }
 
-/// Where to look, and how to read the environment (a function, so tests need no process env).
+/// Where to look, how to read the environment (a function, so tests need no process env), and
+/// which tools there are.
 pub struct Inputs<'a> {
     pub config_dir: &'a Path,
     pub cwd: &'a Path,
     pub env: &'a dyn Fn(&str) -> Option<String>,
     pub flags: Overrides,
+    /// The tools a pod can be given (the pod's catalogue): their names are the `[approvals]`
+    /// keys, their declarations the defaults.
+    pub tools: &'a [&'static ToolDecl],
 }
 
 /// Read the environment of this process; empty values count as unset.
@@ -120,7 +137,6 @@ pub struct Effective {
     api_key_env: Option<Setting<String>>,
     pub temperature: Option<Setting<f64>>,
     pub max_tokens: Option<Setting<u32>>,
-    pub context_window: Option<Setting<u64>>,
     pub script: Option<Setting<PathBuf>>,
     pub timeouts: Timeouts,
     pub retry: Retry,
@@ -169,7 +185,7 @@ impl Effective {
         file::check_owned(&user_path)?;
         let user = file::load(&user_path)?;
         let project = file::load_bytes(&project_path)?;
-        let mut eff = Effective::defaults();
+        let mut eff = Effective::defaults(inputs.tools);
         eff.layers = vec![
             Layer {
                 path: user_path.clone(),
@@ -193,6 +209,7 @@ impl Effective {
         eff.scope.expand_home(home.as_deref())?;
         eff.mcp.resolve()?;
         eff.validate()?;
+        eff.context.child_tools_in_compact = eff.approvals.asked_for_in_compact(inputs.tools);
         Ok(eff)
     }
 
@@ -225,7 +242,8 @@ impl Effective {
         Ok(restrained)
     }
 
-    pub(crate) fn defaults() -> Effective {
+    /// The built-in defaults, with `tools` at their declared policies.
+    pub(crate) fn defaults(tools: &[&'static ToolDecl]) -> Effective {
         Effective {
             provider: None,
             model: None,
@@ -233,7 +251,6 @@ impl Effective {
             api_key_env: None,
             temperature: None,
             max_tokens: None,
-            context_window: None,
             script: None,
             timeouts: Timeouts {
                 connect_ms: Setting::default(DEFAULT_CONNECT_MS),
@@ -253,7 +270,7 @@ impl Effective {
                 keep_days: Setting::default(DEFAULT_LOG_KEEP_DAYS),
                 stdout: Setting::default(false),
             },
-            approvals: Approvals::defaults(),
+            approvals: Approvals::defaults(tools),
             scope: ScopeSettings::defaults(),
             shell: ShellSettings::defaults(),
             system_prompt: SystemPromptSettings {
@@ -261,7 +278,7 @@ impl Effective {
             },
             input: InputSettings::defaults(),
             children: ChildrenSettings::defaults(),
-            context: ContextSettings::defaults(),
+            context: ContextSettings::default(),
             agent_loop: LoopSettings::defaults(),
             notify: NotifySettings::defaults(),
             tui: TuiSettings::defaults(),
@@ -294,11 +311,7 @@ impl Effective {
         layer_opt(&mut self.api_key_env, file.api_key_env, source);
         layer_opt(&mut self.temperature, file.temperature, source);
         layer_opt(&mut self.max_tokens, file.max_tokens, source);
-        let window = file
-            .context_window
-            .map(|w| unsigned("context_window".into(), w, source))
-            .transpose()?;
-        layer_opt(&mut self.context_window, window, source);
+        self.context.layer_window(file.context_window, source)?;
         // A script named in a file is relative to that file, not to wherever seedpod runs.
         layer_opt(&mut self.script, file.script.map(|s| dir.join(s)), source);
         if let Some(t) = file.timeouts {
@@ -322,7 +335,7 @@ impl Effective {
             self.logging.stdout.layer(l.stdout, source);
         }
         if let Some(a) = file.approvals {
-            self.approvals.layer(a, source);
+            self.approvals.layer(a, source)?;
         }
         if let Some(s) = file.scope {
             self.scope.layer(s, source);
@@ -531,8 +544,8 @@ impl Effective {
         {
             return Err(ConfigError::invalid("max_tokens", v, "must be at least 1"));
         }
-        if let Some(window) = &self.context_window {
-            check_window("context_window".into(), window)?;
+        if let Some(window) = self.context.window_setting() {
+            check_window("context_window".into(), &window)?;
         }
         if let Some(m) = &self.model
             && m.value.trim().is_empty()

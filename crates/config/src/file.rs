@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::agent::{ApprovalsFile, InputFile, ScopeFile, ShellFile, SystemPromptFile};
+use crate::agent::{InputFile, ScopeFile, ShellFile, SystemPromptFile};
 use crate::agent_loop::{LoopFile, TasksFile};
+use crate::approvals::ApprovalsFile;
 use crate::children::ChildrenFile;
 use crate::context::ContextFile;
 use crate::error::ConfigError;
@@ -268,10 +269,14 @@ pub fn check_owned(path: &Path) -> Result<(), ConfigError> {
 
 /// Parse config text; `path` is only used in errors.
 pub fn parse(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
-    toml::from_str(text).map_err(|err| ConfigError::Parse {
+    let mut file: ConfigFile = toml::from_str(text).map_err(|err| ConfigError::Parse {
         path: path.to_path_buf(),
         message: explain(&err, text),
-    })
+    })?;
+    if let Some(approvals) = &mut file.approvals {
+        approvals.locate(text);
+    }
+    Ok(file)
 }
 
 /// toml's message plus the line number, and a pointed hint for the one mistake people make
@@ -384,10 +389,12 @@ probe = false
         assert_eq!(logging.rotation, Some(Rotation::Size));
         assert_eq!(file.timeouts.unwrap().idle_read_ms, Some(90_000));
         let approvals = file.approvals.unwrap();
-        assert_eq!(approvals.write_file, Some(Policy::Ask));
-        assert_eq!(approvals.shell, Some(Policy::Deny));
-        assert_eq!(approvals.spawn_pod, Some(Policy::Ask));
-        assert_eq!(approvals.stop_pod, Some(Policy::Deny));
+        assert_eq!(approvals.get("write_file"), Some(Policy::Ask));
+        assert_eq!(approvals.get("shell"), Some(Policy::Deny));
+        assert_eq!(approvals.get("spawn_pod"), Some(Policy::Ask));
+        assert_eq!(approvals.get("stop_pod"), Some(Policy::Deny));
+        let shell = approvals.tools.iter().find(|k| k.tool == "shell").unwrap();
+        assert_eq!(shell.line, 34, "each key knows its line, for errors");
         let scope = file.scope.unwrap();
         assert_eq!(scope.write, Some(Vec::new()));
         assert_eq!(scope.deny.unwrap().len(), 2);

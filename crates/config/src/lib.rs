@@ -8,14 +8,16 @@
 //! at request time — request-shaping settings reach the model only through the pod's log
 //! (DESIGN §1), which the pod writes from what this crate resolves when it creates a segment.
 //!
-//! Start reading at `effective.rs`; `agent.rs` holds the settings that govern the agent inside a
-//! pod (tool approvals and scope, shell limits, identity, input guard), `children.rs` how many
+//! Start reading at `effective.rs`; `approvals.rs` holds what the model may call (its keys are
+//! the declared tools' names, given by the caller), `agent.rs` the other settings that govern
+//! the agent inside a pod (scope, shell limits, identity, input guard), `children.rs` how many
 //! child pods it may start and how they reach it, and
 //! `context.rs` how it keeps the model's context inside its window. `loosen.rs` decides which
 //! keys of a project file need the person's trust and `trust.rs` keeps what they trusted.
 
 pub mod agent;
 pub mod agent_loop;
+pub mod approvals;
 pub mod children;
 pub mod context;
 pub mod effective;
@@ -31,12 +33,12 @@ pub mod trust;
 pub mod tui;
 
 pub use agent::{
-    Approvals, GuardMode, InputSettings, Policy, SandboxMode, ScopeSettings, ShellSettings,
-    SystemPromptSettings,
+    GuardMode, InputSettings, SandboxMode, ScopeSettings, ShellSettings, SystemPromptSettings,
 };
 pub use agent_loop::LoopSettings;
+pub use approvals::{Approvals, Policy};
 pub use children::ChildrenSettings;
-pub use context::ContextSettings;
+pub use context::{ContextSettings, ContextSources};
 pub use effective::{
     Effective, Inputs, KeyRequirement, Logging, Overrides, Recorded, Retry, Timeouts,
     default_model, process_env,

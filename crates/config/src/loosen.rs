@@ -36,7 +36,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::agent::{GuardMode, Policy, SandboxMode};
+use crate::agent::{GuardMode, SandboxMode};
+use crate::approvals::Policy;
 use crate::effective::Effective;
 use crate::file::{ConfigFile, ProviderChoice};
 
@@ -94,19 +95,19 @@ pub(crate) fn restrain(
         changed(&mut logging.file, file, "logging.file", path, &mut ignored);
     }
     if let Some(approvals) = &mut project.approvals {
-        for (tool, slot) in approvals.slots_mut() {
-            let Some(base) = below.approvals.policy(tool) else {
+        // In the declared tools' order, whatever order the file has.
+        for (tool, base) in below.approvals.all() {
+            let Some(at) = approvals.tools.iter().position(|k| k.tool == tool) else {
                 continue;
             };
-            if let Some(wanted) = *slot
-                && policy_rank(wanted) > policy_rank(base.value)
-            {
+            let wanted = approvals.tools[at].policy;
+            if policy_rank(wanted) > policy_rank(base.value) {
                 ignored.push(Ignored {
                     key: format!("approvals.{tool}"),
                     wanted: quote(wanted.as_str()),
                     kept: quote(base.value.as_str()),
                 });
-                *slot = None;
+                approvals.tools.remove(at);
             }
         }
     }
@@ -326,7 +327,7 @@ fn who_answers(
     changed(&mut script, below_script, "script", path, ignored);
     project.script = script;
     if let Some(context) = &mut project.context {
-        let summary = below.context.summary_model.as_ref().map(|s| &s.value);
+        let summary = below.context.summary_model.as_ref();
         changed(
             &mut context.summary_model,
             summary,

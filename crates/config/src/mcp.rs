@@ -505,24 +505,24 @@ mod tests {
 
     #[test]
     fn a_tool_key_beats_its_servers_star_and_nothing_covers_other_servers() {
-        let file: crate::agent::ApprovalsFile =
+        let file: crate::approvals::ApprovalsFile =
             toml::from_str("shell = \"ask\"\n\"mcp__t__*\" = \"allow\"\nmcp__t__rm = \"deny\"\n")
                 .unwrap();
-        let mut approvals = crate::Approvals::defaults();
-        approvals.layer(file, &Source::Default);
+        let mut approvals = crate::Approvals::defaults(&crate::tests::tools::TOOLS);
+        approvals.layer(file, &Source::Default).unwrap();
         let policy = |tool: &str| approvals.mcp_policy(tool).map(|s| s.value);
         assert_eq!(policy("mcp__t__rm"), Some(crate::Policy::Deny));
         assert_eq!(policy("mcp__t__ls"), Some(crate::Policy::Allow));
         assert_eq!(policy("mcp__u__ls"), None);
         assert_eq!(policy("mcp__t"), None);
-        let sandboxed: Result<crate::agent::ApprovalsFile, _> =
+        let sandboxed: Result<crate::approvals::ApprovalsFile, _> =
             toml::from_str("mcp__t__ls = \"sandboxed\"\n");
         assert!(sandboxed.unwrap_err().to_string().contains("shell only"));
     }
 
     #[test]
     fn config_show_names_header_variables_and_hides_url_credentials() {
-        let mut eff = crate::Effective::defaults();
+        let mut eff = crate::Effective::defaults(&crate::tests::tools::TOOLS);
         let file: crate::ConfigFile = toml::from_str(
             "[mcp.servers.web]\nurl = \"https://me:pw@mcp.example/mcp\"\n\
              headers = { \"X-Api-Key\" = \"WEB_KEY\" }\n",

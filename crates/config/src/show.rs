@@ -101,7 +101,7 @@ pub fn render(eff: &Effective, title: &str, env: &dyn Fn(&str) -> Option<String>
     opt(
         &mut out,
         "context_window",
-        &eff.context_window,
+        &eff.context.window_setting(),
         u64::to_string,
         "not set: [context.windows], the built-in table or the server says",
     );
@@ -351,35 +351,45 @@ fn off_when_zero(out: &mut String, key: &str, setting: &Setting<u64>) {
 /// `[context]` and `[context.windows]`.
 fn context_section(out: &mut String, eff: &Effective) {
     let context = &eff.context;
+    let from = &context.sources;
     out.push_str("\n[context]\n");
-    for (key, ratio) in [
-        ("compact_at", &context.compact_at),
-        ("soft_trim_at", &context.soft_trim_at),
-        ("hard_clear_at", &context.hard_clear_at),
+    for (key, ratio, source) in [
+        ("compact_at", context.compact_at, &from.compact_at),
+        ("soft_trim_at", context.soft_trim_at, &from.soft_trim_at),
+        ("hard_clear_at", context.hard_clear_at, &from.hard_clear_at),
     ] {
-        line(out, key, &format!("{:?}", ratio.value), &ratio.source);
+        line(out, key, &format!("{ratio:?}"), source);
     }
-    num(out, "keep_last_assistants", &context.keep_last_assistants);
+    let keep = Setting::new(
+        context.keep_last_assistants,
+        from.keep_last_assistants.clone(),
+    );
+    num(out, "keep_last_assistants", &keep);
+    let summary_model = context
+        .summary_model
+        .clone()
+        .map(|model| Setting::new(model, from.summary_model.clone()));
     opt(
         out,
         "summary_model",
-        &context.summary_model,
+        &summary_model,
         |m| quote(m),
         "the pod's own model writes summaries",
     );
-    num(out, "memory_flush", &context.memory_flush);
-    let probe = &context.probe;
-    let note = if probe.value {
-        format!("{}; a local server is asked for its window", probe.source)
+    let flush = Setting::new(context.memory_flush, from.memory_flush.clone());
+    num(out, "memory_flush", &flush);
+    let note = if context.probe {
+        format!("{}; a local server is asked for its window", from.probe)
     } else {
-        format!("{}; the server is never asked", probe.source)
+        format!("{}; the server is never asked", from.probe)
     };
-    line_with(out, "probe", &probe.value.to_string(), &note);
+    line_with(out, "probe", &context.probe.to_string(), &note);
     out.push_str("\n[context.windows]\n");
-    if context.windows.is_empty() {
+    let windows = context.windows();
+    if windows.is_empty() {
         out.push_str("# none: the built-in table of model families applies\n");
     }
-    for (prefix, tokens) in &context.windows {
+    for (prefix, tokens) in &windows {
         num(out, &quote(prefix), tokens);
     }
 }

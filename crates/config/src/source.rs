@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 /// The layer that decided a setting. Later layers win: default < user file < project file <
 /// environment < flag. `Recorded` is what an existing pod keeps from its creation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Source {
+    #[default]
     Default,
     /// `config.toml` in the config directory.
     UserFile(PathBuf),

@@ -9,6 +9,7 @@ use crate::*;
 mod agent;
 mod context;
 mod loosen;
+pub(crate) mod tools;
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -76,6 +77,7 @@ impl Fixture {
             cwd: &self.cwd,
             env: &env,
             flags: self.flags.clone(),
+            tools: &tools::TOOLS,
         })
     }
 }
@@ -357,7 +359,7 @@ wake = false
         Some(Path::new("/tmp/a \"quoted\" script.jsonl"))
     );
     assert_eq!(file.retry.unwrap().max_retries, Some(3));
-    assert_eq!(file.approvals.unwrap().shell, Some(Policy::Deny));
+    assert_eq!(file.approvals.unwrap().get("shell"), Some(Policy::Deny));
 
     // Resolved from the shown text alone, the agent's settings are the same values.
     let again = Fixture::new();

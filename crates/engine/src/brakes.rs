@@ -12,13 +12,9 @@ use std::hash::{Hash, Hasher};
 
 use seedpod_protocol::ModelItem;
 
-/// Failures of one exact call (same tool, same arguments) in a run after which its result
-/// carries a note telling the model to stop repeating it.
-pub const DEFAULT_SAME_CALL_FAILURES: u32 = 2;
-/// Tool calls failing one after another, with no successful call between, that end a run.
-pub const DEFAULT_FAILURES_IN_A_ROW: u32 = 5;
-/// The same call answered with the same result this many times in a row ends a run.
-pub const DEFAULT_REPEAT_LIMIT: u32 = 4;
+pub use seedpod_config::agent_loop::{
+    DEFAULT_FAILURES_IN_A_ROW, DEFAULT_REPEAT_LIMIT, DEFAULT_SAME_CALL_FAILURES,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BrakeLimits {

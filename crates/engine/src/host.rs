@@ -73,7 +73,8 @@ pub trait RunHost: Send {
     /// Append one entry to the log and then to history; returns once durable-in-order.
     fn commit(&mut self, kind: EntryKind) -> impl Future<Output = Result<(), HostError>> + Send;
 
-    /// May `call` run? Asked for each call, in call order, before any of them runs. A host whose
+    /// May `call` run? Asked for each call of a registered tool, in call order, before any of
+    /// them runs (a call naming no registered tool is answered by the registry). A host whose
     /// policy asks a person commits the request and returns only once the answer is committed,
     /// so this may wait for as long as it takes. Hosts without a policy allow everything.
     fn authorize(

@@ -22,14 +22,15 @@ pub(crate) use self::error_body::{
 };
 pub(crate) use self::stream::{Decoded, Decoder, stream_events};
 
-/// How long to wait for a TCP (and TLS) connection unless configured otherwise. Generous for a
-/// slow network, short enough that a dead address is reported quickly.
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long to wait for a connection unless configured otherwise (`[timeouts] connect_ms`,
+/// whose default this is).
+pub const DEFAULT_CONNECT_TIMEOUT: Duration =
+    Duration::from_millis(seedpod_config::effective::DEFAULT_CONNECT_MS);
 
-/// How long a response may go without a single byte unless configured otherwise. Hosted APIs
-/// send keep-alives far more often than this; a local server reading a long prompt on a CPU may
-/// be silent for minutes before its first token, so this errs long. A hung stream still ends.
-pub const DEFAULT_IDLE_READ_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long a response may go without a single byte unless configured otherwise
+/// (`[timeouts] idle_read_ms`, whose default this is).
+pub const DEFAULT_IDLE_READ_TIMEOUT: Duration =
+    Duration::from_millis(seedpod_config::effective::DEFAULT_IDLE_READ_MS);
 
 /// The most of an error response's body that is read to find the provider's message.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;

@@ -31,12 +31,9 @@ use crate::host::RunHost;
 use crate::provider::{Provider, ProviderError, ProviderEvent};
 use crate::response::{self, Progress, Response};
 
-/// Retries after the first attempt unless configured otherwise.
-pub const DEFAULT_MAX_RETRIES: u32 = 3;
-/// The first retry's wait before jitter, unless configured otherwise.
-pub const DEFAULT_BASE_DELAY_MS: u64 = 1_000;
-/// The longest backoff wait, unless configured otherwise.
-pub const DEFAULT_MAX_DELAY_MS: u64 = 30_000;
+pub use seedpod_config::effective::{
+    DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY_MS, DEFAULT_MAX_RETRIES,
+};
 
 /// The longest `retry-after` honoured. A provider asking for more is effectively down for now;
 /// the run ends with an error that says how long it asked for, rather than stalling silently.

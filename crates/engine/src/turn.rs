@@ -21,11 +21,9 @@ use crate::response::Response;
 use crate::retry::{Jitter, RetryPolicy, request_with_retries};
 use crate::tool::{ToolOutput, ToolRegistry};
 
-/// Model requests allowed in one run unless configured otherwise: enough for real multi-step tool
-/// work, small enough that a model stuck in a tool loop stops before burning much.
-pub const DEFAULT_MAX_ITERATIONS: u32 = 20;
-/// Untouched requests before a task reminder, when the configuration does not say.
-pub const DEFAULT_TASK_REMINDER_AFTER: u32 = 10;
+pub use seedpod_config::agent_loop::{
+    DEFAULT_MAX_ITERATIONS, DEFAULT_REMIND_AFTER as DEFAULT_TASK_REMINDER_AFTER,
+};
 
 /// Refused requests ("too long") the host may recover from in a row before the run fails: each
 /// recovery must change the request (a learned window, a compaction, a harder cut), so a few
@@ -231,8 +229,10 @@ impl<H: RunHost> RunHost for Quiet<'_, H> {
 
 /// Ask the host about each call in call order (an approval waits here), then run the allowed
 /// ones concurrently and commit every result in call order, whatever order they finished in, so
-/// the log (and replay) never depends on timing. A failure that repeats an earlier failed call of
-/// the run (`earlier`) carries the brakes' note, so the model hears it with the error itself.
+/// the log (and replay) never depends on timing. A call naming no registered tool is the
+/// registry's to answer ("unknown tool", with the tools there are): there is nothing for a
+/// policy to allow. A failure that repeats an earlier failed call of the run (`earlier`) carries
+/// the brakes' note, so the model hears it with the error itself.
 async fn answer<H: RunHost>(
     host: &mut H,
     tools: &ToolRegistry,
@@ -242,7 +242,11 @@ async fn answer<H: RunHost>(
 ) -> Result<(), HostError> {
     let mut decisions = Vec::with_capacity(calls.len());
     for call in calls {
-        decisions.push(host.authorize(call).await?);
+        let decision = match tools.get(&call.name) {
+            Some(_) => host.authorize(call).await?,
+            None => Authorization::Allowed,
+        };
+        decisions.push(decision);
     }
     let outputs = join_all(
         calls

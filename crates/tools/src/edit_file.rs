@@ -2,14 +2,31 @@
 
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
+use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::atomic::write_atomic;
 use crate::file_tool::{FileTool, check, looks_binary, open_error, thousands};
 use crate::scope::{Access, Scope};
+use crate::summary::text;
 
 /// How many occurrence line numbers an ambiguity error lists.
 const MAX_LISTED_LINES: usize = 10;
+
+/// The declaration every list of tools derives from (`seedpod_protocol::tool_decl`).
+pub(crate) const DECL: ToolDecl = ToolDecl {
+    name: "edit_file",
+    default_policy: Policy::Allow,
+    effect: Effect::Changes,
+    note: Some(include_str!("../protocols/edit_file.md")),
+    compact_note: Some(
+        "old must match the file exactly once; copy it from read_file without the line numbers.",
+    ),
+    in_compact: InCompact::Always,
+    summary: summarise,
+    guard: GuardScan::Everything,
+};
 
 pub(crate) struct EditFile;
 
@@ -29,7 +46,7 @@ pub(crate) struct EditFileArgs {
 }
 
 impl FileTool for EditFile {
-    const NAME: &'static str = "edit_file";
+    const DECL: ToolDecl = DECL;
     const DESCRIPTION: &'static str = "Replace exact text in a file: old must occur exactly \
         once (include enough surrounding lines to make it unique), or set replace_all. Copy old \
         from read_file output without the line-number prefix. The write is atomic.";
@@ -125,6 +142,17 @@ fn list_lines(lines: &[usize]) -> String {
         shown.push("…".to_owned());
     }
     shown.join(", ")
+}
+
+/// `edit_file: a.rs (replace all)`.
+fn summarise(args: &Value) -> CallSummary {
+    CallSummary::detail(text(args, "path").map(|path| {
+        if args.get("replace_all").and_then(Value::as_bool) == Some(true) {
+            format!("{path} (replace all)")
+        } else {
+            path.to_owned()
+        }
+    }))
 }
 
 #[cfg(test)]

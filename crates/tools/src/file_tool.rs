@@ -10,7 +10,7 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use seedpod_engine::{Tool, ToolOutput};
-use seedpod_protocol::ToolSpec;
+use seedpod_protocol::{ToolDecl, ToolSpec};
 use serde::de::DeserializeOwned;
 
 use crate::args;
@@ -18,7 +18,9 @@ use crate::scope::{Access, BlockedKind, Scope};
 
 /// A tool whose work is synchronous filesystem I/O.
 pub(crate) trait FileTool: Send + Sync + 'static {
-    const NAME: &'static str;
+    /// Its declaration: a file tool without one does not compile.
+    const DECL: ToolDecl;
+    const NAME: &'static str = Self::DECL.name;
     const DESCRIPTION: &'static str;
     type Args: DeserializeOwned + JsonSchema + Send + 'static;
 

@@ -3,14 +3,29 @@
 use globset::GlobBuilder;
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
+use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::file_tool::FileTool;
 use crate::scope::Scope;
+use crate::summary::text;
 use crate::walk;
 
 /// Paths returned per call; the walk is sorted, so a cut is always the same first ones.
 pub(crate) const MAX_RESULTS: usize = 500;
+
+/// The declaration every list of tools derives from (`seedpod_protocol::tool_decl`).
+pub(crate) const DECL: ToolDecl = ToolDecl {
+    name: "glob",
+    default_policy: Policy::Allow,
+    effect: Effect::ReadOnly,
+    note: Some(include_str!("../protocols/glob.md")),
+    compact_note: Some("`**` crosses directories (`**/*.rs`); git-ignored files are not listed."),
+    in_compact: InCompact::Always,
+    summary: summarise,
+    guard: GuardScan::Everything,
+};
 
 pub(crate) struct Glob;
 
@@ -25,7 +40,7 @@ pub(crate) struct GlobArgs {
 }
 
 impl FileTool for Glob {
-    const NAME: &'static str = "glob";
+    const DECL: ToolDecl = DECL;
     const DESCRIPTION: &'static str = "Find files and directories whose path matches a glob \
         pattern (e.g. `**/*.rs`), searching under path (default: the working directory). \
         Honours .gitignore: ignored files are not listed. Returns up to 500 sorted paths, \
@@ -90,6 +105,16 @@ impl FileTool for Glob {
         text.push_str(&tail);
         ToolOutput::ok(text)
     }
+}
+
+/// `glob: **/*.rs in src`.
+fn summarise(args: &Value) -> CallSummary {
+    CallSummary::detail(
+        text(args, "pattern").map(|pattern| match text(args, "path") {
+            Some(path) => format!("{pattern} in {path}"),
+            None => pattern.to_owned(),
+        }),
+    )
 }
 
 #[cfg(test)]

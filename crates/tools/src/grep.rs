@@ -7,16 +7,31 @@ use ignore::overrides::OverrideBuilder;
 use regex::{Regex, RegexBuilder};
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
+use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::file_tool::{BINARY_SNIFF_BYTES, FileTool, cut_chars, looks_binary};
 use crate::scope::Scope;
+use crate::summary::text;
 use crate::walk;
 
 /// Matching lines returned per call.
 pub(crate) const MAX_MATCHES: usize = 200;
 /// A matching line is cut after this many characters (minified files would flood the output).
 pub(crate) const MAX_LINE_CHARS: usize = 300;
+
+/// The declaration every list of tools derives from (`seedpod_protocol::tool_decl`).
+pub(crate) const DECL: ToolDecl = ToolDecl {
+    name: "grep",
+    default_policy: Policy::Allow,
+    effect: Effect::ReadOnly,
+    note: Some(include_str!("../protocols/grep.md")),
+    compact_note: Some("a regex matched line by line; narrow it with path and glob."),
+    in_compact: InCompact::Always,
+    summary: summarise,
+    guard: GuardScan::Everything,
+};
 
 pub(crate) struct Grep;
 
@@ -38,7 +53,7 @@ pub(crate) struct GrepArgs {
 }
 
 impl FileTool for Grep {
-    const NAME: &'static str = "grep";
+    const DECL: ToolDecl = DECL;
     const DESCRIPTION: &'static str = "Search file contents with a regular expression. Prints \
         `path:line: text` for each matching line, up to 200 matches, with long lines cut. \
         Honours .gitignore (ignored files are not searched) and skips binary files. Narrow with \
@@ -163,6 +178,20 @@ impl Search {
         }
         Ok(())
     }
+}
+
+/// `grep: /fn main/ in src (*.rs)`.
+fn summarise(args: &Value) -> CallSummary {
+    CallSummary::detail(text(args, "pattern").map(|pattern| {
+        let mut line = format!("/{pattern}/");
+        if let Some(path) = text(args, "path") {
+            line.push_str(&format!(" in {path}"));
+        }
+        if let Some(glob) = text(args, "glob") {
+            line.push_str(&format!(" ({glob})"));
+        }
+        line
+    }))
 }
 
 #[cfg(test)]

@@ -1,13 +1,16 @@
 //! seedpod's built-in tools and the filesystem scope that confines them.
 //!
 //! Owns: the seven built-in tools (`read_file`, `write_file`, `edit_file`, `list_dir`, `glob`,
-//! `grep`, `shell`) behind the engine's [`Tool`] contract; the [`Scope`] every file tool checks
-//! its paths against; the per-tool protocol notes (`protocols/<name>.md`); and the one-line call
-//! summaries and shell command prefixes the pod's approvals show and remember.
+//! `grep`, `shell`) behind the engine's [`Tool`] contract, each with its declaration beside it
+//! (`DECL` in its module: default policy, prompt notes, how a call is summarised; the list is
+//! [`BUILTIN_TOOLS`]); the [`Scope`] every file tool checks its paths against; the per-tool
+//! protocol notes (`protocols/<name>.md`); and the shape of the one-line call summaries and the
+//! shell command prefixes the pod's approvals show and remember.
 //!
-//! Must not own: approvals and policy (which calls need asking, what "approve always" covers:
-//! the pod decides), the log, or the tool registry (the engine's). Tools here never panic and
-//! never fail a run: every problem becomes an error result worded for the model.
+//! Must not own: approvals and policy beyond each tool's declared default (which calls need
+//! asking, what "approve always" covers: the pod decides), the log, or the tool registry (the
+//! engine's). Tools here never panic and never fail a run: every problem becomes an error
+//! result worded for the model.
 //!
 //! Writes to files that change policy or make the person's programs run commands (`.seedpod/`,
 //! `.git/`, `.gitattributes`, seedpod's own directories, …) are refused even inside the scope:
@@ -42,6 +45,7 @@ mod test_support;
 use std::sync::Arc;
 
 use seedpod_engine::Tool;
+use seedpod_protocol::ToolDecl;
 
 use crate::file_tool::Blocking;
 
@@ -58,35 +62,18 @@ pub use sandbox::watch::{REVERTED_NOTE, TAMPER_NOTE, finding_note};
 pub use sandbox::{Sandbox, SandboxError, Support as SandboxSupport};
 pub use scope::{Access, Blocked, BlockedKind, Scope, ScopeError, ScopeRules};
 pub use shell::{ShellLimits, TIMEOUT_EXIT_CODE, wants_unconfined};
-pub use summary::call_summary;
+pub use summary::summary_line;
 
-/// What a tool can do, for approval policies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ToolClass {
-    /// Reads files inside the scope.
-    Read,
-    /// Writes files inside the scope.
-    Write,
-    /// Runs commands; not confined by the scope.
-    Exec,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ToolInfo {
-    pub name: &'static str,
-    pub class: ToolClass,
-}
-
-/// The built-in tools, in catalogue order (the order the model sees them).
-pub const BUILTIN_TOOLS: &[ToolInfo] = &[
-    Builtin::ReadFile.info(),
-    Builtin::WriteFile.info(),
-    Builtin::EditFile.info(),
-    Builtin::ListDir.info(),
-    Builtin::Glob.info(),
-    Builtin::Grep.info(),
-    Builtin::Shell.info(),
-];
+/// The built-in tools' declarations, in catalogue order (the order the model sees them).
+pub const BUILTIN_TOOLS: [&ToolDecl; Builtin::ALL.len()] = {
+    let mut decls = [Builtin::ALL[0].decl(); Builtin::ALL.len()];
+    let mut at = 1;
+    while at < decls.len() {
+        decls[at] = Builtin::ALL[at].decl();
+        at += 1;
+    }
+    decls
+};
 
 /// What the built-in tools need from the pod.
 #[derive(Debug, Clone)]
@@ -101,19 +88,13 @@ pub struct ToolContext {
 pub fn builtin_tools(ctx: &ToolContext, enabled: &[&str]) -> Vec<Arc<dyn Tool>> {
     Builtin::ALL
         .into_iter()
-        .filter(|builtin| enabled.contains(&builtin.info().name))
+        .filter(|builtin| enabled.contains(&builtin.decl().name))
         .map(|builtin| builtin.build(ctx))
         .collect()
 }
 
-/// The protocol note for built-in tool `name`: four short sections, `BEFORE:`, `AFTER:`,
-/// `NEXT:` and `GOTCHA:`, on using it well.
-pub fn protocol(name: &str) -> Option<&'static str> {
-    Builtin::named(name).map(Builtin::protocol)
-}
-
-/// The built-in tools as a closed set, so adding one makes the compiler ask for its info,
-/// constructor and protocol note.
+/// The built-in tools as a closed set, so adding one makes the compiler ask for its
+/// declaration and its constructor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Builtin {
     ReadFile,
@@ -136,21 +117,16 @@ impl Builtin {
         Builtin::Shell,
     ];
 
-    const fn info(self) -> ToolInfo {
-        let (name, class) = match self {
-            Builtin::ReadFile => ("read_file", ToolClass::Read),
-            Builtin::WriteFile => ("write_file", ToolClass::Write),
-            Builtin::EditFile => ("edit_file", ToolClass::Write),
-            Builtin::ListDir => ("list_dir", ToolClass::Read),
-            Builtin::Glob => ("glob", ToolClass::Read),
-            Builtin::Grep => ("grep", ToolClass::Read),
-            Builtin::Shell => ("shell", ToolClass::Exec),
-        };
-        ToolInfo { name, class }
-    }
-
-    fn named(name: &str) -> Option<Builtin> {
-        Builtin::ALL.into_iter().find(|b| b.info().name == name)
+    const fn decl(self) -> &'static ToolDecl {
+        match self {
+            Builtin::ReadFile => &read_file::DECL,
+            Builtin::WriteFile => &write_file::DECL,
+            Builtin::EditFile => &edit_file::DECL,
+            Builtin::ListDir => &list_dir::DECL,
+            Builtin::Glob => &glob::DECL,
+            Builtin::Grep => &grep::DECL,
+            Builtin::Shell => &shell::DECL,
+        }
     }
 
     fn build(self, ctx: &ToolContext) -> Arc<dyn Tool> {
@@ -169,24 +145,13 @@ impl Builtin {
             )),
         }
     }
-
-    fn protocol(self) -> &'static str {
-        match self {
-            Builtin::ReadFile => include_str!("../protocols/read_file.md"),
-            Builtin::WriteFile => include_str!("../protocols/write_file.md"),
-            Builtin::EditFile => include_str!("../protocols/edit_file.md"),
-            Builtin::ListDir => include_str!("../protocols/list_dir.md"),
-            Builtin::Glob => include_str!("../protocols/glob.md"),
-            Builtin::Grep => include_str!("../protocols/grep.md"),
-            Builtin::Shell => include_str!("../protocols/shell.md"),
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_support::Fixture;
+    use seedpod_protocol::{Effect, GuardScan, InCompact, Policy};
 
     fn all_tools(f: &Fixture) -> Vec<Arc<dyn Tool>> {
         let ctx = ToolContext {
@@ -199,7 +164,7 @@ mod tests {
     }
 
     #[test]
-    fn the_catalogue_order_names_and_classes() {
+    fn the_catalogue_order_names_and_effects() {
         let names: Vec<&str> = BUILTIN_TOOLS.iter().map(|t| t.name).collect();
         assert_eq!(
             names,
@@ -215,13 +180,28 @@ mod tests {
         );
         let exec: Vec<&str> = BUILTIN_TOOLS
             .iter()
-            .filter(|t| t.class == ToolClass::Exec)
+            .filter(|t| t.effect == Effect::RunsCommands)
             .map(|t| t.name)
             .collect();
         assert_eq!(exec, ["shell"]);
         let f = Fixture::new();
         let specs: Vec<String> = all_tools(&f).iter().map(|t| t.spec().name).collect();
         assert_eq!(specs, names, "each tool's spec carries its catalogue name");
+    }
+
+    #[test]
+    fn the_file_tools_are_allowed_and_shell_asks_by_default() {
+        for tool in BUILTIN_TOOLS {
+            let expected = if tool.name == "shell" {
+                Policy::Ask
+            } else {
+                Policy::Allow
+            };
+            assert_eq!(tool.default_policy, expected, "{}", tool.name);
+            assert_eq!(tool.in_compact, InCompact::Always, "{}", tool.name);
+            assert_eq!(tool.guard, GuardScan::Everything, "{}", tool.name);
+            assert!(tool.compact_note.is_some(), "{}", tool.name);
+        }
     }
 
     #[test]
@@ -241,7 +221,7 @@ mod tests {
     #[test]
     fn every_tool_has_a_four_part_protocol() {
         for tool in BUILTIN_TOOLS {
-            let text = protocol(tool.name).unwrap_or_else(|| panic!("{}", tool.name));
+            let text = tool.note.unwrap_or_else(|| panic!("{}", tool.name));
             let heads: Vec<&str> = text
                 .lines()
                 .filter_map(|l| l.split_once(": ").map(|(head, _)| head))
@@ -254,7 +234,6 @@ mod tests {
                 tool.name
             );
         }
-        assert_eq!(protocol("nope"), None);
     }
 
     #[test]

@@ -2,13 +2,28 @@
 
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
+use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::file_tool::{FileTool, check, io_error, thousands};
 use crate::scope::{Access, Scope};
+use crate::summary::text;
 
 /// Entries shown per call; a larger directory is cut, with a note.
 pub(crate) const MAX_ENTRIES: usize = 500;
+
+/// The declaration every list of tools derives from (`seedpod_protocol::tool_decl`).
+pub(crate) const DECL: ToolDecl = ToolDecl {
+    name: "list_dir",
+    default_policy: Policy::Allow,
+    effect: Effect::ReadOnly,
+    note: Some(include_str!("../protocols/list_dir.md")),
+    compact_note: Some("one directory; glob finds files anywhere below."),
+    in_compact: InCompact::Always,
+    summary: summarise,
+    guard: GuardScan::Everything,
+};
 
 pub(crate) struct ListDir;
 
@@ -25,7 +40,7 @@ fn dot() -> String {
 }
 
 impl FileTool for ListDir {
-    const NAME: &'static str = "list_dir";
+    const DECL: ToolDecl = DECL;
     const DESCRIPTION: &'static str = "List one directory's entries, sorted by name; \
         directories end with `/`, symlinks show their target (`name -> target`). Hidden and \
         ignored files are included. Shows up to 500 entries. To find files by name across \
@@ -95,6 +110,11 @@ impl FileTool for ListDir {
         }
         ToolOutput::ok(text)
     }
+}
+
+/// `list_dir: src`, and `.` when no path is given (the default).
+fn summarise(args: &Value) -> CallSummary {
+    CallSummary::detail(Some(text(args, "path").unwrap_or(".").to_owned()))
 }
 
 #[cfg(test)]

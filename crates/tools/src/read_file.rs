@@ -4,12 +4,15 @@ use std::io::{self, BufRead, BufReader, Read};
 
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
+use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::file_tool::{
     BINARY_SNIFF_BYTES, FileTool, check, cut_chars, io_error, looks_binary, open_error, thousands,
 };
 use crate::scope::{Access, Scope};
+use crate::summary::text;
 
 /// Lines shown when the call gives no `limit`.
 pub(crate) const DEFAULT_LINES: u64 = 2_000;
@@ -17,6 +20,20 @@ pub(crate) const DEFAULT_LINES: u64 = 2_000;
 pub(crate) const MAX_OUTPUT_BYTES: usize = 256 * 1024;
 /// Longer lines (minified code, data) are cut so one line cannot use up the window.
 pub(crate) const MAX_LINE_CHARS: usize = 2_000;
+
+/// The declaration every list of tools derives from (`seedpod_protocol::tool_decl`).
+pub(crate) const DECL: ToolDecl = ToolDecl {
+    name: "read_file",
+    default_policy: Policy::Allow,
+    effect: Effect::ReadOnly,
+    note: Some(include_str!("../protocols/read_file.md")),
+    compact_note: Some(
+        "lines come numbered (the number is not content); for a big file, grep first and read with offset and limit.",
+    ),
+    in_compact: InCompact::Always,
+    summary: summarise,
+    guard: GuardScan::Everything,
+};
 
 pub(crate) struct ReadFile;
 
@@ -34,7 +51,7 @@ pub(crate) struct ReadFileArgs {
 }
 
 impl FileTool for ReadFile {
-    const NAME: &'static str = "read_file";
+    const DECL: ToolDecl = DECL;
     const DESCRIPTION: &'static str = "Read a text file. Lines come numbered (`   12\\tcontent`); \
         the numbers are not part of the file. Shows up to 2000 lines or 256 KiB per call; a note \
         at the end gives the offset to continue from. Use offset and limit to read part of a \
@@ -180,6 +197,24 @@ impl Window {
         }
         ToolOutput::ok(text)
     }
+}
+
+/// `read_file: a.rs (lines 10-60)`: the file and the window asked for.
+fn summarise(args: &Value) -> CallSummary {
+    let number = |key: &str| args.get(key).and_then(Value::as_u64);
+    CallSummary::detail(
+        text(args, "path").map(|path| match (number("offset"), number("limit")) {
+            (None, None) => path.to_owned(),
+            (offset, Some(limit)) => {
+                let from = offset.unwrap_or(1);
+                format!(
+                    "{path} (lines {from}-{})",
+                    from.saturating_add(limit.saturating_sub(1))
+                )
+            }
+            (Some(offset), None) => format!("{path} (from line {offset})"),
+        }),
+    )
 }
 
 #[cfg(test)]

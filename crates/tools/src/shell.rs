@@ -16,9 +16,13 @@ use std::time::Duration;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
+use seedpod_config::agent;
 use seedpod_engine::{Tool, ToolOutput};
-use seedpod_protocol::{SandboxFinding, ToolMeta, ToolSpec};
+use seedpod_protocol::{
+    CallSummary, Effect, GuardScan, InCompact, Policy, SandboxFinding, ToolDecl, ToolMeta, ToolSpec,
+};
 use serde::Deserialize;
+use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::time::Instant;
 
@@ -26,6 +30,21 @@ use crate::args;
 use crate::file_tool::thousands;
 use crate::sandbox::Sandbox;
 use crate::sandbox::watch::{self, Snapshot};
+
+/// The declaration every list of tools derives from (`seedpod_protocol::tool_decl`). A person
+/// approves each command by default: nothing but the sandbox confines one.
+pub const DECL: ToolDecl = ToolDecl {
+    name: "shell",
+    default_policy: Policy::Ask,
+    effect: Effect::RunsCommands,
+    note: Some(include_str!("../protocols/shell.md")),
+    compact_note: Some(
+        "a fresh non-interactive shell each call; the first line of the result is the exit code; the user may have to approve it.",
+    ),
+    in_compact: InCompact::Always,
+    summary: summarise,
+    guard: GuardScan::Everything,
+};
 
 /// Exit code reported for a command killed at its timeout, as coreutils' `timeout` does.
 pub const TIMEOUT_EXIT_CODE: i32 = 124;
@@ -61,8 +80,8 @@ pub struct ShellLimits {
 impl Default for ShellLimits {
     fn default() -> Self {
         ShellLimits {
-            default_timeout: Duration::from_secs(120),
-            max_timeout: Duration::from_secs(600),
+            default_timeout: Duration::from_secs(agent::DEFAULT_SHELL_TIMEOUT_SECS),
+            max_timeout: Duration::from_secs(agent::DEFAULT_SHELL_MAX_TIMEOUT_SECS),
             max_output_bytes: 200 * 1024,
         }
     }
@@ -104,6 +123,28 @@ impl ShellArgs {
     }
 }
 
+/// Whether already-parsed arguments leave the sandbox, read the same way (`wants_unconfined`).
+fn leaves_sandbox(args: &Value) -> bool {
+    serde_json::from_value::<ShellArgs>(args.clone()).is_ok_and(|args| args.unconfined())
+}
+
+/// The command's first line and how many more there are; a call that asks to leave the
+/// sandbox says so in place of the tool's name.
+fn summarise(args: &Value) -> CallSummary {
+    let detail = crate::summary::text(args, "command").map(|command| {
+        let mut lines = command.lines().filter(|l| !l.trim().is_empty());
+        let first = lines.next().unwrap_or("").trim().to_owned();
+        match lines.count() {
+            0 => first,
+            more => format!("{first} (+{more} more lines)"),
+        }
+    });
+    CallSummary {
+        label: leaves_sandbox(args).then_some("shell (leaves the sandbox)"),
+        detail,
+    }
+}
+
 impl Shell {
     pub(crate) fn new(cwd: PathBuf, limits: ShellLimits, sandbox: Option<Sandbox>) -> Self {
         Shell {
@@ -117,7 +158,7 @@ impl Shell {
 impl Tool for Shell {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "shell".to_owned(),
+            name: DECL.name.to_owned(),
             description: format!(
                 "Run a command line with `bash -lc` in the working directory and return its exit \
                  code, stdout and stderr (each cut to {} KiB, keeping the start and the end). A \
@@ -159,7 +200,7 @@ impl Tool for Shell {
         let limits = self.limits;
         let sandbox = self.sandbox.clone();
         async move {
-            match args::parse::<ShellArgs>("shell", &arguments) {
+            match args::parse::<ShellArgs>(DECL.name, &arguments) {
                 Ok(args) => {
                     let sandbox = sandbox.filter(|_| !args.unconfined());
                     run(cwd, limits, sandbox, args).await

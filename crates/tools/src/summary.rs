@@ -1,89 +1,35 @@
-//! One-line descriptions of tool calls for approval prompts and logs.
+//! One-line descriptions of tool calls for approval prompts and logs: the shape every tool's
+//! summary is put in. What a tool's summary says is in its declaration (`ToolDecl::summary`,
+//! beside the tool).
 //!
 //! They read the model's raw arguments leniently: a summary must be shown even for arguments
 //! the tool itself would refuse.
 
+use seedpod_protocol::{CallSummary, ToolDecl};
 use serde_json::Value;
 
-use crate::file_tool::{cut_chars, thousands};
+use crate::file_tool::cut_chars;
 
 /// A summary longer than this many characters is cut.
 const MAX_SUMMARY_CHARS: usize = 120;
 
-pub fn call_summary(name: &str, arguments: &str) -> String {
+/// The one line an approval shows for a call of tool `name` with `arguments`: `LABEL: DETAIL`,
+/// as its declaration `decl` summarises it; its raw arguments when it has no declaration (an
+/// MCP tool) or its declaration finds nothing better.
+pub fn summary_line(decl: Option<&ToolDecl>, name: &str, arguments: &str) -> String {
     let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
-    let text = |key: &str| args.get(key).and_then(Value::as_str);
-    let detail = match name {
-        "shell" => text("command").map(|command| {
-            let mut lines = command.lines().filter(|l| !l.trim().is_empty());
-            let first = lines.next().unwrap_or("").trim().to_owned();
-            match lines.count() {
-                0 => first,
-                more => format!("{first} (+{more} more lines)"),
-            }
-        }),
-        "write_file" => text("path").map(|path| match text("content") {
-            Some(content) => format!("{path} ({} bytes)", thousands(content.len() as u64)),
-            None => path.to_owned(),
-        }),
-        "edit_file" => text("path").map(|path| {
-            let all = args.get("replace_all").and_then(Value::as_bool) == Some(true);
-            if all {
-                format!("{path} (replace all)")
-            } else {
-                path.to_owned()
-            }
-        }),
-        "read_file" => text("path").map(|path| {
-            let number = |key: &str| args.get(key).and_then(Value::as_u64);
-            match (number("offset"), number("limit")) {
-                (None, None) => path.to_owned(),
-                (offset, Some(limit)) => {
-                    let from = offset.unwrap_or(1);
-                    format!(
-                        "{path} (lines {from}-{})",
-                        from.saturating_add(limit.saturating_sub(1))
-                    )
-                }
-                (Some(offset), None) => format!("{path} (from line {offset})"),
-            }
-        }),
-        "list_dir" => Some(text("path").unwrap_or(".").to_owned()),
-        "glob" => text("pattern").map(|pattern| match text("path") {
-            Some(path) => format!("{pattern} in {path}"),
-            None => pattern.to_owned(),
-        }),
-        "grep" => text("pattern").map(|pattern| {
-            let mut line = format!("/{pattern}/");
-            if let Some(path) = text("path") {
-                line.push_str(&format!(" in {path}"));
-            }
-            if let Some(glob) = text("glob") {
-                line.push_str(&format!(" ({glob})"));
-            }
-            line
-        }),
-        // The subject line: what a person approves (the whole message is in the arguments).
-        "git_commit" => text("message").map(|message| {
-            let subject = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            let all = args.get("all").and_then(Value::as_bool) == Some(true);
-            if all {
-                format!("{} (every change)", subject.trim())
-            } else {
-                subject.trim().to_owned()
-            }
-        }),
-        _ => None,
-    };
-    let detail = detail.unwrap_or_else(|| arguments.to_owned());
-    // Said first, so no cut at the summary's length can hide it: wherever a summary goes
-    // (events, history, `ls`, a desktop notification) the person sees what they would allow.
-    let label = if name == "shell" && crate::shell::wants_unconfined(arguments) {
-        "shell (leaves the sandbox)"
-    } else {
-        name
-    };
+    let summary = decl.map_or(CallSummary::raw(&args), |decl| (decl.summary)(&args));
+    // The label is said first, so no cut at the summary's length can hide it: wherever a
+    // summary goes (events, history, `ls`, a desktop notification) the person sees what they
+    // would allow.
+    let label = summary.label.unwrap_or(name);
+    let detail = summary.detail.unwrap_or_else(|| arguments.to_owned());
     one_line(&format!("{label}: {detail}"))
+}
+
+/// Argument `key` of a call, when it is a string.
+pub(crate) fn text<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
+    args.get(key).and_then(Value::as_str)
 }
 
 /// Control characters (newlines, escapes) flattened, and the length bounded.
@@ -103,19 +49,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn a_commit_is_summarised_by_its_subject() {
-        assert_eq!(
-            call_summary(
-                "git_commit",
-                r#"{"message": "\nFix the parser\n\nBecause."}"#
-            ),
-            "git_commit: Fix the parser"
-        );
-        assert_eq!(
-            call_summary("git_commit", r#"{"message": "Add it", "all": true}"#),
-            "git_commit: Add it (every change)"
-        );
+    /// As the pod summarises a call: by the declaration of the built-in tool of that name.
+    fn call_summary(name: &str, arguments: &str) -> String {
+        let decl = crate::BUILTIN_TOOLS.into_iter().find(|d| d.name == name);
+        summary_line(decl, name, arguments)
     }
 
     #[test]

@@ -2,11 +2,26 @@
 
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
+use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::atomic::{Written, write_atomic};
 use crate::file_tool::{FileTool, check, open_error, thousands};
 use crate::scope::{Access, Scope};
+use crate::summary::text;
+
+/// The declaration every list of tools derives from (`seedpod_protocol::tool_decl`).
+pub(crate) const DECL: ToolDecl = ToolDecl {
+    name: "write_file",
+    default_policy: Policy::Allow,
+    effect: Effect::Changes,
+    note: Some(include_str!("../protocols/write_file.md")),
+    compact_note: Some("replaces the whole file; for a small change use edit_file."),
+    in_compact: InCompact::Always,
+    summary: summarise,
+    guard: GuardScan::Everything,
+};
 
 pub(crate) struct WriteFile;
 
@@ -21,7 +36,7 @@ pub(crate) struct WriteFileArgs {
 }
 
 impl FileTool for WriteFile {
-    const NAME: &'static str = "write_file";
+    const DECL: ToolDecl = DECL;
     const DESCRIPTION: &'static str = "Create a file, or replace an existing file's whole \
         content. The write is atomic (readers see the old or the new file, never half) and \
         creates missing parent directories. To change part of an existing file, prefer \
@@ -46,6 +61,14 @@ impl FileTool for WriteFile {
             Err(err) => open_error("write", &args.path, &err),
         }
     }
+}
+
+/// `write_file: src/a.rs (1,234 bytes)`.
+fn summarise(args: &Value) -> CallSummary {
+    CallSummary::detail(text(args, "path").map(|path| match text(args, "content") {
+        Some(content) => format!("{path} ({} bytes)", thousands(content.len() as u64)),
+        None => path.to_owned(),
+    }))
 }
 
 #[cfg(test)]

@@ -9,7 +9,9 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use seedpod_client::Home;
 use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
-use seedpod_protocol::{PodName, SpawnRequest, ToolSpec};
+use seedpod_protocol::{
+    CallSummary, Effect, GuardScan, InCompact, PodName, SpawnRequest, ToolDecl, ToolSpec,
+};
 use seedpod_store::{ChildRecord, OutputCursor};
 use serde::Deserialize;
 use serde_json::json;
@@ -20,20 +22,65 @@ use super::probe::{self, ChildLiveness};
 use super::{ChildMsg, SpawnReply};
 use crate::policy::{Policies, Policy};
 
-/// Tool names, in the order the model sees them.
-pub const CHILD_TOOLS: [&str; 5] = [
+/// The child tools' declarations, in the order the model sees them
+/// (`seedpod_protocol::tool_decl`). They are allowed by default: a child only gets scope its
+/// parent holds, so it can do nothing its parent could not. Their results are other pods'
+/// transcripts, so the guard expects seedpod's markers in them.
+pub const DECLS: [&ToolDecl; Kind::ALL.len()] = {
+    let mut decls = [Kind::ALL[0].decl(); Kind::ALL.len()];
+    let mut at = 1;
+    while at < decls.len() {
+        decls[at] = Kind::ALL[at].decl();
+        at += 1;
+    }
+    decls
+};
+
+const SPAWN: ToolDecl = child(
     "spawn_pod",
+    Effect::Changes,
+    "start a child pod on a task; it reports back when its turn ends.",
+);
+const SEND: ToolDecl = child(
     "send_to_pod",
+    Effect::Changes,
+    "give a child pod more input.",
+);
+const READ: ToolDecl = child(
     "read_pod_output",
+    Effect::ReadOnly,
+    "what a child pod did since your last read.",
+);
+const LIST: ToolDecl = child(
     "list_pods",
+    Effect::ReadOnly,
+    "your child pods and whether each is live.",
+);
+const STOP: ToolDecl = child(
     "stop_pod",
-];
+    Effect::Changes,
+    "stop a child pod; what it could write is yours again.",
+);
+
+/// What the five declarations share; each says its name, effect and compact line.
+const fn child(name: &'static str, effect: Effect, compact_note: &'static str) -> ToolDecl {
+    ToolDecl {
+        name,
+        default_policy: Policy::Allow,
+        effect,
+        note: None,
+        compact_note: Some(compact_note),
+        in_compact: InCompact::WhenConfigured,
+        summary: CallSummary::raw,
+        guard: GuardScan::ExceptPodMarkers,
+    }
+}
 
 /// The child tools a pod with `policies` offers: a denied tool is not offered at all.
 fn offered(policies: &Policies) -> impl Iterator<Item = Kind> + '_ {
     Kind::ALL
         .into_iter()
-        .filter(|kind| policies.for_tool(kind.name()) != Policy::Deny)
+        .filter(|kind| policies.offers(kind.decl()))
 }
 
 /// The specs of the child tools a pod with `policies` offers, for describing a pod without
@@ -55,14 +102,18 @@ enum Kind {
 impl Kind {
     const ALL: [Kind; 5] = [Kind::Spawn, Kind::Send, Kind::Read, Kind::List, Kind::Stop];
 
-    fn name(self) -> &'static str {
+    const fn decl(self) -> &'static ToolDecl {
         match self {
-            Kind::Spawn => CHILD_TOOLS[0],
-            Kind::Send => CHILD_TOOLS[1],
-            Kind::Read => CHILD_TOOLS[2],
-            Kind::List => CHILD_TOOLS[3],
-            Kind::Stop => CHILD_TOOLS[4],
+            Kind::Spawn => &SPAWN,
+            Kind::Send => &SEND,
+            Kind::Read => &READ,
+            Kind::List => &LIST,
+            Kind::Stop => &STOP,
         }
+    }
+
+    fn name(self) -> &'static str {
+        self.decl().name
     }
 }
 
@@ -79,7 +130,7 @@ impl ChildTools {
         ChildTools { home, me, tx }
     }
 
-    /// Add the child tools `policies` do not deny to `registry`, in `CHILD_TOOLS` order.
+    /// Add the child tools `policies` do not deny to `registry`, in `DECLS` order.
     pub fn register(&self, registry: &mut ToolRegistry, policies: &Policies) {
         for kind in offered(policies) {
             registry.register(Arc::new(ChildTool {
@@ -297,7 +348,7 @@ impl Tool for ChildTool {
 }
 
 async fn spawn(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
-    let args: SpawnArgs = parse("spawn_pod", arguments)?;
+    let args: SpawnArgs = parse(SPAWN.name, arguments)?;
     let scope = args.scope.unwrap_or_default();
     let request = SpawnRequest {
         name: args.name,
@@ -316,7 +367,7 @@ async fn spawn(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
 }
 
 async fn send(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
-    let args: SendArgs = parse("send_to_pod", arguments)?;
+    let args: SendArgs = parse(SEND.name, arguments)?;
     ctx.record(&args.name).await?;
     // A stopped child (crashed, or stopped by a person) is restored from its log first: it
     // comes back exactly as it was, so giving it work is what sending to it would mean.
@@ -349,7 +400,7 @@ async fn send(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
 }
 
 async fn read(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
-    let args: ReadArgs = parse("read_pod_output", arguments)?;
+    let args: ReadArgs = parse(READ.name, arguments)?;
     let record = ctx.record(&args.name).await?;
     let since = match &args.since {
         Some(text) => Some(text.parse::<OutputCursor>()?),
@@ -384,7 +435,7 @@ async fn read(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
 }
 
 async fn list(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
-    let _: NoArgs = parse("list_pods", arguments)?;
+    let _: NoArgs = parse(LIST.name, arguments)?;
     let records = ctx.records().await?;
     if records.is_empty() {
         return Ok("this pod has no children; spawn_pod starts one".into());
@@ -438,7 +489,7 @@ fn roots(paths: &[std::path::PathBuf]) -> String {
 }
 
 async fn stop(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
-    let args: NameArgs = parse("stop_pod", arguments)?;
+    let args: NameArgs = parse(STOP.name, arguments)?;
     let record = ctx.record(&args.name).await?;
     let stopped = probe::stop(&ctx.home, &ctx.me, &args.name).await?;
     ctx.tell_liveness(&args.name, false).await;

@@ -256,7 +256,7 @@ impl Controller {
             return;
         }
         let request = ApprovalRequest {
-            summary: seedpod_tools::call_summary(&call.name, &call.arguments),
+            summary: crate::catalogue::call_summary(&call.name, &call.arguments),
             call_id: call.call_id.clone(),
             tool: call.name.clone(),
             arguments: call.arguments.clone(),

@@ -4,7 +4,7 @@
 //! of what is committed (a note appended, or the content withheld), so replay shows the model
 //! exactly what it saw.
 
-use seedpod_protocol::AlertLevel;
+use seedpod_protocol::{AlertLevel, GuardScan};
 
 use super::Controller;
 use crate::guard::{self, Detection, GuardMode, InjectionPattern};
@@ -42,15 +42,6 @@ pub(super) enum Guarded {
     Withheld(String),
 }
 
-/// Tools whose results are other pods' transcripts: they contain the pod's own markers.
-const POD_TOOLS: &[&str] = &[
-    "read_pod_output",
-    "list_pods",
-    "send_to_pod",
-    "spawn_pod",
-    "stop_pod",
-];
-
 impl Controller {
     /// Scan `text` from `source` and decide what the model sees, per `[input] guard`.
     pub(super) fn guard_data(&mut self, source: DataSource<'_>, text: &str) -> Guarded {
@@ -58,10 +49,18 @@ impl Controller {
         if mode == GuardMode::Off {
             return Guarded::Pass;
         }
+        // What a tool's declaration says its results may carry: other pods' transcripts
+        // contain the pods' own markers.
+        let scan = match source {
+            DataSource::ToolResult(tool) => {
+                crate::catalogue::decl_for(tool).map_or(GuardScan::Everything, |d| d.guard)
+            }
+            DataSource::Attachment(_) | DataSource::Summary => GuardScan::Everything,
+        };
         let found: Vec<Detection> = guard::scan(text)
             .into_iter()
             .filter(|d| {
-                !(matches!(source, DataSource::ToolResult(tool) if POD_TOOLS.contains(&tool))
+                !(scan == GuardScan::ExceptPodMarkers
                     && d.pattern == InjectionPattern::ForgedMarker)
             })
             .collect();

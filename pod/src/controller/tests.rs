@@ -127,6 +127,12 @@ async fn parts(
     tools: ToolRegistry,
     session: crate::session::SessionSettings,
 ) -> (ControllerParts, Files) {
+    // The test tools stand in for declared ones: each runs without asking unless the test
+    // gives it a policy (a pod's own policies list every declared tool).
+    let session = crate::session::SessionSettings {
+        policies: session.policies.allowing_unlisted(&tools),
+        ..session
+    };
     let segment_id = new_segment_id();
     let segment = segment_path(dir, &segment_id);
     std::fs::create_dir_all(segment.parent().expect("segments dir")).expect("create segments");

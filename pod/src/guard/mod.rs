@@ -15,9 +15,9 @@ use regex::{Regex, RegexBuilder};
 mod corpus;
 mod normalize;
 
-/// Longest message, in characters, that reaches the model whole. Longer ones are cut by
-/// `cap_message`, with a note, so one giant paste or notification cannot crowd out the context.
-pub const DEFAULT_MAX_MESSAGE_CHARS: usize = 32_000;
+/// Longest message, in characters, that reaches the model whole unless `[input]
+/// max_message_chars` says otherwise. Longer ones are cut by `cap_message`, with a note.
+pub use seedpod_config::agent::DEFAULT_MAX_MESSAGE_CHARS;
 
 /// Most characters in a `Detection::excerpt`: enough to recognise the match in an alert line.
 pub const EXCERPT_CHARS: usize = 60;

@@ -39,6 +39,8 @@ use tokio_util::sync::CancellationToken;
 use crate::policy::{Policies, Policy};
 use server::{ServerView, Supervisor};
 
+pub use crate::mcp_names::DECL;
+
 /// MCP events queued to the controller (bounded: a server's task waits when it is full).
 pub const MCP_QUEUE_CAPACITY: usize = 64;
 

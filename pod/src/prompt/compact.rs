@@ -98,30 +98,10 @@ fn tool_notes(tools: &[ToolSpec]) -> Layer {
     }
 }
 
-/// The one-line note for a built-in or child-pod tool: what its schema does not say and a
-/// model gets wrong most. Other tools (none today) go without.
+/// The one-line note a tool's declaration gives for the compact prompt: what its schema does
+/// not say and a model gets wrong most.
 fn tool_note(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "read_file" => {
-            "lines come numbered (the number is not content); for a big file, grep first and read with offset and limit."
-        }
-        "write_file" => "replaces the whole file; for a small change use edit_file.",
-        "edit_file" => {
-            "old must match the file exactly once; copy it from read_file without the line numbers."
-        }
-        "list_dir" => "one directory; glob finds files anywhere below.",
-        "glob" => "`**` crosses directories (`**/*.rs`); git-ignored files are not listed.",
-        "grep" => "a regex matched line by line; narrow it with path and glob.",
-        "shell" => {
-            "a fresh non-interactive shell each call; the first line of the result is the exit code; the user may have to approve it."
-        }
-        "spawn_pod" => "start a child pod on a task; it reports back when its turn ends.",
-        "send_to_pod" => "give a child pod more input.",
-        "read_pod_output" => "what a child pod did since your last read.",
-        "list_pods" => "your child pods and whether each is live.",
-        "stop_pod" => "stop a child pod; what it could write is yours again.",
-        _ => return None,
-    })
+    crate::catalogue::decl_for(name)?.compact_note
 }
 
 fn workflow_pointer(inputs: &PromptInputs) -> Layer {

@@ -1,14 +1,16 @@
 //! The tool schemas a segment offers in each prompt mode. In compact mode each description is
 //! cut to its first sentence and the parameters lose their descriptions (the names and types
-//! stay, which is what a call needs), the child-pod tools are left out unless the person
-//! configured one of them, and `update_tasks` is left out. Deterministic: the same specs give the same bytes, so a segment's
+//! stay, which is what a call needs), and the tools whose declarations say so are left out
+//! (`ToolDecl::in_compact`: `update_tasks` always, the child-pod tools unless the person
+//! configured one of them). Deterministic: the same specs give the same bytes, so a segment's
 //! stored tools replay exactly.
 
 use seedpod_protocol::ToolSpec;
 use serde_json::Value;
 
+use seedpod_protocol::InCompact;
+
 use super::PromptMode;
-use crate::children::tools::CHILD_TOOLS;
 
 /// The specs a segment in `mode` offers, from the specs of every enabled tool.
 /// `keep_child_tools` is `ContextSettings::child_tools_in_compact`.
@@ -22,9 +24,13 @@ pub fn tools_for_mode(
         PromptMode::Compact => {
             let kept: Vec<ToolSpec> = specs
                 .iter()
-                .filter(|spec| keep_child_tools || !CHILD_TOOLS.contains(&spec.name.as_str()))
-                // A small window has no room for keeping a plan; small models misuse it too.
-                .filter(|spec| spec.name != seedpod_protocol::tasks::UPDATE_TASKS)
+                .filter(|spec| {
+                    match crate::catalogue::decl_for(&spec.name).map(|decl| decl.in_compact) {
+                        Some(InCompact::Always) | None => true,
+                        Some(InCompact::WhenConfigured) => keep_child_tools,
+                        Some(InCompact::Never) => false,
+                    }
+                })
                 .cloned()
                 .collect();
             compact_tool_specs(&kept)

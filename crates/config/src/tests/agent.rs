@@ -416,3 +416,52 @@ fn show_explains_the_default_wake() {
         "{wake}"
     );
 }
+
+/// The keys and defaults are the declarations the caller gives, nothing written in this crate:
+/// a tool declared only there is configurable, and a name it does not declare is an error.
+#[test]
+fn the_approval_keys_and_defaults_are_the_declared_tools() {
+    use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, ToolDecl};
+    const PROBE: ToolDecl = ToolDecl {
+        name: "probe",
+        default_policy: Policy::Ask,
+        effect: Effect::ReadOnly,
+        note: None,
+        compact_note: None,
+        in_compact: InCompact::Always,
+        summary: CallSummary::raw,
+        guard: GuardScan::Everything,
+    };
+    let fx = Fixture::new();
+    let resolve = || {
+        Effective::resolve(&Inputs {
+            config_dir: &fx.config_dir,
+            cwd: &fx.cwd,
+            env: &|_: &str| None,
+            flags: Overrides::default(),
+            tools: &[&PROBE],
+        })
+    };
+    let eff = resolve().unwrap();
+    assert_eq!(
+        eff.approvals.all(),
+        [("probe", Setting::default(Policy::Ask))]
+    );
+    fx.user_file("[approvals]\nprobe = \"deny\"\n");
+    assert_eq!(
+        resolve().unwrap().approvals.policy("probe"),
+        Some(Setting::new(Policy::Deny, Source::UserFile(fx.user_path())))
+    );
+    fx.user_file("[approvals]\nshell = \"ask\"\n");
+    let err = resolve().unwrap_err().to_string();
+    assert!(
+        err.contains("line 2: unknown field `shell`, expected one of `probe`, or an MCP tool key"),
+        "{err}"
+    );
+    fx.user_file("[approvals]\nprobe = \"sandboxed\"\n");
+    let err = resolve().unwrap_err().to_string();
+    assert!(
+        err.contains("approvals.probe"),
+        "a tool that runs no commands: {err}"
+    );
+}

@@ -10,15 +10,21 @@ use crate::*;
 fn defaults_follow_the_seed_ratios_and_probe_the_server() {
     let eff = Fixture::new().resolve().unwrap();
     let c = &eff.context;
-    assert_eq!(c.compact_at, Setting::default(0.75));
-    assert_eq!(c.soft_trim_at, Setting::default(0.3));
-    assert_eq!(c.hard_clear_at, Setting::default(0.5));
-    assert_eq!(c.keep_last_assistants, Setting::default(3));
+    assert_eq!(c.compact_at, 0.75);
+    assert_eq!(c.soft_trim_at, 0.3);
+    assert_eq!(c.hard_clear_at, 0.5);
+    assert_eq!(c.keep_last_assistants, 3);
     assert_eq!(c.summary_model, None);
-    assert_eq!(c.memory_flush, Setting::default(false));
-    assert_eq!(c.probe, Setting::default(true));
-    assert!(c.windows.is_empty());
-    assert_eq!(eff.context_window, None);
+    assert!(!c.memory_flush);
+    assert!(c.probe);
+    assert!(c.window_table.is_empty());
+    assert_eq!(c.window, None);
+    assert_eq!(
+        c.sources,
+        ContextSources::default(),
+        "every value is the default"
+    );
+    assert_eq!(*c, ContextSettings::default(), "the one set of defaults");
 }
 
 #[test]
@@ -34,32 +40,32 @@ fn each_key_layers_on_its_own_and_window_tables_merge_by_prefix() {
     let eff = fx.resolve().unwrap();
     let user = Source::UserFile(fx.user_path());
     let project = Source::ProjectFile(fx.project_path());
-    assert_eq!(eff.context_window, Some(Setting::new(32_768, user.clone())));
     let c = &eff.context;
-    assert_eq!(c.compact_at, Setting::new(0.8, user.clone()));
-    assert_eq!(c.soft_trim_at.source, Source::Default);
+    assert_eq!(c.window_setting(), Some(Setting::new(32_768, user.clone())));
+    assert_eq!((c.compact_at, &c.sources.compact_at), (0.8, &user));
+    assert_eq!(c.sources.soft_trim_at, Source::Default);
     assert_eq!(
-        c.summary_model,
-        Some(Setting::new("small".into(), user.clone()))
+        (c.summary_model.as_deref(), &c.sources.summary_model),
+        (Some("small"), &user)
     );
-    assert_eq!(c.memory_flush, Setting::new(true, project.clone()));
-    assert_eq!(c.probe, Setting::new(false, project.clone()));
-    let windows: BTreeMap<&str, (u64, &Source)> = c
-        .windows
-        .iter()
-        .map(|(k, v)| (k.as_str(), (v.value, &v.source)))
+    assert_eq!((c.memory_flush, &c.sources.memory_flush), (true, &project));
+    assert_eq!((c.probe, &c.sources.probe), (false, &project));
+    let windows: BTreeMap<&str, (u64, Source)> = c
+        .windows()
+        .into_iter()
+        .map(|(k, v)| (k, (v.value, v.source)))
         .collect();
     assert_eq!(
         windows,
         BTreeMap::from([
-            ("llama3", (131_072, &project)),
-            ("my-model", (4_096, &project)),
-            ("qwen3", (40_960, &user)),
+            ("llama3", (131_072, project.clone())),
+            ("my-model", (4_096, project)),
+            ("qwen3", (40_960, user)),
         ])
     );
     // The most specific prefix first: the table's reader takes the first match.
     assert_eq!(
-        c.window_table(),
+        c.window_table,
         [
             ("my-model".to_string(), 4_096),
             ("llama3".to_string(), 131_072),
@@ -266,16 +272,12 @@ fn show_prints_the_context_section_and_it_reads_back() {
     let values = |eff: &Effective| {
         let c = &eff.context;
         (
-            eff.context_window.as_ref().map(|w| w.value),
-            [
-                c.compact_at.value,
-                c.soft_trim_at.value,
-                c.hard_clear_at.value,
-            ],
-            c.keep_last_assistants.value,
-            c.summary_model.as_ref().map(|m| m.value.clone()),
-            (c.memory_flush.value, c.probe.value),
-            c.window_table(),
+            c.window,
+            [c.compact_at, c.soft_trim_at, c.hard_clear_at],
+            c.keep_last_assistants,
+            c.summary_model.clone(),
+            (c.memory_flush, c.probe),
+            c.window_table.clone(),
         )
     };
     assert_eq!(values(&shown), values(&eff));

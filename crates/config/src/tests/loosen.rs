@@ -358,6 +358,7 @@ fn trusting_one_project_does_not_trust_another_with_the_same_file() {
         cwd: &other,
         env: &|_: &str| None,
         flags: Overrides::default(),
+        tools: &super::tools::TOOLS,
     })
     .unwrap();
     assert_eq!(eff.approvals.policy("shell").unwrap().value, Policy::Ask);

@@ -5,11 +5,7 @@
 //! own classification; a status inside it is retried unless the request can never fit (a
 //! context overflow is answered by compaction, not by sending the same body again).
 
-/// Retried when the configuration does not say: timeouts, rate limits, overload and the
-/// gateway faults of proxies in front of a model server (Cloudflare's 520–524), plus
-/// Anthropic's 529 "overloaded". 501 and 505 are missing on purpose: no wait fixes them.
-pub const DEFAULT_RETRYABLE_STATUSES: [u16; 12] =
-    [408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529];
+pub use seedpod_config::effective::DEFAULT_RETRYABLE_STATUSES;
 
 /// The lowest and highest status a set may hold: only errors can be retried.
 pub const LOWEST_STATUS: u16 = 400;

@@ -281,6 +281,11 @@ async fn unknown_tool_and_invalid_arguments_become_error_results() {
     );
     assert!(results[1].2, "{results:?}");
     assert!(results[1].1.contains("not valid JSON"), "{results:?}");
+    assert_eq!(
+        host.authorized,
+        ["call_1_1"],
+        "no policy is asked about a tool that is not there"
+    );
 }
 
 #[tokio::test]

@@ -8,7 +8,6 @@ use seedpod_tools::{BUILTIN_TOOLS, Scope, ScopeRules, ShellLimits, ToolContext};
 use super::*;
 use crate::children::tools::offered_specs;
 use crate::context::estimate::base_tokens;
-use crate::policy::Policies;
 use crate::session::{PromptFor, PromptSettings};
 
 /// A quarter of a 4,096-token window: the compact base request must fit in it.
@@ -31,7 +30,7 @@ fn fresh_pod_specs(cwd: &Path) -> Vec<ToolSpec> {
         .iter()
         .map(|tool| tool.spec())
         .collect();
-    specs.extend(offered_specs(&Policies::default()));
+    specs.extend(offered_specs(&crate::catalogue::default_policies()));
     specs
 }
 
