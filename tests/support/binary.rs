@@ -118,9 +118,16 @@ fn stale(binary: &Path) -> Option<String> {
     };
     let depinfo = binary.with_extension("d");
     let Ok(text) = std::fs::read_to_string(&depinfo) else {
-        return Some(format!("there is no {}", depinfo.display()));
+        // `cargo test` builds the binary for the CLI's own integration tests without writing
+        // the dep-info beside it (only `cargo build` does); then every file of the workspace
+        // but the tests' own counts, which is what the binary can have been built from.
+        return newer_in_workspace(built);
     };
-    let sources = dependencies(&text);
+    let workspace = workspace_root();
+    let sources: Vec<PathBuf> = dependencies(&text)
+        .into_iter()
+        .map(|path| workspace.join(path))
+        .collect();
     if sources.is_empty() {
         return Some(format!("{} lists no sources", depinfo.display()));
     }
@@ -133,6 +140,40 @@ fn stale(binary: &Path) -> Option<String> {
         }
     }
     None
+}
+
+/// Why the binary built at `built` may be older than the workspace: the first file (outside
+/// `target/`, `.git/` and the end-to-end tests, which it is not built from) changed since.
+fn newer_in_workspace(built: SystemTime) -> Option<String> {
+    let root = workspace_root();
+    let skip = [root.join("target"), root.join(".git"), root.join("tests")];
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = entry.metadata() else {
+                continue;
+            };
+            if meta.is_dir() {
+                if !skip.contains(&path) {
+                    dirs.push(path);
+                }
+            } else if meta.modified().is_ok_and(|time| time > built) {
+                return Some(format!("{} changed since it was built", path.display()));
+            }
+        }
+    }
+    None
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("seedpod-e2e lives in the workspace")
+        .to_path_buf()
 }
 
 fn modified(path: &Path) -> Option<SystemTime> {

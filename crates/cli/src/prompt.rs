@@ -3,11 +3,13 @@
 //! pod's current segment uses exactly that text (a segment keeps the prompt it started with, so
 //! editing AGENTS.md changes the next segment, not this one).
 
+use std::path::Path;
+
 use anyhow::Result;
 use seedpod_client::Home;
 use seedpod_config::Effective;
 use seedpod_engine::ToolRegistry;
-use seedpod_pod::children::tools::offered_specs;
+use seedpod_pod::assemble::{PodTools, offer_pod_tools};
 use seedpod_pod::context::estimate::base_tokens;
 use seedpod_pod::context::{ContextSettings, SMALL_WINDOW_TOKENS, window};
 use seedpod_pod::policy::Policies;
@@ -63,7 +65,7 @@ pub async fn show(home: &Home, name: Option<&PodName>) -> Result<()> {
         }),
         None => window_now(&eff, &pod_session.context, &model).await,
     };
-    let specs = offered_tools(tools, &pod_session.policies);
+    let specs = offered_tools(home, &pod_name, &cwd, tools, &pod_session.policies)?;
     let planned = seedpod_pod::segment_plan::plan(&seedpod_pod::segment_plan::Plan {
         prompt: &pod_session.prompt,
         pod_name: &pod_name,
@@ -112,22 +114,26 @@ pub async fn show(home: &Home, name: Option<&PodName>) -> Result<()> {
     Ok(())
 }
 
-/// What a new segment of the pod offers in full mode: the built-in tools, then the child-pod
-/// tools that are not denied (as `pod serve` adds them).
-fn offered_tools(tools: ToolRegistry, policies: &Policies) -> Vec<ToolSpec> {
-    let mut specs = tools.specs();
-    if policies.for_tool(seedpod_protocol::tasks::UPDATE_TASKS) != seedpod_pod::policy::Policy::Deny
-    {
-        specs.push(seedpod_pod::task_list::spec());
-    }
-    if policies.for_tool(seedpod_pod::git_commit::GIT_COMMIT) != seedpod_pod::policy::Policy::Deny {
-        specs.push(seedpod_pod::git_commit::spec());
-    }
-    if policies.for_tool(seedpod_pod::paste::READ_PASTE) != seedpod_pod::policy::Policy::Deny {
-        specs.push(seedpod_pod::paste::spec());
-    }
-    specs.extend(offered_specs(policies));
-    specs
+/// What a new segment of the pod offers in full mode, exactly as `pod serve` offers it: the
+/// built-in tools, then the pod's own and the child-pod tools that are not denied
+/// (`assemble::offer_pod_tools`). Their queues lead nowhere: nothing is called here.
+fn offered_tools(
+    home: &Home,
+    name: &PodName,
+    cwd: &Path,
+    mut tools: ToolRegistry,
+    policies: &Policies,
+) -> Result<Vec<ToolSpec>> {
+    let (senders, _receivers) = seedpod_pod::controller::channels();
+    let pod = PodTools {
+        home,
+        name,
+        cwd,
+        pastes: senders.pastes,
+        children: senders.children,
+    };
+    offer_pod_tools(&mut tools, pod, policies).map_err(|e| Exit::failure(e.to_string()))?;
+    Ok(tools.specs())
 }
 
 /// A window and whether the pod's log holds it (rather than the configuration saying so now).
