@@ -337,7 +337,15 @@ impl Controller {
                             self.log.state.segment_id
                         ),
                     ),
-                    Err(error) => refuse(id, ErrorCode::StorageFailed, error.to_string()),
+                    Err(error) => {
+                        // A queue that changed meanwhile is worth a retry; the disk failing
+                        // is not something a retry mends.
+                        let code = match error {
+                            SwitchError::Changed(_) | SwitchError::Stopped => ErrorCode::Busy,
+                            _ => ErrorCode::StorageFailed,
+                        };
+                        refuse(id, code, format!("nothing was changed: {error}"))
+                    }
                 };
                 let _ = reply.send(answer);
                 // What was queued meanwhile (a waking notification) runs now.
