@@ -26,7 +26,7 @@ pub struct LocalServer {
 
 /// The first of `candidates` whose `GET /v1/models` answers 200 with a model list.
 pub async fn find_local_server(candidates: &[(&str, &str)]) -> Option<LocalServer> {
-    let client = reqwest::Client::builder()
+    let client = seedpod_engine::http_client_builder()
         .timeout(PROBE_TIMEOUT)
         .no_proxy()
         .build()

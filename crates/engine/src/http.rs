@@ -246,15 +246,30 @@ impl Endpoint {
     }
 }
 
+/// The start of every HTTP client seedpod builds (model servers, MCP servers, the local-server
+/// detection): TLS by rustls with ring as its crypto, and our user agent.
+///
+/// reqwest is built without a crypto provider of its own (aws-lc-rs, whose C build dominated a
+/// fresh build; `docs/decisions.md`), so the process-wide provider must be installed before
+/// any client is built, or reqwest panics. Installing it here, in the one place clients start
+/// from, means no caller can forget; a second install (another thread, a test binary) finds
+/// one there already, which is the same provider.
+pub fn http_client_builder() -> reqwest::ClientBuilder {
+    static PROVIDER: std::sync::Once = std::sync::Once::new();
+    PROVIDER.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+    reqwest::Client::builder().user_agent(concat!("seedpod/", env!("CARGO_PKG_VERSION")))
+}
+
 /// The client every request to `url` is sent with: connect timeout, our user agent, no
 /// redirects, and no proxy for a server on this machine.
 pub(crate) fn http_client(
     url: &Url,
     connect_timeout: Duration,
 ) -> Result<reqwest::Client, ProviderSetupError> {
-    let mut builder = reqwest::Client::builder()
+    let mut builder = http_client_builder()
         .connect_timeout(connect_timeout)
-        .user_agent(concat!("seedpod/", env!("CARGO_PKG_VERSION")))
         // A POST that redirects is a misconfigured base URL; say so rather than follow it.
         .redirect(reqwest::redirect::Policy::none());
     if is_loopback(url) {

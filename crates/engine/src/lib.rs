@@ -47,7 +47,9 @@ pub mod testing;
 pub use anthropic::{AnthropicConfig, AnthropicProvider};
 pub use brakes::{BrakeLimits, CallRecord};
 pub use host::{Authorization, HostError, PreparedRequest, Purpose, RunHost};
-pub use http::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_READ_TIMEOUT, ProviderSetupError};
+pub use http::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_READ_TIMEOUT, ProviderSetupError, http_client_builder,
+};
 pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use pending::{PendingCall, unanswered_tool_calls};
 pub use provider::{Context, EventStream, Provider, ProviderError, ProviderEvent};

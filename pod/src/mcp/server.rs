@@ -527,7 +527,13 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
                 })?;
                 config_http = config_http.auth_header(token);
             }
-            let transport = StreamableHttpClientTransport::from_config(config_http);
+            let client = seedpod_engine::http_client_builder()
+                .build()
+                .map_err(|err| StartError {
+                    message: format!("could not make an HTTP client: {err}"),
+                    permanent: true,
+                })?;
+            let transport = StreamableHttpClientTransport::with_client(client, config_http);
             let running = serve_client(handler, transport).await.map_err(|err| {
                 StartError::retry(format!(
                     "{} did not initialise: {err}",

@@ -255,3 +255,19 @@ mod models {
         assert!(!err.contains("sk-openai-secret-123456789"), "{err}");
     }
 }
+
+// reqwest is built without a crypto provider: building any client before one is installed
+// panics. Every client starts from `http_client_builder`, which installs ring's; an HTTPS
+// client built from it works and uses ring.
+#[test]
+fn a_client_from_the_builder_has_tls_crypto() {
+    let client = http_client_builder().https_only(true).build();
+    assert!(client.is_ok(), "{client:?}");
+    let provider = rustls::crypto::CryptoProvider::get_default();
+    assert!(
+        provider.is_some_and(
+            |p| p.cipher_suites == rustls::crypto::ring::default_provider().cipher_suites
+        ),
+        "ring is the process's provider"
+    );
+}
