@@ -232,8 +232,9 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
         ));
     }
     let writer = SegmentWriter::open_append(path, state.next_seq)?;
-    let now = window::resolve(
+    let now = window::on_restore(
         &opts.session.context,
+        state.window,
         state.model.provider,
         meta.config.base_url.as_deref(),
         &state.model.model,

@@ -4,7 +4,7 @@
 //! `[context.windows]` first); a window learned
 //! from a "too long" error (`controller/context.rs`) beats all of them while it is smaller.
 //! Whatever is decided is recorded in the log (`segment_start.context_window`, then
-//! `context_window` entries), so replay and later segments never ask again.
+//! `context_window` entries), so replay, later segments and restores never ask again.
 
 use std::time::Duration;
 
@@ -59,6 +59,29 @@ pub async fn resolve(
         });
     }
     configured(settings, model)
+}
+
+/// The window as far as it can be known when a pod is restored with `recorded` in its log:
+/// the configuration still wins, but a window the server stated or a refusal taught is not
+/// asked again — the probe is a start's cost, paid once per model, and a server that later
+/// serves a smaller window says so by refusing a request (`controller/context.rs`).
+pub async fn on_restore(
+    settings: &ContextSettings,
+    recorded: Option<ContextWindow>,
+    provider: ProviderKind,
+    base_url: Option<&str>,
+    model: &str,
+) -> Option<ContextWindow> {
+    let configured_window = settings.window.filter(|t| *t > 0).is_some();
+    match recorded {
+        Some(known)
+            if !configured_window
+                && matches!(known.source, WindowSource::Server | WindowSource::Learned) =>
+        {
+            Some(known)
+        }
+        _ => resolve(settings, provider, base_url, model).await,
+    }
 }
 
 /// What to record, given what the log says and what is known now: `None` when the log is
@@ -132,5 +155,57 @@ mod tests {
             None,
             "nothing known now: the log keeps its window"
         );
+    }
+
+    // A restore does not ask the server again what it already said (or what a refusal
+    // taught); a window from the table or none at all is still worth asking about, and the
+    // configuration wins over everything.
+    #[tokio::test]
+    async fn a_restore_asks_the_server_only_when_the_log_does_not_know() {
+        use seedpod_engine::testing::{MockServer, Reply};
+        let props = r#"{"default_generation_settings":{"n_ctx":4096}}"#;
+        let server = MockServer::routes(vec![("GET", "/props", Reply::status(200, props))]).await;
+        let base_url = format!("{}/v1", server.base_url());
+        let settings = ContextSettings::default();
+        let restore = |recorded| {
+            on_restore(
+                &settings,
+                recorded,
+                ProviderKind::Openai,
+                Some(base_url.as_str()),
+                "local-model",
+            )
+        };
+
+        for known in [
+            w(32_000, WindowSource::Server),
+            w(3_000, WindowSource::Learned),
+        ] {
+            assert_eq!(restore(known).await, known);
+        }
+        assert!(server.requests().is_empty(), "nothing was asked");
+
+        assert_eq!(
+            restore(w(8_192, WindowSource::Table)).await,
+            w(4_096, WindowSource::Server)
+        );
+        assert!(
+            !server.requests().is_empty(),
+            "the table's guess was checked"
+        );
+
+        let configured = ContextSettings {
+            window: Some(10_000),
+            ..ContextSettings::default()
+        };
+        let window = on_restore(
+            &configured,
+            w(32_000, WindowSource::Server),
+            ProviderKind::Openai,
+            Some(base_url.as_str()),
+            "local-model",
+        )
+        .await;
+        assert_eq!(window, w(10_000, WindowSource::Config));
     }
 }

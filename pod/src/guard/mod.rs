@@ -227,6 +227,19 @@ static PATTERNS: LazyLock<Vec<(InjectionPattern, Regex)>> = LazyLock::new(|| {
         .collect()
 });
 
+/// Compile the patterns on a thread of their own, so the first `scan` (a pod's first input)
+/// finds them ready instead of compiling them on the controller's loop. A `scan` that comes
+/// first anyway waits for the same compilation, never a second one.
+pub fn warm_up() {
+    let spawned = std::thread::Builder::new()
+        .name("guard-warm-up".into())
+        .spawn(|| LazyLock::force(&PATTERNS).len());
+    if let Err(err) = spawned {
+        // No thread to spare: the first scan compiles them, as it always could.
+        tracing::debug!(error = %err, "the input guard's patterns compile on first use");
+    }
+}
+
 /// The pattern families found in `text`, in `InjectionPattern::ALL` order, each at most once
 /// (with an excerpt of its first match).
 ///

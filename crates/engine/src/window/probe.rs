@@ -2,8 +2,8 @@
 //!
 //! The window that matters is the one the server runs the model with, which for local servers is
 //! often far below the family's (llama.cpp's `-c`, Ollama's `num_ctx`, LM Studio's load setting).
-//! Each server says it in its own place, so `probe_window` asks each in turn, every question
-//! bounded by the caller's timeout, and takes the first answer:
+//! Each server says it in its own place, so `probe_window` asks all of these at once, every
+//! question bounded by the caller's timeout, and takes the first answer in this order:
 //!
 //! 1. Ollama `GET /api/ps`: `context_length` of the model if it is loaded — what Ollama actually
 //!    allocated;
@@ -73,18 +73,21 @@ pub async fn probe_window(
         model,
         timeout,
     };
-    for source in SOURCES {
-        if let Some(tokens) = probe.ask(source).await {
-            tracing::debug!(
-                ?source,
-                tokens,
-                model,
-                "the server stated the context window"
-            );
-            return Some(tokens);
-        }
-    }
-    None
+    // All five questions at once: a pod's start waits for the answer, and asked in turn a
+    // server that knows none of them costs five round trips (or five timeouts). The first
+    // source in `SOURCES` order that answers still wins, as if they had been asked in turn.
+    let answers = futures::future::join_all(SOURCES.map(|source| probe.ask(source))).await;
+    let (source, tokens) = SOURCES
+        .into_iter()
+        .zip(answers)
+        .find_map(|(source, tokens)| Some((source, tokens?)))?;
+    tracing::debug!(
+        ?source,
+        tokens,
+        model,
+        "the server stated the context window"
+    );
+    Some(tokens)
 }
 
 /// The server's root: `base_url` without trailing slashes and without a trailing `/v1`.

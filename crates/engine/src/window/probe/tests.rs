@@ -35,10 +35,11 @@ async fn ollama_prefers_what_it_allocated_then_num_ctx_then_the_models_length() 
         Some(16_384),
         "not loaded: the Modelfile's num_ctx"
     );
+    // Every probe asks every source; the last `/api/show` is the third probe's.
     let show = server
         .requests()
         .into_iter()
-        .find(|r| r.path == "/api/show")
+        .rfind(|r| r.path == "/api/show")
         .unwrap();
     assert_eq!(show.method, "POST");
     assert_eq!(show.body, r#"{"model":"gemma3:1b"}"#);
@@ -163,4 +164,20 @@ fn the_server_root_drops_a_trailing_v1() {
         Some("http://host:8080")
     );
     assert_eq!(server_root("  /v1 "), None);
+}
+
+// The questions go out together, but the answer is the one asking in turn would have given: a
+// server answering in two places is read from the earlier one.
+#[tokio::test]
+async fn asked_at_once_the_earlier_source_still_wins() {
+    let props = r#"{"default_generation_settings":{"n_ctx":2048}}"#;
+    let models = r#"{"object":"list","data":[{"id":"m","object":"model","max_model_len":8192}]}"#;
+    let server = MockServer::routes(vec![
+        ("GET", "/v1/models", ok(models)),
+        ("GET", "/props", ok(props)),
+    ])
+    .await;
+    assert_eq!(probe(&server, "/v1", "m").await, Some(2_048));
+    let asked: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(asked.len(), 5, "every source was asked once: {asked:?}");
 }
