@@ -584,7 +584,7 @@ mod tests {
     fn entry(seq: u64, text_bytes: usize) -> Entry {
         Entry {
             v: 1,
-            seq: EntrySeq(seq),
+            seq: EntrySeq::new(seq),
             ts: 9,
             kind: EntryKind::UserInput {
                 segments: Vec::new(),
@@ -618,12 +618,12 @@ mod tests {
             );
             match serde_json::from_str::<ServerMsg>(frame).unwrap() {
                 ServerMsg::SnapshotEntries { entries } => {
-                    seqs.extend(entries.iter().map(|e| e.seq.0));
+                    seqs.extend(entries.iter().map(|e| e.seq));
                 }
                 other => panic!("{other:?}"),
             }
         }
-        assert_eq!(seqs, (0..40).collect::<Vec<u64>>());
+        assert_eq!(seqs, (0..40).map(EntrySeq::new).collect::<Vec<_>>());
         assert_eq!(snapshot_batches(&[]).count(), 0);
     }
 }

@@ -111,11 +111,11 @@ pub fn answer_from_files(
     let mut segment = segment_id.to_owned();
     let mut before = before_seq;
     loop {
-        if before == 0 {
+        if before == EntrySeq::FIRST {
             match previous_segment(meta, &segment) {
                 Some(prev) => {
                     segment = prev.to_owned();
-                    before = EntrySeq(u64::MAX);
+                    before = EntrySeq::new(u64::MAX);
                 }
                 None => return earlier(id, segment, Vec::new(), false),
             }
@@ -133,7 +133,7 @@ pub fn answer_from_files(
         let (page, more_here) = page(&entries, before);
         if page.is_empty() && !more_here {
             // An empty segment (cannot happen: every segment has its start) — go further back.
-            before = EntrySeq(0);
+            before = EntrySeq::FIRST;
             continue;
         }
         let more = more_here || previous_segment(meta, &segment).is_some();
@@ -153,8 +153,7 @@ pub fn earlier(id: u64, segment_id: String, entries: Vec<Entry>, more: bool) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use seedpod_protocol::PodName;
-    use seedpod_protocol::{EntryKind, RunTrigger};
+    use seedpod_protocol::{CallId, EntryKind, PodName, RunTrigger};
 
     fn entry(seq: u64, content_len: usize) -> Arc<Entry> {
         let kind = if content_len == 0 {
@@ -163,7 +162,7 @@ mod tests {
             }
         } else {
             EntryKind::ToolResult {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 name: "read_file".into(),
                 content: "x".repeat(content_len),
                 is_error: false,
@@ -172,7 +171,7 @@ mod tests {
         };
         Arc::new(Entry {
             v: 1,
-            seq: EntrySeq(seq),
+            seq: EntrySeq::new(seq),
             ts: 0,
             kind,
         })
@@ -191,7 +190,7 @@ mod tests {
             0,
         );
         for name in ["../secret", "../../etc/passwd", "s2", ""] {
-            let answer = answer_from_files(1, dir.path(), &meta, name, EntrySeq(5));
+            let answer = answer_from_files(1, dir.path(), &meta, name, EntrySeq::new(5));
             let ServerMsg::Error { message, .. } = &answer else {
                 panic!("{name}: {answer:?}")
             };
@@ -202,13 +201,13 @@ mod tests {
     #[test]
     fn pages_end_before_the_asked_seq_and_say_whether_more_remains() {
         let entries: Vec<_> = (0..10).map(|s| entry(s, 0)).collect();
-        let (page, more) = page(&entries, EntrySeq(5));
+        let (page, more) = page(&entries, EntrySeq::new(5));
         assert_eq!(
             page.iter().map(|e| e.seq).collect::<Vec<_>>(),
-            [0, 1, 2, 3, 4]
+            (0..5).map(EntrySeq::new).collect::<Vec<_>>()
         );
         assert!(!more);
-        let (page, more) = super::page(&entries, EntrySeq(0));
+        let (page, more) = super::page(&entries, EntrySeq::new(0));
         assert!(page.is_empty());
         assert!(!more);
     }
@@ -216,7 +215,7 @@ mod tests {
     #[test]
     fn a_page_stays_under_the_byte_budget() {
         let entries: Vec<_> = (0..10).map(|s| entry(s, PAGE_BYTES / 3)).collect();
-        let (page, more) = page(&entries, EntrySeq(10));
+        let (page, more) = page(&entries, EntrySeq::new(10));
         assert!(!page.is_empty() && page.len() < 10, "{}", page.len());
         assert!(more);
         let bytes: usize = page.iter().map(entry_size).sum();
@@ -226,7 +225,7 @@ mod tests {
     #[test]
     fn an_entry_over_the_budget_is_cut_for_display_not_dropped() {
         let entries = vec![entry(0, 0), entry(1, PAGE_BYTES * 3)];
-        let (page, more) = page(&entries, EntrySeq(2));
+        let (page, more) = page(&entries, EntrySeq::new(2));
         assert_eq!(page.len(), 1);
         assert!(more);
         assert!(entry_size(&page[0]) < PAGE_BYTES);

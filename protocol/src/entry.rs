@@ -594,7 +594,7 @@ mod tests {
     fn entry(kind: EntryKind) -> Entry {
         Entry {
             v: ENTRY_VERSION,
-            seq: EntrySeq(7),
+            seq: EntrySeq::new(7),
             ts: 1_700_000_000_000,
             kind,
         }
@@ -653,7 +653,7 @@ mod tests {
             EntryKind::ContextPruned {
                 trims: vec![ToolResultTrim {
                     index: 4,
-                    call_id: "c".into(),
+                    call_id: CallId::new("c"),
                     mode: TrimMode::Soft,
                     content: "head … tail".into(),
                 }],
@@ -668,14 +668,14 @@ mod tests {
                 },
             },
             EntryKind::ToolResult {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 name: "echo".into(),
                 content: "out".into(),
                 is_error: true,
                 meta: ToolMeta::default(),
             },
             EntryKind::ToolResult {
-                call_id: "d".into(),
+                call_id: CallId::new("d"),
                 name: "shell".into(),
                 content: "exit code 124".into(),
                 is_error: true,
@@ -688,7 +688,7 @@ mod tests {
             },
             EntryKind::SystemItem {
                 item: SystemItem::Interrupt { body: "b".into() },
-                queue_id: Some(QueueId(3)),
+                queue_id: Some(QueueId::new(3)),
             },
             EntryKind::TurnEnd {
                 iteration: 2,
@@ -708,18 +708,18 @@ mod tests {
                 model: ModelConfig::new(ProviderKind::Openai, "gpt"),
             },
             EntryKind::Queued {
-                queue_id: QueueId(4),
+                queue_id: QueueId::new(4),
                 item: QueuedItem::Notify {
                     message: "m".into(),
                     wake: false,
                 },
             },
             EntryKind::Dequeued {
-                queue_id: QueueId(4),
+                queue_id: QueueId::new(4),
                 reason: DequeueReason::Cancelled,
             },
             EntryKind::ApprovalRequest(ApprovalRequest {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 tool: "shell".into(),
                 arguments: r#"{"command":"cargo test"}"#.into(),
                 summary: "shell: cargo test".into(),
@@ -727,20 +727,20 @@ mod tests {
                 replaces: None,
             }),
             EntryKind::ApprovalAnswer {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 decision: ApprovalDecision::ApproveAlways(StandingApproval {
                     tool: "shell".into(),
                     rule: Some(CommandRule::Exact(vec!["cargo".into(), "t x".into()])),
                 }),
             },
             EntryKind::ApprovalAnswer {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 decision: ApprovalDecision::Deny {
                     reason: "not now".into(),
                 },
             },
             EntryKind::ApprovalStanding {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 standing: StandingApproval {
                     tool: "shell".into(),
                     rule: Some(CommandRule::Prefix(vec!["git".into(), "status".into()])),
@@ -759,7 +759,7 @@ mod tests {
     #[test]
     fn golden_approval_answer_line() {
         let e = entry(EntryKind::ApprovalAnswer {
-            call_id: "c1".into(),
+            call_id: CallId::new("c1"),
             decision: ApprovalDecision::Deny {
                 reason: "no".into(),
             },
@@ -773,7 +773,7 @@ mod tests {
     #[test]
     fn golden_tool_result_lines_with_and_without_metadata() {
         let plain = entry(EntryKind::ToolResult {
-            call_id: "c1".into(),
+            call_id: CallId::new("c1"),
             name: "read_file".into(),
             content: "x".into(),
             is_error: false,
@@ -787,7 +787,7 @@ mod tests {
         );
         assert_eq!(serde_json::from_str::<Entry>(line).unwrap(), plain);
         let failed = entry(EntryKind::ToolResult {
-            call_id: "c2".into(),
+            call_id: CallId::new("c2"),
             name: "shell".into(),
             content: "exit code 2".into(),
             is_error: true,

@@ -6,8 +6,17 @@
 //! format did not change when they were introduced; the golden tests in `message.rs` and
 //! `entry.rs` hold it there. A `PodName` is checked when it is made, from any source: a name
 //! that would escape the pods directory or confuse a terminal never becomes a `PodName`.
+//!
+//! Each is sealed: made with its constructor (`EntrySeq::new(3)`, `CallId::new("c1")`), read
+//! with an accessor (`get`, `as_str`), and compared only with its own kind. No `Deref`, no
+//! `From` of the raw value, no `==` against a bare number or string, because each of those lets
+//! a raw value stand in for an id without anyone writing that it is one:
+//!
+//! ```compile_fail
+//! use seedpod_protocol::EntrySeq;
+//! let _ = EntrySeq::new(3) == 3;
+//! ```
 
-use std::borrow::Borrow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -19,9 +28,13 @@ macro_rules! counter {
             Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
         )]
         #[serde(transparent)]
-        pub struct $name(pub u64);
+        pub struct $name(u64);
 
         impl $name {
+            pub const fn new(n: u64) -> Self {
+                Self(n)
+            }
+
             pub const fn get(self) -> u64 {
                 self.0
             }
@@ -48,24 +61,6 @@ macro_rules! counter {
             }
         }
 
-        impl From<u64> for $name {
-            fn from(n: u64) -> Self {
-                Self(n)
-            }
-        }
-
-        impl PartialEq<u64> for $name {
-            fn eq(&self, other: &u64) -> bool {
-                self.0 == *other
-            }
-        }
-
-        impl PartialOrd<u64> for $name {
-            fn partial_cmp(&self, other: &u64) -> Option<std::cmp::Ordering> {
-                self.0.partial_cmp(other)
-            }
-        }
-
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 self.0.fmt(f)
@@ -86,6 +81,11 @@ counter! {
     /// The position of an entry in a pod's log: 0 for the first entry of a segment, one more for
     /// each entry after it. Durable, so comparable across pod processes.
     EntrySeq
+}
+
+impl EntrySeq {
+    /// A segment's first entry: its `segment_start`.
+    pub const FIRST: Self = Self(0);
 }
 
 counter! {
@@ -115,52 +115,6 @@ impl CallId {
 
     pub fn into_string(self) -> String {
         self.0
-    }
-}
-
-impl From<String> for CallId {
-    fn from(id: String) -> Self {
-        Self(id)
-    }
-}
-
-impl From<&str> for CallId {
-    fn from(id: &str) -> Self {
-        Self(id.to_string())
-    }
-}
-
-// A call id is read as text everywhere it is shown or matched; what the type prevents is
-// passing some other string where a call id is expected, not reading it.
-impl std::ops::Deref for CallId {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl Borrow<str> for CallId {
-    fn borrow(&self) -> &str {
-        &self.0
-    }
-}
-
-impl AsRef<str> for CallId {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl PartialEq<str> for CallId {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
-
-impl PartialEq<&str> for CallId {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
     }
 }
 
@@ -256,20 +210,6 @@ impl From<PodName> for String {
     }
 }
 
-impl std::ops::Deref for PodName {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl AsRef<str> for PodName {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
 // A pod name is a file name component by construction (that is what the rule is for).
 impl AsRef<std::path::Path> for PodName {
     fn as_ref(&self) -> &std::path::Path {
@@ -280,48 +220,6 @@ impl AsRef<std::path::Path> for PodName {
 impl AsRef<std::ffi::OsStr> for PodName {
     fn as_ref(&self) -> &std::ffi::OsStr {
         std::ffi::OsStr::new(&self.0)
-    }
-}
-
-impl Borrow<str> for PodName {
-    fn borrow(&self) -> &str {
-        &self.0
-    }
-}
-
-impl PartialEq<str> for PodName {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
-
-impl PartialEq<String> for PodName {
-    fn eq(&self, other: &String) -> bool {
-        &self.0 == other
-    }
-}
-
-impl PartialEq<&str> for PodName {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
-    }
-}
-
-impl PartialEq<PodName> for str {
-    fn eq(&self, other: &PodName) -> bool {
-        self == other.0
-    }
-}
-
-impl PartialEq<PodName> for &str {
-    fn eq(&self, other: &PodName) -> bool {
-        *self == other.0
-    }
-}
-
-impl PartialEq<PodName> for String {
-    fn eq(&self, other: &PodName) -> bool {
-        *self == other.0
     }
 }
 
@@ -337,9 +235,9 @@ mod tests {
 
     #[test]
     fn ids_are_their_bare_value_on_the_wire() {
-        assert_eq!(serde_json::to_string(&EntrySeq(7)).unwrap(), "7");
-        assert_eq!(serde_json::to_string(&EventSeq(8)).unwrap(), "8");
-        assert_eq!(serde_json::to_string(&QueueId(9)).unwrap(), "9");
+        assert_eq!(serde_json::to_string(&EntrySeq::new(7)).unwrap(), "7");
+        assert_eq!(serde_json::to_string(&EventSeq::new(8)).unwrap(), "8");
+        assert_eq!(serde_json::to_string(&QueueId::new(9)).unwrap(), "9");
         assert_eq!(serde_json::to_string(&CallId::new("c1")).unwrap(), "\"c1\"");
         let name = PodName::new("a-b.c_1").unwrap();
         assert_eq!(serde_json::to_string(&name).unwrap(), "\"a-b.c_1\"");
@@ -383,9 +281,9 @@ mod tests {
     }
 
     #[test]
-    fn seqs_compare_with_plain_numbers_and_step() {
-        assert_eq!(EntrySeq(3).next(), 4);
-        assert!(EventSeq(2) < 3);
-        assert_eq!(QueueId::from(5).get(), 5);
+    fn seqs_step_and_compare() {
+        assert_eq!(EntrySeq::new(3).next(), EntrySeq::new(4));
+        assert!(EventSeq::new(2) < EventSeq::new(3));
+        assert_eq!(QueueId::new(5).get(), 5);
     }
 }

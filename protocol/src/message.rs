@@ -672,7 +672,7 @@ mod tests {
             Method::Cancel,
             Method::Shutdown,
             Method::Subscribe {
-                since_seq: Some(EventSeq(3)),
+                since_seq: Some(EventSeq::new(3)),
             },
             Method::Subscribe { since_seq: None },
             Method::GetHistory,
@@ -683,7 +683,7 @@ mod tests {
                 prefix: "src/".into(),
             },
             Method::CancelQueued {
-                queue_id: QueueId(4),
+                queue_id: QueueId::new(4),
             },
             Method::ListApprovals,
             Method::RevokeApproval { standing: None },
@@ -694,7 +694,7 @@ mod tests {
                 }),
             },
             Method::Approve {
-                call_id: Some("c1".into()),
+                call_id: Some(CallId::new("c1")),
                 answer: ApprovalAnswer::Deny,
                 reason: Some("not on main".into()),
             },
@@ -713,7 +713,7 @@ mod tests {
             },
             Method::Earlier {
                 segment_id: "s".into(),
-                before_seq: EntrySeq(0),
+                before_seq: EntrySeq::new(0),
             },
         ];
         for method in methods {
@@ -748,14 +748,14 @@ mod tests {
     fn every_server_message_round_trips() {
         let entry = Entry {
             v: 1,
-            seq: EntrySeq(0),
+            seq: EntrySeq::new(0),
             ts: 1,
             kind: EntryKind::RunStart {
                 trigger: RunTrigger::User,
             },
         };
         let queue = vec![QueueEntry {
-            queue_id: QueueId(1),
+            queue_id: QueueId::new(1),
             item: QueuedItem::Notify {
                 message: "n".into(),
                 wake: true,
@@ -768,7 +768,7 @@ mod tests {
                 server_version: "0.1.0".into(),
                 state: PodState::Idle,
                 instance: "i".into(),
-                seq: EventSeq(4),
+                seq: EventSeq::new(4),
             },
             ServerMsg::Incompatible {
                 supported: 1,
@@ -777,8 +777,8 @@ mod tests {
             ServerMsg::Ack {
                 id: 1,
                 outcome: AckOutcome::Queued,
-                queue_id: Some(QueueId(2)),
-                entry_seq: Some(EntrySeq(3)),
+                queue_id: Some(QueueId::new(2)),
+                entry_seq: Some(EntrySeq::new(3)),
             },
             ServerMsg::Error {
                 id: None,
@@ -786,7 +786,7 @@ mod tests {
                 message: "m".into(),
             },
             ServerMsg::SnapshotBegin {
-                seq: EventSeq(1),
+                seq: EventSeq::new(1),
                 state: PodState::Paused,
                 greeting: "g".into(),
                 segment_id: "s".into(),
@@ -806,52 +806,54 @@ mod tests {
                 thinking: "h".into(),
                 tool_calls: vec![InFlightToolCall {
                     index: 0,
-                    call_id: "c".into(),
+                    call_id: CallId::new("c"),
                     name: "n".into(),
                     arguments: "{".into(),
                 }],
                 queue: queue.clone(),
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(1) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(1),
+            },
             ServerMsg::CommandDone {
                 id: 3,
                 command: PodCommand::Clear,
                 message: "new segment".into(),
             },
             ServerMsg::Committed {
-                seq: EventSeq(2),
+                seq: EventSeq::new(2),
                 entry,
             },
             ServerMsg::TextDelta {
-                seq: EventSeq(3),
+                seq: EventSeq::new(3),
                 text: "a".into(),
             },
             ServerMsg::ThinkingDelta {
-                seq: EventSeq(4),
+                seq: EventSeq::new(4),
                 text: "b".into(),
             },
             ServerMsg::ToolCallDelta {
-                seq: EventSeq(5),
+                seq: EventSeq::new(5),
                 index: 0,
                 call_id: None,
                 name: None,
                 arguments: "x".into(),
             },
             ServerMsg::State {
-                seq: EventSeq(6),
+                seq: EventSeq::new(6),
                 state: PodState::Running,
             },
             ServerMsg::Queued {
-                seq: EventSeq(7),
+                seq: EventSeq::new(7),
                 queue,
             },
             ServerMsg::Alert {
-                seq: EventSeq(8),
+                seq: EventSeq::new(8),
                 level: AlertLevel::Error,
                 message: "m".into(),
             },
             ServerMsg::Status {
-                seq: EventSeq(9),
+                seq: EventSeq::new(9),
                 message: "retrying".into(),
             },
             ServerMsg::Goodbye {
@@ -895,7 +897,7 @@ mod tests {
                 }],
             },
             ServerMsg::ContextFill {
-                seq: EventSeq(10),
+                seq: EventSeq::new(10),
                 context: ContextFill {
                     tokens: 12,
                     window: None,

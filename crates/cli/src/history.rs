@@ -105,7 +105,7 @@ mod tests {
     fn start(origin: Origin, compaction: Option<Compaction>) -> Entry {
         Entry {
             v: 1,
-            seq: EntrySeq(0),
+            seq: EntrySeq::new(0),
             ts: 0,
             kind: EntryKind::SegmentStart(SegmentStart {
                 segment_id: "s2".into(),

@@ -149,7 +149,7 @@ impl Connection {
                 server_version: String::new(),
                 state: PodState::Unknown,
                 instance: String::new(),
-                seq: EventSeq(0),
+                seq: EventSeq::new(0),
             },
             _keep: keep,
         };
@@ -182,7 +182,7 @@ impl Connection {
             }
             Some(ServerMsg::Incompatible { reason, supported }) => Err(ClientError::Incompatible {
                 supported,
-                reason: reason.replace("NAME", name),
+                reason: reason.replace("NAME", name.as_str()),
             }),
             Some(ServerMsg::Error { message, code, .. }) => {
                 Err(ClientError::Refused { code, message })
@@ -288,7 +288,7 @@ impl Connection {
         }
     }
 
-    pub fn name(&self) -> &str {
+    pub fn name(&self) -> &PodName {
         &self.name
     }
 
@@ -349,7 +349,7 @@ pub fn reply_id(msg: &ServerMsg) -> Option<u64> {
     }
 }
 
-async fn open(socket: &Path, name: &str) -> Result<Stream, ClientError> {
+async fn open(socket: &Path, name: &PodName) -> Result<Stream, ClientError> {
     let fs_name = socket
         .to_fs_name::<GenericFilePath>()
         .map_err(|e| ClientError::io(socket, "name the socket", e))?;

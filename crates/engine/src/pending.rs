@@ -22,7 +22,7 @@ pub fn unanswered_tool_calls(items: &[ModelItem]) -> Vec<PendingCall> {
     seedpod_protocol::unanswered_tool_calls(items)
         .into_iter()
         .map(|(call_id, name, arguments)| PendingCall {
-            call_id: call_id.to_owned().into(),
+            call_id: call_id.clone(),
             name: name.to_owned(),
             arguments: arguments.to_owned(),
         })
@@ -35,7 +35,7 @@ mod tests {
 
     fn call(id: &str) -> ModelItem {
         ModelItem::ToolCall {
-            call_id: id.into(),
+            call_id: CallId::new(id),
             name: "echo".into(),
             arguments: format!("{{\"id\":\"{id}\"}}"),
         }
@@ -43,7 +43,7 @@ mod tests {
 
     fn result(id: &str) -> ModelItem {
         ModelItem::ToolResult {
-            call_id: id.into(),
+            call_id: CallId::new(id),
             content: "ok".into(),
             is_error: false,
         }

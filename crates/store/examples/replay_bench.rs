@@ -8,7 +8,7 @@ use std::error::Error;
 use std::time::Instant;
 
 use seedpod_protocol::{
-    EntryKind, FinishReason, ModelConfig, ModelItem, Origin, ProviderKind, RunEndReason,
+    CallId, EntryKind, FinishReason, ModelConfig, ModelItem, Origin, ProviderKind, RunEndReason,
     RunTrigger, Segment, SegmentStart, SystemItem, ToolSpec, Usage,
 };
 use seedpod_store::{Durability, SegmentState, SegmentWriter, read_segment};
@@ -47,13 +47,13 @@ fn kind(i: u64) -> EntryKind {
         },
         3 => EntryKind::AssistantItem {
             item: ModelItem::ToolCall {
-                call_id: call_id.into(),
+                call_id: CallId::new(call_id),
                 name: "read_file".into(),
                 arguments: format!("{{\"path\":\"src/module_{i}.rs\",\"limit\":200}}"),
             },
         },
         4 => EntryKind::ToolResult {
-            call_id: call_id.into(),
+            call_id: CallId::new(call_id),
             name: "read_file".into(),
             content: TOOL_OUTPUT.into(),
             is_error: false,

@@ -134,7 +134,7 @@ impl SegmentState {
                 kind: entry.kind.name(),
             });
         };
-        if entry.seq != 0 {
+        if entry.seq != EntrySeq::FIRST {
             return Err(FoldError::NotAStart {
                 seq: entry.seq,
                 kind: entry.kind.name(),
@@ -153,8 +153,8 @@ impl SegmentState {
             pending: Vec::new(),
             open_run: None,
             usage: Usage::default(),
-            next_seq: EntrySeq(1),
-            next_queue_id: QueueId(1),
+            next_seq: EntrySeq::new(1),
+            next_queue_id: QueueId::new(1),
             iterations_in_run: 0,
             run_history_start: 0,
             approvals: Vec::new(),
@@ -333,8 +333,10 @@ impl SegmentState {
     }
 
     /// The request for `call_id` in the open run, answered or not.
-    pub fn approval(&self, call_id: &str) -> Option<&ApprovalState> {
-        self.approvals.iter().find(|a| a.request.call_id == call_id)
+    pub fn approval(&self, call_id: &CallId) -> Option<&ApprovalState> {
+        self.approvals
+            .iter()
+            .find(|a| &a.request.call_id == call_id)
     }
 
     /// Every trim must name a tool result of this history by position and call id; checked

@@ -18,7 +18,8 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use seedpod_protocol::{
-    ApprovalDecision, Entry, EntryKind, ModelItem, Origin, RunEndReason, RunTrigger, SystemItem,
+    ApprovalDecision, Entry, EntryKind, ModelItem, Origin, PodName, RunEndReason, RunTrigger,
+    SystemItem,
 };
 use seedpod_store::{OutputCursor, PodMeta, segment_path};
 
@@ -163,14 +164,14 @@ enum Stop {
 /// become readable and is skipped with a note instead of stopping the reader for good.
 fn read_segment(
     pod_dir: &Path,
-    pod: &str,
+    pod: &PodName,
     at: &OutputCursor,
     closed: bool,
     page: &mut Page,
 ) -> Result<Stop, OutputError> {
     let path = segment_path(pod_dir, &at.segment);
     let unreadable = |source| OutputError::Unreadable {
-        pod: pod.to_owned(),
+        pod: pod.to_string(),
         path: path.clone(),
         source,
     };
@@ -216,7 +217,7 @@ fn read_segment(
 
 /// The text being assembled, kept within the budget.
 struct Page<'a> {
-    pod: &'a str,
+    pod: &'a PodName,
     /// The segment the read began in: entering any other one is announced.
     start_segment: &'a str,
     budget: usize,
@@ -248,7 +249,7 @@ struct Section {
 
 impl Section {
     /// The section's heading if its last entry were `last`.
-    fn heading(&self, pod: &str, last: u64) -> String {
+    fn heading(&self, pod: &PodName, last: u64) -> String {
         let (segment, first) = (&self.segment, self.first);
         let range = if first == last {
             format!("entry {first}")
@@ -269,7 +270,7 @@ impl Section {
 }
 
 impl<'a> Page<'a> {
-    fn new(pod: &'a str, start_segment: &'a str, budget: usize) -> Page<'a> {
+    fn new(pod: &'a PodName, start_segment: &'a str, budget: usize) -> Page<'a> {
         Page {
             pod,
             start_segment,
@@ -532,7 +533,7 @@ mod tests {
     use std::io::Write;
 
     use seedpod_protocol::{
-        ENTRY_VERSION, ModelConfig, ProviderKind, Segment, SegmentStart, Usage,
+        CallId, ENTRY_VERSION, ModelConfig, ProviderKind, Segment, SegmentStart, Usage,
     };
     use seedpod_store::{PodConfig, SEGMENTS_DIR};
 
@@ -615,7 +616,7 @@ mod tests {
             };
             let entry = Entry {
                 v: ENTRY_VERSION,
-                seq: EntrySeq(*seq),
+                seq: EntrySeq::new(*seq),
                 ts: 1_700_000_000_000 + *seq,
                 kind,
             };
@@ -664,13 +665,13 @@ mod tests {
                 },
                 EntryKind::AssistantItem {
                     item: ModelItem::ToolCall {
-                        call_id: "c1".into(),
+                        call_id: CallId::new("c1"),
                         name: "shell".into(),
                         arguments: format!(r#"{{"command":"{}"}}"#, "x".repeat(500)),
                     },
                 },
                 EntryKind::ToolResult {
-                    call_id: "c1".into(),
+                    call_id: CallId::new("c1"),
                     name: "shell".into(),
                     content: "exit 1".into(),
                     is_error: true,

@@ -126,7 +126,7 @@ impl Controller {
                 segment_id,
                 before_seq,
             } => {
-                if segment_id == self.log.state.segment_id && before_seq > 0 {
+                if segment_id == self.log.state.segment_id && before_seq > EntrySeq::FIRST {
                     let (page, more_here) = earlier::page(&self.log.entries, before_seq);
                     if !page.is_empty() || more_here {
                         let more = more_here

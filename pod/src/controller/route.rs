@@ -232,10 +232,10 @@ mod tests {
             (hello, ConnectionMethod::Hello),
             (
                 Method::Subscribe {
-                    since_seq: Some(EventSeq(4)),
+                    since_seq: Some(EventSeq::new(4)),
                 },
                 ConnectionMethod::Subscribe {
-                    since: Some(EventSeq(4)),
+                    since: Some(EventSeq::new(4)),
                 },
             ),
             (Method::Unknown, ConnectionMethod::Unknown),

@@ -19,9 +19,9 @@ use seedpod_engine::{
     Context, Provider, ScriptStep, ScriptToolCall, ScriptedProvider, ToolRegistry,
 };
 use seedpod_protocol::{
-    AckOutcome, DequeueReason, Entry, EntryKind, EntrySeq, ErrorCode, Method, ModelItem, Origin,
-    PodEvent, PodName, PodState, PodStatus, ProviderKind, QueueId, QueuedItem, RunEndReason,
-    RunTrigger, Segment, SegmentStart, ServerMsg, SystemItem,
+    AckOutcome, CallId, DequeueReason, Entry, EntryKind, EntrySeq, ErrorCode, Method, ModelItem,
+    Origin, PodEvent, PodName, PodState, PodStatus, ProviderKind, QueueId, QueuedItem,
+    RunEndReason, RunTrigger, Segment, SegmentStart, ServerMsg, SystemItem,
 };
 use seedpod_store::{
     PodConfig, PodMeta, SegmentState, SegmentWriter, new_segment_id, read_segment, segment_path,
@@ -418,18 +418,14 @@ impl Pod {
 }
 
 /// The outcome, queue id and entry seq of an ack; panics on any other reply.
-fn ack(reply: &ServerMsg) -> (AckOutcome, Option<u64>, Option<u64>) {
+fn ack(reply: &ServerMsg) -> (AckOutcome, Option<QueueId>, Option<EntrySeq>) {
     match reply {
         ServerMsg::Ack {
             outcome,
             queue_id,
             entry_seq,
             ..
-        } => (
-            *outcome,
-            queue_id.map(QueueId::get),
-            entry_seq.map(EntrySeq::get),
-        ),
+        } => (*outcome, *queue_id, *entry_seq),
         other => panic!("expected an ack, got {other:?}"),
     }
 }
@@ -450,7 +446,7 @@ fn names(entries: &[Entry]) -> Vec<&'static str> {
     entries.iter().map(|e| e.kind.name()).collect()
 }
 
-fn entry_at(entries: &[Entry], seq: Option<u64>) -> &EntryKind {
+fn entry_at(entries: &[Entry], seq: Option<EntrySeq>) -> &EntryKind {
     let seq = seq.expect("the ack names an entry");
     &entries
         .iter()
@@ -479,25 +475,21 @@ fn run_starts(entries: &[Entry]) -> Vec<RunTrigger> {
         .collect()
 }
 
-fn user_inputs(entries: &[Entry]) -> Vec<(String, Option<u64>)> {
+fn user_inputs(entries: &[Entry]) -> Vec<(String, Option<QueueId>)> {
     entries
         .iter()
         .filter_map(|e| match &e.kind {
-            EntryKind::UserInput { text, queue_id, .. } => {
-                Some((text.clone(), queue_id.map(QueueId::get)))
-            }
+            EntryKind::UserInput { text, queue_id, .. } => Some((text.clone(), *queue_id)),
             _ => None,
         })
         .collect()
 }
 
-fn system_items(entries: &[Entry]) -> Vec<(SystemItem, Option<u64>)> {
+fn system_items(entries: &[Entry]) -> Vec<(SystemItem, Option<QueueId>)> {
     entries
         .iter()
         .filter_map(|e| match &e.kind {
-            EntryKind::SystemItem { item, queue_id } => {
-                Some((item.clone(), queue_id.map(QueueId::get)))
-            }
+            EntryKind::SystemItem { item, queue_id } => Some((item.clone(), *queue_id)),
             _ => None,
         })
         .collect()
@@ -588,11 +580,11 @@ async fn run_while_running_is_queued_durably_and_started_in_fifo_order() {
     for (input, expected_queue_id) in [("second-input", 1), ("third-input", 2)] {
         let (outcome, queue_id, entry_seq) = ack(&pod.run(input).await);
         assert_eq!(outcome, AckOutcome::Queued, "{input}");
-        assert_eq!(queue_id, Some(expected_queue_id));
+        assert_eq!(queue_id, Some(QueueId::new(expected_queue_id)));
         // Durable before the ack: the `queued` entry is already in the file.
         let log = pod.log();
         let expected = EntryKind::Queued {
-            queue_id: QueueId(expected_queue_id),
+            queue_id: QueueId::new(expected_queue_id),
             item: QueuedItem::Run {
                 segments: vec![Segment::text(input)],
             },
@@ -617,8 +609,8 @@ async fn run_while_running_is_queued_durably_and_started_in_fifo_order() {
         user_inputs(&log),
         [
             ("first-input".to_string(), None),
-            ("second-input".to_string(), Some(1)),
-            ("third-input".to_string(), Some(2)),
+            ("second-input".to_string(), Some(QueueId::new(1))),
+            ("third-input".to_string(), Some(QueueId::new(2))),
         ]
     );
     let requests = pod.requests();
@@ -642,26 +634,18 @@ async fn a_queued_input_can_be_withdrawn_but_a_notification_cannot() {
     let (_, note_id, _) = ack(&pod.notify("note", false).await);
     let (input_id, note_id) = (input_id.unwrap(), note_id.unwrap());
 
-    let (outcome, _, entry_seq) = ack(&pod
-        .call(Method::CancelQueued {
-            queue_id: QueueId(input_id),
-        })
-        .await);
+    let (outcome, _, entry_seq) = ack(&pod.call(Method::CancelQueued { queue_id: input_id }).await);
     assert_eq!(outcome, AckOutcome::Done);
     // Durable before the ack.
     assert_eq!(
         entry_at(&pod.log(), entry_seq),
         &EntryKind::Dequeued {
-            queue_id: QueueId(input_id),
+            queue_id: input_id,
             reason: DequeueReason::Cancelled
         }
     );
-    for queue_id in [note_id, input_id, 99] {
-        let reply = pod
-            .call(Method::CancelQueued {
-                queue_id: QueueId(queue_id),
-            })
-            .await;
+    for queue_id in [note_id, input_id, QueueId::new(99)] {
+        let reply = pod.call(Method::CancelQueued { queue_id }).await;
         assert!(
             matches!(
                 reply,
@@ -745,7 +729,7 @@ async fn notify_while_running_is_committed_before_the_next_provider_request() {
 
     let (outcome, queue_id, _) = ack(&pod.notify("mid-turn-note", true).await);
     assert_eq!(outcome, AckOutcome::Queued);
-    assert_eq!(queue_id, Some(1));
+    assert_eq!(queue_id, Some(QueueId::new(1)));
     assert!(
         !pod.context().await.contains("mid-turn-note"),
         "queued, not yet history"
@@ -772,7 +756,11 @@ async fn notify_while_running_is_committed_before_the_next_provider_request() {
         |k| matches!(k, EntryKind::AssistantItem { item: ModelItem::AssistantText { text } } if text == "done"),
     );
     assert!(result < note && note < answer, "{:?}", names(&log));
-    assert_eq!(system_items(&log)[0].1, Some(1), "committed from the queue");
+    assert_eq!(
+        system_items(&log)[0].1,
+        Some(QueueId::new(1)),
+        "committed from the queue"
+    );
     // It was delivered inside the running turn, so it does not start another.
     assert_eq!(run_starts(&log).len(), 1);
     pod.assert_replay_matches_live().await;
@@ -793,7 +781,7 @@ async fn notify_while_paused_is_queued_and_delivered_on_resume() {
     let (outcome, queue_id, entry_seq) = ack(&pod.notify("paused-note", true).await);
     assert_eq!(outcome, AckOutcome::Queued);
     let expected = EntryKind::Queued {
-        queue_id: QueueId(queue_id.expect("a queue id")),
+        queue_id: queue_id.expect("a queue id"),
         item: QueuedItem::Notify {
             message: "paused-note".into(),
             wake: true,
@@ -991,7 +979,7 @@ async fn cancel_while_running_closes_orphans_and_records_an_interrupt() {
         tail,
         [
             &EntryKind::ToolResult {
-                call_id: "call_1_0".into(),
+                call_id: CallId::new("call_1_0"),
                 name: "wait".into(),
                 content: render::orphan_result(),
                 is_error: true,

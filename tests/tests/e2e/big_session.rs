@@ -222,7 +222,7 @@ async fn a_session_of_many_frames_attaches_and_every_frame_is_within_the_limit()
         .send(
             4,
             Method::Subscribe {
-                since_seq: Some(seedpod_protocol::EventSeq(0)),
+                since_seq: Some(seedpod_protocol::EventSeq::new(0)),
             },
         )
         .await;

@@ -131,9 +131,9 @@ impl Transcript {
         let (segment_id, more) = match &entry.kind {
             EntryKind::SegmentStart(start) => (
                 start.segment_id.clone(),
-                entry.seq > 0 || !matches!(start.origin, Origin::New),
+                entry.seq > EntrySeq::FIRST || !matches!(start.origin, Origin::New),
             ),
-            _ => (self.view.segment_id.clone(), entry.seq > 0),
+            _ => (self.view.segment_id.clone(), entry.seq > EntrySeq::FIRST),
         };
         self.earlier.oldest = Some(Oldest {
             segment_id,

@@ -49,7 +49,7 @@ fn attached_after_compaction() -> Transcript {
                 server_version: "0.1.0".into(),
                 state: PodState::WaitingForApproval,
                 instance: "i1".into(),
-                seq: EventSeq(9),
+                seq: EventSeq::new(9),
             },
             snapshot_begin(9, PodState::WaitingForApproval),
             ServerMsg::SnapshotEntries {
@@ -68,7 +68,9 @@ fn attached_after_compaction() -> Transcript {
                 tool_calls: vec![],
                 queue: vec![queued_run(1, "after that")],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(9) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(9),
+            },
         ],
     );
     t
@@ -104,7 +106,10 @@ fn a_pods_first_segment_has_nothing_before_it() {
 fn a_snapshot_after_compaction_or_clear_asks_for_the_segment_before() {
     let t = attached_after_compaction();
     assert_eq!(head(&t), Some(LogHead::More));
-    assert_eq!(t.earlier_request(), Some(("s2".to_string(), EntrySeq(0))));
+    assert_eq!(
+        t.earlier_request(),
+        Some(("s2".to_string(), EntrySeq::new(0)))
+    );
 
     let mut cleared = Transcript::new();
     apply_all(
@@ -122,12 +127,14 @@ fn a_snapshot_after_compaction_or_clear_asks_for_the_segment_before() {
                     ),
                 )],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(3) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(3),
+            },
         ],
     );
     assert_eq!(
         cleared.earlier_request(),
-        Some(("s9".to_string(), EntrySeq(0)))
+        Some(("s9".to_string(), EntrySeq::new(0)))
     );
 
     // A snapshot that starts inside its segment asks for what is before its first entry.
@@ -139,12 +146,14 @@ fn a_snapshot_after_compaction_or_clear_asks_for_the_segment_before() {
             ServerMsg::SnapshotEntries {
                 entries: vec![entry(40, user_text("late in the segment"))],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(3) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(3),
+            },
         ],
     );
     assert_eq!(
         partial.earlier_request(),
-        Some(("0193f0c2".to_string(), EntrySeq(40)))
+        Some(("0193f0c2".to_string(), EntrySeq::new(40)))
     );
 }
 
@@ -157,7 +166,10 @@ fn one_request_at_a_time_and_a_failure_lets_the_next_scroll_ask_again() {
     assert!(!t.earlier_loading());
     assert!(t.earlier_failed());
     assert_eq!(head(&t), Some(LogHead::More));
-    assert_eq!(t.earlier_request(), Some(("s2".to_string(), EntrySeq(0))));
+    assert_eq!(
+        t.earlier_request(),
+        Some(("s2".to_string(), EntrySeq::new(0)))
+    );
 }
 
 #[test]
@@ -240,7 +252,10 @@ fn a_page_goes_above_the_live_cells_and_changes_no_live_state() {
     assert_eq!(ids.len(), t.cells().len());
 
     assert_eq!(head(&t), Some(LogHead::More));
-    assert_eq!(t.earlier_request(), Some(("s1".to_string(), EntrySeq(10))));
+    assert_eq!(
+        t.earlier_request(),
+        Some(("s1".to_string(), EntrySeq::new(10)))
+    );
 }
 
 #[test]
@@ -248,7 +263,10 @@ fn pages_stack_oldest_on_top_until_the_beginning() {
     let mut t = attached_after_compaction();
     t.earlier_loading();
     t.prepend_earlier("s1", &turn(6, "second question", "second answer"), true);
-    assert_eq!(t.earlier_request(), Some(("s1".to_string(), EntrySeq(6))));
+    assert_eq!(
+        t.earlier_request(),
+        Some(("s1".to_string(), EntrySeq::new(6)))
+    );
     t.earlier_loading();
     let mut first = vec![entry(0, start("s1", Origin::New))];
     first.extend(turn(1, "first question", "first answer"));
@@ -374,13 +392,18 @@ fn a_snapshot_forgets_the_pages() {
                     ),
                 )],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(20) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(20),
+            },
         ],
     );
     assert_eq!(kinds(&t), ["head", "segment_start", "compaction"]);
     assert_eq!(t.prepended(), 0);
     assert_eq!(t.earlier_held(), 0);
-    assert_eq!(t.earlier_request(), Some(("s2".to_string(), EntrySeq(0))));
+    assert_eq!(
+        t.earlier_request(),
+        Some(("s2".to_string(), EntrySeq::new(0)))
+    );
 }
 
 fn draw(terminal: &mut Terminal<TestBackend>, t: &Transcript, state: &mut ViewState) -> String {

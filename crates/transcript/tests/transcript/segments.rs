@@ -98,14 +98,16 @@ fn the_new_segment_continues_live_and_a_later_snapshot_holds_only_it() {
                     entry(2, user_text("fresh start")),
                 ],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(20) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(20),
+            },
         ],
     );
     // The cleared segment is one page back: the head at the top says so.
     assert_eq!(kinds(&t), ["head", "segment_start", "user"]);
     assert_eq!(
         t.earlier_request(),
-        Some(("new-segment".to_string(), EntrySeq(0)))
+        Some(("new-segment".to_string(), EntrySeq::new(0)))
     );
 }
 

@@ -129,7 +129,7 @@ fn ctrl_o_goes_back_to_the_pod_attached_before_and_toggles() {
     assert!(h.flash().contains("Ctrl-O goes back to p"), "{}", h.flash());
     assert_eq!(h.key(ctrl('o')), vec![Effect::Attach("p".parse().unwrap())]);
     h.switched_to("p");
-    assert_eq!(h.app.previous_pod(), Some("worker"));
+    assert_eq!(h.app.previous_pod(), Some(&"worker".parse().unwrap()));
     assert_eq!(
         h.key(ctrl('o')),
         vec![Effect::Attach("worker".parse().unwrap())]
@@ -141,7 +141,7 @@ fn reattaching_to_the_same_pod_keeps_the_way_back() {
     let mut h = Harness::connected();
     h.switched_to("worker");
     h.switched_to("worker");
-    assert_eq!(h.app.previous_pod(), Some("p"));
+    assert_eq!(h.app.previous_pod(), Some(&"p".parse().unwrap()));
 }
 
 #[test]
@@ -160,7 +160,7 @@ fn ctrl_g_goes_into_the_child_that_reported_last() {
         h.key(ctrl('g')),
         vec![Effect::Attach("tests".parse().unwrap())]
     );
-    assert_eq!(h.app.last_child(), Some("tests"));
+    assert_eq!(h.app.last_child(), Some(&"tests".parse().unwrap()));
 }
 
 #[test]
@@ -179,13 +179,13 @@ fn reports_in_the_snapshot_count_and_a_new_pod_starts_without_any() {
     };
     h.frame(ServerMsg::SnapshotEntries {
         entries: vec![
-            entry(EntrySeq(1), report("old")),
-            entry(EntrySeq(2), report("newer")),
+            entry(EntrySeq::new(1), report("old")),
+            entry(EntrySeq::new(2), report("newer")),
         ],
     });
     h.frame(ServerMsg::SnapshotEntries {
         entries: vec![entry(
-            EntrySeq(3),
+            EntrySeq::new(3),
             EntryKind::OutboxDelivered {
                 event_id: "x".into(),
             },

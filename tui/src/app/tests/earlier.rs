@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use seedpod_protocol::{
-    Compaction, CompactionTrigger, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, Method,
+    CallId, Compaction, CompactionTrigger, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, Method,
     ModelConfig, ModelItem, Origin, PodCommand, PodState, ProviderKind, RunEndReason, RunTrigger,
     Segment, SegmentStart, ServerMsg,
 };
@@ -45,7 +45,7 @@ fn compacted_start(segment_id: &str, from: &str) -> EntryKind {
 fn at(seq: u64, kind: EntryKind) -> Entry {
     Entry {
         v: 1,
-        seq: EntrySeq(seq),
+        seq: EntrySeq::new(seq),
         ts: 1_700_000_000_000 + seq,
         kind,
     }
@@ -91,7 +91,7 @@ fn after_compaction() -> Harness {
     entries.extend(turn(1, "and now?", "now this"));
     h.frame(ServerMsg::SnapshotBegin {
         context: Default::default(),
-        seq: EventSeq(20),
+        seq: EventSeq::new(20),
         state: PodState::Idle,
         greeting: "pod p".into(),
         segment_id: "s2".into(),
@@ -99,7 +99,9 @@ fn after_compaction() -> Harness {
         message_cap: None,
     });
     h.frame(ServerMsg::SnapshotEntries { entries });
-    h.frame(ServerMsg::SnapshotEnd { seq: EventSeq(20) });
+    h.frame(ServerMsg::SnapshotEnd {
+        seq: EventSeq::new(20),
+    });
     h
 }
 
@@ -222,7 +224,7 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
         method,
         Method::Earlier {
             segment_id: "s2".into(),
-            before_seq: EntrySeq(0)
+            before_seq: EntrySeq::new(0)
         }
     );
     assert_eq!(h.head(), Some(LogHead::Loading));
@@ -265,7 +267,7 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
         method,
         Method::Earlier {
             segment_id: "s1".into(),
-            before_seq: EntrySeq(30)
+            before_seq: EntrySeq::new(30)
         }
     );
     h.link(LinkEvent::Reply {
@@ -290,7 +292,7 @@ fn pgup_reaching_the_top_asks_and_scrolling_elsewhere_does_not() {
         for entry in turn(10 + n * 4, &format!("live question {n}"), "live answer") {
             seq += 1;
             h.frame(ServerMsg::Committed {
-                seq: EventSeq(seq),
+                seq: EventSeq::new(seq),
                 entry,
             });
         }
@@ -354,7 +356,7 @@ fn an_answer_for_a_replaced_transcript_is_dropped() {
     entries.extend(turn(1, "and now?", "now this"));
     h.frame(ServerMsg::SnapshotBegin {
         context: Default::default(),
-        seq: EventSeq(40),
+        seq: EventSeq::new(40),
         state: PodState::Idle,
         greeting: "pod p".into(),
         segment_id: "s2".into(),
@@ -362,7 +364,9 @@ fn an_answer_for_a_replaced_transcript_is_dropped() {
         message_cap: None,
     });
     h.frame(ServerMsg::SnapshotEntries { entries });
-    h.frame(ServerMsg::SnapshotEnd { seq: EventSeq(40) });
+    h.frame(ServerMsg::SnapshotEnd {
+        seq: EventSeq::new(40),
+    });
     let cells = h.app.transcript.cells().len();
     h.link(LinkEvent::Reply {
         tag,
@@ -389,13 +393,13 @@ fn tab_after_home_stays_near_the_top() {
         [
             EntryKind::AssistantItem {
                 item: ModelItem::ToolCall {
-                    call_id: id.into(),
+                    call_id: CallId::new(id),
                     name: "list_dir".into(),
                     arguments: "{}".into(),
                 },
             },
             EntryKind::ToolResult {
-                call_id: id.into(),
+                call_id: CallId::new(id),
                 name: "list_dir".into(),
                 content: "a\nb\n".into(),
                 is_error: false,

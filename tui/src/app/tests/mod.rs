@@ -5,9 +5,9 @@ use std::time::{Duration, Instant, SystemTime};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use seedpod_client::Welcome;
 use seedpod_protocol::{
-    AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, Completion, CompletionKind,
-    Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, Method, ModelItem, PodCommand, PodName,
-    PodState, QueueId, RunEndReason, Segment, ServerMsg,
+    AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, CallId, Completion,
+    CompletionKind, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, Method, ModelItem, PodCommand,
+    PodName, PodState, QueueId, RunEndReason, Segment, ServerMsg,
 };
 use seedpod_transcript::{Link, Theme};
 
@@ -50,18 +50,20 @@ impl Harness {
             server_version: "0.1.0".into(),
             state: PodState::Idle,
             instance: "i".into(),
-            seq: EventSeq(10),
+            seq: EventSeq::new(10),
         }));
         h.frame(ServerMsg::SnapshotBegin {
             context: Default::default(),
-            seq: EventSeq(10),
+            seq: EventSeq::new(10),
             state: PodState::Idle,
             greeting: "pod p".into(),
             segment_id: "s".into(),
             entries: 0,
             message_cap: None,
         });
-        h.frame(ServerMsg::SnapshotEnd { seq: EventSeq(10) });
+        h.frame(ServerMsg::SnapshotEnd {
+            seq: EventSeq::new(10),
+        });
         h
     }
 
@@ -76,7 +78,7 @@ impl Harness {
     fn state(&mut self, state: PodState) {
         self.seq += 1;
         self.frame(ServerMsg::State {
-            seq: EventSeq(self.seq),
+            seq: EventSeq::new(self.seq),
             state,
         });
     }
@@ -86,12 +88,12 @@ impl Harness {
         self.seq += 1;
         let entry = Entry {
             v: 1,
-            seq: EntrySeq(self.seq),
+            seq: EntrySeq::new(self.seq),
             ts: 1,
             kind,
         };
         self.frame(ServerMsg::Committed {
-            seq: EventSeq(self.seq),
+            seq: EventSeq::new(self.seq),
             entry,
         });
     }
@@ -100,7 +102,7 @@ impl Harness {
     fn asking(&mut self) {
         self.state(PodState::Running);
         self.commit(EntryKind::ApprovalRequest(ApprovalRequest {
-            call_id: "call_1".into(),
+            call_id: CallId::new("call_1"),
             tool: "shell".into(),
             arguments: r#"{"command":"cargo test"}"#.into(),
             summary: "shell: cargo test".into(),
@@ -206,7 +208,7 @@ fn input_is_kept_while_disconnected() {
         server_version: "0.1.0".into(),
         state: PodState::Idle,
         instance: "j".into(),
-        seq: EventSeq(0),
+        seq: EventSeq::new(0),
     }));
     assert_eq!(h.app.link, Link::Connected);
     let (_, method) = request(&h.key(key(KeyCode::Enter)));
@@ -433,10 +435,10 @@ fn copy_takes_the_last_answer() {
     assert!(h.flash().contains("no answer"));
     h.seq += 1;
     h.frame(ServerMsg::Committed {
-        seq: EventSeq(h.seq),
+        seq: EventSeq::new(h.seq),
         entry: Entry {
             v: 1,
-            seq: EntrySeq(1),
+            seq: EntrySeq::new(1),
             ts: 1,
             kind: EntryKind::AssistantItem {
                 item: ModelItem::AssistantText {
@@ -571,8 +573,8 @@ fn input_sent_while_running_is_queued_by_the_pod() {
         msg: ServerMsg::Ack {
             id: 1,
             outcome: AckOutcome::Queued,
-            queue_id: Some(QueueId(1)),
-            entry_seq: Some(EntrySeq(4)),
+            queue_id: Some(QueueId::new(1)),
+            entry_seq: Some(EntrySeq::new(4)),
         },
     });
     assert!(h.flash().contains("queued"));
@@ -683,22 +685,22 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
     h.state(PodState::Running);
     h.seq += 1;
     h.frame(ServerMsg::Queued {
-        seq: EventSeq(h.seq),
+        seq: EventSeq::new(h.seq),
         queue: vec![
             seedpod_protocol::QueueEntry {
-                queue_id: QueueId(3),
+                queue_id: QueueId::new(3),
                 item: seedpod_protocol::QueuedItem::Run {
                     segments: vec![Segment::text("older")],
                 },
             },
             seedpod_protocol::QueueEntry {
-                queue_id: QueueId(4),
+                queue_id: QueueId::new(4),
                 item: seedpod_protocol::QueuedItem::Run {
                     segments: vec![Segment::text("newer")],
                 },
             },
             seedpod_protocol::QueueEntry {
-                queue_id: QueueId(5),
+                queue_id: QueueId::new(5),
                 item: seedpod_protocol::QueuedItem::Notify {
                     message: "not mine to take".into(),
                     wake: true,
@@ -711,7 +713,7 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
     assert_eq!(
         method,
         Method::CancelQueued {
-            queue_id: QueueId(4)
+            queue_id: QueueId::new(4)
         }
     );
     assert!(
@@ -755,7 +757,7 @@ fn modal_call(h: &Harness) -> Option<String> {
 
 fn answer_entry(decision: ApprovalDecision) -> EntryKind {
     EntryKind::ApprovalAnswer {
-        call_id: "call_1".into(),
+        call_id: CallId::new("call_1"),
         decision,
     }
 }
@@ -773,7 +775,7 @@ fn a_pending_request_opens_the_modal_and_y_approves_it() {
     assert_eq!(
         method,
         Method::Approve {
-            call_id: Some("call_1".into()),
+            call_id: Some(CallId::new("call_1")),
             answer: ApprovalAnswer::Approve,
             reason: None,
         }
@@ -795,7 +797,7 @@ fn a_pending_request_opens_the_modal_and_y_approves_it() {
             id: 1,
             outcome: AckOutcome::Done,
             queue_id: None,
-            entry_seq: Some(EntrySeq(3)),
+            entry_seq: Some(EntrySeq::new(3)),
         },
     });
     assert!(h.flash().starts_with("approved"), "{}", h.flash());
@@ -918,7 +920,7 @@ fn arrows_scroll_an_edits_diff_and_answer_nothing() {
     h.state(PodState::Running);
     let old: String = (1..=30).map(|i| format!("{i}\n")).collect();
     h.commit(EntryKind::ApprovalRequest(ApprovalRequest {
-        call_id: "call_1".into(),
+        call_id: CallId::new("call_1"),
         tool: "edit_file".into(),
         arguments: serde_json::json!({"path": "a.rs", "old": old, "new": ""}).to_string(),
         summary: "edit_file: a.rs".into(),
@@ -957,7 +959,7 @@ fn a_asks_to_confirm_before_approving_always() {
     assert_eq!(
         method,
         Method::Approve {
-            call_id: Some("call_1".into()),
+            call_id: Some(CallId::new("call_1")),
             answer: ApprovalAnswer::ApproveAlways,
             reason: None,
         }
@@ -1023,7 +1025,7 @@ fn n_asks_for_a_reason_then_denies() {
     assert_eq!(
         method,
         Method::Approve {
-            call_id: Some("call_1".into()),
+            call_id: Some(CallId::new("call_1")),
             answer: ApprovalAnswer::Deny,
             reason: Some("not on main branch".into()),
         }
@@ -1204,13 +1206,13 @@ fn the_always_confirmation_waits_for_its_own_pause_so_aa_sets_no_rule() {
 fn an_approval_waiting_while_unfocused_asks_for_attention_once_and_not_when_focused() {
     let mut h = Harness::connected();
     let request = |seq: u64, call: &str| ServerMsg::Committed {
-        seq: EventSeq(seq),
+        seq: EventSeq::new(seq),
         entry: Entry {
             v: 1,
-            seq: EntrySeq(seq),
+            seq: EntrySeq::new(seq),
             ts: 1,
             kind: EntryKind::ApprovalRequest(ApprovalRequest {
-                call_id: call.into(),
+                call_id: CallId::new(call),
                 tool: "shell".into(),
                 arguments: r#"{"command":"cargo test"}"#.into(),
                 summary: "shell: cargo test".into(),
