@@ -14,7 +14,7 @@ use seedpod_engine::{Context, OpenAiConfig, OpenAiProvider, Provider};
 use seedpod_pod::context::{ContextSettings, compact, estimate, prune};
 use seedpod_protocol::{
     CallId, ContextWindow, Entry, EntryKind, EntrySeq, ModelConfig, ModelItem, Origin,
-    ProviderKind, SegmentStart, Usage, WindowSource,
+    ProviderKind, SegmentId, SegmentStart, Usage, WindowSource,
 };
 use seedpod_store::SegmentState;
 
@@ -58,7 +58,7 @@ fn item(i: usize) -> EntryKind {
 
 fn state(items: usize, window: u64) -> SegmentState {
     let start = SegmentStart {
-        segment_id: "bench".into(),
+        segment_id: SegmentId::new("bench"),
         system_prompt: "You are a pod.".repeat(200),
         model: ModelConfig::new(ProviderKind::Openai, "gpt-4o"),
         tools: Vec::new(),

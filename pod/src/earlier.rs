@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use seedpod_protocol::{Entry, EntrySeq, ServerMsg};
+use seedpod_protocol::{Entry, EntrySeq, RequestId, SegmentId, ServerMsg};
 use seedpod_store::{PodMeta, read_segment_entries, segment_path};
 
 /// Serialised bytes one `earlier` answer carries at most (well under the frame limit), so a
@@ -83,18 +83,18 @@ fn oversized(entry: &Entry) -> Entry {
 }
 
 /// The segment before `segment_id` in the pod's list, if any.
-pub fn previous_segment<'a>(meta: &'a PodMeta, segment_id: &str) -> Option<&'a str> {
+pub fn previous_segment<'a>(meta: &'a PodMeta, segment_id: &SegmentId) -> Option<&'a SegmentId> {
     let at = meta.segments.iter().position(|s| s == segment_id)?;
-    at.checked_sub(1).map(|i| meta.segments[i].as_str())
+    at.checked_sub(1).map(|i| &meta.segments[i])
 }
 
 /// Answer `earlier` for a segment that is not the active one (or for the end of the one
 /// before the active segment): reads the file read-only.
 pub fn answer_from_files(
-    id: u64,
+    id: RequestId,
     pod_dir: &Path,
     meta: &PodMeta,
-    segment_id: &str,
+    segment_id: &SegmentId,
     before_seq: EntrySeq,
 ) -> ServerMsg {
     // Only this pod's own segments, by the names its `pod.json` lists: a client's string never
@@ -141,7 +141,7 @@ pub fn answer_from_files(
     }
 }
 
-pub fn earlier(id: u64, segment_id: String, entries: Vec<Entry>, more: bool) -> ServerMsg {
+pub fn earlier(id: RequestId, segment_id: SegmentId, entries: Vec<Entry>, more: bool) -> ServerMsg {
     ServerMsg::Earlier {
         id,
         segment_id,
@@ -153,7 +153,7 @@ pub fn earlier(id: u64, segment_id: String, entries: Vec<Entry>, more: bool) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use seedpod_protocol::{CallId, EntryKind, PodName, RunTrigger};
+    use seedpod_protocol::{CallId, EntryKind, PodName, RunTrigger, SegmentId};
 
     fn entry(seq: u64, content_len: usize) -> Arc<Entry> {
         let kind = if content_len == 0 {
@@ -185,12 +185,18 @@ mod tests {
         let meta = PodMeta::new(
             PodName::new("p").unwrap(),
             dir.path().to_path_buf(),
-            "s1",
+            SegmentId::new("s1"),
             seedpod_store::PodConfig::new(seedpod_protocol::ProviderKind::Scripted, "x"),
             0,
         );
         for name in ["../secret", "../../etc/passwd", "s2", ""] {
-            let answer = answer_from_files(1, dir.path(), &meta, name, EntrySeq::new(5));
+            let answer = answer_from_files(
+                RequestId::new(1),
+                dir.path(),
+                &meta,
+                &SegmentId::new(name),
+                EntrySeq::new(5),
+            );
             let ServerMsg::Error { message, .. } = &answer else {
                 panic!("{name}: {answer:?}")
             };

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{CallId, EntrySeq, QueueId};
+use crate::ids::{CallId, EntrySeq, QueueId, ReportId, SegmentId};
 
 use crate::approval::RuleWire;
 pub use crate::approval::{CommandRule, StandingApproval};
@@ -129,7 +129,7 @@ pub enum EntryKind {
     },
     /// The parent acknowledged the report with this id; it is not sent again.
     OutboxDelivered {
-        event_id: String,
+        event_id: ReportId,
     },
     /// The model's context window as the pod now knows it (configured, from the built-in
     /// table, asked from the server, or learned from a "too long" error). Recorded so replay and
@@ -179,7 +179,7 @@ impl EntryKind {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SegmentStart {
-    pub segment_id: String,
+    pub segment_id: SegmentId,
     /// Rendered once when the segment starts; replay never re-renders it.
     pub system_prompt: String,
     pub model: ModelConfig,
@@ -304,13 +304,13 @@ pub enum CompactionTrigger {
 pub enum Origin {
     New,
     CompactedFrom {
-        segment_id: String,
+        segment_id: SegmentId,
     },
     ForkedFrom {
-        segment_id: String,
+        segment_id: SegmentId,
     },
     ClearedFrom {
-        segment_id: String,
+        segment_id: SegmentId,
     },
     #[serde(other)]
     Unknown,
@@ -590,6 +590,7 @@ pub enum DequeueReason {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::SegmentId;
 
     fn entry(kind: EntryKind) -> Entry {
         Entry {
@@ -617,7 +618,7 @@ mod tests {
     fn every_kind_round_trips() {
         let kinds = vec![
             EntryKind::SegmentStart(SegmentStart {
-                segment_id: "s1".into(),
+                segment_id: SegmentId::new("s1"),
                 system_prompt: "be good".into(),
                 model: ModelConfig::new(ProviderKind::Scripted, "script"),
                 tools: vec![ToolSpec {
@@ -628,7 +629,7 @@ mod tests {
                 seed: vec![ModelItem::UserMessage { text: "x".into() }],
                 standing_approvals: Vec::new(),
                 origin: Origin::CompactedFrom {
-                    segment_id: "s0".into(),
+                    segment_id: SegmentId::new("s0"),
                 },
                 context_window: Some(ContextWindow {
                     tokens: 16_000,

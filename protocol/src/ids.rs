@@ -1,6 +1,7 @@
 //! The ids that cross the wire and the log, each its own type so that one cannot be passed
 //! where another is meant: an entry's log seq is not an event's broadcast seq (`committed`
-//! carries both), a queue id is not either, a call id is not a pod name.
+//! carries both), a queue id is not either, a request id is not a queue id (an `ack` carries
+//! both), a segment id is not the report id made from it, a call id is not a pod name.
 //!
 //! On the wire each is exactly the number or string it wraps (`#[serde(transparent)]`), so the
 //! format did not change when they were introduced; the golden tests in `message.rs` and
@@ -99,29 +100,65 @@ counter! {
     QueueId
 }
 
-/// A model's tool call, as the provider named it; tool results and approvals point at it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CallId(String);
-
-impl CallId {
-    pub fn new(id: impl Into<String>) -> Self {
-        Self(id.into())
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    pub fn into_string(self) -> String {
-        self.0
-    }
+counter! {
+    /// A client's request, chosen by the client and echoed in the answer (`ack`, `error`, and
+    /// each reply such as `history` or `command_done`): how a client tells which answer is its
+    /// `run`, its `approve`, its `spawn` (docs/protocol.md). Meaningful only on one connection.
+    RequestId
 }
 
-impl fmt::Display for CallId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+macro_rules! text_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(
+            Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+        )]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            pub fn new(id: impl Into<String>) -> Self {
+                Self(id.into())
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
+text_id! {
+    /// A model's tool call, as the provider named it; tool results and approvals point at it.
+    /// An approval request has no id of its own: it is the request for this call.
+    CallId
+}
+
+text_id! {
+    /// One segment of a pod's log, `segments/<id>.jsonl`: a UUIDv7 made when the segment
+    /// starts (docs/storage.md). Origins, `earlier` pages and output cursors name segments by
+    /// it. Not checked when made: a segment id from a client names a file only once the pod has
+    /// found it in its own `pod.json` list.
+    SegmentId
+}
+
+text_id! {
+    /// A report from a child pod to its parent (`pod_event`'s `event_id`): `<segment id>/<seq>`
+    /// of the entry that made it, so it survives restarts and `/clear`, and the parent drops a
+    /// report it has already taken (docs/storage.md). From another sender it is any text.
+    ReportId
+}
+
+text_id! {
+    /// One pod process's life (`welcome.instance`, a UUIDv7): event seqs compare only within
+    /// one instance, so a client that reconnects to a new one starts from a snapshot.
+    InstanceId
 }
 
 /// Longest pod name; keeps file names and log lines readable.
@@ -238,7 +275,21 @@ mod tests {
         assert_eq!(serde_json::to_string(&EntrySeq::new(7)).unwrap(), "7");
         assert_eq!(serde_json::to_string(&EventSeq::new(8)).unwrap(), "8");
         assert_eq!(serde_json::to_string(&QueueId::new(9)).unwrap(), "9");
+        assert_eq!(serde_json::to_string(&RequestId::new(10)).unwrap(), "10");
         assert_eq!(serde_json::to_string(&CallId::new("c1")).unwrap(), "\"c1\"");
+        let segment = SegmentId::new("0193f0c2-7c1e");
+        assert_eq!(
+            serde_json::to_string(&segment).unwrap(),
+            "\"0193f0c2-7c1e\""
+        );
+        assert_eq!(
+            serde_json::to_string(&ReportId::new("s/4")).unwrap(),
+            "\"s/4\""
+        );
+        assert_eq!(
+            serde_json::to_string(&InstanceId::new("i")).unwrap(),
+            "\"i\""
+        );
         let name = PodName::new("a-b.c_1").unwrap();
         assert_eq!(serde_json::to_string(&name).unwrap(), "\"a-b.c_1\"");
         let back: PodName = serde_json::from_str("\"a-b.c_1\"").unwrap();

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::approval::StandingApproval;
 use crate::completion::{Completion, CompletionKind};
 use crate::entry::{Entry, QueuedItem, Usage, WindowSource};
-use crate::ids::{CallId, EntrySeq, EventSeq, PodName, QueueId};
+use crate::ids::{CallId, EntrySeq, EventSeq, InstanceId, PodName, QueueId, RequestId, SegmentId};
 use crate::pod_event::PodEvent;
 use crate::segment::Segment;
 
@@ -18,7 +18,7 @@ pub const PROTOCOL_VERSION: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<u64>,
+    pub id: Option<RequestId>,
     #[serde(flatten)]
     pub method: Method,
 }
@@ -103,7 +103,7 @@ pub enum Method {
     /// `before_seq`, newest last, bounded in size. At the start of a segment (`before_seq` 0)
     /// the answer is the end of the segment before it. Answered with `earlier`.
     Earlier {
-        segment_id: String,
+        segment_id: SegmentId,
         before_seq: EntrySeq,
     },
     /// The standing approvals in force, answered with `approvals`.
@@ -387,7 +387,7 @@ pub struct PodStatus {
     pub cwd: String,
     pub provider: String,
     pub model: String,
-    pub segment_id: String,
+    pub segment_id: SegmentId,
     pub entries: u64,
     pub queue: Vec<QueueEntry>,
     pub usage: Usage,
@@ -433,7 +433,7 @@ pub enum ServerMsg {
         server_version: String,
         state: PodState,
         /// Identifies this pod process; `seq` values are only comparable within one instance.
-        instance: String,
+        instance: InstanceId,
         /// The seq of the last event published before this welcome: a control client can
         /// `subscribe {since_seq: seq}` to follow from here without a snapshot.
         seq: EventSeq,
@@ -443,7 +443,7 @@ pub enum ServerMsg {
         reason: String,
     },
     Ack {
-        id: u64,
+        id: RequestId,
         outcome: AckOutcome,
         /// For `queued`: the id the item will carry when it is committed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -455,7 +455,7 @@ pub enum ServerMsg {
     },
     Error {
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        id: Option<u64>,
+        id: Option<RequestId>,
         code: ErrorCode,
         message: String,
     },
@@ -463,7 +463,7 @@ pub enum ServerMsg {
         seq: EventSeq,
         state: PodState,
         greeting: String,
-        segment_id: String,
+        segment_id: SegmentId,
         entries: u64,
         #[serde(default)]
         context: ContextFill,
@@ -538,23 +538,23 @@ pub enum ServerMsg {
         message: String,
     },
     History {
-        id: u64,
-        segment_id: String,
+        id: RequestId,
+        segment_id: SegmentId,
         entries: Vec<Entry>,
     },
     Context {
-        id: u64,
+        id: RequestId,
         /// The exact JSON text of the next provider request body.
         body: String,
     },
     StatusReply {
-        id: u64,
+        id: RequestId,
         status: PodStatus,
     },
     /// The answer to `list_completions`, best first. `truncated` says the pod stopped at its
     /// bound, so a longer prefix may find more.
     Completions {
-        id: u64,
+        id: RequestId,
         kind: CompletionKind,
         items: Vec<Completion>,
         #[serde(default)]
@@ -562,33 +562,33 @@ pub enum ServerMsg {
     },
     /// The answer to a pod command: what it did, for the person who typed it.
     CommandDone {
-        id: u64,
+        id: RequestId,
         command: PodCommand,
         message: String,
     },
     /// The answer to `spawn`: the child runs and listens on `socket`.
     Spawned {
-        id: u64,
+        id: RequestId,
         name: PodName,
         socket: String,
     },
     /// The answer to `earlier`: entries of `segment_id` (which is the one asked for, or the
     /// one before it), oldest first. `more` says there is something before the first of them.
     Earlier {
-        id: u64,
-        segment_id: String,
+        id: RequestId,
+        segment_id: SegmentId,
         entries: Vec<Entry>,
         more: bool,
     },
     /// The answer to `list_approvals` and `revoke_approval`: the standing approvals in force,
     /// oldest first.
     Approvals {
-        id: u64,
+        id: RequestId,
         standing: Vec<StandingApproval>,
     },
     /// The answer to `mcp_servers`.
     McpServers {
-        id: u64,
+        id: RequestId,
         servers: Vec<crate::McpServerStatus>,
     },
     #[serde(other)]
@@ -635,6 +635,7 @@ impl ServerMsg {
 mod tests {
     use super::*;
     use crate::entry::{Entry, EntryKind, RunTrigger};
+    use crate::ids::{InstanceId, ReportId, RequestId, SegmentId};
 
     fn round_trip<T>(value: &T)
     where
@@ -663,7 +664,7 @@ mod tests {
             Method::PodEvent {
                 event: PodEvent::ShutDown {
                     pod: "c".into(),
-                    event_id: "e".into(),
+                    event_id: ReportId::new("e"),
                 },
                 wake: true,
             },
@@ -712,14 +713,14 @@ mod tests {
                 args: "the parser".into(),
             },
             Method::Earlier {
-                segment_id: "s".into(),
+                segment_id: SegmentId::new("s"),
                 before_seq: EntrySeq::new(0),
             },
         ];
         for method in methods {
             assert_ne!(method.name(), "unknown");
             round_trip(&Request {
-                id: Some(9),
+                id: Some(RequestId::new(9)),
                 method,
             });
         }
@@ -767,7 +768,7 @@ mod tests {
                 pod: "p".parse().unwrap(),
                 server_version: "0.1.0".into(),
                 state: PodState::Idle,
-                instance: "i".into(),
+                instance: InstanceId::new("i"),
                 seq: EventSeq::new(4),
             },
             ServerMsg::Incompatible {
@@ -775,7 +776,7 @@ mod tests {
                 reason: "r".into(),
             },
             ServerMsg::Ack {
-                id: 1,
+                id: RequestId::new(1),
                 outcome: AckOutcome::Queued,
                 queue_id: Some(QueueId::new(2)),
                 entry_seq: Some(EntrySeq::new(3)),
@@ -789,7 +790,7 @@ mod tests {
                 seq: EventSeq::new(1),
                 state: PodState::Paused,
                 greeting: "g".into(),
-                segment_id: "s".into(),
+                segment_id: SegmentId::new("s"),
                 entries: 1,
                 context: ContextFill {
                     tokens: 900,
@@ -816,7 +817,7 @@ mod tests {
                 seq: EventSeq::new(1),
             },
             ServerMsg::CommandDone {
-                id: 3,
+                id: RequestId::new(3),
                 command: PodCommand::Clear,
                 message: "new segment".into(),
             },
@@ -861,16 +862,16 @@ mod tests {
                 message: "m".into(),
             },
             ServerMsg::History {
-                id: 1,
-                segment_id: "s".into(),
+                id: RequestId::new(1),
+                segment_id: SegmentId::new("s"),
                 entries: vec![],
             },
             ServerMsg::Context {
-                id: 1,
+                id: RequestId::new(1),
                 body: "{}".into(),
             },
             ServerMsg::StatusReply {
-                id: 1,
+                id: RequestId::new(1),
                 status: PodStatus {
                     name: "p".parse().unwrap(),
                     state: PodState::Idle,
@@ -878,7 +879,7 @@ mod tests {
                     cwd: "/".into(),
                     provider: "scripted".into(),
                     model: "m".into(),
-                    segment_id: "s".into(),
+                    segment_id: SegmentId::new("s"),
                     entries: 1,
                     queue: vec![],
                     usage: Usage::default(),
@@ -890,7 +891,7 @@ mod tests {
                 },
             },
             ServerMsg::Approvals {
-                id: 3,
+                id: RequestId::new(3),
                 standing: vec![StandingApproval {
                     tool: "edit_file".into(),
                     rule: None,
@@ -905,13 +906,13 @@ mod tests {
                 },
             },
             ServerMsg::Earlier {
-                id: 2,
-                segment_id: "s0".into(),
+                id: RequestId::new(2),
+                segment_id: SegmentId::new("s0"),
                 entries: vec![],
                 more: true,
             },
             ServerMsg::Completions {
-                id: 1,
+                id: RequestId::new(1),
                 kind: CompletionKind::Knowledge,
                 items: vec![Completion::new("style", "how we write")],
                 truncated: true,

@@ -13,9 +13,9 @@ use ratatui::backend::TestBackend;
 use seedpod_client::pods::{PodConfig, PodMeta};
 use seedpod_client::{Liveness, PodListing, Welcome};
 use seedpod_protocol::{
-    ApprovalRequest, CallId, Entry, EntryKind, EntrySeq, EventSeq, ModelItem, PodEvent, PodName,
-    PodState, ProviderKind, QueueEntry, QueueId, QueuedItem, RunEndReason, RunTrigger, Segment,
-    ServerMsg, SystemItem, Usage,
+    ApprovalRequest, CallId, Entry, EntryKind, EntrySeq, EventSeq, InstanceId, ModelItem, PodEvent,
+    PodName, PodState, ProviderKind, QueueEntry, QueueId, QueuedItem, ReportId, RequestId,
+    RunEndReason, RunTrigger, Segment, SegmentId, ServerMsg, SystemItem, Usage,
 };
 use seedpod_transcript::Theme;
 use seedpod_tui::App;
@@ -84,7 +84,7 @@ fn load(app: &mut App, state: PodState, more: Vec<EntryKind>) {
             pod: app.pod.clone(),
             server_version: "0.1.0".into(),
             state,
-            instance: "i".into(),
+            instance: InstanceId::new("i"),
             seq: EventSeq::new(seq),
         }),
         now,
@@ -95,7 +95,7 @@ fn load(app: &mut App, state: PodState, more: Vec<EntryKind>) {
             seq: EventSeq::new(seq),
             state,
             greeting: format!("pod {}", app.pod),
-            segment_id: "s1".into(),
+            segment_id: SegmentId::new("s1"),
             entries: seq,
             message_cap: None,
         },
@@ -205,7 +205,7 @@ fn listing(
             ..PodMeta::new(
                 PodName::new(name.to_string()).unwrap(),
                 format!("/home/ada/{name}").into(),
-                "s",
+                SegmentId::new("s"),
                 PodConfig::new(ProviderKind::Scripted, "script"),
                 0,
             )
@@ -255,7 +255,7 @@ fn completion_popup_and_help() {
         LinkEvent::Reply {
             tag,
             msg: ServerMsg::Completions {
-                id: 1,
+                id: RequestId::new(1),
                 kind: seedpod_protocol::CompletionKind::Command,
                 items: vec![seedpod_protocol::Completion::new(
                     "help",
@@ -476,22 +476,22 @@ fn a_parent_with_reports_from_its_children() {
     let reports = vec![
         report(PodEvent::TurnEnded {
             pod: "demo-docs".into(),
-            event_id: "e1".into(),
+            event_id: ReportId::new("e1"),
         }),
         report(PodEvent::Errored {
             pod: "demo-tests".into(),
-            event_id: "e2".into(),
+            event_id: ReportId::new("e2"),
             message: "the provider returned 529 overloaded".into(),
         }),
         report(PodEvent::ScopeSubDelegated {
             pod: "demo-tests".into(),
-            event_id: "e3".into(),
+            event_id: ReportId::new("e3"),
             child: "unit".into(),
             scope: vec!["tests/".into()],
         }),
         report(PodEvent::ShutDown {
             pod: "demo-docs".into(),
-            event_id: "e4".into(),
+            event_id: ReportId::new("e4"),
         }),
     ];
     load(&mut app, PodState::Idle, reports);
@@ -500,7 +500,7 @@ fn a_parent_with_reports_from_its_children() {
         item: QueuedItem::PodEvent {
             event: PodEvent::TurnEnded {
                 pod: "unit".into(),
-                event_id: "e5".into(),
+                event_id: ReportId::new("e5"),
             },
             wake: false,
         },
@@ -534,14 +534,14 @@ fn after_compaction_paging_back() {
         Theme::plain(),
     );
     let start = EntryKind::SegmentStart(SegmentStart {
-        segment_id: "0193f0c3-aaaa".into(),
+        segment_id: SegmentId::new("0193f0c3-aaaa"),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
         seed: vec![],
         standing_approvals: vec![],
         origin: Origin::CompactedFrom {
-            segment_id: "0193f0c2-bbbb".into(),
+            segment_id: SegmentId::new("0193f0c2-bbbb"),
         },
         context_window: None,
         compaction: Some(Compaction {
@@ -561,7 +561,7 @@ fn after_compaction_paging_back() {
             pod: "demo".parse().unwrap(),
             server_version: "0.1.0".into(),
             state: PodState::Idle,
-            instance: "i".into(),
+            instance: InstanceId::new("i"),
             seq: EventSeq::new(3),
         }),
         now,
@@ -584,7 +584,7 @@ fn after_compaction_paging_back() {
             seq: EventSeq::new(3),
             state: PodState::Idle,
             greeting: "pod demo".into(),
-            segment_id: "0193f0c3-aaaa".into(),
+            segment_id: SegmentId::new("0193f0c3-aaaa"),
             entries: 3,
             message_cap: None,
         },
@@ -612,7 +612,7 @@ fn after_compaction_paging_back() {
     assert_eq!(
         method,
         &Method::Earlier {
-            segment_id: "0193f0c3-aaaa".into(),
+            segment_id: SegmentId::new("0193f0c3-aaaa"),
             before_seq: EntrySeq::new(0)
         }
     );
@@ -621,8 +621,8 @@ fn after_compaction_paging_back() {
         LinkEvent::Reply {
             tag: *tag,
             msg: ServerMsg::Earlier {
-                id: 1,
-                segment_id: "0193f0c2-bbbb".into(),
+                id: RequestId::new(1),
+                segment_id: SegmentId::new("0193f0c2-bbbb"),
                 entries: vec![
                     entry(40, user("What is in this directory?")),
                     entry(41, reply("A **Rust** workspace.")),

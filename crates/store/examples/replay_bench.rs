@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use seedpod_protocol::{
     CallId, EntryKind, FinishReason, ModelConfig, ModelItem, Origin, ProviderKind, RunEndReason,
-    RunTrigger, Segment, SegmentStart, SystemItem, ToolSpec, Usage,
+    RunTrigger, Segment, SegmentId, SegmentStart, SystemItem, ToolSpec, Usage,
 };
 use seedpod_store::{Durability, SegmentState, SegmentWriter, read_segment};
 
@@ -98,7 +98,7 @@ fn segment_start() -> SegmentStart {
     SegmentStart {
         context_window: None,
         compaction: None,
-        segment_id: "bench".into(),
+        segment_id: SegmentId::new("bench"),
         system_prompt: "You are a helpful coding agent working in a repository.".repeat(20),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![ToolSpec {

@@ -15,8 +15,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use seedpod_protocol::{
     CallId, Entry, EntryKind, EntrySeq, EventSeq, FinishReason, ModelConfig, ModelItem, Origin,
-    PodState, ProviderKind, RunEndReason, RunTrigger, Segment, SegmentStart, ServerMsg, SystemItem,
-    Usage,
+    PodState, ProviderKind, RunEndReason, RunTrigger, Segment, SegmentId, SegmentStart, ServerMsg,
+    SystemItem, Usage,
 };
 use seedpod_transcript::render::preload_highlighting;
 use seedpod_transcript::{Theme, Transcript, TranscriptView, ViewState};
@@ -249,7 +249,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
         EntryKind::SegmentStart(SegmentStart {
             context_window: None,
             compaction: None,
-            segment_id: "0193f0c2".into(),
+            segment_id: SegmentId::new("0193f0c2"),
             system_prompt: "You are the bench.".into(),
             model: ModelConfig::new(ProviderKind::Scripted, "script"),
             tools: vec![],
@@ -370,7 +370,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
         seq: EventSeq::new(10),
         state: PodState::Idle,
         greeting: "bench".into(),
-        segment_id: "0193f0c2".into(),
+        segment_id: SegmentId::new("0193f0c2"),
         entries: entries.len() as u64,
         message_cap: None,
     }];

@@ -6,7 +6,9 @@
 use std::collections::HashSet;
 
 use seedpod_client::launch::{Launch, LaunchError, launch};
-use seedpod_protocol::{EntryKind, PodEvent, PodName, ServerMsg, SpawnRequest};
+use seedpod_protocol::{
+    EntryKind, PodEvent, PodName, ReportId, RequestId, ServerMsg, SpawnRequest,
+};
 use seedpod_store::{ChildRecord, Durability, PendingReport, ScopeGrant, report_id, unix_ms};
 use seedpod_tools::{Access, LentRoot, Scope};
 use tokio::sync::oneshot;
@@ -59,7 +61,7 @@ impl Controller {
                     // delivers them once more and is acknowledged without a second commit.
                     let wake = report_wakes(&event);
                     if let ServerMsg::Error { message, .. } =
-                        self.receive_report(0, event, wake).await
+                        self.receive_report(RequestId::new(0), event, wake).await
                     {
                         tracing::warn!(event = "stopped_child_report_refused", error = %message);
                     }
@@ -71,7 +73,7 @@ impl Controller {
     /// `spawn` from a client: answered when the child runs.
     pub(super) async fn spawn_child(
         &mut self,
-        id: u64,
+        id: RequestId,
         request: SpawnRequest,
         reply: oneshot::Sender<ServerMsg>,
     ) {
@@ -456,7 +458,7 @@ impl Controller {
         }
     }
 
-    async fn delivered(&mut self, event_id: String) {
+    async fn delivered(&mut self, event_id: ReportId) {
         if !self.log.state.outbox.iter().any(|r| r.event_id == event_id) {
             return;
         }

@@ -20,8 +20,8 @@ use seedpod_engine::{
 };
 use seedpod_protocol::{
     AckOutcome, CallId, DequeueReason, Entry, EntryKind, EntrySeq, ErrorCode, Method, ModelItem,
-    Origin, PodEvent, PodName, PodState, PodStatus, ProviderKind, QueueId, QueuedItem,
-    RunEndReason, RunTrigger, Segment, SegmentStart, ServerMsg, SystemItem,
+    Origin, PodEvent, PodName, PodState, PodStatus, ProviderKind, QueueId, QueuedItem, ReportId,
+    RequestId, RunEndReason, RunTrigger, Segment, SegmentStart, ServerMsg, SystemItem,
 };
 use seedpod_store::{
     PodConfig, PodMeta, SegmentState, SegmentWriter, new_segment_id, read_segment, segment_path,
@@ -201,7 +201,7 @@ struct Pod {
     files: Files,
     handle: ControllerHandle,
     events: mpsc::Receiver<Arc<str>>,
-    next_id: u64,
+    next_id: RequestId,
     shutdown: CancellationToken,
     task: JoinHandle<()>,
 }
@@ -235,7 +235,7 @@ impl Pod {
             files,
             handle,
             events: subscribed.subscription.rx,
-            next_id: 0,
+            next_id: RequestId::new(0),
             shutdown,
             task,
         }
@@ -510,12 +510,13 @@ fn is_notification(kind: &EntryKind, text: &str) -> bool {
 fn turn_ended(event_id: &str) -> PodEvent {
     PodEvent::TurnEnded {
         pod: "child".into(),
-        event_id: event_id.into(),
+        event_id: ReportId::new(event_id),
     }
 }
 
 fn pod_event_entries(entries: &[Entry], event_id: &str) -> (usize, usize) {
-    let matches_id = |event: &PodEvent| event.event_id() == Some(event_id);
+    let event_id = ReportId::new(event_id);
+    let matches_id = |event: &PodEvent| event.event_id() == Some(&event_id);
     let committed = entries
         .iter()
         .filter(|e| matches!(&e.kind, EntryKind::SystemItem { item: SystemItem::PodEvent { event, .. }, .. } if matches_id(event)))
@@ -938,7 +939,7 @@ async fn resume_reruns_unanswered_tool_calls_before_the_next_request() {
     let log = pod.log();
     let result_at = position(&log, "tool_result", |k| {
         matches!(k, EntryKind::ToolResult { call_id, name, content, is_error: false, .. }
-            if call_id.as_str() == "call_1_0" && name == "wait" && content == "wait was released")
+            if *call_id == CallId::new("call_1_0") && name == "wait" && content == "wait was released")
     });
     let answer_at = position(&log, "final answer", |k| {
         matches!(
@@ -1177,7 +1178,7 @@ async fn a_failed_sync_behind_an_ack_breaks_the_log_before_the_retry() {
 struct Manual {
     controller: Controller,
     rx: super::Receivers,
-    next_id: u64,
+    next_id: RequestId,
 }
 
 impl Manual {
@@ -1224,7 +1225,7 @@ async fn a_pause_racing_the_end_of_a_run_does_not_pause_a_finished_run() {
     let mut pod = Manual {
         controller,
         rx,
-        next_id: 0,
+        next_id: RequestId::new(0),
     };
     let run = Method::Run {
         segments: vec![Segment::text("go")],
@@ -1281,7 +1282,7 @@ async fn references_paused_before_they_are_attached_are_attached_on_resume() {
     let mut pod = Manual {
         controller,
         rx,
-        next_id: 0,
+        next_id: RequestId::new(0),
     };
     let run = Method::Run {
         segments: vec![

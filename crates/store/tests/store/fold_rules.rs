@@ -6,8 +6,8 @@
 use crate::support::{entry, realistic_entries, segment_start};
 use seedpod_protocol::{
     CallId, DequeueReason, Entry, EntryKind, EntrySeq, FinishReason, ModelConfig, ModelItem,
-    ProviderKind, QueueEntry, QueueId, QueuedItem, RunEndReason, RunTrigger, Segment, SystemItem,
-    Usage,
+    ProviderKind, QueueEntry, QueueId, QueuedItem, ReportId, RunEndReason, RunTrigger, Segment,
+    SegmentId, SystemItem, Usage,
 };
 use seedpod_store::{FoldError, SegmentState};
 
@@ -76,7 +76,7 @@ fn ids(pending: &[QueueEntry]) -> Vec<QueueId> {
 fn start_takes_everything_from_segment_start() {
     let start = segment_start("s1");
     let state = Fold::new().0;
-    assert_eq!(state.segment_id, "s1");
+    assert_eq!(state.segment_id, SegmentId::new("s1"));
     assert_eq!(state.system_prompt, start.system_prompt);
     assert_eq!(state.model, start.model);
     assert_eq!(state.tools, start.tools);
@@ -373,8 +373,8 @@ fn an_unanswered_approval_request_is_pending_until_answered() {
     .ok(tool_call("a"))
     .ok(approval_request("a"));
     assert_eq!(
-        fold.0.pending_approval().map(|r| r.call_id.as_str()),
-        Some("a")
+        fold.0.pending_approval().map(|r| &r.call_id),
+        Some(&CallId::new("a"))
     );
     fold.ok(approval_answer("a", ApprovalDecision::Approve));
     assert_eq!(fold.0.pending_approval(), None);
@@ -455,7 +455,7 @@ fn only_runs_the_parent_started_become_reports_until_delivered() {
     }
     let shut_down = PodEvent::ShutDown {
         pod: "kid".into(),
-        event_id: "s1/7".into(),
+        event_id: ReportId::new("s1/7"),
     };
     fold.ok(EntryKind::Outbox {
         event: shut_down.clone(),
@@ -464,29 +464,29 @@ fn only_runs_the_parent_started_become_reports_until_delivered() {
         fold.0.outbox,
         [
             PendingReport {
-                event_id: "s1/4".into(),
+                event_id: ReportId::new("s1/4"),
                 report: Report::TurnEnded,
             },
             PendingReport {
-                event_id: "s1/6".into(),
+                event_id: ReportId::new("s1/6"),
                 report: Report::Errored {
                     message: "model down".into(),
                 },
             },
             PendingReport {
-                event_id: "s1/7".into(),
+                event_id: ReportId::new("s1/7"),
                 report: Report::Event(shut_down),
             },
         ],
         "ids are the segment and the seq of the entry that made the report"
     );
     fold.ok(EntryKind::OutboxDelivered {
-        event_id: "s1/6".into(),
+        event_id: ReportId::new("s1/6"),
     });
-    let left: Vec<&str> = fold.0.outbox.iter().map(|r| r.event_id.as_str()).collect();
-    assert_eq!(left, ["s1/4", "s1/7"]);
+    let left: Vec<&ReportId> = fold.0.outbox.iter().map(|r| &r.event_id).collect();
+    assert_eq!(left, [&ReportId::new("s1/4"), &ReportId::new("s1/7")]);
     fold.ok(EntryKind::OutboxDelivered {
-        event_id: "nothing/1".into(),
+        event_id: ReportId::new("nothing/1"),
     });
     assert_eq!(fold.0.outbox.len(), 2, "an unknown id changes nothing");
 }

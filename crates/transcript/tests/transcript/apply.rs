@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crate::support::*;
 use seedpod_protocol::{
     AlertLevel, CallId, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, InFlightToolCall,
-    PodState, RunEndReason, ServerMsg, SystemItem, Usage,
+    InstanceId, PodState, RequestId, RunEndReason, ServerMsg, SystemItem, Usage,
 };
 use seedpod_transcript::{CellKind, ToolStatus, Transcript};
 
@@ -153,7 +153,7 @@ fn a_new_pod_instance_starts_its_seqs_again() {
         pod: "demo".parse().unwrap(),
         server_version: "0.1.1".into(),
         state: PodState::Idle,
-        instance: "i2".into(),
+        instance: InstanceId::new("i2"),
         seq: EventSeq::new(0),
     });
     apply_all(
@@ -607,7 +607,7 @@ fn in_flight_tool_calls_and_thinking_paint_the_streaming_block() {
 fn errors_and_goodbyes_are_status_notices_not_cells() {
     let mut t = attached();
     t.apply(&ServerMsg::Error {
-        id: Some(3),
+        id: Some(RequestId::new(3)),
         code: ErrorCode::NotRunning,
         message: "nothing is running".into(),
     });

@@ -21,8 +21,8 @@ fn approval_status(t: &Transcript, call_id: &str) -> ApprovalStatus {
         .unwrap_or_else(|| panic!("no approval cell for {call_id}"))
 }
 
-fn pending_call(t: &Transcript) -> Option<&str> {
-    t.pending_approval().map(|r| r.call_id.as_str())
+fn pending_call(t: &Transcript) -> Option<&CallId> {
+    t.pending_approval().map(|r| &r.call_id)
 }
 
 /// A live run that made a shell call and asked about it (event seqs 5..=9).
@@ -58,7 +58,7 @@ fn a_request_is_pending_until_its_answer_commits() {
         ["segment_start", "user", "tool", "approval"],
         "the request is a cell of its own after its call"
     );
-    assert_eq!(pending_call(&t), Some("call_1"));
+    assert_eq!(pending_call(&t), Some(&CallId::new("call_1")));
     assert_eq!(t.status().pending_approval.as_ref(), t.pending_approval());
     assert!(t.status().waiting_for_approval);
     assert_eq!(approval_status(&t, "call_1"), ApprovalStatus::Waiting);
@@ -93,7 +93,11 @@ fn denials_and_standing_approvals_show_on_the_cell() {
         replaces: None,
     };
     t.apply(&committed(10, entry(5, approval_request(second))));
-    assert_eq!(pending_call(&t), Some("call_1"), "the oldest request first");
+    assert_eq!(
+        pending_call(&t),
+        Some(&CallId::new("call_1")),
+        "the oldest request first"
+    );
 
     // Answering the newer one first leaves the older pending.
     let always = StandingApproval {
@@ -107,7 +111,7 @@ fn denials_and_standing_approvals_show_on_the_cell() {
             approval_answer("call_2", ApprovalDecision::ApproveAlways(always.clone())),
         ),
     ));
-    assert_eq!(pending_call(&t), Some("call_1"));
+    assert_eq!(pending_call(&t), Some(&CallId::new("call_1")));
     assert_eq!(
         approval_status(&t, "call_2"),
         ApprovalStatus::ApprovedAlways(always)
@@ -193,7 +197,7 @@ fn a_snapshot_finds_the_same_pending_request_as_a_live_client() {
         ]
     };
     let t = snapshot(PodState::WaitingForApproval, asked());
-    assert_eq!(pending_call(&t), Some("call_1"));
+    assert_eq!(pending_call(&t), Some(&CallId::new("call_1")));
     assert!(t.status().waiting_for_approval);
     assert_eq!(kinds(&t), kinds(&asking()));
 
@@ -234,7 +238,7 @@ fn a_resync_while_asking_keeps_one_request() {
             },
         ],
     );
-    assert_eq!(pending_call(&t), Some("call_1"));
+    assert_eq!(pending_call(&t), Some(&CallId::new("call_1")));
     let approvals = kinds(&t).iter().filter(|k| **k == "approval").count();
     assert_eq!(approvals, 1);
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crate::support::*;
 use seedpod_protocol::{
     CallId, CompactionTrigger, ContextFill, ContextWindow, EntryKind, EventSeq, ModelConfig,
-    Origin, PodState, ProviderKind, SegmentStart, ServerMsg, ToolResultTrim, TrimMode,
+    Origin, PodState, ProviderKind, SegmentId, SegmentStart, ServerMsg, ToolResultTrim, TrimMode,
     WindowSource,
 };
 use seedpod_transcript::render::status_line_at;
@@ -16,14 +16,14 @@ use seedpod_transcript::{CellKind, Link, PodView, Theme, Transcript, cell_lines}
 
 fn compacted_start(segment_id: &str, from: &str, trigger: CompactionTrigger) -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
-        segment_id: segment_id.into(),
+        segment_id: SegmentId::new(segment_id),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
         seed: vec![],
         standing_approvals: Vec::new(),
         origin: Origin::CompactedFrom {
-            segment_id: from.into(),
+            segment_id: SegmentId::new(from),
         },
         context_window: None,
         compaction: Some(compaction_record(trigger, None)),
@@ -253,7 +253,7 @@ fn a_live_compaction_draws_a_separator_and_a_folded_cell_that_opens_on_the_summa
             "compaction"
         ]
     );
-    assert_eq!(t.status().segment_id, "new");
+    assert_eq!(t.status().segment_id, SegmentId::new("new"));
     assert_eq!(t.status().tokens_in, 0, "tokens count the active segment");
     let at = t.cells().len() - 1;
     assert!(t.is_toggleable(at));
@@ -391,14 +391,14 @@ fn the_compaction_cell_names_what_the_memory_flush_wrote() {
     let mut record = compaction_record(CompactionTrigger::Auto, None);
     record.memory_flush = vec!["write_file AGENTS.md".into()];
     let start = EntryKind::SegmentStart(SegmentStart {
-        segment_id: "new".into(),
+        segment_id: SegmentId::new("new"),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
         seed: vec![],
         standing_approvals: Vec::new(),
         origin: Origin::CompactedFrom {
-            segment_id: "old".into(),
+            segment_id: SegmentId::new("old"),
         },
         context_window: None,
         compaction: Some(record),

@@ -6,8 +6,8 @@ use std::time::SystemTime;
 use crossterm::event::KeyCode;
 use seedpod_client::{Liveness, PodListing};
 use seedpod_protocol::{
-    Entry, EntryKind, EntrySeq, ErrorCode, Method, PodEvent, PodName, ServerMsg, SpawnRequest,
-    SystemItem,
+    Entry, EntryKind, EntrySeq, ErrorCode, Method, PodEvent, PodName, ReportId, RequestId,
+    ServerMsg, SpawnRequest, SystemItem,
 };
 
 use super::{Harness, ctrl, key, request, seedpod_store_meta};
@@ -31,7 +31,7 @@ fn report(pod: &str) -> EntryKind {
         item: SystemItem::PodEvent {
             event: PodEvent::TurnEnded {
                 pod: pod.into(),
-                event_id: format!("{pod}-1"),
+                event_id: ReportId::new(format!("{pod}-1")),
             },
             body: format!("[pod_event] {pod} finished its turn"),
         },
@@ -86,7 +86,10 @@ fn the_picker_shows_children_under_their_parent_and_keeps_the_current_pod_select
     let Overlay::Picker(picker) = &h.app.overlay else {
         panic!("no picker");
     };
-    assert_eq!(picker.chosen().map(|p| p.name.as_str()), Some("p-tests"));
+    assert_eq!(
+        picker.chosen().map(|p| &p.name),
+        Some(&PodName::new("p-tests").unwrap())
+    );
     h.key(key(KeyCode::Down));
     assert_eq!(
         h.key(key(KeyCode::Enter)),
@@ -187,7 +190,7 @@ fn reports_in_the_snapshot_count_and_a_new_pod_starts_without_any() {
         entries: vec![entry(
             EntrySeq::new(3),
             EntryKind::OutboxDelivered {
-                event_id: "x".into(),
+                event_id: ReportId::new("x"),
             },
         )],
     });
@@ -224,7 +227,7 @@ fn spawn_asks_the_pod_to_start_a_child_and_ctrl_g_goes_into_it() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Spawned {
-            id: 1,
+            id: RequestId::new(1),
             name: "tests".parse().unwrap(),
             socket: "/run/tests.sock".into(),
         },
@@ -244,7 +247,7 @@ fn a_refused_spawn_says_why() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(1),
+            id: Some(RequestId::new(1)),
             code: ErrorCode::InvalidRequest,
             message: "a pod named \"p\" exists already".into(),
         },

@@ -7,8 +7,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use seedpod_protocol::{
     CallId, Compaction, CompactionTrigger, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, Method,
-    ModelConfig, ModelItem, Origin, PodCommand, PodState, ProviderKind, RunEndReason, RunTrigger,
-    Segment, SegmentStart, ServerMsg,
+    ModelConfig, ModelItem, Origin, PodCommand, PodState, ProviderKind, RequestId, RunEndReason,
+    RunTrigger, Segment, SegmentId, SegmentStart, ServerMsg,
 };
 use seedpod_transcript::{CellKind, LogHead};
 
@@ -18,14 +18,14 @@ use crate::connection::LinkEvent;
 
 fn compacted_start(segment_id: &str, from: &str) -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
-        segment_id: segment_id.into(),
+        segment_id: SegmentId::new(segment_id),
         system_prompt: "You are p.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
         seed: vec![],
         standing_approvals: Vec::new(),
         origin: Origin::CompactedFrom {
-            segment_id: from.into(),
+            segment_id: SegmentId::new(from),
         },
         context_window: None,
         compaction: Some(Compaction {
@@ -94,7 +94,7 @@ fn after_compaction() -> Harness {
         seq: EventSeq::new(20),
         state: PodState::Idle,
         greeting: "pod p".into(),
-        segment_id: "s2".into(),
+        segment_id: SegmentId::new("s2"),
         entries: entries.len() as u64,
         message_cap: None,
     });
@@ -140,7 +140,7 @@ fn compact_goes_to_the_pod_with_its_focus() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::CommandDone {
-            id: 1,
+            id: RequestId::new(1),
             command: PodCommand::Compact,
             message: "compacted 12 messages into a new segment".into(),
         },
@@ -159,7 +159,7 @@ fn compact_goes_to_the_pod_with_its_focus() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(2),
+            id: Some(RequestId::new(2)),
             code: ErrorCode::Busy,
             message: "a turn is running; /compact when it ends".into(),
         },
@@ -223,7 +223,7 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
     assert_eq!(
         method,
         Method::Earlier {
-            segment_id: "s2".into(),
+            segment_id: SegmentId::new("s2"),
             before_seq: EntrySeq::new(0)
         }
     );
@@ -238,8 +238,8 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Earlier {
-            id: 1,
-            segment_id: "s1".into(),
+            id: RequestId::new(1),
+            segment_id: SegmentId::new("s1"),
             entries: turn(30, "what is 6 × 7?", "42"),
             more: true,
         },
@@ -266,15 +266,15 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
     assert_eq!(
         method,
         Method::Earlier {
-            segment_id: "s1".into(),
+            segment_id: SegmentId::new("s1"),
             before_seq: EntrySeq::new(30)
         }
     );
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Earlier {
-            id: 2,
-            segment_id: "s1".into(),
+            id: RequestId::new(2),
+            segment_id: SegmentId::new("s1"),
             entries: vec![],
             more: false,
         },
@@ -359,7 +359,7 @@ fn an_answer_for_a_replaced_transcript_is_dropped() {
         seq: EventSeq::new(40),
         state: PodState::Idle,
         greeting: "pod p".into(),
-        segment_id: "s2".into(),
+        segment_id: SegmentId::new("s2"),
         entries: 5,
         message_cap: None,
     });
@@ -371,8 +371,8 @@ fn an_answer_for_a_replaced_transcript_is_dropped() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Earlier {
-            id: 1,
-            segment_id: "s1".into(),
+            id: RequestId::new(1),
+            segment_id: SegmentId::new("s1"),
             entries: turn(30, "old", "old answer"),
             more: true,
         },
@@ -432,7 +432,7 @@ fn tab_after_home_stays_near_the_top() {
         .transcript
         .cells()
         .iter()
-        .position(|c| matches!(&c.kind, CellKind::ToolCall { call_id, .. } if call_id.as_str() == "early"))
+        .position(|c| matches!(&c.kind, CellKind::ToolCall { call_id, .. } if *call_id == CallId::new("early")))
         .expect("the early call's cell");
     assert_eq!(
         focused, early,

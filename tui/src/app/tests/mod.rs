@@ -6,13 +6,13 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use seedpod_client::Welcome;
 use seedpod_protocol::{
     AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, CallId, Completion,
-    CompletionKind, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, Method, ModelItem, PodCommand,
-    PodName, PodState, QueueId, RunEndReason, Segment, ServerMsg,
+    CompletionKind, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, InstanceId, Method, ModelItem,
+    PodCommand, PodName, PodState, QueueId, RequestId, RunEndReason, Segment, SegmentId, ServerMsg,
 };
 use seedpod_transcript::{Link, Theme};
 
 use super::{App, Effect, ExitReason, Overlay, Pending, TYPING_PAUSE};
-use crate::connection::LinkEvent;
+use crate::connection::{LinkEvent, RequestTag};
 use crate::history::{HistoryEntry, InputHistory};
 
 mod children;
@@ -49,7 +49,7 @@ impl Harness {
             pod: "p".parse().unwrap(),
             server_version: "0.1.0".into(),
             state: PodState::Idle,
-            instance: "i".into(),
+            instance: InstanceId::new("i"),
             seq: EventSeq::new(10),
         }));
         h.frame(ServerMsg::SnapshotBegin {
@@ -57,7 +57,7 @@ impl Harness {
             seq: EventSeq::new(10),
             state: PodState::Idle,
             greeting: "pod p".into(),
-            segment_id: "s".into(),
+            segment_id: SegmentId::new("s"),
             entries: 0,
             message_cap: None,
         });
@@ -144,7 +144,7 @@ impl Harness {
 }
 
 /// The single request among `effects`.
-fn request(effects: &[Effect]) -> (u64, Method) {
+fn request(effects: &[Effect]) -> (RequestTag, Method) {
     let requests: Vec<_> = effects
         .iter()
         .filter_map(|e| match e {
@@ -153,7 +153,10 @@ fn request(effects: &[Effect]) -> (u64, Method) {
         })
         .collect();
     assert_eq!(requests.len(), 1, "{effects:?}");
-    requests.into_iter().next().unwrap_or((0, Method::Unknown))
+    requests
+        .into_iter()
+        .next()
+        .unwrap_or((RequestTag::new(0), Method::Unknown))
 }
 
 #[test]
@@ -207,7 +210,7 @@ fn input_is_kept_while_disconnected() {
         pod: "p".parse().unwrap(),
         server_version: "0.1.0".into(),
         state: PodState::Idle,
-        instance: "j".into(),
+        instance: InstanceId::new("j"),
         seq: EventSeq::new(0),
     }));
     assert_eq!(h.app.link, Link::Connected);
@@ -257,7 +260,7 @@ fn esc_pauses_then_cancels() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
-            id: 3,
+            id: RequestId::new(3),
             outcome: AckOutcome::Done,
             queue_id: None,
             entry_seq: None,
@@ -320,7 +323,7 @@ fn stop_asks_first_and_ends_the_tui_when_the_pod_stops() {
     let effects = h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
-            id: 3,
+            id: RequestId::new(3),
             outcome: AckOutcome::Done,
             queue_id: None,
             entry_seq: None,
@@ -344,7 +347,7 @@ fn pod_commands_are_sent_to_the_pod_and_their_answers_shown() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::CommandDone {
-            id: 1,
+            id: RequestId::new(1),
             command: PodCommand::Clear,
             message: "started a new segment 0193…; the old one (0192…) stays in the log".into(),
         },
@@ -368,7 +371,7 @@ fn pod_commands_are_sent_to_the_pod_and_their_answers_shown() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::CommandDone {
-            id: 2,
+            id: RequestId::new(2),
             command: PodCommand::Model,
             message: "switched to gpt-5 (was script)\nfor the next requests".into(),
         },
@@ -415,7 +418,7 @@ fn a_refused_pod_command_says_why() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(1),
+            id: Some(RequestId::new(1)),
             code: ErrorCode::Busy,
             message: "the pod is running; /clear starts a new segment only between turns".into(),
         },
@@ -509,7 +512,7 @@ fn file_completion_asks_the_pod_and_sends_a_file_reference() {
     h.link(LinkEvent::Reply {
         tag: asks[1].0,
         msg: ServerMsg::Completions {
-            id: 1,
+            id: RequestId::new(1),
             kind,
             items: vec![Completion::new("stale/", "")],
             truncated: false,
@@ -519,7 +522,7 @@ fn file_completion_asks_the_pod_and_sends_a_file_reference() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Completions {
-            id: 2,
+            id: RequestId::new(2),
             kind,
             items: vec![Completion::new("src/main.rs", "")],
             truncated: false,
@@ -552,7 +555,7 @@ fn a_refused_input_goes_back_into_the_composer() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(1),
+            id: Some(RequestId::new(1)),
             code: ErrorCode::StorageFailed,
             message: "disk full".into(),
         },
@@ -571,7 +574,7 @@ fn input_sent_while_running_is_queued_by_the_pod() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
-            id: 1,
+            id: RequestId::new(1),
             outcome: AckOutcome::Queued,
             queue_id: Some(QueueId::new(1)),
             entry_seq: Some(EntrySeq::new(4)),
@@ -644,7 +647,7 @@ fn seedpod_store_meta(name: &str) -> seedpod_client::pods::PodMeta {
     seedpod_client::pods::PodMeta::new(
         PodName::new(name.to_string()).unwrap(),
         format!("/work/{name}").into(),
-        "s",
+        SegmentId::new("s"),
         config,
         0,
     )
@@ -668,7 +671,7 @@ fn a_command_typed_in_full_runs_on_the_first_enter() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Completions {
-            id: 1,
+            id: RequestId::new(1),
             kind: CompletionKind::Command,
             items: vec![Completion::new("help", "keys and commands")],
             truncated: false,
@@ -724,7 +727,7 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
-            id: tag,
+            id: RequestId::new(1),
             outcome: AckOutcome::Done,
             queue_id: None,
             entry_seq: None,
@@ -740,7 +743,7 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(tag),
+            id: Some(RequestId::new(2)),
             code: ErrorCode::InvalidRequest,
             message: "nothing is queued as #4: it may already have been sent".into(),
         },
@@ -749,10 +752,8 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
 }
 
 /// The call id the approval modal asks about, if it shows.
-fn modal_call(h: &Harness) -> Option<String> {
-    h.app
-        .approval_modal()
-        .map(|m| m.request.call_id.to_string())
+fn modal_call(h: &Harness) -> Option<CallId> {
+    h.app.approval_modal().map(|m| m.request.call_id.clone())
 }
 
 fn answer_entry(decision: ApprovalDecision) -> EntryKind {
@@ -767,7 +768,7 @@ fn a_pending_request_opens_the_modal_and_y_approves_it() {
     let mut h = Harness::connected();
     assert_eq!(modal_call(&h), None);
     h.asking();
-    assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
+    assert_eq!(modal_call(&h), Some(CallId::new("call_1")));
     assert!(h.app.transcript.status().waiting_for_approval);
     h.later(TYPING_PAUSE);
 
@@ -794,7 +795,7 @@ fn a_pending_request_opens_the_modal_and_y_approves_it() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
-            id: 1,
+            id: RequestId::new(1),
             outcome: AckOutcome::Done,
             queue_id: None,
             entry_seq: Some(EntrySeq::new(3)),
@@ -904,14 +905,17 @@ fn a_modal_shown_again_waits_again() {
     h.key(key(KeyCode::Esc));
     h.later(Duration::from_secs(5));
     h.key(ctrl('a'));
-    assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
+    assert_eq!(modal_call(&h), Some(CallId::new("call_1")));
     h.later(Duration::from_millis(100));
     assert!(
         h.key(key(KeyCode::Char('y'))).is_empty(),
         "too soon after Ctrl-A"
     );
     h.later(TYPING_PAUSE);
-    assert_eq!(request(&h.key(key(KeyCode::Char('y')))).0, 1);
+    assert_eq!(
+        request(&h.key(key(KeyCode::Char('y')))).0,
+        RequestTag::new(1)
+    );
 }
 
 #[test]
@@ -1069,7 +1073,7 @@ fn esc_hides_the_modal_and_ctrl_a_brings_it_back() {
     assert_eq!(h.app.composer.text(), "yes", "keys type again");
 
     h.key(ctrl('a'));
-    assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
+    assert_eq!(modal_call(&h), Some(CallId::new("call_1")));
     assert_eq!(h.app.composer.text(), "yes", "the draft is kept");
 
     // Hidden again (once the modal, shown again, takes keys), Esc on an empty composer
@@ -1118,7 +1122,7 @@ fn an_answer_that_lost_the_race_shows_why() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(1),
+            id: Some(RequestId::new(1)),
             code: ErrorCode::NothingPending,
             message: "call call_1 is not waiting for approval: it was answered already".into(),
         },
@@ -1149,7 +1153,7 @@ fn other_overlays_come_first_and_the_modal_waits_behind_them() {
     assert_eq!(h.app.overlay, Overlay::Help(0));
     assert_eq!(modal_call(&h), None);
     h.key(key(KeyCode::Char('q')));
-    assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
+    assert_eq!(modal_call(&h), Some(CallId::new("call_1")));
 }
 
 #[test]
@@ -1343,7 +1347,7 @@ fn a_model_name_completes_from_the_servers_list() {
     let mut h = Harness::connected();
     h.type_text("/model");
     let effects = h.key(KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE));
-    let asked: Vec<(u64, Method)> = effects
+    let asked: Vec<(RequestTag, Method)> = effects
         .iter()
         .filter_map(|e| match e {
             Effect::Request { tag, method } => Some((*tag, method.clone())),
@@ -1361,7 +1365,7 @@ fn a_model_name_completes_from_the_servers_list() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Completions {
-            id: 1,
+            id: RequestId::new(1),
             kind: CompletionKind::Model,
             items: vec![
                 Completion::new("llama3.2", "model"),

@@ -4,7 +4,7 @@
 use crossterm::event::KeyCode;
 use seedpod_protocol::{
     ApprovalDecision, CallId, CommandRule, EntryKind, EntrySeq, ErrorCode, EventSeq, Method,
-    ServerMsg, StandingApproval,
+    RequestId, ServerMsg, StandingApproval,
 };
 
 use super::{Harness, key, request};
@@ -39,7 +39,7 @@ fn approvals_lists_and_revokes_the_selected_rule() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Approvals {
-            id: tag,
+            id: RequestId::new(1),
             standing: rules.clone(),
         },
     });
@@ -58,7 +58,7 @@ fn approvals_lists_and_revokes_the_selected_rule() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Approvals {
-            id: tag,
+            id: RequestId::new(2),
             standing: vec![rules[0].clone()],
         },
     });
@@ -85,7 +85,7 @@ fn a_refused_list_closes_the_popup_and_says_why() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(tag),
+            id: Some(RequestId::new(1)),
             code: ErrorCode::InvalidRequest,
             message: "unknown method list_approvals".into(),
         },
@@ -102,7 +102,7 @@ fn a_grant_elsewhere_refreshes_an_open_popup() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Approvals {
-            id: tag,
+            id: RequestId::new(1),
             standing: Vec::new(),
         },
     });

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use seedpod_protocol::{
     CallId, DequeueReason, ENTRY_VERSION, Entry, EntryKind, EntrySeq, FinishReason, ModelConfig,
-    ModelItem, Origin, PodEvent, ProviderKind, QueueId, QueuedItem, RunEndReason, RunTrigger,
-    Segment, SegmentStart, SystemItem, ToolSpec, Usage,
+    ModelItem, Origin, PodEvent, ProviderKind, QueueId, QueuedItem, ReportId, RunEndReason,
+    RunTrigger, Segment, SegmentId, SegmentStart, SystemItem, ToolSpec, Usage,
 };
 use seedpod_store::entry_line;
 
@@ -18,7 +18,7 @@ pub fn segment_start(segment_id: &str) -> SegmentStart {
     SegmentStart {
         context_window: None,
         compaction: None,
-        segment_id: segment_id.into(),
+        segment_id: SegmentId::new(segment_id),
         system_prompt: "You are a pod.\nBe brief.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![ToolSpec {
@@ -216,7 +216,7 @@ fn system_item() -> impl Strategy<Value = SystemItem> {
         text().prop_map(|body| SystemItem::PodEvent {
             event: PodEvent::TurnEnded {
                 pod: "child".into(),
-                event_id: "e1".into(),
+                event_id: ReportId::new("e1"),
             },
             body,
         }),

@@ -7,9 +7,10 @@ use ratatui::buffer::Buffer;
 use ratatui::text::Line;
 use seedpod_protocol::{
     AlertLevel, ApprovalDecision, ApprovalRequest, CallId, Compaction, CompactionTrigger, Entry,
-    EntryKind, EntrySeq, EventSeq, FinishReason, InFlightToolCall, ModelConfig, ModelItem, Origin,
-    PodEvent, PodState, ProviderKind, QueueEntry, QueueId, QueuedItem, RunEndReason, RunTrigger,
-    Segment, SegmentStart, ServerMsg, StandingApproval, SystemItem, Usage,
+    EntryKind, EntrySeq, EventSeq, FinishReason, InFlightToolCall, InstanceId, ModelConfig,
+    ModelItem, Origin, PodEvent, PodState, ProviderKind, QueueEntry, QueueId, QueuedItem, ReportId,
+    RunEndReason, RunTrigger, Segment, SegmentId, SegmentStart, ServerMsg, StandingApproval,
+    SystemItem, Usage,
 };
 use seedpod_transcript::{
     ApprovalStatus, Cell, CellKind, LogHead, SegmentOrigin, Theme, ToolStatus, Transcript,
@@ -38,7 +39,7 @@ pub fn segment_start() -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
         context_window: None,
         compaction: None,
-        segment_id: "0193f0c2-7c1e-7d2a-9c1b-3f7a2b1c0d9e".into(),
+        segment_id: SegmentId::new("0193f0c2-7c1e-7d2a-9c1b-3f7a2b1c0d9e"),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
@@ -148,7 +149,7 @@ pub fn snapshot_begin(seq: u64, state: PodState) -> ServerMsg {
         seq: EventSeq::new(seq),
         state,
         greeting: "pod demo · scripted/script".into(),
-        segment_id: "0193f0c2".into(),
+        segment_id: SegmentId::new("0193f0c2"),
         entries: 0,
         message_cap: None,
     }
@@ -220,19 +221,19 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
         (
             "segment_start",
             cell(CellKind::SegmentStart {
-                segment_id: "0193f0c2-7c1e".into(),
+                segment_id: SegmentId::new("0193f0c2-7c1e"),
                 provider: "anthropic".into(),
                 model: "claude-sonnet-4".into(),
-                origin: SegmentOrigin::CompactedFrom("0193eeee-aaaa".into()),
+                origin: SegmentOrigin::CompactedFrom(SegmentId::new("0193eeee-aaaa")),
             }),
         ),
         (
             "segment_start_cleared",
             cell(CellKind::SegmentStart {
-                segment_id: "0193f0c2-7c1e".into(),
+                segment_id: SegmentId::new("0193f0c2-7c1e"),
                 provider: "anthropic".into(),
                 model: "claude-sonnet-4".into(),
-                origin: SegmentOrigin::ClearedFrom("0193eeee-aaaa".into()),
+                origin: SegmentOrigin::ClearedFrom(SegmentId::new("0193eeee-aaaa")),
             }),
         ),
         (
@@ -423,7 +424,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             cell(CellKind::PodEvent {
                 event: PodEvent::TurnEnded {
                     pod: "child-1".into(),
-                    event_id: "e1".into(),
+                    event_id: ReportId::new("e1"),
                 },
             }),
         ),
@@ -432,7 +433,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             cell(CellKind::PodEvent {
                 event: PodEvent::Errored {
                     pod: "child-2".into(),
-                    event_id: "e2".into(),
+                    event_id: ReportId::new("e2"),
                     message: "the provider returned 529 overloaded three times".into(),
                 },
             }),
@@ -442,7 +443,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             cell(CellKind::PodEvent {
                 event: PodEvent::ScopeSubDelegated {
                     pod: "child-1".into(),
-                    event_id: "e3".into(),
+                    event_id: ReportId::new("e3"),
                     child: "grandchild".into(),
                     scope: vec!["src/".into(), "docs/".into()],
                 },
@@ -702,7 +703,7 @@ pub fn attached() -> Transcript {
                 pod: "demo".parse().unwrap(),
                 server_version: "0.1.0".into(),
                 state: PodState::Idle,
-                instance: "i1".into(),
+                instance: InstanceId::new("i1"),
                 seq: EventSeq::new(4),
             },
             snapshot_begin(4, PodState::Idle),
