@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use seedpod_engine::{Context, OpenAiConfig, OpenAiProvider, Provider};
 use seedpod_pod::context::{ContextSettings, compact, estimate, prune};
 use seedpod_protocol::{
-    ContextWindow, Entry, EntryKind, EntrySeq, ModelConfig, ModelItem, Origin, ProviderKind,
-    SegmentStart, Usage, WindowSource,
+    CallId, ContextWindow, Entry, EntryKind, EntrySeq, ModelConfig, ModelItem, Origin,
+    ProviderKind, SegmentId, SegmentStart, Usage, WindowSource,
 };
 use seedpod_store::SegmentState;
 
@@ -31,13 +31,13 @@ fn item(i: usize) -> EntryKind {
         },
         1 => EntryKind::AssistantItem {
             item: ModelItem::ToolCall {
-                call_id: call_id.into(),
+                call_id: CallId::new(call_id),
                 name: "read_file".into(),
                 arguments: format!("{{\"path\":\"src/module_{i}.rs\"}}"),
             },
         },
         2 => EntryKind::ToolResult {
-            call_id: call_id.into(),
+            call_id: CallId::new(call_id),
             name: "read_file".into(),
             // Every tenth result is large, as real file reads are.
             content: "fn main() { println!(\"hello\"); }\n".repeat(if i % 40 == 2 {
@@ -58,7 +58,7 @@ fn item(i: usize) -> EntryKind {
 
 fn state(items: usize, window: u64) -> SegmentState {
     let start = SegmentStart {
-        segment_id: "bench".into(),
+        segment_id: SegmentId::new("bench"),
         system_prompt: "You are a pod.".repeat(200),
         model: ModelConfig::new(ProviderKind::Openai, "gpt-4o"),
         tools: Vec::new(),
@@ -74,7 +74,7 @@ fn state(items: usize, window: u64) -> SegmentState {
     };
     let entry = |seq: u64, kind| Entry {
         v: 1,
-        seq: EntrySeq(seq),
+        seq: EntrySeq::new(seq),
         ts: 0,
         kind,
     };

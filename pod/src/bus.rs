@@ -45,7 +45,7 @@ impl Default for Bus {
 impl Bus {
     pub fn new() -> Bus {
         Bus {
-            seq: EventSeq(0),
+            seq: EventSeq::new(0),
             ring: VecDeque::with_capacity(REPLAY_RING_CAPACITY),
             subscribers: Vec::new(),
         }
@@ -162,8 +162,10 @@ mod tests {
         for _ in 0..(REPLAY_RING_CAPACITY + 10) {
             bus.publish(state);
         }
-        assert!(bus.replay_since(EventSeq(5)).is_none());
-        let recent = bus.replay_since(EventSeq(bus.seq().get() - 3)).unwrap();
+        assert!(bus.replay_since(EventSeq::new(5)).is_none());
+        let recent = bus
+            .replay_since(EventSeq::new(bus.seq().get() - 3))
+            .unwrap();
         assert_eq!(recent.len(), 3);
         assert_eq!(bus.replay_since(bus.seq()).unwrap().len(), 0);
         assert!(bus.replay_since(bus.seq().next()).is_none());

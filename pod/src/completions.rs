@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use seedpod_protocol::{Completion, CompletionKind, SLASH_COMMANDS, ServerMsg};
+use seedpod_protocol::{Completion, CompletionKind, RequestId, SLASH_COMMANDS, ServerMsg};
 use seedpod_tools::{Access, Scope};
 
 use crate::project_file;
@@ -23,14 +23,14 @@ pub const KNOWLEDGE_DIR: &str = ".seedpod/knowledge";
 pub const WORKFLOWS_DIR: &str = ".seedpod/workflows";
 
 /// The reply frame for request `id`.
-pub fn answer(id: u64, cwd: &Path, kind: CompletionKind, prefix: &str) -> ServerMsg {
+pub fn answer(id: RequestId, cwd: &Path, kind: CompletionKind, prefix: &str) -> ServerMsg {
     answer_in_scope(id, cwd, None, kind, prefix)
 }
 
 /// `answer`, offering only files the pod's scope lets the model read (a denied `.env` is not
 /// suggested, and a denied directory is not walked).
 pub fn answer_in_scope(
-    id: u64,
+    id: RequestId,
     cwd: &Path,
     scope: Option<&Scope>,
     kind: CompletionKind,
@@ -189,6 +189,7 @@ fn files(cwd: &Path, scope: Option<&Scope>, prefix: &str) -> (Vec<Completion>, b
 #[cfg(test)]
 mod tests {
     use super::*;
+    use seedpod_protocol::RequestId;
 
     fn values(msg: ServerMsg) -> (Vec<String>, bool) {
         match msg {
@@ -210,14 +211,19 @@ mod tests {
         };
         let scope = Scope::new(dir.path(), &rules).unwrap();
         let (found, _) = values(answer_in_scope(
-            1,
+            RequestId::new(1),
             dir.path(),
             Some(&scope),
             CompletionKind::File,
             "s",
         ));
         assert!(found.is_empty(), "{found:?}");
-        let (unscoped, _) = values(answer(1, dir.path(), CompletionKind::File, "s"));
+        let (unscoped, _) = values(answer(
+            RequestId::new(1),
+            dir.path(),
+            CompletionKind::File,
+            "s",
+        ));
         assert!(unscoped.contains(&"secret.env".to_string()), "{unscoped:?}");
     }
 
@@ -237,13 +243,23 @@ mod tests {
     #[test]
     fn files_honour_gitignore_and_match_path_or_name() {
         let dir = tree();
-        let (found, truncated) = values(answer(1, dir.path(), CompletionKind::File, "src/ma"));
+        let (found, truncated) = values(answer(
+            RequestId::new(1),
+            dir.path(),
+            CompletionKind::File,
+            "src/ma",
+        ));
         assert_eq!(
             found,
             vec!["src/main.rs", "src/markdown/", "src/markdown/mod.rs"]
         );
         assert!(!truncated);
-        let (found, _) = values(answer(1, dir.path(), CompletionKind::File, "ma"));
+        let (found, _) = values(answer(
+            RequestId::new(1),
+            dir.path(),
+            CompletionKind::File,
+            "ma",
+        ));
         assert!(found.contains(&"src/main.rs".to_string()), "{found:?}");
         assert!(
             !found.iter().any(|f| f.starts_with("target")),
@@ -254,7 +270,12 @@ mod tests {
     #[test]
     fn file_completion_stays_inside_the_directory() {
         let dir = tree();
-        let (found, _) = values(answer(1, dir.path(), CompletionKind::File, "../"));
+        let (found, _) = values(answer(
+            RequestId::new(1),
+            dir.path(),
+            CompletionKind::File,
+            "../",
+        ));
         assert!(found.is_empty(), "{found:?}");
     }
 
@@ -266,20 +287,40 @@ mod tests {
         std::fs::write(knowledge.join("style.md"), "\n# How we write\nbody").unwrap();
         std::fs::write(knowledge.join("setup.md"), "Setup").unwrap();
         std::fs::write(knowledge.join("notes.txt"), "not a note").unwrap();
-        let msg = answer(2, dir.path(), CompletionKind::Knowledge, "st");
+        let msg = answer(
+            RequestId::new(2),
+            dir.path(),
+            CompletionKind::Knowledge,
+            "st",
+        );
         let ServerMsg::Completions { items, .. } = msg else {
             panic!("not completions");
         };
         assert_eq!(items, vec![Completion::new("style", "How we write")]);
-        let (found, _) = values(answer(3, dir.path(), CompletionKind::Workflow, ""));
+        let (found, _) = values(answer(
+            RequestId::new(3),
+            dir.path(),
+            CompletionKind::Workflow,
+            "",
+        ));
         assert!(found.is_empty(), "no workflows dir: {found:?}");
     }
 
     #[test]
     fn commands_are_the_slash_commands() {
-        let (found, _) = values(answer(4, Path::new("/"), CompletionKind::Command, "d"));
+        let (found, _) = values(answer(
+            RequestId::new(4),
+            Path::new("/"),
+            CompletionKind::Command,
+            "d",
+        ));
         assert_eq!(found, vec!["detach"]);
-        let (all, _) = values(answer(4, Path::new("/"), CompletionKind::Command, ""));
+        let (all, _) = values(answer(
+            RequestId::new(4),
+            Path::new("/"),
+            CompletionKind::Command,
+            "",
+        ));
         assert_eq!(all.len(), SLASH_COMMANDS.len());
     }
 
@@ -289,14 +330,23 @@ mod tests {
         for i in 0..(MAX_COMPLETIONS + 5) {
             std::fs::write(dir.path().join(format!("f{i}.txt")), "").unwrap();
         }
-        let (found, truncated) = values(answer(5, dir.path(), CompletionKind::File, "f"));
+        let (found, truncated) = values(answer(
+            RequestId::new(5),
+            dir.path(),
+            CompletionKind::File,
+            "f",
+        ));
         assert_eq!(found.len(), MAX_COMPLETIONS);
         assert!(truncated);
     }
 }
 
 /// The server's models that start with `prefix`, for `/model NAME` (at most `MAX_COMPLETIONS`).
-pub fn model_completions(id: u64, models: Result<Vec<String>, String>, prefix: &str) -> ServerMsg {
+pub fn model_completions(
+    id: RequestId,
+    models: Result<Vec<String>, String>,
+    prefix: &str,
+) -> ServerMsg {
     let mut found: Vec<String> = models
         .unwrap_or_default()
         .into_iter()

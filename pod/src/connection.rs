@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 use seedpod_protocol::{
-    ClientMode, ErrorCode, EventSeq, FrameCodec, FramesError, GoodbyeReason, Method,
-    PROTOCOL_VERSION, PodName, PodState, Request, ServerMsg, decode_request, encode, handshake,
+    ClientMode, ErrorCode, EventSeq, FrameCodec, FramesError, GoodbyeReason, InstanceId, Method,
+    PROTOCOL_VERSION, PodName, PodState, Request, RequestId, ServerMsg, decode_request, encode,
+    handshake,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
@@ -88,7 +89,7 @@ fn widens_policy(method: &Method) -> bool {
 
 pub struct ConnectionInfo {
     pub pod: PodName,
-    pub instance: String,
+    pub instance: InstanceId,
 }
 
 /// Serve one connection until the client leaves, breaks the protocol, or the pod stops.
@@ -301,7 +302,7 @@ async fn dispatch(
     out: &mpsc::Sender<Out>,
     peer: &Peer,
 ) -> bool {
-    let id = request.id.unwrap_or(0);
+    let id = request.id.unwrap_or(RequestId::new(0));
     if widens_policy(&request.method) {
         // Defence in depth behind the sandbox (docs/sandbox.md): who said it, for the record.
         tracing::info!(
@@ -347,7 +348,7 @@ async fn dispatch(
     }
 }
 
-fn refusal(id: u64, message: &str) -> String {
+fn refusal(id: RequestId, message: &str) -> String {
     encode(&ServerMsg::Error {
         id: Some(id),
         code: ErrorCode::InvalidRequest,
@@ -578,13 +579,12 @@ async fn write_snapshot<W: AsyncWrite + Unpin>(writer: &mut Sink<W>, snap: Snaps
 #[cfg(test)]
 mod tests {
     use super::*;
-    use seedpod_protocol::EntrySeq;
-    use seedpod_protocol::{Entry, EntryKind};
+    use seedpod_protocol::{Entry, EntryKind, EntrySeq};
 
     fn entry(seq: u64, text_bytes: usize) -> Entry {
         Entry {
             v: 1,
-            seq: EntrySeq(seq),
+            seq: EntrySeq::new(seq),
             ts: 9,
             kind: EntryKind::UserInput {
                 segments: Vec::new(),
@@ -618,12 +618,12 @@ mod tests {
             );
             match serde_json::from_str::<ServerMsg>(frame).unwrap() {
                 ServerMsg::SnapshotEntries { entries } => {
-                    seqs.extend(entries.iter().map(|e| e.seq.0));
+                    seqs.extend(entries.iter().map(|e| e.seq));
                 }
                 other => panic!("{other:?}"),
             }
         }
-        assert_eq!(seqs, (0..40).collect::<Vec<u64>>());
+        assert_eq!(seqs, (0..40).map(EntrySeq::new).collect::<Vec<_>>());
         assert_eq!(snapshot_batches(&[]).count(), 0);
     }
 }

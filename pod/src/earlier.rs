@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use seedpod_protocol::{Entry, EntrySeq, ServerMsg};
+use seedpod_protocol::{Entry, EntrySeq, RequestId, SegmentId, ServerMsg};
 use seedpod_store::{PodMeta, read_segment_entries, segment_path};
 
 /// Serialised bytes one `earlier` answer carries at most (well under the frame limit), so a
@@ -83,18 +83,18 @@ fn oversized(entry: &Entry) -> Entry {
 }
 
 /// The segment before `segment_id` in the pod's list, if any.
-pub fn previous_segment<'a>(meta: &'a PodMeta, segment_id: &str) -> Option<&'a str> {
+pub fn previous_segment<'a>(meta: &'a PodMeta, segment_id: &SegmentId) -> Option<&'a SegmentId> {
     let at = meta.segments.iter().position(|s| s == segment_id)?;
-    at.checked_sub(1).map(|i| meta.segments[i].as_str())
+    at.checked_sub(1).map(|i| &meta.segments[i])
 }
 
 /// Answer `earlier` for a segment that is not the active one (or for the end of the one
 /// before the active segment): reads the file read-only.
 pub fn answer_from_files(
-    id: u64,
+    id: RequestId,
     pod_dir: &Path,
     meta: &PodMeta,
-    segment_id: &str,
+    segment_id: &SegmentId,
     before_seq: EntrySeq,
 ) -> ServerMsg {
     // Only this pod's own segments, by the names its `pod.json` lists: a client's string never
@@ -111,11 +111,11 @@ pub fn answer_from_files(
     let mut segment = segment_id.to_owned();
     let mut before = before_seq;
     loop {
-        if before == 0 {
+        if before == EntrySeq::FIRST {
             match previous_segment(meta, &segment) {
                 Some(prev) => {
                     segment = prev.to_owned();
-                    before = EntrySeq(u64::MAX);
+                    before = EntrySeq::new(u64::MAX);
                 }
                 None => return earlier(id, segment, Vec::new(), false),
             }
@@ -133,7 +133,7 @@ pub fn answer_from_files(
         let (page, more_here) = page(&entries, before);
         if page.is_empty() && !more_here {
             // An empty segment (cannot happen: every segment has its start) — go further back.
-            before = EntrySeq(0);
+            before = EntrySeq::FIRST;
             continue;
         }
         let more = more_here || previous_segment(meta, &segment).is_some();
@@ -141,7 +141,7 @@ pub fn answer_from_files(
     }
 }
 
-pub fn earlier(id: u64, segment_id: String, entries: Vec<Entry>, more: bool) -> ServerMsg {
+pub fn earlier(id: RequestId, segment_id: SegmentId, entries: Vec<Entry>, more: bool) -> ServerMsg {
     ServerMsg::Earlier {
         id,
         segment_id,
@@ -153,8 +153,7 @@ pub fn earlier(id: u64, segment_id: String, entries: Vec<Entry>, more: bool) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use seedpod_protocol::PodName;
-    use seedpod_protocol::{EntryKind, RunTrigger};
+    use seedpod_protocol::{CallId, EntryKind, PodName, RunTrigger, SegmentId};
 
     fn entry(seq: u64, content_len: usize) -> Arc<Entry> {
         let kind = if content_len == 0 {
@@ -163,7 +162,7 @@ mod tests {
             }
         } else {
             EntryKind::ToolResult {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 name: "read_file".into(),
                 content: "x".repeat(content_len),
                 is_error: false,
@@ -172,7 +171,7 @@ mod tests {
         };
         Arc::new(Entry {
             v: 1,
-            seq: EntrySeq(seq),
+            seq: EntrySeq::new(seq),
             ts: 0,
             kind,
         })
@@ -186,12 +185,18 @@ mod tests {
         let meta = PodMeta::new(
             PodName::new("p").unwrap(),
             dir.path().to_path_buf(),
-            "s1",
+            SegmentId::new("s1"),
             seedpod_store::PodConfig::new(seedpod_protocol::ProviderKind::Scripted, "x"),
             0,
         );
         for name in ["../secret", "../../etc/passwd", "s2", ""] {
-            let answer = answer_from_files(1, dir.path(), &meta, name, EntrySeq(5));
+            let answer = answer_from_files(
+                RequestId::new(1),
+                dir.path(),
+                &meta,
+                &SegmentId::new(name),
+                EntrySeq::new(5),
+            );
             let ServerMsg::Error { message, .. } = &answer else {
                 panic!("{name}: {answer:?}")
             };
@@ -202,13 +207,13 @@ mod tests {
     #[test]
     fn pages_end_before_the_asked_seq_and_say_whether_more_remains() {
         let entries: Vec<_> = (0..10).map(|s| entry(s, 0)).collect();
-        let (page, more) = page(&entries, EntrySeq(5));
+        let (page, more) = page(&entries, EntrySeq::new(5));
         assert_eq!(
             page.iter().map(|e| e.seq).collect::<Vec<_>>(),
-            [0, 1, 2, 3, 4]
+            (0..5).map(EntrySeq::new).collect::<Vec<_>>()
         );
         assert!(!more);
-        let (page, more) = super::page(&entries, EntrySeq(0));
+        let (page, more) = super::page(&entries, EntrySeq::new(0));
         assert!(page.is_empty());
         assert!(!more);
     }
@@ -216,7 +221,7 @@ mod tests {
     #[test]
     fn a_page_stays_under_the_byte_budget() {
         let entries: Vec<_> = (0..10).map(|s| entry(s, PAGE_BYTES / 3)).collect();
-        let (page, more) = page(&entries, EntrySeq(10));
+        let (page, more) = page(&entries, EntrySeq::new(10));
         assert!(!page.is_empty() && page.len() < 10, "{}", page.len());
         assert!(more);
         let bytes: usize = page.iter().map(entry_size).sum();
@@ -226,7 +231,7 @@ mod tests {
     #[test]
     fn an_entry_over_the_budget_is_cut_for_display_not_dropped() {
         let entries = vec![entry(0, 0), entry(1, PAGE_BYTES * 3)];
-        let (page, more) = page(&entries, EntrySeq(2));
+        let (page, more) = page(&entries, EntrySeq::new(2));
         assert_eq!(page.len(), 1);
         assert!(more);
         assert!(entry_size(&page[0]) < PAGE_BYTES);

@@ -7,6 +7,8 @@ use std::io::{Read, Seek, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
+use seedpod_protocol::PodName;
+
 use crate::error::PodError;
 
 /// Held while the pod runs; dropping it releases the lock.
@@ -16,7 +18,7 @@ pub struct PodLock {
 }
 
 /// Take the exclusive lock for serving the pod, and record our pid in it.
-pub fn acquire(path: &Path, name: &str) -> Result<PodLock, PodError> {
+pub fn acquire(path: &Path, name: &PodName) -> Result<PodLock, PodError> {
     let mut file = OpenOptions::new()
         .read(true)
         .write(true)
@@ -46,7 +48,7 @@ pub fn acquire(path: &Path, name: &str) -> Result<PodLock, PodError> {
 
 /// Take a shared lock for reading a stopped pod's files: it fails while a pod serves them and
 /// keeps one from starting meanwhile, but leaves the recorded pid alone (that is the server's).
-pub fn acquire_shared(path: &Path, name: &str) -> Result<PodLock, PodError> {
+pub fn acquire_shared(path: &Path, name: &PodName) -> Result<PodLock, PodError> {
     let mut file = OpenOptions::new()
         .read(true)
         .write(true)
@@ -73,33 +75,37 @@ pub fn acquire_shared(path: &Path, name: &str) -> Result<PodLock, PodError> {
 mod tests {
     use super::*;
 
+    fn p() -> PodName {
+        PodName::new("p").unwrap()
+    }
+
     #[test]
     fn second_holder_is_refused_until_the_first_drops() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("pod.lock");
-        let first = acquire(&path, "p").unwrap();
-        match acquire(&path, "p") {
+        let first = acquire(&path, &p()).unwrap();
+        match acquire(&path, &p()) {
             Err(PodError::AlreadyRunning { pid, .. }) => assert_eq!(pid, Some(std::process::id())),
             other => panic!("expected AlreadyRunning, got {other:?}"),
         }
         drop(first);
-        acquire(&path, "p").unwrap();
+        acquire(&path, &p()).unwrap();
     }
 
     #[test]
     fn a_reader_is_refused_while_serving_and_leaves_the_pid_alone() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("pod.lock");
-        let server = acquire(&path, "p").unwrap();
+        let server = acquire(&path, &p()).unwrap();
         assert!(matches!(
-            acquire_shared(&path, "p"),
+            acquire_shared(&path, &p()),
             Err(PodError::AlreadyRunning { .. })
         ));
         drop(server);
         std::fs::write(&path, "4242").unwrap();
-        let reader = acquire_shared(&path, "p").unwrap();
+        let reader = acquire_shared(&path, &p()).unwrap();
         assert!(matches!(
-            acquire(&path, "p"),
+            acquire(&path, &p()),
             Err(PodError::AlreadyRunning { .. })
         ));
         drop(reader);

@@ -8,7 +8,7 @@ use seedpod_engine::{
     AnthropicConfig, AnthropicProvider, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_READ_TIMEOUT,
     OpenAiConfig, OpenAiProvider, Provider, RetryPolicy, ScriptedProvider,
 };
-use seedpod_protocol::ProviderKind;
+use seedpod_protocol::{PodName, ProviderKind};
 use seedpod_store::PodConfig;
 
 use crate::error::PodError;
@@ -71,7 +71,7 @@ enum Purpose {
 
 /// The provider a running pod talks to.
 pub fn build_provider(
-    name: &str,
+    name: &PodName,
     config: &PodConfig,
     pod_dir: &Path,
     settings: &ProviderSettings,
@@ -81,7 +81,7 @@ pub fn build_provider(
 
 /// A provider used only to render request bodies (offline `context`): no key required.
 pub fn body_renderer(
-    name: &str,
+    name: &PodName,
     config: &PodConfig,
     pod_dir: &Path,
 ) -> Result<Arc<dyn Provider>, PodError> {
@@ -95,7 +95,7 @@ pub fn body_renderer(
 }
 
 fn build(
-    name: &str,
+    name: &PodName,
     config: &PodConfig,
     pod_dir: &Path,
     settings: &ProviderSettings,

@@ -47,12 +47,13 @@ pub fn orphan_result() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use seedpod_protocol::ReportId;
 
     #[test]
     fn pod_event_bodies_name_the_pod() {
         let body = pod_event_body(&PodEvent::TurnEnded {
             pod: "child-1".into(),
-            event_id: "e".into(),
+            event_id: ReportId::new("e"),
         });
         assert!(body.starts_with("[pod child-1] finished a turn"), "{body}");
     }

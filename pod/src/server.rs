@@ -117,7 +117,7 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     let (controller, handle, rx) = Controller::with_channels(parts, shutdown.clone(), channels);
     let info = Arc::new(ConnectionInfo {
         pod: opts.name.clone(),
-        instance: controller.instance().to_string(),
+        instance: controller.instance().clone(),
     });
     tracing::info!(
         event = "server_start",

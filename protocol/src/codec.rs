@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::ids::RequestId;
 use crate::message::{ErrorCode, Method, Request};
 
 /// Serialise one frame (without the trailing newline). Our types contain no maps with
@@ -27,7 +28,7 @@ pub fn encode<T: Serialize>(msg: &T) -> String {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]
 pub struct FrameError {
-    pub id: Option<u64>,
+    pub id: Option<RequestId>,
     pub code: ErrorCode,
     pub message: String,
 }
@@ -47,7 +48,10 @@ pub fn decode_request(line: &str) -> Result<Request, FrameError> {
             message: "frame must be a JSON object with a \"method\" field".into(),
         });
     };
-    let id = object.get("id").and_then(serde_json::Value::as_u64);
+    let id = object
+        .get("id")
+        .and_then(serde_json::Value::as_u64)
+        .map(RequestId::new);
     let method_name = object
         .get("method")
         .and_then(serde_json::Value::as_str)
@@ -81,7 +85,7 @@ mod tests {
     #[test]
     fn decodes_notify_with_default_wake() {
         let req = decode_request(r#"{"id":3,"method":"notify","message":"hi"}"#).unwrap();
-        assert_eq!(req.id, Some(3));
+        assert_eq!(req.id, Some(RequestId::new(3)));
         assert_eq!(
             req.method,
             Method::Notify {
@@ -94,7 +98,7 @@ mod tests {
     #[test]
     fn unknown_method_is_invalid_request_with_id() {
         let err = decode_request(r#"{"id":9,"method":"fly"}"#).unwrap_err();
-        assert_eq!(err.id, Some(9));
+        assert_eq!(err.id, Some(RequestId::new(9)));
         assert_eq!(err.code, ErrorCode::InvalidRequest);
         assert!(err.message.contains("fly"), "{}", err.message);
     }
@@ -111,6 +115,6 @@ mod tests {
     fn bad_parameters_are_invalid_request() {
         let err = decode_request(r#"{"id":1,"method":"notify","message":5}"#).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidRequest);
-        assert_eq!(err.id, Some(1));
+        assert_eq!(err.id, Some(RequestId::new(1)));
     }
 }

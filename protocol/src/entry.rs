@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{CallId, EntrySeq, QueueId};
+use crate::ids::{CallId, EntrySeq, QueueId, ReportId, SegmentId};
 
 use crate::approval::RuleWire;
 pub use crate::approval::{CommandRule, StandingApproval};
@@ -129,7 +129,7 @@ pub enum EntryKind {
     },
     /// The parent acknowledged the report with this id; it is not sent again.
     OutboxDelivered {
-        event_id: String,
+        event_id: ReportId,
     },
     /// The model's context window as the pod now knows it (configured, from the built-in
     /// table, asked from the server, or learned from a "too long" error). Recorded so replay and
@@ -179,7 +179,7 @@ impl EntryKind {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SegmentStart {
-    pub segment_id: String,
+    pub segment_id: SegmentId,
     /// Rendered once when the segment starts; replay never re-renders it.
     pub system_prompt: String,
     pub model: ModelConfig,
@@ -304,13 +304,13 @@ pub enum CompactionTrigger {
 pub enum Origin {
     New,
     CompactedFrom {
-        segment_id: String,
+        segment_id: SegmentId,
     },
     ForkedFrom {
-        segment_id: String,
+        segment_id: SegmentId,
     },
     ClearedFrom {
-        segment_id: String,
+        segment_id: SegmentId,
     },
     #[serde(other)]
     Unknown,
@@ -590,11 +590,12 @@ pub enum DequeueReason {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::SegmentId;
 
     fn entry(kind: EntryKind) -> Entry {
         Entry {
             v: ENTRY_VERSION,
-            seq: EntrySeq(7),
+            seq: EntrySeq::new(7),
             ts: 1_700_000_000_000,
             kind,
         }
@@ -617,7 +618,7 @@ mod tests {
     fn every_kind_round_trips() {
         let kinds = vec![
             EntryKind::SegmentStart(SegmentStart {
-                segment_id: "s1".into(),
+                segment_id: SegmentId::new("s1"),
                 system_prompt: "be good".into(),
                 model: ModelConfig::new(ProviderKind::Scripted, "script"),
                 tools: vec![ToolSpec {
@@ -628,7 +629,7 @@ mod tests {
                 seed: vec![ModelItem::UserMessage { text: "x".into() }],
                 standing_approvals: Vec::new(),
                 origin: Origin::CompactedFrom {
-                    segment_id: "s0".into(),
+                    segment_id: SegmentId::new("s0"),
                 },
                 context_window: Some(ContextWindow {
                     tokens: 16_000,
@@ -653,7 +654,7 @@ mod tests {
             EntryKind::ContextPruned {
                 trims: vec![ToolResultTrim {
                     index: 4,
-                    call_id: "c".into(),
+                    call_id: CallId::new("c"),
                     mode: TrimMode::Soft,
                     content: "head … tail".into(),
                 }],
@@ -668,14 +669,14 @@ mod tests {
                 },
             },
             EntryKind::ToolResult {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 name: "echo".into(),
                 content: "out".into(),
                 is_error: true,
                 meta: ToolMeta::default(),
             },
             EntryKind::ToolResult {
-                call_id: "d".into(),
+                call_id: CallId::new("d"),
                 name: "shell".into(),
                 content: "exit code 124".into(),
                 is_error: true,
@@ -688,7 +689,7 @@ mod tests {
             },
             EntryKind::SystemItem {
                 item: SystemItem::Interrupt { body: "b".into() },
-                queue_id: Some(QueueId(3)),
+                queue_id: Some(QueueId::new(3)),
             },
             EntryKind::TurnEnd {
                 iteration: 2,
@@ -708,18 +709,18 @@ mod tests {
                 model: ModelConfig::new(ProviderKind::Openai, "gpt"),
             },
             EntryKind::Queued {
-                queue_id: QueueId(4),
+                queue_id: QueueId::new(4),
                 item: QueuedItem::Notify {
                     message: "m".into(),
                     wake: false,
                 },
             },
             EntryKind::Dequeued {
-                queue_id: QueueId(4),
+                queue_id: QueueId::new(4),
                 reason: DequeueReason::Cancelled,
             },
             EntryKind::ApprovalRequest(ApprovalRequest {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 tool: "shell".into(),
                 arguments: r#"{"command":"cargo test"}"#.into(),
                 summary: "shell: cargo test".into(),
@@ -727,20 +728,20 @@ mod tests {
                 replaces: None,
             }),
             EntryKind::ApprovalAnswer {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 decision: ApprovalDecision::ApproveAlways(StandingApproval {
                     tool: "shell".into(),
                     rule: Some(CommandRule::Exact(vec!["cargo".into(), "t x".into()])),
                 }),
             },
             EntryKind::ApprovalAnswer {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 decision: ApprovalDecision::Deny {
                     reason: "not now".into(),
                 },
             },
             EntryKind::ApprovalStanding {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 standing: StandingApproval {
                     tool: "shell".into(),
                     rule: Some(CommandRule::Prefix(vec!["git".into(), "status".into()])),
@@ -759,7 +760,7 @@ mod tests {
     #[test]
     fn golden_approval_answer_line() {
         let e = entry(EntryKind::ApprovalAnswer {
-            call_id: "c1".into(),
+            call_id: CallId::new("c1"),
             decision: ApprovalDecision::Deny {
                 reason: "no".into(),
             },
@@ -773,7 +774,7 @@ mod tests {
     #[test]
     fn golden_tool_result_lines_with_and_without_metadata() {
         let plain = entry(EntryKind::ToolResult {
-            call_id: "c1".into(),
+            call_id: CallId::new("c1"),
             name: "read_file".into(),
             content: "x".into(),
             is_error: false,
@@ -787,7 +788,7 @@ mod tests {
         );
         assert_eq!(serde_json::from_str::<Entry>(line).unwrap(), plain);
         let failed = entry(EntryKind::ToolResult {
-            call_id: "c2".into(),
+            call_id: CallId::new("c2"),
             name: "shell".into(),
             content: "exit code 2".into(),
             is_error: true,

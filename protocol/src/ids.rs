@@ -1,13 +1,23 @@
 //! The ids that cross the wire and the log, each its own type so that one cannot be passed
 //! where another is meant: an entry's log seq is not an event's broadcast seq (`committed`
-//! carries both), a queue id is not either, a call id is not a pod name.
+//! carries both), a queue id is not either, a request id is not a queue id (an `ack` carries
+//! both), a segment id is not the report id made from it, a call id is not a pod name.
 //!
 //! On the wire each is exactly the number or string it wraps (`#[serde(transparent)]`), so the
 //! format did not change when they were introduced; the golden tests in `message.rs` and
 //! `entry.rs` hold it there. A `PodName` is checked when it is made, from any source: a name
 //! that would escape the pods directory or confuse a terminal never becomes a `PodName`.
+//!
+//! Each is sealed: made with its constructor (`EntrySeq::new(3)`, `CallId::new("c1")`), read
+//! with an accessor (`get`, `as_str`), and compared only with its own kind. No `Deref`, no
+//! `From` of the raw value, no `==` against a bare number or string, because each of those lets
+//! a raw value stand in for an id without anyone writing that it is one:
+//!
+//! ```compile_fail
+//! use seedpod_protocol::EntrySeq;
+//! let _ = EntrySeq::new(3) == 3;
+//! ```
 
-use std::borrow::Borrow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -19,9 +29,13 @@ macro_rules! counter {
             Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
         )]
         #[serde(transparent)]
-        pub struct $name(pub u64);
+        pub struct $name(u64);
 
         impl $name {
+            pub const fn new(n: u64) -> Self {
+                Self(n)
+            }
+
             pub const fn get(self) -> u64 {
                 self.0
             }
@@ -48,24 +62,6 @@ macro_rules! counter {
             }
         }
 
-        impl From<u64> for $name {
-            fn from(n: u64) -> Self {
-                Self(n)
-            }
-        }
-
-        impl PartialEq<u64> for $name {
-            fn eq(&self, other: &u64) -> bool {
-                self.0 == *other
-            }
-        }
-
-        impl PartialOrd<u64> for $name {
-            fn partial_cmp(&self, other: &u64) -> Option<std::cmp::Ordering> {
-                self.0.partial_cmp(other)
-            }
-        }
-
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 self.0.fmt(f)
@@ -88,6 +84,11 @@ counter! {
     EntrySeq
 }
 
+impl EntrySeq {
+    /// A segment's first entry: its `segment_start`.
+    pub const FIRST: Self = Self(0);
+}
+
 counter! {
     /// The position of a broadcast event in one pod process's life (`welcome.instance`): a
     /// subscriber resumes from it. Not durable; meaningless across instances.
@@ -99,75 +100,65 @@ counter! {
     QueueId
 }
 
-/// A model's tool call, as the provider named it; tool results and approvals point at it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CallId(String);
-
-impl CallId {
-    pub fn new(id: impl Into<String>) -> Self {
-        Self(id.into())
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    pub fn into_string(self) -> String {
-        self.0
-    }
+counter! {
+    /// A client's request, chosen by the client and echoed in the answer (`ack`, `error`, and
+    /// each reply such as `history` or `command_done`): how a client tells which answer is its
+    /// `run`, its `approve`, its `spawn` (docs/protocol.md). Meaningful only on one connection.
+    RequestId
 }
 
-impl From<String> for CallId {
-    fn from(id: String) -> Self {
-        Self(id)
-    }
+macro_rules! text_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(
+            Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+        )]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            pub fn new(id: impl Into<String>) -> Self {
+                Self(id.into())
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
 }
 
-impl From<&str> for CallId {
-    fn from(id: &str) -> Self {
-        Self(id.to_string())
-    }
+text_id! {
+    /// A model's tool call, as the provider named it; tool results and approvals point at it.
+    /// An approval request has no id of its own: it is the request for this call.
+    CallId
 }
 
-// A call id is read as text everywhere it is shown or matched; what the type prevents is
-// passing some other string where a call id is expected, not reading it.
-impl std::ops::Deref for CallId {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        &self.0
-    }
+text_id! {
+    /// One segment of a pod's log, `segments/<id>.jsonl`: a UUIDv7 made when the segment
+    /// starts (docs/storage.md). Origins, `earlier` pages and output cursors name segments by
+    /// it. Not checked when made: a segment id from a client names a file only once the pod has
+    /// found it in its own `pod.json` list.
+    SegmentId
 }
 
-impl Borrow<str> for CallId {
-    fn borrow(&self) -> &str {
-        &self.0
-    }
+text_id! {
+    /// A report from a child pod to its parent (`pod_event`'s `event_id`): `<segment id>/<seq>`
+    /// of the entry that made it, so it survives restarts and `/clear`, and the parent drops a
+    /// report it has already taken (docs/storage.md). From another sender it is any text.
+    ReportId
 }
 
-impl AsRef<str> for CallId {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl PartialEq<str> for CallId {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
-
-impl PartialEq<&str> for CallId {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
-    }
-}
-
-impl fmt::Display for CallId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+text_id! {
+    /// One pod process's life (`welcome.instance`, a UUIDv7): event seqs compare only within
+    /// one instance, so a client that reconnects to a new one starts from a snapshot.
+    InstanceId
 }
 
 /// Longest pod name; keeps file names and log lines readable.
@@ -256,20 +247,6 @@ impl From<PodName> for String {
     }
 }
 
-impl std::ops::Deref for PodName {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl AsRef<str> for PodName {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
 // A pod name is a file name component by construction (that is what the rule is for).
 impl AsRef<std::path::Path> for PodName {
     fn as_ref(&self) -> &std::path::Path {
@@ -280,48 +257,6 @@ impl AsRef<std::path::Path> for PodName {
 impl AsRef<std::ffi::OsStr> for PodName {
     fn as_ref(&self) -> &std::ffi::OsStr {
         std::ffi::OsStr::new(&self.0)
-    }
-}
-
-impl Borrow<str> for PodName {
-    fn borrow(&self) -> &str {
-        &self.0
-    }
-}
-
-impl PartialEq<str> for PodName {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
-
-impl PartialEq<String> for PodName {
-    fn eq(&self, other: &String) -> bool {
-        &self.0 == other
-    }
-}
-
-impl PartialEq<&str> for PodName {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
-    }
-}
-
-impl PartialEq<PodName> for str {
-    fn eq(&self, other: &PodName) -> bool {
-        self == other.0
-    }
-}
-
-impl PartialEq<PodName> for &str {
-    fn eq(&self, other: &PodName) -> bool {
-        *self == other.0
-    }
-}
-
-impl PartialEq<PodName> for String {
-    fn eq(&self, other: &PodName) -> bool {
-        *self == other.0
     }
 }
 
@@ -337,10 +272,24 @@ mod tests {
 
     #[test]
     fn ids_are_their_bare_value_on_the_wire() {
-        assert_eq!(serde_json::to_string(&EntrySeq(7)).unwrap(), "7");
-        assert_eq!(serde_json::to_string(&EventSeq(8)).unwrap(), "8");
-        assert_eq!(serde_json::to_string(&QueueId(9)).unwrap(), "9");
+        assert_eq!(serde_json::to_string(&EntrySeq::new(7)).unwrap(), "7");
+        assert_eq!(serde_json::to_string(&EventSeq::new(8)).unwrap(), "8");
+        assert_eq!(serde_json::to_string(&QueueId::new(9)).unwrap(), "9");
+        assert_eq!(serde_json::to_string(&RequestId::new(10)).unwrap(), "10");
         assert_eq!(serde_json::to_string(&CallId::new("c1")).unwrap(), "\"c1\"");
+        let segment = SegmentId::new("0193f0c2-7c1e");
+        assert_eq!(
+            serde_json::to_string(&segment).unwrap(),
+            "\"0193f0c2-7c1e\""
+        );
+        assert_eq!(
+            serde_json::to_string(&ReportId::new("s/4")).unwrap(),
+            "\"s/4\""
+        );
+        assert_eq!(
+            serde_json::to_string(&InstanceId::new("i")).unwrap(),
+            "\"i\""
+        );
         let name = PodName::new("a-b.c_1").unwrap();
         assert_eq!(serde_json::to_string(&name).unwrap(), "\"a-b.c_1\"");
         let back: PodName = serde_json::from_str("\"a-b.c_1\"").unwrap();
@@ -383,9 +332,9 @@ mod tests {
     }
 
     #[test]
-    fn seqs_compare_with_plain_numbers_and_step() {
-        assert_eq!(EntrySeq(3).next(), 4);
-        assert!(EventSeq(2) < 3);
-        assert_eq!(QueueId::from(5).get(), 5);
+    fn seqs_step_and_compare() {
+        assert_eq!(EntrySeq::new(3).next(), EntrySeq::new(4));
+        assert!(EventSeq::new(2) < EventSeq::new(3));
+        assert_eq!(QueueId::new(5).get(), 5);
     }
 }

@@ -44,7 +44,7 @@ pub enum ModelItem {
 /// can stop between a model's calls and their results (a pause, a crash), and providers refuse
 /// a call without its result, so these are answered before the next request. The one reading
 /// of "unanswered": the turn loop and the log's fold both use it.
-pub fn unanswered_tool_calls(items: &[ModelItem]) -> Vec<(&str, &str, &str)> {
+pub fn unanswered_tool_calls(items: &[ModelItem]) -> Vec<(&CallId, &str, &str)> {
     let tail_start = items
         .iter()
         .rposition(|item| {
@@ -55,7 +55,7 @@ pub fn unanswered_tool_calls(items: &[ModelItem]) -> Vec<(&str, &str, &str)> {
         })
         .map_or(0, |i| i + 1);
     let tail = &items[tail_start..];
-    let answered = |id: &str| {
+    let answered = |id: &CallId| {
         tail.iter()
             .any(|item| matches!(item, ModelItem::ToolResult { call_id, .. } if call_id == id))
     };
@@ -67,13 +67,13 @@ pub fn unanswered_tool_calls(items: &[ModelItem]) -> Vec<(&str, &str, &str)> {
 
 impl ModelItem {
     /// Whether this item is a tool call (the turn loop answers these before the next request).
-    pub fn as_tool_call(&self) -> Option<(&str, &str, &str)> {
+    pub fn as_tool_call(&self) -> Option<(&CallId, &str, &str)> {
         match self {
             ModelItem::ToolCall {
                 call_id,
                 name,
                 arguments,
-            } => Some((call_id.as_str(), name, arguments)),
+            } => Some((call_id, name, arguments)),
             ModelItem::UserMessage { .. }
             | ModelItem::AssistantText { .. }
             | ModelItem::Reasoning { .. }
@@ -91,13 +91,13 @@ mod tests {
     fn tool_call_arguments_stay_raw() {
         let raw = r#"{ "path" :"a.txt",  "n":1 }"#;
         let item = ModelItem::ToolCall {
-            call_id: "c1".into(),
+            call_id: CallId::new("c1"),
             name: "read".into(),
             arguments: raw.into(),
         };
         let json = serde_json::to_string(&item).unwrap();
         let back: ModelItem = serde_json::from_str(&json).unwrap();
-        assert_eq!(back.as_tool_call(), Some(("c1", "read", raw)));
+        assert_eq!(back.as_tool_call(), Some((&CallId::new("c1"), "read", raw)));
     }
 
     #[test]

@@ -41,7 +41,10 @@ pub use entry::{
     TrimMode, Usage, WindowSource, is_no_reply,
 };
 pub use frames::{FrameCodec, FramesError, MAX_FRAME_BYTES, MAX_MESSAGE_BYTES};
-pub use ids::{CallId, EntrySeq, EventSeq, MAX_NAME_CHARS, NameError, PodName, QueueId};
+pub use ids::{
+    CallId, EntrySeq, EventSeq, InstanceId, MAX_NAME_CHARS, NameError, PodName, QueueId, ReportId,
+    RequestId, SegmentId,
+};
 pub use item::{ModelItem, unanswered_tool_calls};
 pub use mcp::{McpServerStatus, McpState};
 pub use message::{

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::approval::StandingApproval;
 use crate::completion::{Completion, CompletionKind};
 use crate::entry::{Entry, QueuedItem, Usage, WindowSource};
-use crate::ids::{CallId, EntrySeq, EventSeq, PodName, QueueId};
+use crate::ids::{CallId, EntrySeq, EventSeq, InstanceId, PodName, QueueId, RequestId, SegmentId};
 use crate::pod_event::PodEvent;
 use crate::segment::Segment;
 
@@ -18,7 +18,7 @@ pub const PROTOCOL_VERSION: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<u64>,
+    pub id: Option<RequestId>,
     #[serde(flatten)]
     pub method: Method,
 }
@@ -103,7 +103,7 @@ pub enum Method {
     /// `before_seq`, newest last, bounded in size. At the start of a segment (`before_seq` 0)
     /// the answer is the end of the segment before it. Answered with `earlier`.
     Earlier {
-        segment_id: String,
+        segment_id: SegmentId,
         before_seq: EntrySeq,
     },
     /// The standing approvals in force, answered with `approvals`.
@@ -387,7 +387,7 @@ pub struct PodStatus {
     pub cwd: String,
     pub provider: String,
     pub model: String,
-    pub segment_id: String,
+    pub segment_id: SegmentId,
     pub entries: u64,
     pub queue: Vec<QueueEntry>,
     pub usage: Usage,
@@ -433,7 +433,7 @@ pub enum ServerMsg {
         server_version: String,
         state: PodState,
         /// Identifies this pod process; `seq` values are only comparable within one instance.
-        instance: String,
+        instance: InstanceId,
         /// The seq of the last event published before this welcome: a control client can
         /// `subscribe {since_seq: seq}` to follow from here without a snapshot.
         seq: EventSeq,
@@ -443,7 +443,7 @@ pub enum ServerMsg {
         reason: String,
     },
     Ack {
-        id: u64,
+        id: RequestId,
         outcome: AckOutcome,
         /// For `queued`: the id the item will carry when it is committed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -455,7 +455,7 @@ pub enum ServerMsg {
     },
     Error {
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        id: Option<u64>,
+        id: Option<RequestId>,
         code: ErrorCode,
         message: String,
     },
@@ -463,7 +463,7 @@ pub enum ServerMsg {
         seq: EventSeq,
         state: PodState,
         greeting: String,
-        segment_id: String,
+        segment_id: SegmentId,
         entries: u64,
         #[serde(default)]
         context: ContextFill,
@@ -538,23 +538,23 @@ pub enum ServerMsg {
         message: String,
     },
     History {
-        id: u64,
-        segment_id: String,
+        id: RequestId,
+        segment_id: SegmentId,
         entries: Vec<Entry>,
     },
     Context {
-        id: u64,
+        id: RequestId,
         /// The exact JSON text of the next provider request body.
         body: String,
     },
     StatusReply {
-        id: u64,
+        id: RequestId,
         status: PodStatus,
     },
     /// The answer to `list_completions`, best first. `truncated` says the pod stopped at its
     /// bound, so a longer prefix may find more.
     Completions {
-        id: u64,
+        id: RequestId,
         kind: CompletionKind,
         items: Vec<Completion>,
         #[serde(default)]
@@ -562,33 +562,33 @@ pub enum ServerMsg {
     },
     /// The answer to a pod command: what it did, for the person who typed it.
     CommandDone {
-        id: u64,
+        id: RequestId,
         command: PodCommand,
         message: String,
     },
     /// The answer to `spawn`: the child runs and listens on `socket`.
     Spawned {
-        id: u64,
+        id: RequestId,
         name: PodName,
         socket: String,
     },
     /// The answer to `earlier`: entries of `segment_id` (which is the one asked for, or the
     /// one before it), oldest first. `more` says there is something before the first of them.
     Earlier {
-        id: u64,
-        segment_id: String,
+        id: RequestId,
+        segment_id: SegmentId,
         entries: Vec<Entry>,
         more: bool,
     },
     /// The answer to `list_approvals` and `revoke_approval`: the standing approvals in force,
     /// oldest first.
     Approvals {
-        id: u64,
+        id: RequestId,
         standing: Vec<StandingApproval>,
     },
     /// The answer to `mcp_servers`.
     McpServers {
-        id: u64,
+        id: RequestId,
         servers: Vec<crate::McpServerStatus>,
     },
     #[serde(other)]
@@ -635,6 +635,7 @@ impl ServerMsg {
 mod tests {
     use super::*;
     use crate::entry::{Entry, EntryKind, RunTrigger};
+    use crate::ids::{InstanceId, ReportId, RequestId, SegmentId};
 
     fn round_trip<T>(value: &T)
     where
@@ -663,7 +664,7 @@ mod tests {
             Method::PodEvent {
                 event: PodEvent::ShutDown {
                     pod: "c".into(),
-                    event_id: "e".into(),
+                    event_id: ReportId::new("e"),
                 },
                 wake: true,
             },
@@ -672,7 +673,7 @@ mod tests {
             Method::Cancel,
             Method::Shutdown,
             Method::Subscribe {
-                since_seq: Some(EventSeq(3)),
+                since_seq: Some(EventSeq::new(3)),
             },
             Method::Subscribe { since_seq: None },
             Method::GetHistory,
@@ -683,7 +684,7 @@ mod tests {
                 prefix: "src/".into(),
             },
             Method::CancelQueued {
-                queue_id: QueueId(4),
+                queue_id: QueueId::new(4),
             },
             Method::ListApprovals,
             Method::RevokeApproval { standing: None },
@@ -694,7 +695,7 @@ mod tests {
                 }),
             },
             Method::Approve {
-                call_id: Some("c1".into()),
+                call_id: Some(CallId::new("c1")),
                 answer: ApprovalAnswer::Deny,
                 reason: Some("not on main".into()),
             },
@@ -712,14 +713,14 @@ mod tests {
                 args: "the parser".into(),
             },
             Method::Earlier {
-                segment_id: "s".into(),
-                before_seq: EntrySeq(0),
+                segment_id: SegmentId::new("s"),
+                before_seq: EntrySeq::new(0),
             },
         ];
         for method in methods {
             assert_ne!(method.name(), "unknown");
             round_trip(&Request {
-                id: Some(9),
+                id: Some(RequestId::new(9)),
                 method,
             });
         }
@@ -748,14 +749,14 @@ mod tests {
     fn every_server_message_round_trips() {
         let entry = Entry {
             v: 1,
-            seq: EntrySeq(0),
+            seq: EntrySeq::new(0),
             ts: 1,
             kind: EntryKind::RunStart {
                 trigger: RunTrigger::User,
             },
         };
         let queue = vec![QueueEntry {
-            queue_id: QueueId(1),
+            queue_id: QueueId::new(1),
             item: QueuedItem::Notify {
                 message: "n".into(),
                 wake: true,
@@ -767,18 +768,18 @@ mod tests {
                 pod: "p".parse().unwrap(),
                 server_version: "0.1.0".into(),
                 state: PodState::Idle,
-                instance: "i".into(),
-                seq: EventSeq(4),
+                instance: InstanceId::new("i"),
+                seq: EventSeq::new(4),
             },
             ServerMsg::Incompatible {
                 supported: 1,
                 reason: "r".into(),
             },
             ServerMsg::Ack {
-                id: 1,
+                id: RequestId::new(1),
                 outcome: AckOutcome::Queued,
-                queue_id: Some(QueueId(2)),
-                entry_seq: Some(EntrySeq(3)),
+                queue_id: Some(QueueId::new(2)),
+                entry_seq: Some(EntrySeq::new(3)),
             },
             ServerMsg::Error {
                 id: None,
@@ -786,10 +787,10 @@ mod tests {
                 message: "m".into(),
             },
             ServerMsg::SnapshotBegin {
-                seq: EventSeq(1),
+                seq: EventSeq::new(1),
                 state: PodState::Paused,
                 greeting: "g".into(),
-                segment_id: "s".into(),
+                segment_id: SegmentId::new("s"),
                 entries: 1,
                 context: ContextFill {
                     tokens: 900,
@@ -806,52 +807,54 @@ mod tests {
                 thinking: "h".into(),
                 tool_calls: vec![InFlightToolCall {
                     index: 0,
-                    call_id: "c".into(),
+                    call_id: CallId::new("c"),
                     name: "n".into(),
                     arguments: "{".into(),
                 }],
                 queue: queue.clone(),
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(1) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(1),
+            },
             ServerMsg::CommandDone {
-                id: 3,
+                id: RequestId::new(3),
                 command: PodCommand::Clear,
                 message: "new segment".into(),
             },
             ServerMsg::Committed {
-                seq: EventSeq(2),
+                seq: EventSeq::new(2),
                 entry,
             },
             ServerMsg::TextDelta {
-                seq: EventSeq(3),
+                seq: EventSeq::new(3),
                 text: "a".into(),
             },
             ServerMsg::ThinkingDelta {
-                seq: EventSeq(4),
+                seq: EventSeq::new(4),
                 text: "b".into(),
             },
             ServerMsg::ToolCallDelta {
-                seq: EventSeq(5),
+                seq: EventSeq::new(5),
                 index: 0,
                 call_id: None,
                 name: None,
                 arguments: "x".into(),
             },
             ServerMsg::State {
-                seq: EventSeq(6),
+                seq: EventSeq::new(6),
                 state: PodState::Running,
             },
             ServerMsg::Queued {
-                seq: EventSeq(7),
+                seq: EventSeq::new(7),
                 queue,
             },
             ServerMsg::Alert {
-                seq: EventSeq(8),
+                seq: EventSeq::new(8),
                 level: AlertLevel::Error,
                 message: "m".into(),
             },
             ServerMsg::Status {
-                seq: EventSeq(9),
+                seq: EventSeq::new(9),
                 message: "retrying".into(),
             },
             ServerMsg::Goodbye {
@@ -859,16 +862,16 @@ mod tests {
                 message: "m".into(),
             },
             ServerMsg::History {
-                id: 1,
-                segment_id: "s".into(),
+                id: RequestId::new(1),
+                segment_id: SegmentId::new("s"),
                 entries: vec![],
             },
             ServerMsg::Context {
-                id: 1,
+                id: RequestId::new(1),
                 body: "{}".into(),
             },
             ServerMsg::StatusReply {
-                id: 1,
+                id: RequestId::new(1),
                 status: PodStatus {
                     name: "p".parse().unwrap(),
                     state: PodState::Idle,
@@ -876,7 +879,7 @@ mod tests {
                     cwd: "/".into(),
                     provider: "scripted".into(),
                     model: "m".into(),
-                    segment_id: "s".into(),
+                    segment_id: SegmentId::new("s"),
                     entries: 1,
                     queue: vec![],
                     usage: Usage::default(),
@@ -888,14 +891,14 @@ mod tests {
                 },
             },
             ServerMsg::Approvals {
-                id: 3,
+                id: RequestId::new(3),
                 standing: vec![StandingApproval {
                     tool: "edit_file".into(),
                     rule: None,
                 }],
             },
             ServerMsg::ContextFill {
-                seq: EventSeq(10),
+                seq: EventSeq::new(10),
                 context: ContextFill {
                     tokens: 12,
                     window: None,
@@ -903,13 +906,13 @@ mod tests {
                 },
             },
             ServerMsg::Earlier {
-                id: 2,
-                segment_id: "s0".into(),
+                id: RequestId::new(2),
+                segment_id: SegmentId::new("s0"),
                 entries: vec![],
                 more: true,
             },
             ServerMsg::Completions {
-                id: 1,
+                id: RequestId::new(1),
                 kind: CompletionKind::Knowledge,
                 items: vec![Completion::new("style", "how we write")],
                 truncated: true,

@@ -2,23 +2,25 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::ReportId;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PodEvent {
     /// The child finished a turn its parent started.
-    TurnEnded { pod: String, event_id: String },
+    TurnEnded { pod: String, event_id: ReportId },
     /// The child's turn ended with an error.
     Errored {
         pod: String,
-        event_id: String,
+        event_id: ReportId,
         message: String,
     },
     /// The child stopped.
-    ShutDown { pod: String, event_id: String },
+    ShutDown { pod: String, event_id: ReportId },
     /// The child delegated write scope to a grandchild; travels up to the root.
     ScopeSubDelegated {
         pod: String,
-        event_id: String,
+        event_id: ReportId,
         child: String,
         scope: Vec<String>,
     },
@@ -28,7 +30,7 @@ pub enum PodEvent {
 
 impl PodEvent {
     /// The id the parent dedupes on; `None` for unknown kinds.
-    pub fn event_id(&self) -> Option<&str> {
+    pub fn event_id(&self) -> Option<&ReportId> {
         match self {
             PodEvent::TurnEnded { event_id, .. }
             | PodEvent::Errored { event_id, .. }
@@ -53,18 +55,19 @@ impl PodEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::ReportId;
 
     #[test]
     fn golden_turn_ended() {
         let e = PodEvent::TurnEnded {
             pod: "child".into(),
-            event_id: "e1".into(),
+            event_id: ReportId::new("e1"),
         };
         assert_eq!(
             serde_json::to_string(&e).unwrap(),
             r#"{"type":"turn_ended","pod":"child","event_id":"e1"}"#
         );
-        assert_eq!(e.event_id(), Some("e1"));
+        assert_eq!(e.event_id(), Some(&ReportId::new("e1")));
         assert_eq!(e.pod(), Some("child"));
     }
 

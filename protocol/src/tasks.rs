@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::entry::EntryKind;
+use crate::ids::CallId;
 use crate::item::ModelItem;
 use crate::system_item::SystemItem;
 
@@ -110,7 +111,7 @@ pub struct TaskTracker {
     touched_this_turn: bool,
     /// `update_tasks` calls waiting for their result: call id → arguments, and whether the
     /// response that made the call has already ended.
-    calls: HashMap<String, PendingCall>,
+    calls: HashMap<CallId, PendingCall>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -160,7 +161,7 @@ impl TaskTracker {
                     arguments: arguments.clone(),
                     turn_ended: false,
                 };
-                self.calls.insert(call_id.to_string(), call);
+                self.calls.insert(call_id.clone(), call);
                 false
             }
             EntryKind::ToolResult {
@@ -169,7 +170,7 @@ impl TaskTracker {
                 is_error,
                 ..
             } if name == UPDATE_TASKS => {
-                let Some(call) = self.calls.remove(call_id.as_str()) else {
+                let Some(call) = self.calls.remove(call_id) else {
                     return false;
                 };
                 match parse_update(&call.arguments) {

@@ -244,7 +244,7 @@ async fn main() {
 /// request `id`.
 async fn run_end(
     conn: &mut seedpod_client::Connection,
-    id: u64,
+    id: seedpod_protocol::RequestId,
 ) -> Result<(RunEndReason, Option<String>), String> {
     loop {
         let msg = conn

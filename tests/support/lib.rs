@@ -227,7 +227,7 @@ impl Sandbox {
         let mut seq = last.seq;
         let mut out = String::new();
         let mut turn = 0;
-        while seq + 6 < total {
+        while (seq + 6).get() < total {
             turn += 1;
             let answer = format!("Answer number {turn}: a line of **markdown** with `code`.");
             let kinds = [

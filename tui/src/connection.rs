@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use seedpod_client::{ClientError, Connection, Home, Remote, Welcome, reply_id};
-use seedpod_protocol::{ClientMode, EventSeq, Method, PodName, ServerMsg};
+use seedpod_protocol::{ClientMode, EventSeq, InstanceId, Method, PodName, RequestId, ServerMsg};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -37,6 +37,23 @@ pub const LINK_QUEUE: usize = 4096;
 pub const REQUEST_QUEUE: usize = 64;
 
 /// What the link tells the app.
+/// The app's name for one of its requests. A request id means something on one connection
+/// only, and a request may outlive its connection (it then fails under this tag), so the app
+/// numbers its requests itself and the link maps each connection's request ids back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RequestTag(u64);
+
+impl RequestTag {
+    pub const fn new(n: u64) -> Self {
+        Self(n)
+    }
+
+    /// The tag after this one.
+    pub const fn next(self) -> Self {
+        Self(self.0.saturating_add(1))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum LinkEvent {
     /// Attached; a snapshot follows as `Frame`s.
@@ -47,9 +64,9 @@ pub enum LinkEvent {
     /// An event or snapshot frame.
     Frame(ServerMsg),
     /// The answer to the app's request `tag`.
-    Reply { tag: u64, msg: ServerMsg },
+    Reply { tag: RequestTag, msg: ServerMsg },
     /// Request `tag` was not answered and will not be (not connected, or connection lost).
-    Failed { tag: u64, reason: String },
+    Failed { tag: RequestTag, reason: String },
     /// The connection is gone; `attempt` counts reconnection attempts so far.
     Down { attempt: u32, reason: String },
     /// The pod speaks another protocol version; `message` says which side is older.
@@ -58,13 +75,13 @@ pub enum LinkEvent {
 
 /// The app's side of the link. Dropping it stops the task.
 pub struct LinkHandle {
-    requests: mpsc::Sender<(u64, Method)>,
+    requests: mpsc::Sender<(RequestTag, Method)>,
     task: JoinHandle<()>,
 }
 
 impl LinkHandle {
     /// Queue a request; when the link is gone the app hears `Failed` for it.
-    pub fn send(&self, tag: u64, method: Method) -> bool {
+    pub fn send(&self, tag: RequestTag, method: Method) -> bool {
         self.requests.try_send((tag, method)).is_ok()
     }
 }
@@ -112,7 +129,7 @@ pub fn spawn(endpoint: Endpoint, pod: PodName, events: mpsc::Sender<LinkEvent>) 
 /// The pod process a link last talked to and the last event it passed on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Resume {
-    instance: String,
+    instance: InstanceId,
     seq: EventSeq,
 }
 
@@ -120,7 +137,7 @@ async fn run(
     endpoint: Endpoint,
     pod: PodName,
     events: mpsc::Sender<LinkEvent>,
-    mut requests: mpsc::Receiver<(u64, Method)>,
+    mut requests: mpsc::Receiver<(RequestTag, Method)>,
 ) {
     let mut attempt: u32 = 0;
     let mut resume: Option<Resume> = None;
@@ -221,7 +238,7 @@ pub fn backoff(attempt: u32) -> Duration {
 /// Sleep between attempts, refusing requests meanwhile. False when the app is gone.
 async fn wait(
     delay: Duration,
-    requests: &mut mpsc::Receiver<(u64, Method)>,
+    requests: &mut mpsc::Receiver<(RequestTag, Method)>,
     events: &mpsc::Sender<LinkEvent>,
 ) -> bool {
     let sleep = tokio::time::sleep(delay);
@@ -243,12 +260,12 @@ async fn wait(
 /// Pump one live connection. Returns why it ended, or `None` when the app is gone.
 async fn serve(
     mut conn: Connection,
-    requests: &mut mpsc::Receiver<(u64, Method)>,
+    requests: &mut mpsc::Receiver<(RequestTag, Method)>,
     events: &mpsc::Sender<LinkEvent>,
     last: &mut Resume,
 ) -> Option<String> {
     // Request id on this connection → the app's tag.
-    let mut pending: HashMap<u64, u64> = HashMap::new();
+    let mut pending: HashMap<RequestId, RequestTag> = HashMap::new();
     let reason = loop {
         tokio::select! {
             // `recv` only polls a framed reader, so losing this race never drops a frame.
@@ -332,10 +349,10 @@ mod tests {
             matches!(&first, LinkEvent::Down { attempt: 1, reason } if reason.contains("not running")),
             "{first:?}"
         );
-        assert!(link.send(7, Method::Pause));
+        assert!(link.send(RequestTag::new(7), Method::Pause));
         loop {
             match rx.recv().await.unwrap() {
-                LinkEvent::Failed { tag, .. } => break assert_eq!(tag, 7),
+                LinkEvent::Failed { tag, .. } => break assert_eq!(tag, RequestTag::new(7)),
                 LinkEvent::Down { .. } => continue, // a retry may come first
                 other => panic!("unexpected {other:?}"),
             }

@@ -210,7 +210,7 @@ mod tests {
 
     fn request(tool: &str, arguments: serde_json::Value) -> ApprovalRequest {
         ApprovalRequest {
-            call_id: "c".into(),
+            call_id: seedpod_protocol::CallId::new("c"),
             tool: tool.into(),
             arguments: arguments.to_string(),
             summary: String::new(),

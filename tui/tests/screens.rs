@@ -13,9 +13,9 @@ use ratatui::backend::TestBackend;
 use seedpod_client::pods::{PodConfig, PodMeta};
 use seedpod_client::{Liveness, PodListing, Welcome};
 use seedpod_protocol::{
-    ApprovalRequest, Entry, EntryKind, EntrySeq, EventSeq, ModelItem, PodEvent, PodName, PodState,
-    ProviderKind, QueueEntry, QueueId, QueuedItem, RunEndReason, RunTrigger, Segment, ServerMsg,
-    SystemItem, Usage,
+    ApprovalRequest, CallId, Entry, EntryKind, EntrySeq, EventSeq, InstanceId, ModelItem, PodEvent,
+    PodName, PodState, ProviderKind, QueueEntry, QueueId, QueuedItem, ReportId, RequestId,
+    RunEndReason, RunTrigger, Segment, SegmentId, ServerMsg, SystemItem, Usage,
 };
 use seedpod_transcript::Theme;
 use seedpod_tui::App;
@@ -28,7 +28,7 @@ const HEIGHT: u16 = 20;
 fn entry(seq: u64, kind: EntryKind) -> Entry {
     Entry {
         v: 1,
-        seq: EntrySeq(seq),
+        seq: EntrySeq::new(seq),
         ts: 1_700_000_000_000 + seq * 1000,
         kind,
     }
@@ -84,23 +84,25 @@ fn load(app: &mut App, state: PodState, more: Vec<EntryKind>) {
             pod: app.pod.clone(),
             server_version: "0.1.0".into(),
             state,
-            instance: "i".into(),
-            seq: EventSeq(seq),
+            instance: InstanceId::new("i"),
+            seq: EventSeq::new(seq),
         }),
         now,
     );
     for msg in [
         ServerMsg::SnapshotBegin {
             context: Default::default(),
-            seq: EventSeq(seq),
+            seq: EventSeq::new(seq),
             state,
             greeting: format!("pod {}", app.pod),
-            segment_id: "s1".into(),
+            segment_id: SegmentId::new("s1"),
             entries: seq,
             message_cap: None,
         },
         ServerMsg::SnapshotEntries { entries },
-        ServerMsg::SnapshotEnd { seq: EventSeq(seq) },
+        ServerMsg::SnapshotEnd {
+            seq: EventSeq::new(seq),
+        },
     ] {
         app.on_link(LinkEvent::Frame(msg), now);
     }
@@ -135,13 +137,13 @@ fn running_with_queued_inputs() {
     let now = Instant::now();
     let queue = vec![
         QueueEntry {
-            queue_id: QueueId(1),
+            queue_id: QueueId::new(1),
             item: QueuedItem::Run {
                 segments: vec![Segment::text("and then run the tests")],
             },
         },
         QueueEntry {
-            queue_id: QueueId(2),
+            queue_id: QueueId::new(2),
             item: QueuedItem::Notify {
                 message: "CI is green".into(),
                 wake: true,
@@ -150,11 +152,11 @@ fn running_with_queued_inputs() {
     ];
     for msg in [
         ServerMsg::Queued {
-            seq: EventSeq(6),
+            seq: EventSeq::new(6),
             queue,
         },
         ServerMsg::TextDelta {
-            seq: EventSeq(7),
+            seq: EventSeq::new(7),
             text: "Looking at the tests now".into(),
         },
     ] {
@@ -203,7 +205,7 @@ fn listing(
             ..PodMeta::new(
                 PodName::new(name.to_string()).unwrap(),
                 format!("/home/ada/{name}").into(),
-                "s",
+                SegmentId::new("s"),
                 PodConfig::new(ProviderKind::Scripted, "script"),
                 0,
             )
@@ -253,7 +255,7 @@ fn completion_popup_and_help() {
         LinkEvent::Reply {
             tag,
             msg: ServerMsg::Completions {
-                id: 1,
+                id: RequestId::new(1),
                 kind: seedpod_protocol::CompletionKind::Command,
                 items: vec![seedpod_protocol::Completion::new(
                     "help",
@@ -321,7 +323,7 @@ fn waiting_for_approval() -> App {
             6,
             EntryKind::AssistantItem {
                 item: ModelItem::ToolCall {
-                    call_id: "call_1".into(),
+                    call_id: CallId::new("call_1"),
                     name: "shell".into(),
                     arguments: arguments.into(),
                 },
@@ -330,7 +332,7 @@ fn waiting_for_approval() -> App {
         (
             7,
             EntryKind::ApprovalRequest(ApprovalRequest {
-                call_id: "call_1".into(),
+                call_id: CallId::new("call_1"),
                 tool: "shell".into(),
                 arguments: arguments.into(),
                 summary: "shell: cargo test --workspace && rm -rf target/tmp".into(),
@@ -340,13 +342,13 @@ fn waiting_for_approval() -> App {
         ),
     ] {
         let msg = ServerMsg::Committed {
-            seq: EventSeq(seq),
+            seq: EventSeq::new(seq),
             entry: entry(seq, kind),
         };
         app.on_link(LinkEvent::Frame(msg), now);
     }
     let state = ServerMsg::State {
-        seq: EventSeq(8),
+        seq: EventSeq::new(8),
         state: PodState::WaitingForApproval,
     };
     app.on_link(LinkEvent::Frame(state), now);
@@ -383,7 +385,7 @@ fn approval_modal_shows_an_edits_diff() {
     let new = old.replace("line 3\n", "line three\n") + "line 13\nline 14\n";
     let arguments = serde_json::json!({"path": "src/lib.rs", "old": old, "new": new}).to_string();
     let request = EntryKind::ApprovalRequest(ApprovalRequest {
-        call_id: "call_1".into(),
+        call_id: CallId::new("call_1"),
         tool: "edit_file".into(),
         arguments,
         summary: "edit_file: src/lib.rs".into(),
@@ -391,7 +393,7 @@ fn approval_modal_shows_an_edits_diff() {
         replaces: None,
     });
     let msg = ServerMsg::Committed {
-        seq: EventSeq(6),
+        seq: EventSeq::new(6),
         entry: entry(6, request),
     };
     app.on_link(LinkEvent::Frame(msg), now);
@@ -409,7 +411,7 @@ fn approval_modal_shows_a_new_file_as_created() {
     let content: String = (1..=3).map(|i| format!("fn f{i}() {{}}\n")).collect();
     let arguments = serde_json::json!({"path": "src/new.rs", "content": content}).to_string();
     let request = EntryKind::ApprovalRequest(ApprovalRequest {
-        call_id: "call_1".into(),
+        call_id: CallId::new("call_1"),
         tool: "write_file".into(),
         arguments,
         summary: "write_file: src/new.rs".into(),
@@ -417,7 +419,7 @@ fn approval_modal_shows_a_new_file_as_created() {
         replaces: None,
     });
     let msg = ServerMsg::Committed {
-        seq: EventSeq(6),
+        seq: EventSeq::new(6),
         entry: entry(6, request),
     };
     app.on_link(LinkEvent::Frame(msg), now);
@@ -474,38 +476,38 @@ fn a_parent_with_reports_from_its_children() {
     let reports = vec![
         report(PodEvent::TurnEnded {
             pod: "demo-docs".into(),
-            event_id: "e1".into(),
+            event_id: ReportId::new("e1"),
         }),
         report(PodEvent::Errored {
             pod: "demo-tests".into(),
-            event_id: "e2".into(),
+            event_id: ReportId::new("e2"),
             message: "the provider returned 529 overloaded".into(),
         }),
         report(PodEvent::ScopeSubDelegated {
             pod: "demo-tests".into(),
-            event_id: "e3".into(),
+            event_id: ReportId::new("e3"),
             child: "unit".into(),
             scope: vec!["tests/".into()],
         }),
         report(PodEvent::ShutDown {
             pod: "demo-docs".into(),
-            event_id: "e4".into(),
+            event_id: ReportId::new("e4"),
         }),
     ];
     load(&mut app, PodState::Idle, reports);
     let queue = vec![QueueEntry {
-        queue_id: QueueId(1),
+        queue_id: QueueId::new(1),
         item: QueuedItem::PodEvent {
             event: PodEvent::TurnEnded {
                 pod: "unit".into(),
-                event_id: "e5".into(),
+                event_id: ReportId::new("e5"),
             },
             wake: false,
         },
     }];
     app.on_link(
         LinkEvent::Frame(ServerMsg::Queued {
-            seq: EventSeq(20),
+            seq: EventSeq::new(20),
             queue,
         }),
         now,
@@ -532,14 +534,14 @@ fn after_compaction_paging_back() {
         Theme::plain(),
     );
     let start = EntryKind::SegmentStart(SegmentStart {
-        segment_id: "0193f0c3-aaaa".into(),
+        segment_id: SegmentId::new("0193f0c3-aaaa"),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
         seed: vec![],
         standing_approvals: vec![],
         origin: Origin::CompactedFrom {
-            segment_id: "0193f0c2-bbbb".into(),
+            segment_id: SegmentId::new("0193f0c2-bbbb"),
         },
         context_window: None,
         compaction: Some(Compaction {
@@ -559,8 +561,8 @@ fn after_compaction_paging_back() {
             pod: "demo".parse().unwrap(),
             server_version: "0.1.0".into(),
             state: PodState::Idle,
-            instance: "i".into(),
-            seq: EventSeq(3),
+            instance: InstanceId::new("i"),
+            seq: EventSeq::new(3),
         }),
         now,
     );
@@ -579,10 +581,10 @@ fn after_compaction_paging_back() {
                 window: Some(16_000),
                 source: Some(WindowSource::Config),
             },
-            seq: EventSeq(3),
+            seq: EventSeq::new(3),
             state: PodState::Idle,
             greeting: "pod demo".into(),
-            segment_id: "0193f0c3-aaaa".into(),
+            segment_id: SegmentId::new("0193f0c3-aaaa"),
             entries: 3,
             message_cap: None,
         },
@@ -593,7 +595,9 @@ fn after_compaction_paging_back() {
                 entry(2, reply("They live in `tests/`.")),
             ],
         },
-        ServerMsg::SnapshotEnd { seq: EventSeq(3) },
+        ServerMsg::SnapshotEnd {
+            seq: EventSeq::new(3),
+        },
     ] {
         app.on_link(LinkEvent::Frame(msg), now);
     }
@@ -608,8 +612,8 @@ fn after_compaction_paging_back() {
     assert_eq!(
         method,
         &Method::Earlier {
-            segment_id: "0193f0c3-aaaa".into(),
-            before_seq: EntrySeq(0)
+            segment_id: SegmentId::new("0193f0c3-aaaa"),
+            before_seq: EntrySeq::new(0)
         }
     );
     let loading = screen(&mut app);
@@ -617,8 +621,8 @@ fn after_compaction_paging_back() {
         LinkEvent::Reply {
             tag: *tag,
             msg: ServerMsg::Earlier {
-                id: 1,
-                segment_id: "0193f0c2-bbbb".into(),
+                id: RequestId::new(1),
+                segment_id: SegmentId::new("0193f0c2-bbbb"),
                 entries: vec![
                     entry(40, user("What is in this directory?")),
                     entry(41, reply("A **Rust** workspace.")),
@@ -643,13 +647,13 @@ fn a_task_list_pinned_above_the_composer() {
         [
             EntryKind::AssistantItem {
                 item: ModelItem::ToolCall {
-                    call_id: id.into(),
+                    call_id: CallId::new(id),
                     name: "update_tasks".into(),
                     arguments: format!(r#"{{"tasks":{tasks}}}"#),
                 },
             },
             EntryKind::ToolResult {
-                call_id: id.into(),
+                call_id: CallId::new(id),
                 name: "update_tasks".into(),
                 content: "task list updated".into(),
                 is_error: false,

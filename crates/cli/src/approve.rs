@@ -28,7 +28,7 @@ pub async fn approve(
             "nothing in pod \"{pod}\" is waiting for approval"
         )));
     };
-    let target = call.map_or_else(|| request.call_id.clone(), CallId::from);
+    let target = call.map_or_else(|| request.call_id.clone(), CallId::new);
     let (answer, reason) = match (deny, always) {
         (Some(reason), _) => (ApprovalAnswer::Deny, Some(reason)),
         (None, true) => (ApprovalAnswer::ApproveAlways, None),

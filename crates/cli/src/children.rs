@@ -100,7 +100,7 @@ fn render_tree(rows: &[TreeRow], listing: &[PodListing], now: SystemTime) -> Str
         "NAME", "STATE", "PROVIDER/MODEL"
     );
     for row in rows {
-        let pod = listing.iter().find(|pod| pod.name == row.name);
+        let pod = listing.iter().find(|pod| pod.name.as_str() == row.name);
         let (state, model, activity) = match pod {
             // The model is whatever name the pod (or a model that spawned it) chose: shown,
             // never obeyed by the terminal.
@@ -133,7 +133,7 @@ fn tree_state(pod: &PodListing) -> String {
 pub async fn stop(home: &Home, name: &PodName, with_children: bool) -> Result<()> {
     // Every name in the lineage came from a `pod.json`, where names are checked.
     let descendants: Vec<PodName> = lineage(home)
-        .descendants(name)
+        .descendants(name.as_str())
         .into_iter()
         .filter_map(|child| PodName::new(child).ok())
         .collect();

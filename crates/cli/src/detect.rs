@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use seedpod_protocol::PodName;
+
 /// The usual addresses of local OpenAI-compatible servers, in the order they are tried.
 pub const LOCAL_SERVERS: &[(&str, &str)] = &[
     ("Ollama", "127.0.0.1:11434"),
@@ -69,7 +71,7 @@ fn model_ids(body: &str) -> Option<Vec<String>> {
 /// What to tell someone who has configured nothing and runs no local server: first what works
 /// with nothing at all (`seedpod demo`, built in, no files needed), then the two ways to point
 /// at a real model, an API key or a local server.
-pub fn nothing_configured(name: &str) -> String {
+pub fn nothing_configured(name: &PodName) -> String {
     let locals: Vec<String> = LOCAL_SERVERS
         .iter()
         .map(|(label, addr)| format!("{label} on {addr}"))
@@ -127,7 +129,7 @@ mod tests {
 
     #[test]
     fn the_nothing_configured_message_names_every_way_out() {
-        let text = nothing_configured("p");
+        let text = nothing_configured(&PodName::new("p").unwrap());
         for needle in [
             "ANTHROPIC_API_KEY",
             "OPENAI_API_KEY",

@@ -6,7 +6,7 @@
 use anyhow::Result;
 use seedpod_client::Home;
 use seedpod_protocol::{
-    Compaction, CompactionTrigger, Entry, EntryKind, Origin, PodName, thousands,
+    Compaction, CompactionTrigger, Entry, EntryKind, Origin, PodName, SegmentId, thousands,
 };
 use seedpod_store::{PodMeta, read_segment_entries, segment_path};
 
@@ -52,7 +52,7 @@ pub fn all_segments(home: &Home, name: &PodName, json: bool) -> Result<()> {
 }
 
 /// The segments in order; the active one last even if an older `pod.json` does not list it.
-fn segment_ids(meta: &PodMeta) -> Vec<String> {
+fn segment_ids(meta: &PodMeta) -> Vec<SegmentId> {
     let mut ids = meta.segments.clone();
     if !ids.contains(&meta.active_segment) {
         ids.push(meta.active_segment.clone());
@@ -61,7 +61,7 @@ fn segment_ids(meta: &PodMeta) -> Vec<String> {
 }
 
 /// `— segment S2 (compacted from S1: 143 messages → summary; 6 kept; 12,000 → 2,100 tokens) —`
-fn separator(id: &str, first: Option<&Entry>) -> String {
+fn separator(id: &SegmentId, first: Option<&Entry>) -> String {
     let origin = match first.map(|entry| &entry.kind) {
         Some(EntryKind::SegmentStart(start)) => match &start.origin {
             Origin::New => "new".to_string(),
@@ -100,15 +100,15 @@ mod tests {
     use seedpod_protocol::{ModelConfig, ProviderKind, SegmentStart};
 
     use super::*;
-    use seedpod_protocol::EntrySeq;
+    use seedpod_protocol::{EntrySeq, SegmentId};
 
     fn start(origin: Origin, compaction: Option<Compaction>) -> Entry {
         Entry {
             v: 1,
-            seq: EntrySeq(0),
+            seq: EntrySeq::new(0),
             ts: 0,
             kind: EntryKind::SegmentStart(SegmentStart {
-                segment_id: "s2".into(),
+                segment_id: SegmentId::new("s2"),
                 system_prompt: String::new(),
                 model: ModelConfig::new(ProviderKind::Scripted, "m"),
                 tools: Vec::new(),
@@ -124,7 +124,7 @@ mod tests {
 
     #[test]
     fn separators_name_the_segment_and_its_origin() {
-        let from = || "s1".to_string();
+        let from = || SegmentId::new("s1");
         let compaction = Compaction {
             summary: "S".into(),
             compacted_items: 143,
@@ -164,17 +164,29 @@ mod tests {
             ),
         ];
         for (entry, line) in cases {
-            assert_eq!(separator("s2", Some(&entry)), line);
+            assert_eq!(separator(&SegmentId::new("s2"), Some(&entry)), line);
         }
-        assert_eq!(separator("s9", None), "— segment s9 (empty) —");
+        assert_eq!(
+            separator(&SegmentId::new("s9"), None),
+            "— segment s9 (empty) —"
+        );
     }
 
     #[test]
     fn the_active_segment_is_listed_even_when_pod_json_forgot_it() {
         let config = seedpod_store::PodConfig::new(ProviderKind::Scripted, "m");
-        let mut meta = PodMeta::new(PodName::new("p").unwrap(), "/w".into(), "s1", config, 0);
-        assert_eq!(segment_ids(&meta), ["s1"]);
-        meta.segments = vec!["s0".into()];
-        assert_eq!(segment_ids(&meta), ["s0", "s1"]);
+        let mut meta = PodMeta::new(
+            PodName::new("p").unwrap(),
+            "/w".into(),
+            SegmentId::new("s1"),
+            config,
+            0,
+        );
+        assert_eq!(segment_ids(&meta), [SegmentId::new("s1")]);
+        meta.segments = vec![SegmentId::new("s0")];
+        assert_eq!(
+            segment_ids(&meta),
+            [SegmentId::new("s0"), SegmentId::new("s1")]
+        );
     }
 }

@@ -30,7 +30,7 @@ pub struct Recorded {
 }
 
 impl Family {
-    pub fn of(name: &str, meta: &PodMeta) -> Family {
+    pub fn of(name: &PodName, meta: &PodMeta) -> Family {
         Family {
             name: name.to_string(),
             parent: meta.parent.as_ref().map(PodName::to_string),

@@ -176,7 +176,7 @@ mod tests {
     use seedpod_store::{PodConfig, PodMeta};
 
     use super::*;
-    use seedpod_protocol::PodName;
+    use seedpod_protocol::{PodName, SegmentId};
 
     #[test]
     fn counts_shorten_readably() {
@@ -233,7 +233,7 @@ mod tests {
         let meta = PodMeta::new(
             PodName::new(name.to_string()).unwrap(),
             PathBuf::from("/w"),
-            "s1",
+            SegmentId::new("s1"),
             config,
             1,
         );
@@ -246,7 +246,7 @@ mod tests {
                 cwd: "/w".into(),
                 provider: "scripted".into(),
                 model: "script".into(),
-                segment_id: "s1".into(),
+                segment_id: SegmentId::new("s1"),
                 entries: 1,
                 queue: Vec::new(),
                 usage: Usage::default(),

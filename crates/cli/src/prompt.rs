@@ -262,12 +262,12 @@ mod tests {
     use seedpod_protocol::{ModelConfig, Origin, ProviderKind, SegmentStart};
 
     use super::*;
-    use seedpod_protocol::EntrySeq;
+    use seedpod_protocol::{EntrySeq, SegmentId};
 
     fn entry(seq: u64, kind: EntryKind) -> Entry {
         Entry {
             v: 1,
-            seq: EntrySeq(seq),
+            seq: EntrySeq::new(seq),
             ts: 0,
             kind,
         }
@@ -275,7 +275,7 @@ mod tests {
 
     fn start(window: Option<ContextWindow>) -> EntryKind {
         EntryKind::SegmentStart(SegmentStart {
-            segment_id: "s".into(),
+            segment_id: SegmentId::new("s"),
             system_prompt: "prompt".into(),
             model: ModelConfig::new(ProviderKind::Scripted, "m"),
             tools: Vec::new(),

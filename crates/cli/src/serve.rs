@@ -192,7 +192,10 @@ fn provider_settings(eff: &Effective) -> ProviderSettings {
 pub fn log_path(home: &Home, name: &PodName, logging: &Logging) -> PathBuf {
     match &logging.file {
         Some(file) => {
-            let file = file.value.to_string_lossy().replace("{name}", name);
+            let file = file
+                .value
+                .to_string_lossy()
+                .replace("{name}", name.as_str());
             home.logs_dir().join(file)
         }
         None => home.log_path(name),
@@ -298,7 +301,7 @@ mod tests {
         let start = child_start(&PodName::new("kid").unwrap(), &args.child)
             .unwrap()
             .unwrap();
-        assert_eq!(start.parent, "boss");
+        assert_eq!(start.parent, PodName::new("boss").unwrap());
         assert_eq!(start.task, "count the files");
         assert_eq!(
             start.grant.read,

@@ -136,7 +136,7 @@ fn delegated_note(meta: &PodMeta) -> String {
     let Some(grant) = &meta.delegated else {
         return String::new();
     };
-    let parent = meta.parent.as_deref().unwrap_or("its parent");
+    let parent = meta.parent.as_ref().map_or("its parent", PodName::as_str);
     let list = |paths: &[std::path::PathBuf]| {
         if paths.is_empty() {
             "nothing".to_string()

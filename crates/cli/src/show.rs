@@ -110,7 +110,7 @@ pub async fn events(
                     pods::Pod::Remote { .. } if !said_goodbye => Err(Exit::failure(format!(
                         "the link to {pod} was lost; `seedpod events {pod} --since {}` goes on \
                          from the last event shown",
-                        last_seq.0
+                        last_seq
                     ))),
                     _ => Ok(()),
                 };

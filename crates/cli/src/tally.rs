@@ -56,7 +56,7 @@ mod tests {
     fn entry(seq: u64, kind: EntryKind) -> Entry {
         Entry {
             v: 1,
-            seq: EntrySeq(seq),
+            seq: EntrySeq::new(seq),
             ts: 0,
             kind,
         }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use seedpod_protocol::{PodName, ProviderKind};
+use seedpod_protocol::{PodName, ProviderKind, SegmentId};
 use seedpod_store::{PodConfig, PodMeta};
 
 /// The `pod.json` of a scripted pod in `/w`, child of `parent` if given.
@@ -12,7 +12,7 @@ pub fn meta(name: &str, parent: Option<&str>) -> PodMeta {
         ..PodMeta::new(
             PodName::new(name.to_string()).unwrap(),
             PathBuf::from("/w"),
-            "s",
+            SegmentId::new("s"),
             PodConfig::new(ProviderKind::Scripted, "script"),
             0,
         )

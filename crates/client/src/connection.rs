@@ -8,8 +8,8 @@ use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ToFsName};
 use seedpod_protocol::{
-    ClientMode, EventSeq, FrameCodec, FramesError, Method, PROTOCOL_VERSION, PodName, PodState,
-    Request, ServerMsg, encode,
+    ClientMode, EventSeq, FrameCodec, FramesError, InstanceId, Method, PROTOCOL_VERSION, PodName,
+    PodState, Request, RequestId, ServerMsg, encode,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::{FramedRead, FramedWrite};
@@ -24,7 +24,7 @@ pub struct Welcome {
     pub pod: PodName,
     pub server_version: String,
     pub state: PodState,
-    pub instance: String,
+    pub instance: InstanceId,
     /// Last event seq before the welcome; `subscribe {since_seq}` from here misses nothing.
     pub seq: EventSeq,
 }
@@ -42,7 +42,7 @@ pub struct Connection {
     quick: Duration,
     reader: FramedRead<Reader, FrameCodec>,
     writer: FramedWrite<Writer, FrameCodec>,
-    next_id: u64,
+    next_id: RequestId,
     pub welcome: Welcome,
     /// What else lives as long as the connection (a remote link's `ssh` process).
     _keep: Option<Box<dyn Send + Sync>>,
@@ -143,13 +143,13 @@ impl Connection {
             quick,
             reader: FramedRead::new(reader, FrameCodec::for_client()),
             writer: FramedWrite::new(writer, FrameCodec::for_client()),
-            next_id: 1,
+            next_id: RequestId::new(1),
             welcome: Welcome {
                 pod: name.clone(),
                 server_version: String::new(),
                 state: PodState::Unknown,
-                instance: String::new(),
-                seq: EventSeq(0),
+                instance: InstanceId::default(),
+                seq: EventSeq::new(0),
             },
             _keep: keep,
         };
@@ -182,7 +182,7 @@ impl Connection {
             }
             Some(ServerMsg::Incompatible { reason, supported }) => Err(ClientError::Incompatible {
                 supported,
-                reason: reason.replace("NAME", name),
+                reason: reason.replace("NAME", name.as_str()),
             }),
             Some(ServerMsg::Error { message, code, .. }) => {
                 Err(ClientError::Refused { code, message })
@@ -199,9 +199,9 @@ impl Connection {
     }
 
     /// Send a request; returns the id it was given.
-    pub async fn send(&mut self, method: Method) -> Result<u64, ClientError> {
+    pub async fn send(&mut self, method: Method) -> Result<RequestId, ClientError> {
         let id = self.next_id;
-        self.next_id += 1;
+        self.next_id = id.next();
         let line = encode(&Request {
             id: Some(id),
             method,
@@ -288,7 +288,7 @@ impl Connection {
         }
     }
 
-    pub fn name(&self) -> &str {
+    pub fn name(&self) -> &PodName {
         &self.name
     }
 
@@ -316,7 +316,7 @@ fn frames_error(err: FramesError) -> ClientError {
 }
 
 /// The request id a frame answers, if it is a reply.
-pub fn reply_id(msg: &ServerMsg) -> Option<u64> {
+pub fn reply_id(msg: &ServerMsg) -> Option<RequestId> {
     match msg {
         ServerMsg::Ack { id, .. }
         | ServerMsg::History { id, .. }
@@ -349,7 +349,7 @@ pub fn reply_id(msg: &ServerMsg) -> Option<u64> {
     }
 }
 
-async fn open(socket: &Path, name: &str) -> Result<Stream, ClientError> {
+async fn open(socket: &Path, name: &PodName) -> Result<Stream, ClientError> {
     let fs_name = socket
         .to_fs_name::<GenericFilePath>()
         .map_err(|e| ClientError::io(socket, "name the socket", e))?;

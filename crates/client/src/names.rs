@@ -38,11 +38,23 @@ mod tests {
     fn sanitises_basenames() {
         assert_eq!(
             sanitise_dir_name(Path::new("/home/a/my project")),
-            "my-project"
+            PodName::new("my-project").unwrap()
         );
-        assert_eq!(sanitise_dir_name(Path::new("/home/a/.hidden")), "hidden");
-        assert_eq!(sanitise_dir_name(Path::new("/")), "pod");
-        assert_eq!(sanitise_dir_name(Path::new("/x/日本")), "pod");
-        assert_eq!(sanitise_dir_name(Path::new("/x/-.-")), "pod");
+        assert_eq!(
+            sanitise_dir_name(Path::new("/home/a/.hidden")),
+            PodName::new("hidden").unwrap()
+        );
+        assert_eq!(
+            sanitise_dir_name(Path::new("/")),
+            PodName::new("pod").unwrap()
+        );
+        assert_eq!(
+            sanitise_dir_name(Path::new("/x/日本")),
+            PodName::new("pod").unwrap()
+        );
+        assert_eq!(
+            sanitise_dir_name(Path::new("/x/-.-")),
+            PodName::new("pod").unwrap()
+        );
     }
 }

@@ -86,7 +86,7 @@ impl Home {
         }
         let hashed = self
             .run
-            .join(format!("{:016x}.sock", fnv1a64(name.as_bytes())));
+            .join(format!("{:016x}.sock", fnv1a64(name.as_str().as_bytes())));
         if hashed.as_os_str().len() <= MAX_SOCKET_PATH_BYTES {
             return hashed;
         }

@@ -171,6 +171,7 @@ pub fn ago(then_ms: u64, now: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use seedpod_protocol::SegmentId;
 
     #[test]
     fn ago_picks_a_readable_unit() {
@@ -192,7 +193,7 @@ mod tests {
         let meta = PodMeta::new(
             PodName::new("a").unwrap(),
             dir.path().to_path_buf(),
-            "s1",
+            SegmentId::new("s1"),
             config,
             1,
         );

@@ -365,7 +365,7 @@ fn block(item: &ModelItem) -> Option<(Role, Block<'_>)> {
         } => Some((
             Role::Assistant,
             Block::ToolUse {
-                id: call_id,
+                id: call_id.as_str(),
                 name,
                 input: ToolInput::from_raw(arguments),
                 cache_control: None,
@@ -378,7 +378,7 @@ fn block(item: &ModelItem) -> Option<(Role, Block<'_>)> {
         } => Some((
             Role::User,
             Block::ToolResult {
-                tool_use_id: call_id,
+                tool_use_id: call_id.as_str(),
                 content,
                 is_error: *is_error,
                 cache_control: None,

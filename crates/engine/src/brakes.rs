@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use seedpod_protocol::ModelItem;
+use seedpod_protocol::{CallId, ModelItem};
 
 pub use seedpod_config::agent_loop::{
     DEFAULT_FAILURES_IN_A_ROW, DEFAULT_REPEAT_LIMIT, DEFAULT_SAME_CALL_FAILURES,
@@ -63,7 +63,7 @@ impl CallRecord {
 
 /// The answered calls among `items` (a run's part of history), in call order.
 pub fn calls_in(items: &[ModelItem]) -> Vec<CallRecord> {
-    let mut asked: HashMap<&str, (&str, &str)> = HashMap::new();
+    let mut asked: HashMap<&CallId, (&str, &str)> = HashMap::new();
     let mut calls = Vec::new();
     for item in items {
         match item {
@@ -72,14 +72,14 @@ pub fn calls_in(items: &[ModelItem]) -> Vec<CallRecord> {
                 name,
                 arguments,
             } => {
-                asked.insert(call_id.as_str(), (name, arguments));
+                asked.insert(call_id, (name, arguments));
             }
             ModelItem::ToolResult {
                 call_id,
                 content,
                 is_error,
             } => {
-                if let Some((name, arguments)) = asked.get(call_id.as_str()) {
+                if let Some((name, arguments)) = asked.get(call_id) {
                     calls.push(CallRecord::new(name, arguments, *is_error, content));
                 }
             }

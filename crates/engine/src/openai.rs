@@ -245,7 +245,7 @@ fn messages<'a>(system_prompt: &'a str, items: &'a [ModelItem]) -> Vec<Message<'
             } => {
                 let (_, calls) = assistant.get_or_insert_default();
                 calls.push(ToolCall {
-                    id: call_id,
+                    id: call_id.as_str(),
                     kind: "function",
                     function: CallFunction { name, arguments },
                 });
@@ -256,7 +256,7 @@ fn messages<'a>(system_prompt: &'a str, items: &'a [ModelItem]) -> Vec<Message<'
             ModelItem::ToolResult {
                 call_id, content, ..
             } => Message::Tool {
-                tool_call_id: call_id,
+                tool_call_id: call_id.as_str(),
                 content,
             },
         };

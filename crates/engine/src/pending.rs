@@ -22,7 +22,7 @@ pub fn unanswered_tool_calls(items: &[ModelItem]) -> Vec<PendingCall> {
     seedpod_protocol::unanswered_tool_calls(items)
         .into_iter()
         .map(|(call_id, name, arguments)| PendingCall {
-            call_id: call_id.to_owned().into(),
+            call_id: call_id.clone(),
             name: name.to_owned(),
             arguments: arguments.to_owned(),
         })
@@ -35,7 +35,7 @@ mod tests {
 
     fn call(id: &str) -> ModelItem {
         ModelItem::ToolCall {
-            call_id: id.into(),
+            call_id: CallId::new(id),
             name: "echo".into(),
             arguments: format!("{{\"id\":\"{id}\"}}"),
         }
@@ -43,16 +43,16 @@ mod tests {
 
     fn result(id: &str) -> ModelItem {
         ModelItem::ToolResult {
-            call_id: id.into(),
+            call_id: CallId::new(id),
             content: "ok".into(),
             is_error: false,
         }
     }
 
-    fn ids(items: &[ModelItem]) -> Vec<String> {
+    fn ids(items: &[ModelItem]) -> Vec<CallId> {
         unanswered_tool_calls(items)
             .into_iter()
-            .map(|c| c.call_id.into_string())
+            .map(|c| c.call_id)
             .collect()
     }
 
@@ -66,7 +66,7 @@ mod tests {
             call("c"),
             result("b"),
         ];
-        assert_eq!(ids(&items), ["a", "c"]);
+        assert_eq!(ids(&items), [CallId::new("a"), CallId::new("c")]);
         let pending = unanswered_tool_calls(&items);
         assert_eq!(pending[0].arguments, r#"{"id":"a"}"#);
     }
@@ -94,13 +94,16 @@ mod tests {
             },
             call("new"),
         ];
-        assert_eq!(ids(&items), ["new"]);
+        assert_eq!(ids(&items), [CallId::new("new")]);
         let closed = vec![call("old"), ModelItem::SystemMessage { text: "x".into() }];
         assert!(ids(&closed).is_empty());
     }
 
     #[test]
     fn history_of_only_model_items_is_scanned_whole() {
-        assert_eq!(ids(&[call("a"), result("a"), call("b")]), ["b"]);
+        assert_eq!(
+            ids(&[call("a"), result("a"), call("b")]),
+            [CallId::new("b")]
+        );
     }
 }

@@ -162,6 +162,7 @@ pub async fn receive<H: RunHost>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use seedpod_protocol::CallId;
 
     fn response(events: Vec<ProviderEvent>) -> Result<Response, ProviderError> {
         let mut response = Response::default();
@@ -181,12 +182,12 @@ mod tests {
             ProviderEvent::TextDelta("on it".into()),
             ProviderEvent::ToolCallStart {
                 index: 1,
-                call_id: "b".into(),
+                call_id: CallId::new("b"),
                 name: "read".into(),
             },
             ProviderEvent::ToolCallStart {
                 index: 0,
-                call_id: "a".into(),
+                call_id: CallId::new("a"),
                 name: "echo".into(),
             },
             ProviderEvent::ToolCallDelta {
@@ -212,7 +213,7 @@ mod tests {
         .unwrap();
         let call = |id: &str, name: &str, arguments: &str| {
             assistant(ModelItem::ToolCall {
-                call_id: id.into(),
+                call_id: CallId::new(id),
                 name: name.into(),
                 arguments: arguments.into(),
             })
@@ -308,7 +309,7 @@ mod tests {
         assert!(err.message().contains("before it started"), "{err}");
         let start = ProviderEvent::ToolCallStart {
             index: 0,
-            call_id: "a".into(),
+            call_id: CallId::new("a"),
             name: "echo".into(),
         };
         let err = response(vec![start.clone(), start]).unwrap_err();

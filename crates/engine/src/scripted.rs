@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use seedpod_protocol::{ModelItem, ProviderKind, ToolSpec};
+use seedpod_protocol::{ModelItem, PodName, ProviderKind, ToolSpec};
 use serde::Serialize;
 
 use self::cursor::Cursor;
@@ -55,13 +55,13 @@ impl ScriptedProvider {
     pub fn from_file_for(
         script: &Path,
         record: Option<PathBuf>,
-        pod: Option<&str>,
+        pod: Option<&PodName>,
     ) -> Result<Self, ScriptError> {
         let text = std::fs::read_to_string(script).map_err(|source| ScriptError::Read {
             path: script.to_path_buf(),
             cause: source,
         })?;
-        let steps = steps_for(parse_script(&text, script)?, pod);
+        let steps = steps_for(parse_script(&text, script)?, pod.map(PodName::as_str));
         Ok(ScriptedProvider {
             playback: Playback::new(
                 steps,

@@ -8,8 +8,8 @@ use std::error::Error;
 use std::time::Instant;
 
 use seedpod_protocol::{
-    EntryKind, FinishReason, ModelConfig, ModelItem, Origin, ProviderKind, RunEndReason,
-    RunTrigger, Segment, SegmentStart, SystemItem, ToolSpec, Usage,
+    CallId, EntryKind, FinishReason, ModelConfig, ModelItem, Origin, ProviderKind, RunEndReason,
+    RunTrigger, Segment, SegmentId, SegmentStart, SystemItem, ToolSpec, Usage,
 };
 use seedpod_store::{Durability, SegmentState, SegmentWriter, read_segment};
 
@@ -47,13 +47,13 @@ fn kind(i: u64) -> EntryKind {
         },
         3 => EntryKind::AssistantItem {
             item: ModelItem::ToolCall {
-                call_id: call_id.into(),
+                call_id: CallId::new(call_id),
                 name: "read_file".into(),
                 arguments: format!("{{\"path\":\"src/module_{i}.rs\",\"limit\":200}}"),
             },
         },
         4 => EntryKind::ToolResult {
-            call_id: call_id.into(),
+            call_id: CallId::new(call_id),
             name: "read_file".into(),
             content: TOOL_OUTPUT.into(),
             is_error: false,
@@ -98,7 +98,7 @@ fn segment_start() -> SegmentStart {
     SegmentStart {
         context_window: None,
         compaction: None,
-        segment_id: "bench".into(),
+        segment_id: SegmentId::new("bench"),
         system_prompt: "You are a helpful coding agent working in a repository.".repeat(20),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![ToolSpec {

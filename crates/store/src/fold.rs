@@ -12,8 +12,9 @@
 
 use seedpod_protocol::{
     ApprovalDecision, ApprovalRequest, CallId, ContextWindow, Entry, EntryKind, EntrySeq,
-    ModelConfig, ModelItem, PodEvent, QueueEntry, QueueId, RunEndReason, RunTrigger, SegmentStart,
-    StandingApproval, SystemItem, TaskTracker, ToolResultTrim, ToolSpec, Usage,
+    ModelConfig, ModelItem, PodEvent, QueueEntry, QueueId, ReportId, RunEndReason, RunTrigger,
+    SegmentId, SegmentStart, StandingApproval, SystemItem, TaskTracker, ToolResultTrim, ToolSpec,
+    Usage,
 };
 
 /// Why a sequence of entries does not fold. Each variant names the entry's `seq`.
@@ -45,7 +46,7 @@ pub enum FoldError {
 /// controller needs (the durable queue, an unfinished run, usage totals).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SegmentState {
-    pub segment_id: String,
+    pub segment_id: SegmentId,
     /// Rendered once at segment start and sent verbatim with every request.
     pub system_prompt: String,
     /// The current model; `config_changed` replaces it.
@@ -98,7 +99,7 @@ pub struct UsageMark {
 /// the live pod and a restore derive the same id and a parent can dedupe a redelivery.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingReport {
-    pub event_id: String,
+    pub event_id: ReportId,
     pub report: Report,
 }
 
@@ -114,8 +115,8 @@ pub enum Report {
 }
 
 /// The id of the report made by entry `seq` of `segment_id`.
-pub fn report_id(segment_id: &str, seq: EntrySeq) -> String {
-    format!("{segment_id}/{seq}")
+pub fn report_id(segment_id: &SegmentId, seq: EntrySeq) -> ReportId {
+    ReportId::new(format!("{segment_id}/{seq}"))
 }
 
 /// One approval request and, once given, its answer.
@@ -134,7 +135,7 @@ impl SegmentState {
                 kind: entry.kind.name(),
             });
         };
-        if entry.seq != 0 {
+        if entry.seq != EntrySeq::FIRST {
             return Err(FoldError::NotAStart {
                 seq: entry.seq,
                 kind: entry.kind.name(),
@@ -153,8 +154,8 @@ impl SegmentState {
             pending: Vec::new(),
             open_run: None,
             usage: Usage::default(),
-            next_seq: EntrySeq(1),
-            next_queue_id: QueueId(1),
+            next_seq: EntrySeq::new(1),
+            next_queue_id: QueueId::new(1),
             iterations_in_run: 0,
             run_history_start: 0,
             approvals: Vec::new(),
@@ -333,8 +334,10 @@ impl SegmentState {
     }
 
     /// The request for `call_id` in the open run, answered or not.
-    pub fn approval(&self, call_id: &str) -> Option<&ApprovalState> {
-        self.approvals.iter().find(|a| a.request.call_id == call_id)
+    pub fn approval(&self, call_id: &CallId) -> Option<&ApprovalState> {
+        self.approvals
+            .iter()
+            .find(|a| &a.request.call_id == call_id)
     }
 
     /// Every trim must name a tool result of this history by position and call id; checked
@@ -344,7 +347,7 @@ impl SegmentState {
             let matches = usize::try_from(trim.index)
                 .ok()
                 .and_then(|i| self.history.get(i))
-                .is_some_and(|item| tool_result_call_id(item) == Some(trim.call_id.as_str()));
+                .is_some_and(|item| tool_result_call_id(item) == Some(&trim.call_id));
             if !matches {
                 return Err(FoldError::BadTrim {
                     seq,
@@ -377,9 +380,9 @@ fn add_usage(total: &mut Usage, add: &Usage) {
 }
 
 /// The call a tool result answers, if `item` is one.
-fn tool_result_call_id(item: &ModelItem) -> Option<&str> {
+fn tool_result_call_id(item: &ModelItem) -> Option<&CallId> {
     match item {
-        ModelItem::ToolResult { call_id, .. } => Some(call_id.as_str()),
+        ModelItem::ToolResult { call_id, .. } => Some(call_id),
         ModelItem::UserMessage { .. }
         | ModelItem::AssistantText { .. }
         | ModelItem::Reasoning { .. }

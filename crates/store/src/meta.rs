@@ -9,7 +9,7 @@ use std::io::{ErrorKind, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use seedpod_protocol::{PodName, ProviderKind};
+use seedpod_protocol::{PodName, ProviderKind, SegmentId};
 use serde::{Deserialize, Serialize};
 
 use crate::durable::sync_parent_dir;
@@ -34,9 +34,9 @@ pub struct PodMeta {
     /// The working directory the pod's tools run in.
     pub cwd: PathBuf,
     /// The segment the pod appends to and restores from.
-    pub active_segment: String,
+    pub active_segment: SegmentId,
     /// Every segment id of this pod, oldest first (compaction and rewind add new ones).
-    pub segments: Vec<String>,
+    pub segments: Vec<SegmentId>,
     /// The parent pod's name, for a child pod.
     #[serde(default)]
     pub parent: Option<PodName>,
@@ -65,11 +65,10 @@ impl PodMeta {
     pub fn new(
         name: PodName,
         cwd: PathBuf,
-        segment: impl Into<String>,
+        segment: SegmentId,
         config: PodConfig,
         created_ms: u64,
     ) -> PodMeta {
-        let segment = segment.into();
         PodMeta {
             name,
             cwd,
@@ -130,7 +129,7 @@ pub struct ScopeGrant {
 /// A position in a pod's log: entry `index` (0-based line) of segment `segment`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutputCursor {
-    pub segment: String,
+    pub segment: SegmentId,
     pub index: u64,
 }
 
@@ -155,7 +154,7 @@ impl std::str::FromStr for OutputCursor {
             return Err(format!("\"{text}\" is not a cursor; SEGMENT is empty"));
         }
         Ok(OutputCursor {
-            segment: segment.to_owned(),
+            segment: SegmentId::new(segment),
             index,
         })
     }
@@ -223,13 +222,13 @@ pub fn save_meta(pod_dir: &Path, meta: &PodMeta) -> Result<(), StoreError> {
 }
 
 /// `pod_dir/segments/<segment_id>.jsonl`.
-pub fn segment_path(pod_dir: &Path, segment_id: &str) -> PathBuf {
+pub fn segment_path(pod_dir: &Path, segment_id: &SegmentId) -> PathBuf {
     pod_dir
         .join(SEGMENTS_DIR)
         .join(format!("{segment_id}.{SEGMENT_EXTENSION}"))
 }
 
 /// A fresh segment id: a UUIDv7, so ids sort by creation time.
-pub fn new_segment_id() -> String {
-    uuid::Uuid::now_v7().to_string()
+pub fn new_segment_id() -> SegmentId {
+    SegmentId::new(uuid::Uuid::now_v7().to_string())
 }

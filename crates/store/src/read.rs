@@ -94,8 +94,12 @@ fn scan(data: &[u8], file: &Path) -> Result<Scan, StoreError> {
         let is_last = offset + newline + 1 == data.len();
         match parse_line(&rest[..newline]) {
             Ok(entry) => {
-                check_entry(&entry, EntrySeq(entries.len() as u64), &rest[..newline])
-                    .map_err(|bad| corrupt(line_no, bad.to_string()))?;
+                check_entry(
+                    &entry,
+                    EntrySeq::new(entries.len() as u64),
+                    &rest[..newline],
+                )
+                .map_err(|bad| corrupt(line_no, bad.to_string()))?;
                 entries.push(entry);
             }
             Err(_) if is_last => {

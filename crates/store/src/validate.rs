@@ -93,12 +93,12 @@ pub(crate) fn check_position(entry: &Entry, expected_seq: EntrySeq) -> Result<()
         return Err(Misplaced::UnknownSystemItem);
     }
     let is_start = matches!(entry.kind, EntryKind::SegmentStart(_));
-    if expected_seq == 0 && !is_start {
+    if expected_seq == EntrySeq::FIRST && !is_start {
         return Err(Misplaced::NotAStart {
             kind: entry.kind.name(),
         });
     }
-    if expected_seq > 0 && is_start {
+    if expected_seq > EntrySeq::FIRST && is_start {
         return Err(Misplaced::SecondStart);
     }
     Ok(())

@@ -95,7 +95,7 @@ impl SegmentWriter {
         start: SegmentStart,
         carried: Vec<EntryKind>,
     ) -> Result<(SegmentWriter, Vec<Entry>), StoreError> {
-        let (writer, opened) = Self::spawn(path, EntrySeq(0), create_segment_file)?;
+        let (writer, opened) = Self::spawn(path, EntrySeq::new(0), create_segment_file)?;
         opened.await.map_err(|_| StoreError::Closed)??;
         let mut entries = Vec::with_capacity(1 + carried.len());
         let kinds = std::iter::once(EntryKind::SegmentStart(start)).chain(carried);

@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use seedpod_protocol::{
-    Entry, EntryKind, EntrySeq, EventSeq, FinishReason, ModelConfig, ModelItem, Origin, PodState,
-    ProviderKind, RunEndReason, RunTrigger, Segment, SegmentStart, ServerMsg, SystemItem, Usage,
+    CallId, Entry, EntryKind, EntrySeq, EventSeq, FinishReason, ModelConfig, ModelItem, Origin,
+    PodState, ProviderKind, RunEndReason, RunTrigger, Segment, SegmentId, SegmentStart, ServerMsg,
+    SystemItem, Usage,
 };
 use seedpod_transcript::render::preload_highlighting;
 use seedpod_transcript::{Theme, Transcript, TranscriptView, ViewState};
@@ -82,13 +83,13 @@ fn main() {
 
     let mut seq = 1_000_000;
     transcript.apply(&ServerMsg::State {
-        seq: EventSeq(seq),
+        seq: EventSeq::new(seq),
         state: PodState::Running,
     });
     let streaming = sample(FRAMES, || {
         seq += 1;
         transcript.apply(&ServerMsg::TextDelta {
-            seq: EventSeq(seq),
+            seq: EventSeq::new(seq),
             text: "more **streamed** words, ".into(),
         });
         draw(&mut terminal, &transcript, &theme, &mut state)
@@ -99,7 +100,7 @@ fn main() {
         seq += 1;
         entry_seq += 1;
         transcript.apply(&ServerMsg::Committed {
-            seq: EventSeq(seq),
+            seq: EventSeq::new(seq),
             entry: entry(entry_seq, user_text(entry_seq as usize)),
         });
         draw(&mut terminal, &transcript, &theme, &mut state)
@@ -211,7 +212,7 @@ fn rss_kib() -> Option<u64> {
 fn entry(seq: u64, kind: EntryKind) -> Entry {
     Entry {
         v: 1,
-        seq: EntrySeq(seq),
+        seq: EntrySeq::new(seq),
         ts: 1_763_848_000_000 + seq * 50,
         kind,
     }
@@ -248,7 +249,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
         EntryKind::SegmentStart(SegmentStart {
             context_window: None,
             compaction: None,
-            segment_id: "0193f0c2".into(),
+            segment_id: SegmentId::new("0193f0c2"),
             system_prompt: "You are the bench.".into(),
             model: ModelConfig::new(ProviderKind::Scripted, "script"),
             tools: vec![],
@@ -291,7 +292,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
         push(
             EntryKind::AssistantItem {
                 item: ModelItem::ToolCall {
-                    call_id: call_id.clone().into(),
+                    call_id: CallId::new(call_id.clone()),
                     name: "read_file".into(),
                     arguments: format!(r#"{{"path":"src/m{n}.rs"}}"#),
                 },
@@ -304,7 +305,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
             .collect();
         push(
             EntryKind::ToolResult {
-                call_id: call_id.into(),
+                call_id: CallId::new(call_id),
                 name: "read_file".into(),
                 content: output.join("\n"),
                 is_error: n % 7 == 0,
@@ -366,10 +367,10 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
         .sum();
     let mut frames = vec![ServerMsg::SnapshotBegin {
         context: Default::default(),
-        seq: EventSeq(10),
+        seq: EventSeq::new(10),
         state: PodState::Idle,
         greeting: "bench".into(),
-        segment_id: "0193f0c2".into(),
+        segment_id: SegmentId::new("0193f0c2"),
         entries: entries.len() as u64,
         message_cap: None,
     }];
@@ -384,6 +385,8 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
         tool_calls: vec![],
         queue: vec![],
     });
-    frames.push(ServerMsg::SnapshotEnd { seq: EventSeq(10) });
+    frames.push(ServerMsg::SnapshotEnd {
+        seq: EventSeq::new(10),
+    });
     (frames, text_bytes)
 }

@@ -46,8 +46,8 @@ pub fn report_wakes(event: &PodEvent) -> bool {
 }
 
 /// The event pod `pod` sends a pending report as.
-pub fn report_event(pod: &str, report: &PendingReport) -> PodEvent {
-    let pod = pod.to_owned();
+pub fn report_event(pod: &PodName, report: &PendingReport) -> PodEvent {
+    let pod = pod.to_string();
     let event_id = report.event_id.clone();
     match &report.report {
         Report::TurnEnded => PodEvent::TurnEnded { pod, event_id },
@@ -63,7 +63,7 @@ pub fn report_event(pod: &str, report: &PendingReport) -> PodEvent {
 /// What a child is told about itself in its session instructions (a layer of its system
 /// prompt, rendered once per segment like every layer): who started it, what it may touch, and
 /// that its parent reads what it does.
-fn standing(parent: &str, record: &ChildRecord) -> String {
+fn standing(parent: &PodName, record: &ChildRecord) -> String {
     let list = |paths: &[std::path::PathBuf]| {
         if paths.is_empty() {
             "nothing".to_owned()
@@ -85,7 +85,7 @@ fn standing(parent: &str, record: &ChildRecord) -> String {
 /// The `pod serve` arguments for a new child: the parent's provider settings (a child talks to
 /// the same kind of model unless told otherwise), its lineage, task and scope.
 pub fn child_args(
-    parent: &str,
+    parent: &PodName,
     meta: &PodMeta,
     model: &str,
     request: &SpawnRequest,
@@ -94,7 +94,7 @@ pub fn child_args(
 ) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec![
         "--parent".into(),
-        parent.into(),
+        parent.as_str().into(),
         "--task".into(),
         request.task.clone().into(),
         "--cwd".into(),

@@ -1,7 +1,9 @@
 //! The messages child-pod tasks and tools send the controller, on their own queue: this module
 //! is all they know of it.
 
-use seedpod_protocol::{ErrorCode, PodEvent, PodName, ServerMsg, SpawnRequest};
+use seedpod_protocol::{
+    ErrorCode, PodEvent, PodName, ReportId, RequestId, ServerMsg, SpawnRequest,
+};
 use seedpod_store::{ChildRecord, OutputCursor};
 use tokio::sync::oneshot;
 
@@ -30,7 +32,7 @@ pub enum ChildMsg {
     /// `read_pod_output` read up to here.
     Cursor { name: PodName, cursor: OutputCursor },
     /// The parent acknowledged one of this pod's reports.
-    Delivered { event_id: String },
+    Delivered { event_id: ReportId },
     /// Reports a stopped child left undelivered in its log, read by a relink.
     Reports { events: Vec<PodEvent> },
     /// `send_to_pod` is about to restore a stopped child: count it live if `max_children`
@@ -44,7 +46,7 @@ pub enum ChildMsg {
 /// Who asked for a spawn, and so how the answer is sent.
 pub enum SpawnReply {
     Client {
-        id: u64,
+        id: RequestId,
         reply: oneshot::Sender<ServerMsg>,
     },
     Tool(oneshot::Sender<Result<String, String>>),

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use seedpod_client::{Connection, Home};
-use seedpod_protocol::{ClientMode, Method, PodEvent, PodName, ServerMsg};
+use seedpod_protocol::{ClientMode, Method, PodEvent, PodName, ReportId, ServerMsg};
 use tokio::sync::{mpsc, oneshot};
 
 use super::ChildMsg;
@@ -29,7 +29,7 @@ enum OutboxMsg {
     Report(PodEvent),
     Nudge,
     /// Try everything once more now; answer with the ids delivered meanwhile.
-    Flush(oneshot::Sender<Vec<String>>),
+    Flush(oneshot::Sender<Vec<ReportId>>),
 }
 
 /// The controller's handle on its delivery task.
@@ -50,7 +50,7 @@ impl OutboxHandle {
     }
 
     /// Deliver what is pending, bounded by `FLUSH_TIMEOUT`; the ids the parent acknowledged.
-    pub async fn flush(&self) -> Vec<String> {
+    pub async fn flush(&self) -> Vec<ReportId> {
         let (reply, rx) = oneshot::channel();
         if self.tx.send(OutboxMsg::Flush(reply)).await.is_err() {
             return Vec::new();
@@ -140,7 +140,7 @@ async fn deliver(
 fn absorb(
     msg: OutboxMsg,
     pending: &mut VecDeque<PodEvent>,
-    flush: &mut Option<oneshot::Sender<Vec<String>>>,
+    flush: &mut Option<oneshot::Sender<Vec<ReportId>>>,
 ) {
     match msg {
         OutboxMsg::Report(event) => {
@@ -160,7 +160,7 @@ async fn send_all(
     parent: &PodName,
     client: &str,
     pending: &mut VecDeque<PodEvent>,
-) -> (Vec<String>, Option<String>) {
+) -> (Vec<ReportId>, Option<String>) {
     let mut delivered = Vec::new();
     let attempt = async {
         let mut conn = Connection::connect(home, parent, client, ClientMode::Control).await?;
@@ -172,7 +172,7 @@ async fn send_all(
             match conn.call(method).await? {
                 ServerMsg::Ack { .. } => {
                     if let Some(id) = event.event_id() {
-                        delivered.push(id.to_owned());
+                        delivered.push(id.clone());
                     }
                     pending.pop_front();
                 }

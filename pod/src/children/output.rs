@@ -18,7 +18,8 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use seedpod_protocol::{
-    ApprovalDecision, Entry, EntryKind, ModelItem, Origin, RunEndReason, RunTrigger, SystemItem,
+    ApprovalDecision, Entry, EntryKind, ModelItem, Origin, PodName, RunEndReason, RunTrigger,
+    SegmentId, SystemItem,
 };
 use seedpod_store::{OutputCursor, PodMeta, segment_path};
 
@@ -68,7 +69,7 @@ pub enum OutputError {
         "pod \"{pod}\" has no log segment \"{segment}\" (the cursor is from another pod or \
          mistyped); omit `since` to read its output from the start"
     )]
-    UnknownSegment { pod: String, segment: String },
+    UnknownSegment { pod: String, segment: SegmentId },
     #[error(
         "could not read pod \"{pod}\"'s log {}: {source}; check that its pod directory is \
          intact, then try again",
@@ -92,7 +93,7 @@ pub fn read_output(
 ) -> Result<OutputPage, OutputError> {
     let order = segment_order(meta);
     let start = match since {
-        Some(cursor) if order.contains(&cursor.segment.as_str()) => cursor.clone(),
+        Some(cursor) if order.contains(&&cursor.segment) => cursor.clone(),
         Some(cursor) => {
             return Err(OutputError::UnknownSegment {
                 pod: meta.name.to_string(),
@@ -100,7 +101,7 @@ pub fn read_output(
             });
         }
         None => OutputCursor {
-            segment: order[0].to_owned(),
+            segment: order[0].clone(),
             index: 0,
         },
     };
@@ -109,14 +110,14 @@ pub fn read_output(
     let more = loop {
         let later = order
             .iter()
-            .skip_while(|id| **id != at.segment)
+            .skip_while(|id| **id != &at.segment)
             .nth(1)
             .copied();
         match read_segment(pod_dir, &meta.name, &at, later.is_some(), &mut page)? {
             Stop::End(index) => match later {
                 Some(next) => {
                     at = OutputCursor {
-                        segment: next.to_owned(),
+                        segment: next.clone(),
                         index: 0,
                     }
                 }
@@ -140,9 +141,9 @@ pub fn read_output(
 }
 
 /// The pod's segments in reading order, the active one included even if `segments` lacks it.
-fn segment_order(meta: &PodMeta) -> Vec<&str> {
-    let mut order: Vec<&str> = meta.segments.iter().map(String::as_str).collect();
-    if !order.contains(&meta.active_segment.as_str()) {
+fn segment_order(meta: &PodMeta) -> Vec<&SegmentId> {
+    let mut order: Vec<&SegmentId> = meta.segments.iter().collect();
+    if !order.contains(&&meta.active_segment) {
         order.push(&meta.active_segment);
     }
     order
@@ -163,14 +164,14 @@ enum Stop {
 /// become readable and is skipped with a note instead of stopping the reader for good.
 fn read_segment(
     pod_dir: &Path,
-    pod: &str,
+    pod: &PodName,
     at: &OutputCursor,
     closed: bool,
     page: &mut Page,
 ) -> Result<Stop, OutputError> {
     let path = segment_path(pod_dir, &at.segment);
     let unreadable = |source| OutputError::Unreadable {
-        pod: pod.to_owned(),
+        pod: pod.to_string(),
         path: path.clone(),
         source,
     };
@@ -216,9 +217,9 @@ fn read_segment(
 
 /// The text being assembled, kept within the budget.
 struct Page<'a> {
-    pod: &'a str,
+    pod: &'a PodName,
     /// The segment the read began in: entering any other one is announced.
-    start_segment: &'a str,
+    start_segment: &'a SegmentId,
     budget: usize,
     /// Finished sections, every line newline-terminated.
     text: String,
@@ -235,7 +236,7 @@ struct Page<'a> {
 
 /// The entries read from one segment.
 struct Section {
-    segment: String,
+    segment: SegmentId,
     /// Whether this section opens the page (its heading names the pod).
     first_on_page: bool,
     /// Set when the segment is not the one the read began in: how the child came to start it.
@@ -248,7 +249,7 @@ struct Section {
 
 impl Section {
     /// The section's heading if its last entry were `last`.
-    fn heading(&self, pod: &str, last: u64) -> String {
+    fn heading(&self, pod: &PodName, last: u64) -> String {
         let (segment, first) = (&self.segment, self.first);
         let range = if first == last {
             format!("entry {first}")
@@ -269,7 +270,7 @@ impl Section {
 }
 
 impl<'a> Page<'a> {
-    fn new(pod: &'a str, start_segment: &'a str, budget: usize) -> Page<'a> {
+    fn new(pod: &'a PodName, start_segment: &'a SegmentId, budget: usize) -> Page<'a> {
         Page {
             pod,
             start_segment,
@@ -287,13 +288,13 @@ impl<'a> Page<'a> {
     /// fits. `origin` is the entry's, when it starts its segment.
     fn offer(
         &mut self,
-        segment: &str,
+        segment: &SegmentId,
         index: u64,
         mut line: Option<String>,
         origin: Option<&Origin>,
     ) -> bool {
         let (mut section, opened) = match self.section.take() {
-            Some(section) if section.segment == segment => (section, false),
+            Some(section) if section.segment == *segment => (section, false),
             previous => {
                 if let Some(previous) = previous {
                     self.flush(previous);
@@ -301,7 +302,7 @@ impl<'a> Page<'a> {
                 let new_because = (segment != self.start_segment)
                     .then(|| origin.map_or("the pod started a new history".into(), origin_text));
                 let section = Section {
-                    segment: segment.to_owned(),
+                    segment: segment.clone(),
                     first_on_page: self.text.is_empty(),
                     new_because,
                     first: index,
@@ -532,18 +533,18 @@ mod tests {
     use std::io::Write;
 
     use seedpod_protocol::{
-        ENTRY_VERSION, ModelConfig, ProviderKind, Segment, SegmentStart, Usage,
+        CallId, ENTRY_VERSION, ModelConfig, ProviderKind, Segment, SegmentStart, Usage,
     };
     use seedpod_store::{PodConfig, SEGMENTS_DIR};
 
     use super::*;
-    use seedpod_protocol::{EntrySeq, PodName};
+    use seedpod_protocol::{EntrySeq, PodName, SegmentId};
 
     fn meta(segments: &[&str]) -> PodMeta {
         let config = PodConfig::new(ProviderKind::Scripted, "script");
-        let active = segments.last().unwrap().to_string();
+        let active = SegmentId::new(*segments.last().unwrap());
         PodMeta {
-            segments: segments.iter().map(|s| s.to_string()).collect(),
+            segments: segments.iter().map(|s| SegmentId::new(*s)).collect(),
             parent: Some("mum".parse().unwrap()),
             ..PodMeta::new(
                 PodName::new("kid").unwrap(),
@@ -559,7 +560,7 @@ mod tests {
         EntryKind::SegmentStart(SegmentStart {
             context_window: None,
             compaction: None,
-            segment_id: segment.into(),
+            segment_id: SegmentId::new(segment),
             system_prompt: "be good".into(),
             model: ModelConfig::new(ProviderKind::Scripted, "script"),
             tools: Vec::new(),
@@ -615,7 +616,7 @@ mod tests {
             };
             let entry = Entry {
                 v: ENTRY_VERSION,
-                seq: EntrySeq(*seq),
+                seq: EntrySeq::new(*seq),
                 ts: 1_700_000_000_000 + *seq,
                 kind,
             };
@@ -627,7 +628,7 @@ mod tests {
             let mut file = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
-                .open(segment_path(self.path(), segment))
+                .open(segment_path(self.path(), &SegmentId::new(segment)))
                 .unwrap();
             file.write_all(bytes).unwrap();
         }
@@ -640,7 +641,7 @@ mod tests {
 
     fn cursor(segment: &str, index: u64) -> OutputCursor {
         OutputCursor {
-            segment: segment.into(),
+            segment: SegmentId::new(segment),
             index,
         }
     }
@@ -664,13 +665,13 @@ mod tests {
                 },
                 EntryKind::AssistantItem {
                     item: ModelItem::ToolCall {
-                        call_id: "c1".into(),
+                        call_id: CallId::new("c1"),
                         name: "shell".into(),
                         arguments: format!(r#"{{"command":"{}"}}"#, "x".repeat(500)),
                     },
                 },
                 EntryKind::ToolResult {
-                    call_id: "c1".into(),
+                    call_id: CallId::new("c1"),
                     name: "shell".into(),
                     content: "exit 1".into(),
                     is_error: true,
@@ -776,7 +777,7 @@ mod tests {
         let pending = log.line("s1", said("half written"));
         let (head, tail) = pending.split_at(pending.len() / 2);
         log.append_raw("s1", head.as_bytes());
-        let path = segment_path(log.path(), "s1");
+        let path = segment_path(log.path(), &SegmentId::new("s1"));
         let before = std::fs::read(&path).unwrap();
         let listing = || std::fs::read_dir(path.parent().unwrap()).unwrap().count();
 
@@ -825,7 +826,7 @@ mod tests {
                 start(
                     "s2",
                     Origin::ClearedFrom {
-                        segment_id: "s1".into(),
+                        segment_id: SegmentId::new("s1"),
                     },
                 ),
                 input("new work"),
@@ -899,7 +900,7 @@ mod tests {
         let log = Log::new();
         let err = read_output(log.path(), &meta(&["s1"]), None, 1_000).unwrap_err();
         assert!(matches!(err, OutputError::Unreadable { .. }));
-        let path = segment_path(log.path(), "s1");
+        let path = segment_path(log.path(), &SegmentId::new("s1"));
         assert!(
             err.to_string().contains(&path.display().to_string()),
             "{err}"

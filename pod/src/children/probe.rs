@@ -47,13 +47,13 @@ impl ChildLiveness {
     }
 }
 
-fn client_name(me: &str) -> String {
+fn client_name(me: &PodName) -> String {
     format!("seedpod-pod:{me}")
 }
 
 /// The client's status probe (the one `ls` and the picker use), plus "gone" for a child whose
 /// pod directory is missing.
-pub async fn probe(home: &Home, me: &str, name: &PodName) -> ChildLiveness {
+pub async fn probe(home: &Home, me: &PodName, name: &PodName) -> ChildLiveness {
     match seedpod_client::pods::probe(home, name, &client_name(me)).await {
         Liveness::Running(status) => ChildLiveness::Live(status.state),
         Liveness::Stopped => not_running(home, name),
@@ -179,7 +179,7 @@ pub enum RestoreError {
 /// Give `name` new input as its parent; returns how it was taken.
 pub async fn send_input(
     home: &Home,
-    me: &str,
+    me: &PodName,
     name: &PodName,
     message: &str,
 ) -> Result<String, String> {
@@ -216,7 +216,7 @@ pub async fn send_input(
 
 /// Ask `name` to shut down and wait until it has closed its log. `Ok(false)`: it was not
 /// running.
-pub async fn stop(home: &Home, me: &str, name: &PodName) -> Result<bool, String> {
+pub async fn stop(home: &Home, me: &PodName, name: &PodName) -> Result<bool, String> {
     let mut conn =
         match Connection::connect(home, name, &client_name(me), ClientMode::Control).await {
             Ok(conn) => conn,

@@ -153,11 +153,11 @@ impl ChildTools {
         self.ask(|reply| ChildMsg::Records { reply }).await
     }
 
-    async fn record(&self, name: &str) -> Result<ChildRecord, String> {
+    async fn record(&self, name: &PodName) -> Result<ChildRecord, String> {
         let records = self.records().await?;
         records
             .iter()
-            .find(|r| r.name == name)
+            .find(|r| &r.name == name)
             .cloned()
             .ok_or_else(|| {
                 let known: Vec<&str> = records.iter().map(|r| r.name.as_str()).collect();

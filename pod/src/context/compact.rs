@@ -513,7 +513,7 @@ mod tests {
                 vec![
                     call("b"),
                     ModelItem::ToolResult {
-                        call_id: "b".into(),
+                        call_id: CallId::new("b"),
                         content: MISSING_RESULT.into(),
                         is_error: true,
                     },

@@ -34,10 +34,10 @@ pub fn item_tokens(item: &ModelItem) -> u64 {
             call_id,
             name,
             arguments,
-        } => call_id.len() + name.len() + arguments.len(),
+        } => call_id.as_str().len() + name.len() + arguments.len(),
         ModelItem::ToolResult {
             call_id, content, ..
-        } => call_id.len() + content.len(),
+        } => call_id.as_str().len() + content.len(),
     };
     tokens_of_len(bytes) + MESSAGE_OVERHEAD
 }

@@ -1,6 +1,6 @@
 //! History items for the context module's tests, so each test reads as a conversation.
 
-use seedpod_protocol::ModelItem;
+use seedpod_protocol::{CallId, ModelItem};
 
 pub fn user(text: &str) -> ModelItem {
     ModelItem::UserMessage { text: text.into() }
@@ -13,7 +13,7 @@ pub fn text(text: &str) -> ModelItem {
 /// A `read_file` call with id `id`.
 pub fn call(id: &str) -> ModelItem {
     ModelItem::ToolCall {
-        call_id: id.into(),
+        call_id: CallId::new(id),
         name: "read_file".into(),
         arguments: r#"{"path":"a"}"#.into(),
     }
@@ -21,7 +21,7 @@ pub fn call(id: &str) -> ModelItem {
 
 pub fn result(id: &str, content: &str) -> ModelItem {
     ModelItem::ToolResult {
-        call_id: id.into(),
+        call_id: CallId::new(id),
         content: content.into(),
         is_error: false,
     }

@@ -8,7 +8,7 @@
 //! that ratio again. Already-trimmed results are never trimmed twice the same way, so a pod at a
 //! steady fill commits no further steps.
 
-use seedpod_protocol::{ModelItem, ToolResultTrim, TrimMode, thousands};
+use seedpod_protocol::{CallId, ModelItem, ToolResultTrim, TrimMode, thousands};
 
 use super::estimate::tokens;
 use super::settings::ContextSettings;
@@ -42,7 +42,9 @@ pub fn plan(
     let mut trims: Vec<ToolResultTrim> = Vec::new();
     let mut fill = fill;
     for &i in &eligible {
-        let (call_id, content) = result_parts(&history[i]);
+        let Some((call_id, content)) = result_parts(&history[i]) else {
+            continue;
+        };
         if let Some(trimmed) = soft_trim(content) {
             fill = fill.saturating_sub(tokens(content).saturating_sub(tokens(&trimmed)));
             trims.push(trim(i, call_id, TrimMode::Soft, trimmed));
@@ -52,7 +54,9 @@ pub fn plan(
         if ratio(fill, window) < settings.hard_clear_at {
             break;
         }
-        let (call_id, original) = result_parts(&history[i]);
+        let Some((call_id, original)) = result_parts(&history[i]) else {
+            continue;
+        };
         if original == CLEARED {
             continue;
         }
@@ -116,23 +120,23 @@ fn ratio(fill: u64, window: u64) -> f64 {
     fill as f64 / window as f64
 }
 
-fn result_parts(item: &ModelItem) -> (&str, &str) {
+fn result_parts(item: &ModelItem) -> Option<(&CallId, &str)> {
     match item {
         ModelItem::ToolResult {
             call_id, content, ..
-        } => (call_id, content),
+        } => Some((call_id, content)),
         ModelItem::UserMessage { .. }
         | ModelItem::AssistantText { .. }
         | ModelItem::Reasoning { .. }
         | ModelItem::ToolCall { .. }
-        | ModelItem::SystemMessage { .. } => ("", ""),
+        | ModelItem::SystemMessage { .. } => None,
     }
 }
 
-fn trim(index: usize, call_id: &str, mode: TrimMode, content: String) -> ToolResultTrim {
+fn trim(index: usize, call_id: &CallId, mode: TrimMode, content: String) -> ToolResultTrim {
     ToolResultTrim {
         index: index as u64,
-        call_id: call_id.to_owned().into(),
+        call_id: call_id.clone(),
         mode,
         content,
     }

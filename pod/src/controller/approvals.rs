@@ -9,7 +9,7 @@
 use seedpod_engine::{Authorization, HostError, PendingCall};
 use seedpod_protocol::{
     AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, CallId, EntryKind, ErrorCode,
-    Replaces, ServerMsg, StandingApproval,
+    Replaces, RequestId, ServerMsg, StandingApproval,
 };
 use seedpod_store::Durability;
 use seedpod_tools::Judgement;
@@ -285,7 +285,7 @@ impl Controller {
     /// waiting run go on, or continue a paused run that stopped at this request.
     pub(super) async fn approve(
         &mut self,
-        id: u64,
+        id: RequestId,
         call_id: Option<CallId>,
         answer: ApprovalAnswer,
         reason: Option<String>,

@@ -6,7 +6,9 @@
 use std::collections::HashSet;
 
 use seedpod_client::launch::{Launch, LaunchError, launch};
-use seedpod_protocol::{EntryKind, PodEvent, PodName, ServerMsg, SpawnRequest};
+use seedpod_protocol::{
+    EntryKind, PodEvent, PodName, ReportId, RequestId, ServerMsg, SpawnRequest,
+};
 use seedpod_store::{ChildRecord, Durability, PendingReport, ScopeGrant, report_id, unix_ms};
 use seedpod_tools::{Access, LentRoot, Scope};
 use tokio::sync::oneshot;
@@ -59,7 +61,7 @@ impl Controller {
                     // delivers them once more and is acknowledged without a second commit.
                     let wake = report_wakes(&event);
                     if let ServerMsg::Error { message, .. } =
-                        self.receive_report(0, event, wake).await
+                        self.receive_report(RequestId::new(0), event, wake).await
                     {
                         tracing::warn!(event = "stopped_child_report_refused", error = %message);
                     }
@@ -71,7 +73,7 @@ impl Controller {
     /// `spawn` from a client: answered when the child runs.
     pub(super) async fn spawn_child(
         &mut self,
-        id: u64,
+        id: RequestId,
         request: SpawnRequest,
         reply: oneshot::Sender<ServerMsg>,
     ) {
@@ -288,14 +290,14 @@ impl Controller {
 
     /// Tell this pod's parent (if it has one) about a new descendant, so the root knows every
     /// pod below it and can stop it even if the pods in between are gone.
-    async fn report_descendant(&mut self, child: &str, write: &[std::path::PathBuf]) {
+    async fn report_descendant(&mut self, child: &PodName, write: &[std::path::PathBuf]) {
         if self.pod.meta.parent.is_none() {
             return;
         }
         let event = PodEvent::ScopeSubDelegated {
             pod: self.pod.name.to_string(),
             event_id: report_id(&self.log.state.segment_id, self.log.state.next_seq),
-            child: child.to_owned(),
+            child: child.to_string(),
             scope: write.iter().map(|p| p.display().to_string()).collect(),
         };
         if let Err(err) = self
@@ -310,15 +312,20 @@ impl Controller {
     pub(super) async fn note_child_event(&mut self, event: &PodEvent) {
         match event {
             PodEvent::TurnEnded { pod, .. } | PodEvent::Errored { pod, .. } => {
-                self.set_live(pod, true);
+                self.set_reported_live(pod, true);
             }
-            PodEvent::ShutDown { pod, .. } => self.set_live(pod, false),
+            PodEvent::ShutDown { pod, .. } => self.set_reported_live(pod, false),
             PodEvent::ScopeSubDelegated {
                 pod, child, scope, ..
             } => {
                 // Only a child's report adds a descendant: anyone may send `pod_event`.
-                let from_child = self.pod.meta.children.iter().any(|r| r.name == *pod);
-                self.set_live(pod, true);
+                let from_child = self
+                    .pod
+                    .meta
+                    .children
+                    .iter()
+                    .any(|r| r.name.as_str() == pod.as_str());
+                self.set_reported_live(pod, true);
                 // Anything can claim a descendant's name; only one that could name a pod
                 // becomes a record (it names a directory later).
                 let child = PodName::new(child.as_str()).ok();
@@ -354,15 +361,22 @@ impl Controller {
         asked && self.session.wake_on_child_reports
     }
 
-    fn set_live(&mut self, name: &str, live: bool) {
-        if !self.pod.meta.children.iter().any(|r| r.name == name) {
+    /// A report names its sender as text (anyone may send `pod_event`); text that is not a
+    /// pod name is no child's.
+    fn set_reported_live(&mut self, pod: &str, live: bool) {
+        if let Ok(name) = PodName::new(pod) {
+            self.set_live(&name, live);
+        }
+    }
+
+    fn set_live(&mut self, name: &PodName, live: bool) {
+        if !self.pod.meta.children.iter().any(|r| &r.name == name) {
             return;
         }
-        let changed = match (live, PodName::new(name)) {
-            (true, _) => self.family.not_live.remove(name),
-            (false, Ok(name)) => self.family.not_live.insert(name),
-            // Not a pod name, so not a child's: the check above already returned.
-            (false, Err(_)) => false,
+        let changed = if live {
+            self.family.not_live.remove(name)
+        } else {
+            self.family.not_live.insert(name.clone())
         };
         if changed {
             tracing::info!(event = "child_liveness", child = %name, live);
@@ -444,7 +458,7 @@ impl Controller {
         }
     }
 
-    async fn delivered(&mut self, event_id: String) {
+    async fn delivered(&mut self, event_id: ReportId) {
         if !self.log.state.outbox.iter().any(|r| r.event_id == event_id) {
             return;
         }

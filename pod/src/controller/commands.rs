@@ -1,7 +1,9 @@
 //! Pod-side commands (`/clear`, `/memory`, `/model`, `/help`): carried out by the pod so that
 //! every client has them, whether it sends `command` or a `run` whose text is `/clear`.
 
-use seedpod_protocol::{EntryKind, ErrorCode, ModelConfig, PodCommand, Segment, ServerMsg};
+use seedpod_protocol::{
+    EntryKind, ErrorCode, ModelConfig, PodCommand, RequestId, Segment, ServerMsg,
+};
 use seedpod_store::Durability;
 
 use tokio::sync::oneshot;
@@ -9,7 +11,7 @@ use tokio::sync::oneshot;
 use super::Controller;
 use super::route::LoopCommand;
 
-pub(super) fn done(id: u64, command: PodCommand, message: impl Into<String>) -> ServerMsg {
+pub(super) fn done(id: RequestId, command: PodCommand, message: impl Into<String>) -> ServerMsg {
     ServerMsg::CommandDone {
         id,
         command,
@@ -17,7 +19,7 @@ pub(super) fn done(id: u64, command: PodCommand, message: impl Into<String>) -> 
     }
 }
 
-pub(super) fn refuse(id: u64, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
+pub(super) fn refuse(id: RequestId, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
     ServerMsg::Error {
         id: Some(id),
         code,
@@ -52,7 +54,7 @@ References in a message: @path attaches a file or directory listing, #slug a kno
 (.seedpod/knowledge/slug.md), /slug a workflow (.seedpod/workflows/slug.md).";
 
 impl Controller {
-    pub(super) async fn command(&mut self, id: u64, command: LoopCommand) -> ServerMsg {
+    pub(super) async fn command(&mut self, id: RequestId, command: LoopCommand) -> ServerMsg {
         tracing::info!(
             event = "command",
             command = command.as_pod_command().as_str()
@@ -74,7 +76,12 @@ impl Controller {
     /// `/commit [hint]`: git is asked what changed off the loop; then the person's run starts
     /// (or queues) with that as its input, exactly like input they typed, and the reply is that
     /// run's acknowledgement. The model commits with `git_commit`, which asks first.
-    pub(super) fn commit_command(&self, id: u64, hint: String, reply: oneshot::Sender<ServerMsg>) {
+    pub(super) fn commit_command(
+        &self,
+        id: RequestId,
+        hint: String,
+        reply: oneshot::Sender<ServerMsg>,
+    ) {
         let cwd = self.pod.meta.cwd.clone();
         let tx = self.senders.commands.clone();
         tokio::spawn(async move {
@@ -100,7 +107,7 @@ impl Controller {
 
     /// `/model` with no name: the model in use, and what the server offers to switch to
     /// (asked off the loop, bounded by the provider's timeouts).
-    pub(super) fn model_list(&self, id: u64, reply: oneshot::Sender<ServerMsg>) {
+    pub(super) fn model_list(&self, id: RequestId, reply: oneshot::Sender<ServerMsg>) {
         let current = self.log.state.model.clone();
         let cached = self.runs.model_list.fresh();
         let listing = self.runs.provider.list_models();
@@ -133,7 +140,7 @@ impl Controller {
         });
     }
 
-    pub(super) fn memory(&self, id: u64, text: &str, reply: oneshot::Sender<ServerMsg>) {
+    pub(super) fn memory(&self, id: RequestId, text: &str, reply: oneshot::Sender<ServerMsg>) {
         let text = text.trim().to_string();
         if text.is_empty() {
             let _ = reply.send(refuse(
@@ -165,7 +172,7 @@ impl Controller {
         });
     }
 
-    async fn switch_model(&mut self, id: u64, name: &str) -> ServerMsg {
+    async fn switch_model(&mut self, id: RequestId, name: &str) -> ServerMsg {
         // `/model` with no name is answered off the loop (`model_list`); this one switches.
         let current = self.log.state.model.clone();
         if name == current.model {

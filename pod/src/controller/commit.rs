@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use seedpod_protocol::{AlertLevel, EntryKind, ErrorCode, ModelItem, ServerMsg};
+use seedpod_protocol::{
+    AlertLevel, EntryKind, ErrorCode, ModelItem, ReportId, RequestId, ServerMsg,
+};
 use seedpod_store::{Durability, StoreError};
 
 use super::Controller;
@@ -18,7 +20,7 @@ pub(super) struct Log {
     /// The sync the reply being prepared must wait for (`commit_for_reply`).
     pub(super) unsynced: Option<seedpod_store::Durable>,
     /// Pod event ids already committed or queued, so a retried report is taken once.
-    pub(super) seen_events: std::collections::HashSet<String>,
+    pub(super) seen_events: std::collections::HashSet<ReportId>,
 }
 
 /// Why a commit did not happen; mapped to `storage_failed` for clients.
@@ -35,7 +37,7 @@ pub enum CommitError {
 }
 
 impl CommitError {
-    pub fn to_reply(&self, id: u64) -> ServerMsg {
+    pub fn to_reply(&self, id: RequestId) -> ServerMsg {
         ServerMsg::Error {
             id: Some(id),
             code: ErrorCode::StorageFailed,

@@ -7,7 +7,7 @@
 use seedpod_engine::{HostError, PreparedRequest, ProviderError, Purpose};
 use seedpod_protocol::{
     AlertLevel, Compaction, CompactionTrigger, ContextWindow, EntryKind, ErrorCode, Origin,
-    PodCommand, ServerMsg, WindowSource, thousands,
+    PodCommand, RequestId, SegmentId, ServerMsg, WindowSource, thousands,
 };
 use seedpod_store::Durability;
 use tokio::sync::oneshot;
@@ -28,7 +28,7 @@ pub(super) struct Compacting {
     focus: Option<String>,
     tokens_before: u64,
     /// `/compact`, waiting for its answer.
-    reply: Option<(u64, oneshot::Sender<ServerMsg>)>,
+    reply: Option<(RequestId, oneshot::Sender<ServerMsg>)>,
     /// What the memory flush before it did, once it reported.
     memory_flush: Vec<String>,
 }
@@ -37,7 +37,7 @@ pub(super) struct Compacting {
 pub(super) struct CompactionDone {
     job: Compacting,
     /// The segment compacted from.
-    old: String,
+    old: SegmentId,
     summary_tokens: u64,
     tokens_after: u64,
     /// The run task (or idle compaction task) waiting for `compacted`.
@@ -62,7 +62,7 @@ impl CompactionDone {
 pub(super) struct FitState {
     /// Where the last compaction failed (segment, history length): not tried again until
     /// something new is committed, so a dead summary model cannot loop.
-    failed_at: Option<(String, usize)>,
+    failed_at: Option<(SegmentId, usize)>,
     /// The server refused the last request: the next one compacts, however full the estimate
     /// says the context is, this hard.
     forced: Option<Depth>,
@@ -151,7 +151,7 @@ impl Controller {
         depth: Depth,
         trigger: CompactionTrigger,
         focus: Option<String>,
-        reply: Option<(u64, oneshot::Sender<ServerMsg>)>,
+        reply: Option<(RequestId, oneshot::Sender<ServerMsg>)>,
     ) -> Option<String> {
         let window = self.log.state.window.map_or(0, |w| w.tokens);
         let plan_window = if window == 0 {
@@ -325,7 +325,7 @@ impl Controller {
         &mut self,
         job: &Compacting,
         summary: String,
-    ) -> Result<(NewSegment, String, u64, u64), String> {
+    ) -> Result<(NewSegment, SegmentId, u64, u64), String> {
         // The summary's length is the model's promise (`max_tokens`); a server that ignores it
         // cannot fill the new segment with one message.
         let limit = job.plan.max_tokens as usize * 8;
@@ -491,7 +491,7 @@ impl Controller {
     /// `/compact [focus]`: answered when the new segment is written (or why not).
     pub(super) fn compact_command(
         &mut self,
-        id: u64,
+        id: RequestId,
         focus: String,
         reply: oneshot::Sender<ServerMsg>,
     ) {
@@ -518,7 +518,7 @@ impl Controller {
         &mut self,
         trigger: CompactionTrigger,
         focus: Option<String>,
-        reply: Option<(u64, oneshot::Sender<ServerMsg>)>,
+        reply: Option<(RequestId, oneshot::Sender<ServerMsg>)>,
     ) -> bool {
         let depth = Depth::Normal;
         let Some(body) = self.begin_compaction(depth, trigger, focus, reply) else {
@@ -650,7 +650,7 @@ impl Controller {
     }
 }
 
-fn refusal(id: u64, message: &str) -> ServerMsg {
+fn refusal(id: RequestId, message: &str) -> ServerMsg {
     ServerMsg::Error {
         id: Some(id),
         code: ErrorCode::Busy,

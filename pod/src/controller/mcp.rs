@@ -2,7 +2,7 @@
 //! the segment's, an alert to publish) and the `mcp_servers` request and `/mcp` command.
 
 use seedpod_protocol::{
-    AlertLevel, ErrorCode, PodCommand, ServerMsg, ToolSpec, mcp::render_servers,
+    AlertLevel, ErrorCode, PodCommand, RequestId, ServerMsg, ToolSpec, mcp::render_servers,
 };
 
 use super::Controller;
@@ -75,7 +75,7 @@ impl Controller {
     }
 
     /// `mcp_servers`: every server, or the one named.
-    pub(super) fn mcp_servers(&self, id: u64, server: Option<String>) -> ServerMsg {
+    pub(super) fn mcp_servers(&self, id: RequestId, server: Option<String>) -> ServerMsg {
         if let Some(name) = &server
             && !self.mcp.hub.has_server(name)
         {
@@ -95,7 +95,7 @@ impl Controller {
     }
 
     /// `/mcp [SERVER]`: the same listing as text.
-    pub(super) fn mcp_command(&self, id: u64, args: &str) -> ServerMsg {
+    pub(super) fn mcp_command(&self, id: RequestId, args: &str) -> ServerMsg {
         let only = args.trim();
         if !only.is_empty() && !self.mcp.hub.has_server(only) {
             return ServerMsg::Error {

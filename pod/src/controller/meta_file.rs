@@ -131,7 +131,7 @@ async fn write_loop(pod_dir: PathBuf, mut rx: mpsc::Receiver<Save>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use seedpod_protocol::PodName;
+    use seedpod_protocol::{PodName, SegmentId};
     use seedpod_store::{PodConfig, load_meta};
 
     fn meta(dir: &std::path::Path, model: &str) -> PodMeta {
@@ -140,7 +140,7 @@ mod tests {
         PodMeta::new(
             PodName::new("p").unwrap(),
             dir.to_path_buf(),
-            "seg",
+            SegmentId::new("seg"),
             config,
             1,
         )

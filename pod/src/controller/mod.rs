@@ -44,7 +44,8 @@ use seedpod_engine::{
     ToolRegistry,
 };
 use seedpod_protocol::{
-    Entry, EntryKind, EventSeq, InFlightToolCall, PodName, PodState, ServerMsg,
+    Entry, EntryKind, EventSeq, InFlightToolCall, InstanceId, PodName, PodState, RequestId,
+    SegmentId, ServerMsg,
 };
 use seedpod_store::{PodMeta, SegmentState, SegmentWriter};
 use tokio::sync::{mpsc, oneshot};
@@ -65,7 +66,7 @@ pub const CONTROLLER_QUEUE_CAPACITY: usize = 256;
 pub enum ControllerMsg {
     /// A client request the controller answers (see `route`), with one frame.
     Request {
-        id: u64,
+        id: RequestId,
         method: ControllerMethod,
         reply: oneshot::Sender<ServerMsg>,
     },
@@ -119,7 +120,7 @@ pub enum ControllerMsg {
     },
     /// From the task writing a new segment (`switch.rs`): the file is written, or why not.
     SegmentWritten {
-        segment_id: String,
+        segment_id: SegmentId,
         result: Result<switch::Written, switch::SwitchError>,
     },
     /// A durable reply's fsync failed: the log can no longer be trusted.
@@ -256,7 +257,7 @@ pub struct Controller {
 struct Identity {
     name: PodName,
     /// This process's run of the pod (a restart is a new instance).
-    instance: String,
+    instance: InstanceId,
     meta: PodMeta,
     /// The one writer of `pod.json`.
     meta_file: meta_file::MetaFile,
@@ -288,7 +289,7 @@ impl Controller {
         let controller = Controller {
             pod: Identity {
                 name: parts.name,
-                instance: uuid::Uuid::now_v7().to_string(),
+                instance: InstanceId::new(uuid::Uuid::now_v7().to_string()),
                 meta: parts.meta,
                 meta_file,
                 pod_dir: parts.pod_dir,
@@ -357,7 +358,7 @@ impl Controller {
         }
     }
 
-    pub fn instance(&self) -> &str {
+    pub fn instance(&self) -> &InstanceId {
         &self.pod.instance
     }
 

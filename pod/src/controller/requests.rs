@@ -2,7 +2,7 @@
 
 use seedpod_protocol::{
     AckOutcome, DequeueReason, EntryKind, EntrySeq, ErrorCode, PodEvent, PodStatus, QueueId,
-    QueuedItem, RunEndReason, RunTrigger, Segment, ServerMsg,
+    QueuedItem, RequestId, RunEndReason, RunTrigger, Segment, ServerMsg,
 };
 use seedpod_store::Durability;
 use tokio::sync::oneshot;
@@ -13,7 +13,7 @@ use super::route::{ControllerMethod, Deferred, Now};
 use super::{Activity, Controller, ControllerMsg};
 use crate::{completions, earlier, render};
 
-fn ack(id: u64, outcome: AckOutcome) -> ServerMsg {
+fn ack(id: RequestId, outcome: AckOutcome) -> ServerMsg {
     ServerMsg::Ack {
         id,
         outcome,
@@ -22,7 +22,7 @@ fn ack(id: u64, outcome: AckOutcome) -> ServerMsg {
     }
 }
 
-fn ack_entry(id: u64, outcome: AckOutcome, entry_seq: Option<EntrySeq>) -> ServerMsg {
+fn ack_entry(id: RequestId, outcome: AckOutcome, entry_seq: Option<EntrySeq>) -> ServerMsg {
     ServerMsg::Ack {
         id,
         outcome,
@@ -31,7 +31,7 @@ fn ack_entry(id: u64, outcome: AckOutcome, entry_seq: Option<EntrySeq>) -> Serve
     }
 }
 
-fn error(id: u64, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
+fn error(id: RequestId, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
     ServerMsg::Error {
         id: Some(id),
         code,
@@ -45,7 +45,7 @@ impl Controller {
     /// compaction asks the model), so the controller never waits on them.
     pub(super) async fn answer(
         &mut self,
-        id: u64,
+        id: RequestId,
         method: ControllerMethod,
         reply: oneshot::Sender<ServerMsg>,
     ) {
@@ -91,7 +91,7 @@ impl Controller {
         }
     }
 
-    async fn defer(&mut self, id: u64, method: Deferred, reply: oneshot::Sender<ServerMsg>) {
+    async fn defer(&mut self, id: RequestId, method: Deferred, reply: oneshot::Sender<ServerMsg>) {
         match method {
             // The server is asked off the loop, bounded by the provider's timeouts.
             Deferred::Completions {
@@ -126,7 +126,7 @@ impl Controller {
                 segment_id,
                 before_seq,
             } => {
-                if segment_id == self.log.state.segment_id && before_seq > 0 {
+                if segment_id == self.log.state.segment_id && before_seq > EntrySeq::FIRST {
                     let (page, more_here) = earlier::page(&self.log.entries, before_seq);
                     if !page.is_empty() || more_here {
                         let more = more_here
@@ -152,7 +152,7 @@ impl Controller {
         }
     }
 
-    pub(super) async fn handle_request(&mut self, id: u64, method: Now) -> ServerMsg {
+    pub(super) async fn handle_request(&mut self, id: RequestId, method: Now) -> ServerMsg {
         match method {
             Now::Input { segments, trigger } => {
                 let text = seedpod_protocol::flatten_to_text(&segments);
@@ -246,11 +246,11 @@ impl Controller {
     /// A report from a child (or a script speaking for one): committed once per event id.
     pub(super) async fn receive_report(
         &mut self,
-        id: u64,
+        id: RequestId,
         event: PodEvent,
         wake: bool,
     ) -> ServerMsg {
-        let event_id = event.event_id().map(str::to_string);
+        let event_id = event.event_id().cloned();
         if let Some(reason) = &self.log.storage_broken {
             // A report taken just before the log broke may not be on disk: never "already taken".
             return CommitError::Broken(reason.clone()).to_reply(id);
@@ -273,7 +273,7 @@ impl Controller {
     }
 
     /// Withdraw a queued input before it runs; the `dequeued` entry is durable before the ack.
-    async fn cancel_queued(&mut self, id: u64, queue_id: QueueId) -> ServerMsg {
+    async fn cancel_queued(&mut self, id: RequestId, queue_id: QueueId) -> ServerMsg {
         let queued = self
             .log
             .state
@@ -312,7 +312,7 @@ impl Controller {
 
     async fn run_request(
         &mut self,
-        id: u64,
+        id: RequestId,
         segments: Vec<Segment>,
         trigger: RunTrigger,
     ) -> ServerMsg {
@@ -350,7 +350,7 @@ impl Controller {
 
     /// Cancel the open run (its `run_end` says so, with `body` for the model when not empty),
     /// then do what follows every run; the answer to the request that asked.
-    async fn stop_run(&mut self, id: u64, body: String) -> ServerMsg {
+    async fn stop_run(&mut self, id: RequestId, body: String) -> ServerMsg {
         match self.close_run(RunEndReason::Cancelled, body).await {
             Ok(()) => {
                 self.after_run().await;
@@ -362,7 +362,7 @@ impl Controller {
 
     async fn start_user_run(
         &mut self,
-        id: u64,
+        id: RequestId,
         segments: Vec<Segment>,
         trigger: RunTrigger,
     ) -> ServerMsg {
@@ -375,7 +375,7 @@ impl Controller {
     }
 
     /// A notification or pod event: committed now when idle, durably queued otherwise.
-    async fn inject(&mut self, id: u64, item: Injection) -> ServerMsg {
+    async fn inject(&mut self, id: RequestId, item: Injection) -> ServerMsg {
         // While a new segment is written, what arrives is queued: the switch carries the queue.
         if !matches!(self.runs.activity, Activity::Idle) || self.switch.switching.is_some() {
             return self.enqueue(id, item.into_queued()).await;
@@ -399,7 +399,7 @@ impl Controller {
 
     /// Durable receipt: the `queued` entry is fsynced before the ack (invariant 5), which
     /// `answer` sends once it is.
-    async fn enqueue(&mut self, id: u64, item: QueuedItem) -> ServerMsg {
+    async fn enqueue(&mut self, id: RequestId, item: QueuedItem) -> ServerMsg {
         let queue_id = self.log.state.next_queue_id;
         let committed = self
             .commit_for_reply(EntryKind::Queued { queue_id, item })

@@ -7,7 +7,7 @@
 
 use seedpod_protocol::{
     ApprovalAnswer, CallId, CompletionKind, EntrySeq, EventSeq, Method, PodCommand, PodEvent,
-    QueueId, RunTrigger, Segment, SpawnRequest, StandingApproval,
+    QueueId, RunTrigger, Segment, SegmentId, SpawnRequest, StandingApproval,
 };
 
 use super::commands;
@@ -48,7 +48,7 @@ pub enum Deferred {
         prefix: String,
     },
     Earlier {
-        segment_id: String,
+        segment_id: SegmentId,
         before_seq: EntrySeq,
     },
     Spawn(SpawnRequest),
@@ -232,10 +232,10 @@ mod tests {
             (hello, ConnectionMethod::Hello),
             (
                 Method::Subscribe {
-                    since_seq: Some(EventSeq(4)),
+                    since_seq: Some(EventSeq::new(4)),
                 },
                 ConnectionMethod::Subscribe {
-                    since: Some(EventSeq(4)),
+                    since: Some(EventSeq::new(4)),
                 },
             ),
             (Method::Unknown, ConnectionMethod::Unknown),

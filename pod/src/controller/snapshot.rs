@@ -4,7 +4,9 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use seedpod_protocol::{Entry, EntryKind, EventSeq, PodState, QueuedItem, ServerMsg, SystemItem};
+use seedpod_protocol::{
+    Entry, EntryKind, EventSeq, PodState, QueuedItem, ReportId, SegmentId, ServerMsg, SystemItem,
+};
 
 use super::Controller;
 use crate::bus::Subscription;
@@ -14,7 +16,7 @@ pub struct SnapshotData {
     pub seq: EventSeq,
     pub state: PodState,
     pub greeting: String,
-    pub segment_id: String,
+    pub segment_id: SegmentId,
     pub entries: Vec<Arc<Entry>>,
     /// How full the context is.
     pub context: seedpod_protocol::ContextFill,
@@ -99,7 +101,7 @@ impl Controller {
 }
 
 /// Pod event ids already in the log (committed or queued), for dedupe after a restart.
-pub fn event_ids(entries: &[Entry]) -> HashSet<String> {
+pub fn event_ids(entries: &[Entry]) -> HashSet<ReportId> {
     let mut ids = HashSet::new();
     for entry in entries {
         let event = match &entry.kind {
@@ -136,7 +138,7 @@ pub fn event_ids(entries: &[Entry]) -> HashSet<String> {
             | EntryKind::Unknown => continue,
         };
         if let Some(id) = event.event_id() {
-            ids.insert(id.to_string());
+            ids.insert(id.clone());
         }
     }
     ids

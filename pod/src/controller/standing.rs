@@ -1,13 +1,13 @@
 //! Standing approvals: listing them and withdrawing them. A revocation is a log entry, like
 //! the answer that granted the rule, so it survives restarts and replays the same way.
 
-use seedpod_protocol::{EntryKind, ErrorCode, ServerMsg, StandingApproval};
+use seedpod_protocol::{EntryKind, ErrorCode, RequestId, ServerMsg, StandingApproval};
 use seedpod_store::Durability;
 
 use super::Controller;
 
 impl Controller {
-    pub(super) fn list_approvals(&self, id: u64) -> ServerMsg {
+    pub(super) fn list_approvals(&self, id: RequestId) -> ServerMsg {
         ServerMsg::Approvals {
             id,
             standing: self.log.state.standing_approvals.clone(),
@@ -18,7 +18,7 @@ impl Controller {
     /// durable before the answer.
     pub(super) async fn revoke_approval(
         &mut self,
-        id: u64,
+        id: RequestId,
         standing: Option<StandingApproval>,
     ) -> ServerMsg {
         let revoked = match standing {

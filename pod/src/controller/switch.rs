@@ -17,7 +17,8 @@
 use std::sync::Arc;
 
 use seedpod_protocol::{
-    AlertLevel, Entry, EntryKind, ErrorCode, Origin, PodCommand, SegmentStart, ServerMsg,
+    AlertLevel, Entry, EntryKind, ErrorCode, Origin, PodCommand, RequestId, SegmentId,
+    SegmentStart, ServerMsg,
 };
 use seedpod_store::{Durability, SegmentState, SegmentWriter, new_segment_id};
 use tokio::sync::oneshot;
@@ -64,10 +65,10 @@ pub(super) struct NewSegment {
 pub(super) enum AfterSwitch {
     /// `/clear` from a client, answered then.
     Clear {
-        id: u64,
+        id: RequestId,
         reply: oneshot::Sender<ServerMsg>,
         /// The segment cleared from.
-        old: String,
+        old: SegmentId,
     },
     /// A compaction's summary, committed as the new segment's start.
     Compaction(Box<CompactionDone>),
@@ -75,7 +76,7 @@ pub(super) enum AfterSwitch {
 
 /// A switch under way.
 pub(super) struct Switching {
-    segment_id: String,
+    segment_id: SegmentId,
     /// How many of the old segment's entries the new file accounts for.
     accounted: usize,
     /// The task writing to the new file, aborted if the pod stops meanwhile.
@@ -124,7 +125,7 @@ pub(super) fn waits_for_switch(cmd: &ControllerMsg) -> bool {
 impl Controller {
     /// `/clear`: start a new segment. Only between turns, with nothing queued: a turn's calls
     /// and results belong to one segment, and queued items were received into this one.
-    pub(super) fn clear(&mut self, id: u64, reply: oneshot::Sender<ServerMsg>) {
+    pub(super) fn clear(&mut self, id: RequestId, reply: oneshot::Sender<ServerMsg>) {
         let refusal =
             if !matches!(self.runs.activity, Activity::Idle) || self.log.state.open_run.is_some() {
                 Some(format!(
@@ -215,7 +216,7 @@ impl Controller {
     /// The new file was written (or topped up), or could not be.
     pub(super) async fn segment_written(
         &mut self,
-        segment_id: String,
+        segment_id: SegmentId,
         result: Result<Written, SwitchError>,
     ) {
         let current = self
@@ -282,7 +283,7 @@ impl Controller {
             Ok(folded) => folded,
             Err(reason) => {
                 let id = self.switch.switching.as_ref().map(|s| s.segment_id.clone());
-                self.discard(id.as_deref().unwrap_or_default(), writer);
+                self.discard(&id.unwrap_or_default(), writer);
                 return Err(reason);
             }
         };
@@ -358,7 +359,7 @@ impl Controller {
     }
 
     /// Drop a new segment's file that will not be used.
-    fn discard(&self, segment_id: &str, writer: SegmentWriter) {
+    fn discard(&self, segment_id: &SegmentId, writer: SegmentWriter) {
         let path = seedpod_store::segment_path(&self.pod.pod_dir, segment_id);
         tokio::spawn(async move {
             let _ = writer.close().await;

@@ -19,9 +19,9 @@ use seedpod_engine::{
     Context, Provider, ScriptStep, ScriptToolCall, ScriptedProvider, ToolRegistry,
 };
 use seedpod_protocol::{
-    AckOutcome, DequeueReason, Entry, EntryKind, EntrySeq, ErrorCode, Method, ModelItem, Origin,
-    PodEvent, PodName, PodState, PodStatus, ProviderKind, QueueId, QueuedItem, RunEndReason,
-    RunTrigger, Segment, SegmentStart, ServerMsg, SystemItem,
+    AckOutcome, CallId, DequeueReason, Entry, EntryKind, EntrySeq, ErrorCode, Method, ModelItem,
+    Origin, PodEvent, PodName, PodState, PodStatus, ProviderKind, QueueId, QueuedItem, ReportId,
+    RequestId, RunEndReason, RunTrigger, Segment, SegmentStart, ServerMsg, SystemItem,
 };
 use seedpod_store::{
     PodConfig, PodMeta, SegmentState, SegmentWriter, new_segment_id, read_segment, segment_path,
@@ -201,7 +201,7 @@ struct Pod {
     files: Files,
     handle: ControllerHandle,
     events: mpsc::Receiver<Arc<str>>,
-    next_id: u64,
+    next_id: RequestId,
     shutdown: CancellationToken,
     task: JoinHandle<()>,
 }
@@ -235,7 +235,7 @@ impl Pod {
             files,
             handle,
             events: subscribed.subscription.rx,
-            next_id: 0,
+            next_id: RequestId::new(0),
             shutdown,
             task,
         }
@@ -418,18 +418,14 @@ impl Pod {
 }
 
 /// The outcome, queue id and entry seq of an ack; panics on any other reply.
-fn ack(reply: &ServerMsg) -> (AckOutcome, Option<u64>, Option<u64>) {
+fn ack(reply: &ServerMsg) -> (AckOutcome, Option<QueueId>, Option<EntrySeq>) {
     match reply {
         ServerMsg::Ack {
             outcome,
             queue_id,
             entry_seq,
             ..
-        } => (
-            *outcome,
-            queue_id.map(QueueId::get),
-            entry_seq.map(EntrySeq::get),
-        ),
+        } => (*outcome, *queue_id, *entry_seq),
         other => panic!("expected an ack, got {other:?}"),
     }
 }
@@ -450,7 +446,7 @@ fn names(entries: &[Entry]) -> Vec<&'static str> {
     entries.iter().map(|e| e.kind.name()).collect()
 }
 
-fn entry_at(entries: &[Entry], seq: Option<u64>) -> &EntryKind {
+fn entry_at(entries: &[Entry], seq: Option<EntrySeq>) -> &EntryKind {
     let seq = seq.expect("the ack names an entry");
     &entries
         .iter()
@@ -479,25 +475,21 @@ fn run_starts(entries: &[Entry]) -> Vec<RunTrigger> {
         .collect()
 }
 
-fn user_inputs(entries: &[Entry]) -> Vec<(String, Option<u64>)> {
+fn user_inputs(entries: &[Entry]) -> Vec<(String, Option<QueueId>)> {
     entries
         .iter()
         .filter_map(|e| match &e.kind {
-            EntryKind::UserInput { text, queue_id, .. } => {
-                Some((text.clone(), queue_id.map(QueueId::get)))
-            }
+            EntryKind::UserInput { text, queue_id, .. } => Some((text.clone(), *queue_id)),
             _ => None,
         })
         .collect()
 }
 
-fn system_items(entries: &[Entry]) -> Vec<(SystemItem, Option<u64>)> {
+fn system_items(entries: &[Entry]) -> Vec<(SystemItem, Option<QueueId>)> {
     entries
         .iter()
         .filter_map(|e| match &e.kind {
-            EntryKind::SystemItem { item, queue_id } => {
-                Some((item.clone(), queue_id.map(QueueId::get)))
-            }
+            EntryKind::SystemItem { item, queue_id } => Some((item.clone(), *queue_id)),
             _ => None,
         })
         .collect()
@@ -518,12 +510,13 @@ fn is_notification(kind: &EntryKind, text: &str) -> bool {
 fn turn_ended(event_id: &str) -> PodEvent {
     PodEvent::TurnEnded {
         pod: "child".into(),
-        event_id: event_id.into(),
+        event_id: ReportId::new(event_id),
     }
 }
 
 fn pod_event_entries(entries: &[Entry], event_id: &str) -> (usize, usize) {
-    let matches_id = |event: &PodEvent| event.event_id() == Some(event_id);
+    let event_id = ReportId::new(event_id);
+    let matches_id = |event: &PodEvent| event.event_id() == Some(&event_id);
     let committed = entries
         .iter()
         .filter(|e| matches!(&e.kind, EntryKind::SystemItem { item: SystemItem::PodEvent { event, .. }, .. } if matches_id(event)))
@@ -588,11 +581,11 @@ async fn run_while_running_is_queued_durably_and_started_in_fifo_order() {
     for (input, expected_queue_id) in [("second-input", 1), ("third-input", 2)] {
         let (outcome, queue_id, entry_seq) = ack(&pod.run(input).await);
         assert_eq!(outcome, AckOutcome::Queued, "{input}");
-        assert_eq!(queue_id, Some(expected_queue_id));
+        assert_eq!(queue_id, Some(QueueId::new(expected_queue_id)));
         // Durable before the ack: the `queued` entry is already in the file.
         let log = pod.log();
         let expected = EntryKind::Queued {
-            queue_id: QueueId(expected_queue_id),
+            queue_id: QueueId::new(expected_queue_id),
             item: QueuedItem::Run {
                 segments: vec![Segment::text(input)],
             },
@@ -617,8 +610,8 @@ async fn run_while_running_is_queued_durably_and_started_in_fifo_order() {
         user_inputs(&log),
         [
             ("first-input".to_string(), None),
-            ("second-input".to_string(), Some(1)),
-            ("third-input".to_string(), Some(2)),
+            ("second-input".to_string(), Some(QueueId::new(1))),
+            ("third-input".to_string(), Some(QueueId::new(2))),
         ]
     );
     let requests = pod.requests();
@@ -642,26 +635,18 @@ async fn a_queued_input_can_be_withdrawn_but_a_notification_cannot() {
     let (_, note_id, _) = ack(&pod.notify("note", false).await);
     let (input_id, note_id) = (input_id.unwrap(), note_id.unwrap());
 
-    let (outcome, _, entry_seq) = ack(&pod
-        .call(Method::CancelQueued {
-            queue_id: QueueId(input_id),
-        })
-        .await);
+    let (outcome, _, entry_seq) = ack(&pod.call(Method::CancelQueued { queue_id: input_id }).await);
     assert_eq!(outcome, AckOutcome::Done);
     // Durable before the ack.
     assert_eq!(
         entry_at(&pod.log(), entry_seq),
         &EntryKind::Dequeued {
-            queue_id: QueueId(input_id),
+            queue_id: input_id,
             reason: DequeueReason::Cancelled
         }
     );
-    for queue_id in [note_id, input_id, 99] {
-        let reply = pod
-            .call(Method::CancelQueued {
-                queue_id: QueueId(queue_id),
-            })
-            .await;
+    for queue_id in [note_id, input_id, QueueId::new(99)] {
+        let reply = pod.call(Method::CancelQueued { queue_id }).await;
         assert!(
             matches!(
                 reply,
@@ -745,7 +730,7 @@ async fn notify_while_running_is_committed_before_the_next_provider_request() {
 
     let (outcome, queue_id, _) = ack(&pod.notify("mid-turn-note", true).await);
     assert_eq!(outcome, AckOutcome::Queued);
-    assert_eq!(queue_id, Some(1));
+    assert_eq!(queue_id, Some(QueueId::new(1)));
     assert!(
         !pod.context().await.contains("mid-turn-note"),
         "queued, not yet history"
@@ -772,7 +757,11 @@ async fn notify_while_running_is_committed_before_the_next_provider_request() {
         |k| matches!(k, EntryKind::AssistantItem { item: ModelItem::AssistantText { text } } if text == "done"),
     );
     assert!(result < note && note < answer, "{:?}", names(&log));
-    assert_eq!(system_items(&log)[0].1, Some(1), "committed from the queue");
+    assert_eq!(
+        system_items(&log)[0].1,
+        Some(QueueId::new(1)),
+        "committed from the queue"
+    );
     // It was delivered inside the running turn, so it does not start another.
     assert_eq!(run_starts(&log).len(), 1);
     pod.assert_replay_matches_live().await;
@@ -793,7 +782,7 @@ async fn notify_while_paused_is_queued_and_delivered_on_resume() {
     let (outcome, queue_id, entry_seq) = ack(&pod.notify("paused-note", true).await);
     assert_eq!(outcome, AckOutcome::Queued);
     let expected = EntryKind::Queued {
-        queue_id: QueueId(queue_id.expect("a queue id")),
+        queue_id: queue_id.expect("a queue id"),
         item: QueuedItem::Notify {
             message: "paused-note".into(),
             wake: true,
@@ -950,7 +939,7 @@ async fn resume_reruns_unanswered_tool_calls_before_the_next_request() {
     let log = pod.log();
     let result_at = position(&log, "tool_result", |k| {
         matches!(k, EntryKind::ToolResult { call_id, name, content, is_error: false, .. }
-            if call_id.as_str() == "call_1_0" && name == "wait" && content == "wait was released")
+            if *call_id == CallId::new("call_1_0") && name == "wait" && content == "wait was released")
     });
     let answer_at = position(&log, "final answer", |k| {
         matches!(
@@ -991,7 +980,7 @@ async fn cancel_while_running_closes_orphans_and_records_an_interrupt() {
         tail,
         [
             &EntryKind::ToolResult {
-                call_id: "call_1_0".into(),
+                call_id: CallId::new("call_1_0"),
                 name: "wait".into(),
                 content: render::orphan_result(),
                 is_error: true,
@@ -1189,7 +1178,7 @@ async fn a_failed_sync_behind_an_ack_breaks_the_log_before_the_retry() {
 struct Manual {
     controller: Controller,
     rx: super::Receivers,
-    next_id: u64,
+    next_id: RequestId,
 }
 
 impl Manual {
@@ -1236,7 +1225,7 @@ async fn a_pause_racing_the_end_of_a_run_does_not_pause_a_finished_run() {
     let mut pod = Manual {
         controller,
         rx,
-        next_id: 0,
+        next_id: RequestId::new(0),
     };
     let run = Method::Run {
         segments: vec![Segment::text("go")],
@@ -1293,7 +1282,7 @@ async fn references_paused_before_they_are_attached_are_attached_on_resume() {
     let mut pod = Manual {
         controller,
         rx,
-        next_id: 0,
+        next_id: RequestId::new(0),
     };
     let run = Method::Run {
         segments: vec![

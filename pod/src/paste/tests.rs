@@ -89,7 +89,7 @@ fn find_looks_in_the_persons_inputs_newest_first() {
     let entry = |seq: u64, kind: EntryKind| {
         Arc::new(Entry {
             v: 1,
-            seq: seedpod_protocol::EntrySeq(seq),
+            seq: seedpod_protocol::EntrySeq::new(seq),
             ts: 0,
             kind,
         })

@@ -7,7 +7,7 @@ use crate::tool_meta::ToolMeta;
 fn call(id: &str, arguments: &str) -> EntryKind {
     EntryKind::AssistantItem {
         item: ModelItem::ToolCall {
-            call_id: CallId::from(id),
+            call_id: CallId::new(id),
             name: UPDATE_TASKS.into(),
             arguments: arguments.into(),
         },
@@ -16,7 +16,7 @@ fn call(id: &str, arguments: &str) -> EntryKind {
 
 fn result(id: &str, is_error: bool) -> EntryKind {
     EntryKind::ToolResult {
-        call_id: CallId::from(id),
+        call_id: CallId::new(id),
         name: UPDATE_TASKS.into(),
         content: "ok".into(),
         is_error,

@@ -6,7 +6,7 @@ use seedpod_engine::{
     AnthropicConfig, AnthropicProvider, Context, OpenAiConfig, OpenAiProvider, Provider,
     ProviderEvent, overflow_of,
 };
-use seedpod_protocol::{FinishReason, ModelConfig, ModelItem, ToolSpec};
+use seedpod_protocol::{CallId, FinishReason, ModelConfig, ModelItem, ToolSpec};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -153,12 +153,12 @@ async fn read_file_is_called_for_read_and_the_result_gets_a_short_text() {
         let answered = [
             user("read notes/big.txt"),
             ModelItem::ToolCall {
-                call_id: "toolu_1".into(),
+                call_id: CallId::new("toolu_1"),
                 name: "read_file".into(),
                 arguments: r#"{"path":"notes/big.txt"}"#.into(),
             },
             ModelItem::ToolResult {
-                call_id: "toolu_1".into(),
+                call_id: CallId::new("toolu_1"),
                 content: "1\tfirst line".into(),
                 is_error: false,
             },
@@ -313,5 +313,8 @@ async fn ids_stay_unique_after_the_exchanges_are_taken() {
         }
     }
     assert_eq!(first.calls.len(), 1);
-    assert_eq!(ids, ["call_limit_1", "call_limit_2"]);
+    assert_eq!(
+        ids,
+        [CallId::new("call_limit_1"), CallId::new("call_limit_2")]
+    );
 }

@@ -4,7 +4,7 @@
 
 use seedpod_e2e::{Sandbox, is_run_end, wait_for};
 use seedpod_protocol::{
-    ClientMode, ErrorCode, MAX_FRAME_BYTES, Method, PodName, PodState, ServerMsg,
+    ClientMode, ErrorCode, MAX_FRAME_BYTES, Method, PodName, PodState, RequestId, ServerMsg,
 };
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -58,9 +58,9 @@ async fn bad_frames_get_typed_errors_and_change_nothing() {
     match read_frame(&mut r).await {
         Some(ServerMsg::Error {
             code: ErrorCode::HandshakeRequired,
-            id: Some(1),
+            id: Some(id),
             ..
-        }) => {}
+        }) if id == RequestId::new(1) => {}
         other => panic!("expected handshake_required, got {other:?}"),
     }
     w.write_all(format!("{HELLO}\n").as_bytes()).await.unwrap();
@@ -76,9 +76,9 @@ async fn bad_frames_get_typed_errors_and_change_nothing() {
     match read_frame(&mut r).await {
         Some(ServerMsg::Error {
             code: ErrorCode::InvalidRequest,
-            id: Some(4),
+            id: Some(id),
             message,
-        }) => assert!(message.contains("already accepted"), "{message}"),
+        }) if id == RequestId::new(4) => assert!(message.contains("already accepted"), "{message}"),
         other => panic!("expected a refused second hello, got {other:?}"),
     }
 
@@ -89,9 +89,9 @@ async fn bad_frames_get_typed_errors_and_change_nothing() {
     match read_frame(&mut r).await {
         Some(ServerMsg::Error {
             code: ErrorCode::InvalidRequest,
-            id: Some(5),
+            id: Some(id),
             message,
-        }) => {
+        }) if id == RequestId::new(5) => {
             assert!(message.contains("teleport"), "{message}");
         }
         other => panic!("expected invalid_request, got {other:?}"),
@@ -101,7 +101,7 @@ async fn bad_frames_get_typed_errors_and_change_nothing() {
         .unwrap();
     assert!(matches!(
         read_frame(&mut r).await,
-        Some(ServerMsg::StatusReply { id: 6, .. })
+        Some(ServerMsg::StatusReply { id, .. }) if id == RequestId::new(6)
     ));
 
     // JSON that is not a request: malformed_frame, connection stays open.
@@ -158,7 +158,7 @@ async fn bad_frames_get_typed_errors_and_change_nothing() {
         .unwrap();
     assert!(matches!(
         read_frame(&mut r).await,
-        Some(ServerMsg::StatusReply { id: 7, .. })
+        Some(ServerMsg::StatusReply { id, .. }) if id == RequestId::new(7)
     ));
 }
 

@@ -14,7 +14,8 @@ use seedpod_e2e::events::EventsProcess;
 use seedpod_e2e::pty::Tui;
 use seedpod_e2e::{Sandbox, is_run_end, wait_for};
 use seedpod_protocol::{
-    ClientMode, FrameCodec, MAX_FRAME_BYTES, Method, PodName, Request, Segment, ServerMsg, encode,
+    ClientMode, FrameCodec, MAX_FRAME_BYTES, Method, PodName, Request, RequestId, Segment,
+    ServerMsg, encode,
 };
 use serde_json::json;
 use tokio::net::UnixStream;
@@ -53,7 +54,7 @@ impl RawClient {
         };
         client
             .send(
-                0,
+                RequestId::new(0),
                 Method::Hello {
                     protocol: seedpod_protocol::PROTOCOL_VERSION,
                     client: "raw".into(),
@@ -67,7 +68,7 @@ impl RawClient {
         }
     }
 
-    async fn send(&mut self, id: u64, method: Method) {
+    async fn send(&mut self, id: RequestId, method: Method) {
         let line = encode(&Request {
             id: Some(id),
             method,
@@ -95,7 +96,7 @@ impl RawClient {
         }
     }
 
-    async fn call(&mut self, id: u64, method: Method) -> ServerMsg {
+    async fn call(&mut self, id: RequestId, method: Method) -> ServerMsg {
         self.send(id, method).await;
         loop {
             let msg = self.next().await;
@@ -192,7 +193,8 @@ async fn a_session_of_many_frames_attaches_and_every_frame_is_within_the_limit()
 
     // Attach's snapshot, on a client that would fail on any frame over the limit.
     let mut raw = RawClient::connect(&sb, "p", ClientMode::Attach).await;
-    raw.send(1, Method::Subscribe { since_seq: None }).await;
+    raw.send(RequestId::new(1), Method::Subscribe { since_seq: None })
+        .await;
     let mut snapshot_entries = 0;
     let mut announced = 0;
     loop {
@@ -208,21 +210,21 @@ async fn a_session_of_many_frames_attaches_and_every_frame_is_within_the_limit()
 
     // history and context, and a replay of the live events from the start.
     let mut control = RawClient::connect(&sb, "p", ClientMode::Control).await;
-    let history = match control.call(2, Method::GetHistory).await {
+    let history = match control.call(RequestId::new(2), Method::GetHistory).await {
         ServerMsg::History { entries, .. } => entries,
         other => panic!("{other:?}"),
     };
     assert_eq!(history.len() as u64, announced);
-    match control.call(3, Method::GetContext).await {
+    match control.call(RequestId::new(3), Method::GetContext).await {
         ServerMsg::Context { body, .. } => assert!(body.contains(LAST_WORDS)),
         other => panic!("{other:?}"),
     }
     let mut replay = RawClient::connect(&sb, "p", ClientMode::Attach).await;
     replay
         .send(
-            4,
+            RequestId::new(4),
             Method::Subscribe {
-                since_seq: Some(seedpod_protocol::EventSeq(0)),
+                since_seq: Some(seedpod_protocol::EventSeq::new(0)),
             },
         )
         .await;

@@ -501,7 +501,7 @@ async fn the_cli_spawns_lists_the_tree_and_stops_a_family() {
     let kid_meta = seedpod_store::load_meta(&sb.home.pod_dir(&PodName::new("kid").unwrap()))
         .expect("readable")
         .expect("kid has a pod.json");
-    assert_eq!(kid_meta.parent.as_deref(), Some("boss"));
+    assert_eq!(kid_meta.parent, Some(PodName::new("boss").unwrap()));
     let out_dir = sb.path().join("out").canonicalize().expect("canonical");
     assert_eq!(
         kid_meta.delegated.expect("a grant").write,

@@ -51,7 +51,7 @@ impl App {
         self.last_child = Some(name);
     }
 
-    pub(super) fn spawn_failed(&mut self, name: &str, reason: &str, now: Instant) {
+    pub(super) fn spawn_failed(&mut self, name: &PodName, reason: &str, now: Instant) {
         self.flash(
             FlashLevel::Error,
             format!("child pod {name} not started: {reason}"),
@@ -105,15 +105,13 @@ impl App {
     }
 
     /// Where Ctrl-O goes, for the footer.
-    pub fn previous_pod(&self) -> Option<&str> {
-        self.previous_pod.as_deref()
+    pub fn previous_pod(&self) -> Option<&PodName> {
+        self.previous_pod.as_ref()
     }
 
     /// Where Ctrl-G goes, for the footer.
-    pub fn last_child(&self) -> Option<&str> {
-        self.last_child
-            .as_deref()
-            .filter(|child| *child != self.pod)
+    pub fn last_child(&self) -> Option<&PodName> {
+        self.last_child.as_ref().filter(|child| **child != self.pod)
     }
 }
 

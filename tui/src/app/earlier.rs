@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use seedpod_protocol::{Entry, Method};
+use seedpod_protocol::{Entry, Method, SegmentId};
 
 use super::{App, Effect, FlashLevel, Pending};
 
@@ -45,7 +45,7 @@ impl App {
     pub(super) fn earlier_page(
         &mut self,
         generation: u64,
-        segment_id: &str,
+        segment_id: &SegmentId,
         entries: &[Entry],
         more: bool,
     ) -> bool {

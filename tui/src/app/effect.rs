@@ -6,12 +6,13 @@ use std::path::PathBuf;
 
 use seedpod_protocol::{ApprovalAnswer, CallId, CompletionKind, Method, PodCommand, PodName};
 
+use crate::connection::RequestTag;
 use crate::history::HistoryEntry;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// Send `method` to the pod; the reply comes back as `LinkEvent::Reply { tag }`.
-    Request { tag: u64, method: Method },
+    Request { tag: RequestTag, method: Method },
     /// Leave the TUI.
     Exit(ExitReason),
     /// Attach to another pod (starting it first if it is stopped).

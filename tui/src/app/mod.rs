@@ -38,6 +38,7 @@ pub use self::find::Find;
 pub use self::overlay::{Overlay, Search};
 pub use self::standing::Standing;
 use crate::composer::Composer;
+use crate::connection::RequestTag;
 use crate::history::InputHistory;
 
 /// How long a flash message stays in the footer.
@@ -82,8 +83,8 @@ pub struct App {
     pub banner: Option<String>,
     pub mouse_capture: bool,
     /// Requests in flight by tag, so each reply is understood.
-    pending: HashMap<u64, Pending>,
-    next_tag: u64,
+    pending: HashMap<RequestTag, Pending>,
+    next_tag: RequestTag,
     /// When Ctrl-C last hit an empty composer, for the double-press detach.
     ctrl_c_at: Option<Instant>,
     /// Set by `ExitReason` effects so tests and the loop can see the app is done.
@@ -118,7 +119,7 @@ impl App {
             banner: None,
             mouse_capture: false,
             pending: Default::default(),
-            next_tag: 1,
+            next_tag: RequestTag::new(1),
             ctrl_c_at: None,
             exit: None,
             previous_pod: None,
@@ -178,7 +179,7 @@ impl App {
     /// Send a request, remembering what it was for.
     fn request(&mut self, pending: Pending, method: Method) -> Effect {
         let tag = self.next_tag;
-        self.next_tag += 1;
+        self.next_tag = tag.next();
         self.pending.insert(tag, pending);
         Effect::Request { tag, method }
     }

@@ -96,7 +96,7 @@ impl Picker {
         let want = keep.unwrap_or_else(|| self.current.clone());
         let links: Vec<(&str, Option<&str>)> = pods
             .iter()
-            .map(|p| (p.name.as_str(), p.meta.parent.as_deref()))
+            .map(|p| (p.name.as_str(), p.meta.parent.as_ref().map(PodName::as_str)))
             .collect();
         let order = tree_order(&links);
         let mut pods: Vec<Option<PodListing>> = pods.into_iter().map(Some).collect();

@@ -6,7 +6,7 @@ use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use seedpod_client::pods::ago;
-use seedpod_protocol::SLASH_COMMANDS;
+use seedpod_protocol::{PodName, SLASH_COMMANDS};
 use seedpod_transcript::{Role, Theme};
 use unicode_width::UnicodeWidthStr;
 
@@ -273,7 +273,7 @@ fn approvals(frame: &mut Frame, theme: &Theme, standing: &crate::app::Standing) 
     );
 }
 
-fn confirm_stop(frame: &mut Frame, theme: &Theme, pod: &str) {
+fn confirm_stop(frame: &mut Frame, theme: &Theme, pod: &PodName) {
     let lines = vec![
         Line::raw(format!("Stop pod {pod}?")),
         Line::styled(
@@ -375,7 +375,7 @@ fn pods(frame: &mut Frame, theme: &Theme, picker: &Picker) {
             }
             Some(Ok(pods)) => {
                 for pod in pods {
-                    let name = fit(&pod.name, NAME_COLUMN);
+                    let name = fit(pod.name.as_str(), NAME_COLUMN);
                     let pad = usize::from(NAME_COLUMN).saturating_sub(name.width());
                     let text = format!("  {name}{:pad$} {:<12} {}", "", pod.state, pod.cwd);
                     let line = Line::raw(fit(&text, inner));

@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use seedpod_protocol::{FinishReason, Usage};
+use seedpod_protocol::{CallId, FinishReason, Usage};
 use serde::Deserialize;
 
 use crate::http::{
@@ -209,7 +209,7 @@ fn block_start(index: u32, block: ContentBlock, out: &mut VecDeque<ProviderEvent
         }
         ContentBlock::ToolUse { id, name } => out.push_back(ProviderEvent::ToolCallStart {
             index,
-            call_id: id.into(),
+            call_id: CallId::new(id),
             name,
         }),
         ContentBlock::RedactedThinking => {

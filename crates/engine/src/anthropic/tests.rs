@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use seedpod_protocol::{EntryKind, FinishReason, ModelConfig, ModelItem, ProviderKind, Usage};
+use seedpod_protocol::{
+    CallId, EntryKind, FinishReason, ModelConfig, ModelItem, ProviderKind, Usage,
+};
 
 use super::*;
 use crate::provider::{ProviderError, ProviderEvent};
@@ -108,7 +110,7 @@ async fn tool_call_round_trip_sends_the_streamed_arguments_and_the_result_back()
 
     assert!(host.log.contains(&EntryKind::AssistantItem {
         item: ModelItem::ToolCall {
-            call_id: "toolu_01Echo".into(),
+            call_id: CallId::new("toolu_01Echo"),
             name: "echo".into(),
             arguments: STREAMED_ARGUMENTS.into(),
         }
@@ -289,22 +291,22 @@ fn request_body_maps_every_item_kind() {
             text: "calling".into(),
         },
         ModelItem::ToolCall {
-            call_id: "t1".into(),
+            call_id: CallId::new("t1"),
             name: "echo".into(),
             arguments: "{\"a\": [1, 2.0]}".into(),
         },
         ModelItem::ToolCall {
-            call_id: "t2".into(),
+            call_id: CallId::new("t2"),
             name: "echo".into(),
             arguments: "{\"a\": ".into(),
         },
         ModelItem::ToolCall {
-            call_id: "t3".into(),
+            call_id: CallId::new("t3"),
             name: "echo".into(),
             arguments: String::new(),
         },
         ModelItem::ToolResult {
-            call_id: "t1".into(),
+            call_id: CallId::new("t1"),
             content: "ok".into(),
             is_error: false,
         },
@@ -312,12 +314,12 @@ fn request_body_maps_every_item_kind() {
             text: "[interrupt] paused".into(),
         },
         ModelItem::ToolResult {
-            call_id: "t2".into(),
+            call_id: CallId::new("t2"),
             content: "bad json".into(),
             is_error: true,
         },
         ModelItem::ToolResult {
-            call_id: "t3".into(),
+            call_id: CallId::new("t3"),
             content: String::new(),
             is_error: false,
         },

@@ -1,4 +1,5 @@
 use super::*;
+use seedpod_protocol::CallId;
 
 fn ok(name: &str, args: &str, out: &str) -> CallRecord {
     CallRecord::new(name, args, false, out)
@@ -13,28 +14,28 @@ fn records_pair_results_with_their_calls_in_result_order() {
     let items = vec![
         ModelItem::UserMessage { text: "go".into() },
         ModelItem::ToolCall {
-            call_id: "a".into(),
+            call_id: CallId::new("a"),
             name: "shell".into(),
             arguments: r#"{"command":"false"}"#.into(),
         },
         ModelItem::ToolCall {
-            call_id: "b".into(),
+            call_id: CallId::new("b"),
             name: "read_file".into(),
             arguments: r#"{"path":"x"}"#.into(),
         },
         ModelItem::ToolResult {
-            call_id: "a".into(),
+            call_id: CallId::new("a"),
             content: "exit code 1".into(),
             is_error: true,
         },
         ModelItem::ToolResult {
-            call_id: "b".into(),
+            call_id: CallId::new("b"),
             content: "x".into(),
             is_error: false,
         },
         // A result whose call is not in this part of history is not counted.
         ModelItem::ToolResult {
-            call_id: "gone".into(),
+            call_id: CallId::new("gone"),
             content: "?".into(),
             is_error: true,
         },

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use seedpod_protocol::{FinishReason, Usage};
+use seedpod_protocol::{CallId, FinishReason, Usage};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -156,7 +156,7 @@ impl OpenAiDecoder {
                     .unwrap_or_else(|| format!("call_{index}"));
                 out.push_back(ProviderEvent::ToolCallStart {
                     index,
-                    call_id: call_id.into(),
+                    call_id: CallId::new(call_id),
                     name: name.unwrap_or_default(),
                 });
             }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use seedpod_protocol::{EntryKind, FinishReason, ModelItem, ProviderKind, Usage};
+use seedpod_protocol::{CallId, EntryKind, FinishReason, ModelItem, ProviderKind, Usage};
 
 use super::*;
 use crate::provider::{ProviderError, ProviderEvent};
@@ -120,7 +120,7 @@ async fn tool_calls_are_assembled_by_index_and_sent_back_verbatim() {
 
     let call = |id: &str, arguments: &str| EntryKind::AssistantItem {
         item: ModelItem::ToolCall {
-            call_id: id.into(),
+            call_id: CallId::new(id),
             name: "echo".into(),
             arguments: arguments.into(),
         },
@@ -204,7 +204,7 @@ async fn calls_without_ids_or_indexes_still_assemble() {
         [
             Ok(ProviderEvent::ToolCallStart {
                 index: 0,
-                call_id: "call_0".into(),
+                call_id: CallId::new("call_0"),
                 name: "echo".into(),
             }),
             Ok(ProviderEvent::ToolCallDelta {
@@ -323,12 +323,12 @@ fn request_body_maps_every_item_kind() {
             text: "calling".into(),
         },
         ModelItem::ToolCall {
-            call_id: "c1".into(),
+            call_id: CallId::new("c1"),
             name: "echo".into(),
             arguments: "{ \"a\" : 1 }".into(),
         },
         ModelItem::ToolResult {
-            call_id: "c1".into(),
+            call_id: CallId::new("c1"),
             content: "done".into(),
             is_error: false,
         },
@@ -336,7 +336,7 @@ fn request_body_maps_every_item_kind() {
             text: "[notification] ping".into(),
         },
         ModelItem::ToolCall {
-            call_id: "c2".into(),
+            call_id: CallId::new("c2"),
             name: "echo".into(),
             arguments: "not json".into(),
         },

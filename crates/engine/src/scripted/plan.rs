@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use seedpod_protocol::{FinishReason, Usage};
+use seedpod_protocol::{CallId, FinishReason, Usage};
 
 use super::script::ScriptStep;
 use crate::provider::{ProviderError, ProviderEvent};
@@ -95,7 +95,7 @@ pub fn plan(input: PlanInput<'_>) -> Vec<Action> {
         plan.actions
             .push(Action::Emit(ProviderEvent::ToolCallStart {
                 index,
-                call_id: call_id.into(),
+                call_id: CallId::new(call_id),
                 name: call.name.clone(),
             }));
         for chunk in char_chunks(&call.arguments, plan.chunk_size) {
@@ -238,7 +238,7 @@ mod tests {
             text("e"),
             emit(ProviderEvent::ToolCallStart {
                 index: 0,
-                call_id: "call_3_0".into(),
+                call_id: CallId::new("call_3_0"),
                 name: "echo".into(),
             }),
             pause.clone(),
@@ -253,7 +253,7 @@ mod tests {
             }),
             emit(ProviderEvent::ToolCallStart {
                 index: 1,
-                call_id: "mine".into(),
+                call_id: CallId::new("mine"),
                 name: "echo".into(),
             }),
             emit(ProviderEvent::Usage(Usage {

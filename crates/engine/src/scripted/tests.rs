@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use futures::StreamExt;
-use seedpod_protocol::{FinishReason, ModelItem, Usage};
+use seedpod_protocol::{CallId, FinishReason, ModelItem, Usage};
 use tempfile::TempDir;
 
 use super::*;
@@ -97,13 +97,13 @@ async fn tool_calls_stream_raw_arguments_with_generated_ids() {
         events[2],
         ProviderEvent::ToolCallStart {
             index: 0,
-            call_id: "call_2_0".into(),
+            call_id: CallId::new("call_2_0"),
             name: "read".into(),
         }
     );
     assert!(events.contains(&ProviderEvent::ToolCallStart {
         index: 1,
-        call_id: "mine".into(),
+        call_id: CallId::new("mine"),
         name: "echo".into(),
     }));
     assert_eq!(
@@ -247,7 +247,7 @@ fn request_body_is_canonical_and_deterministic() {
     let items = vec![
         ModelItem::UserMessage { text: "hi".into() },
         ModelItem::ToolCall {
-            call_id: "c1".into(),
+            call_id: CallId::new("c1"),
             name: "echo".into(),
             arguments: "{ \"b\":1, \"a\":2 }".into(),
         },

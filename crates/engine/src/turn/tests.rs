@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use seedpod_protocol::{ModelItem, RunTrigger, Usage};
+use seedpod_protocol::{CallId, ModelItem, RunTrigger, Usage};
 use tokio::sync::Notify;
 
 use super::*;
@@ -93,7 +93,7 @@ fn assistant(item: ModelItem) -> EntryKind {
 
 fn call(call_id: &str, name: &str, arguments: &str) -> EntryKind {
     assistant(ModelItem::ToolCall {
-        call_id: call_id.into(),
+        call_id: CallId::new(call_id),
         name: name.into(),
         arguments: arguments.into(),
     })
@@ -101,7 +101,7 @@ fn call(call_id: &str, name: &str, arguments: &str) -> EntryKind {
 
 fn result(call_id: &str, name: &str, content: &str, is_error: bool) -> EntryKind {
     EntryKind::ToolResult {
-        call_id: call_id.into(),
+        call_id: CallId::new(call_id),
         name: name.into(),
         content: content.into(),
         is_error,
@@ -249,7 +249,10 @@ async fn a_denied_call_is_not_run_and_its_reason_is_the_error_result() {
     assert_eq!(run(&mut host, &tools, 20).await, Ok(RunOutcome::Completed));
 
     assert!(finished.lock().unwrap().is_empty(), "a denied tool ran");
-    assert_eq!(host.authorized, ["call_1_0", "call_1_1"]);
+    assert_eq!(
+        host.authorized,
+        [CallId::new("call_1_0"), CallId::new("call_1_1")]
+    );
     assert_eq!(
         results(&host.log),
         [
@@ -283,7 +286,7 @@ async fn unknown_tool_and_invalid_arguments_become_error_results() {
     assert!(results[1].1.contains("not valid JSON"), "{results:?}");
     assert_eq!(
         host.authorized,
-        ["call_1_1"],
+        [CallId::new("call_1_1")],
         "no policy is asked about a tool that is not there"
     );
 }

@@ -136,7 +136,7 @@ impl Queue {
     fn run(self, file: FakeFile, next_seq: u64) {
         let Queue { tx, rx } = self;
         drop(tx);
-        let mut worker = Worker::new(file, PathBuf::from("seg.jsonl"), EntrySeq(next_seq));
+        let mut worker = Worker::new(file, PathBuf::from("seg.jsonl"), EntrySeq::new(next_seq));
         worker.dirty = false;
         worker.run(rx);
     }
@@ -180,7 +180,7 @@ fn one_batch_writes_every_line_then_syncs_once() {
     assert_eq!(ops[9], FileOp::Sync);
     for (i, a) in answers.into_iter().enumerate() {
         let entry = answer(a).unwrap();
-        assert_eq!(entry.seq, 5 + i as u64);
+        assert_eq!(entry.seq, EntrySeq::new(5 + i as u64));
         let FileOp::Line(line) = &ops[i] else {
             unreachable!()
         };
@@ -196,8 +196,8 @@ fn buffered_appends_are_not_synced_until_the_last_handle_goes() {
     let b = queue.append(run_end(), Durability::Buffered);
     let file = FakeFile::default();
     queue.run(file.clone(), 1);
-    assert_eq!(answer(a).unwrap().seq, 1);
-    assert_eq!(answer(b).unwrap().seq, 2);
+    assert_eq!(answer(a).unwrap().seq, EntrySeq::new(1));
+    assert_eq!(answer(b).unwrap().seq, EntrySeq::new(2));
     let ops = file.ops();
     // Two lines, then the single sync the worker does when every handle is gone.
     assert_eq!(ops.len(), 3, "{ops:?}");
@@ -217,7 +217,7 @@ fn a_failed_write_fails_that_append_and_breaks_the_writer() {
     };
     queue.run(file.clone(), 1);
 
-    assert_eq!(answer(ok).unwrap().seq, 1);
+    assert_eq!(answer(ok).unwrap().seq, EntrySeq::new(1));
     let err = answer(failed).unwrap_err();
     assert!(
         matches!(
@@ -289,7 +289,7 @@ fn close_syncs_answers_and_refuses_what_follows() {
     let after = queue.append(run_end(), Durability::Buffered);
     let file = FakeFile::default();
     queue.run(file.clone(), 1);
-    assert_eq!(answer(before).unwrap().seq, 1);
+    assert_eq!(answer(before).unwrap().seq, EntrySeq::new(1));
     answer(close).unwrap();
     assert!(matches!(answer(after), Err(StoreError::Closed)));
     let ops = file.ops();
@@ -308,10 +308,7 @@ fn entries_a_restore_would_refuse_are_not_written() {
     assert!(
         matches!(
             err,
-            StoreError::Refused {
-                seq: EntrySeq(1),
-                ..
-            }
+            StoreError::Refused { seq, .. } if seq == EntrySeq::new(1)
         ),
         "{err}"
     );
@@ -319,7 +316,11 @@ fn entries_a_restore_would_refuse_are_not_written() {
         err.to_string(),
         "refused to append entry 1, nothing was written: its entry kind is unknown"
     );
-    assert_eq!(answer(after).unwrap().seq, 1, "the writer stays usable");
+    assert_eq!(
+        answer(after).unwrap().seq,
+        EntrySeq::new(1),
+        "the writer stays usable"
+    );
     assert_eq!(file.ops().len(), 2, "{:?}", file.ops());
 }
 
@@ -334,7 +335,7 @@ fn pipelined_appends_share_one_fsync_beside_the_writer() {
     let file = FakeFile::default();
     queue.run(file.clone(), 1);
     for (i, (written, durable)) in answers.into_iter().enumerate() {
-        assert_eq!(answer(written).unwrap().seq, 1 + i as u64);
+        assert_eq!(answer(written).unwrap().seq, EntrySeq::new(1 + i as u64));
         answer(durable).unwrap();
     }
     let ops = file.ops();
@@ -361,11 +362,11 @@ fn a_batch_fsync_covers_its_pipelined_appends() {
     let synced = queue.append(run_end(), Durability::Sync);
     let file = FakeFile::default();
     queue.run(file.clone(), 1);
-    assert_eq!(answer(p_written).unwrap().seq, 1);
-    assert_eq!(answer(b_written).unwrap().seq, 2);
+    assert_eq!(answer(p_written).unwrap().seq, EntrySeq::new(1));
+    assert_eq!(answer(b_written).unwrap().seq, EntrySeq::new(2));
     answer(p_durable).unwrap();
     answer(b_durable).unwrap();
-    assert_eq!(answer(synced).unwrap().seq, 3);
+    assert_eq!(answer(synced).unwrap().seq, EntrySeq::new(3));
     let ops = file.ops();
     assert!(!ops.contains(&FileOp::SyncBeside), "{ops:?}");
     assert_eq!(

@@ -152,7 +152,7 @@ fn a_second_segment_start_is_corruption() {
     let dir = tempfile::tempdir().unwrap();
     let mut entries = realistic_entries();
     let mut again = entries[0].clone();
-    again.seq = EntrySeq(entries.len() as u64);
+    again.seq = EntrySeq::new(entries.len() as u64);
     entries.push(again);
     let (line, reason, _) = corrupt_at(dir.path(), &file_bytes(&entries));
     assert_eq!(line, entries.len());

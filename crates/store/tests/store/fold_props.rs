@@ -6,7 +6,7 @@
 
 use crate::support::{fold_valid_kind, seg_path, segment_start};
 use proptest::prelude::*;
-use seedpod_protocol::EntryKind;
+use seedpod_protocol::{EntryKind, EntrySeq};
 use seedpod_store::{Durability, SegmentState, SegmentWriter, read_segment};
 
 /// Append `kinds` through a real writer, folding each returned entry; return the live state.
@@ -42,7 +42,7 @@ proptest! {
         prop_assert_eq!(read.torn, None);
         let replayed = SegmentState::replay(&read.entries).unwrap();
         prop_assert_eq!(&replayed, &live);
-        prop_assert_eq!(replayed.next_seq, read.entries.len() as u64);
+        prop_assert_eq!(replayed.next_seq, EntrySeq::new(read.entries.len() as u64));
     }
 }
 

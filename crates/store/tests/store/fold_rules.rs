@@ -5,8 +5,9 @@
 
 use crate::support::{entry, realistic_entries, segment_start};
 use seedpod_protocol::{
-    DequeueReason, Entry, EntryKind, EntrySeq, FinishReason, ModelConfig, ModelItem, ProviderKind,
-    QueueEntry, QueueId, QueuedItem, RunEndReason, RunTrigger, Segment, SystemItem, Usage,
+    CallId, DequeueReason, Entry, EntryKind, EntrySeq, FinishReason, ModelConfig, ModelItem,
+    ProviderKind, QueueEntry, QueueId, QueuedItem, ReportId, RunEndReason, RunTrigger, Segment,
+    SegmentId, SystemItem, Usage,
 };
 use seedpod_store::{FoldError, SegmentState};
 
@@ -31,7 +32,7 @@ impl Fold {
 
 fn queued_notify(queue_id: u64) -> EntryKind {
     EntryKind::Queued {
-        queue_id: QueueId(queue_id),
+        queue_id: QueueId::new(queue_id),
         item: QueuedItem::Notify {
             message: format!("n{queue_id}"),
             wake: true,
@@ -42,7 +43,7 @@ fn queued_notify(queue_id: u64) -> EntryKind {
 fn tool_call(call_id: &str) -> EntryKind {
     EntryKind::AssistantItem {
         item: ModelItem::ToolCall {
-            call_id: call_id.into(),
+            call_id: CallId::new(call_id),
             name: "read_file".into(),
             arguments: format!("{{\"id\":\"{call_id}\"}}"),
         },
@@ -51,7 +52,7 @@ fn tool_call(call_id: &str) -> EntryKind {
 
 fn tool_result(call_id: &str) -> EntryKind {
     EntryKind::ToolResult {
-        call_id: call_id.into(),
+        call_id: CallId::new(call_id),
         name: "read_file".into(),
         content: "ok".into(),
         is_error: false,
@@ -63,25 +64,25 @@ fn user(text: &str, queue_id: Option<u64>) -> EntryKind {
     EntryKind::UserInput {
         segments: vec![Segment::text(text)],
         text: text.into(),
-        queue_id: queue_id.map(QueueId),
+        queue_id: queue_id.map(QueueId::new),
     }
 }
 
-fn ids(pending: &[QueueEntry]) -> Vec<u64> {
-    pending.iter().map(|q| q.queue_id.get()).collect()
+fn ids(pending: &[QueueEntry]) -> Vec<QueueId> {
+    pending.iter().map(|q| q.queue_id).collect()
 }
 
 #[test]
 fn start_takes_everything_from_segment_start() {
     let start = segment_start("s1");
     let state = Fold::new().0;
-    assert_eq!(state.segment_id, "s1");
+    assert_eq!(state.segment_id, SegmentId::new("s1"));
     assert_eq!(state.system_prompt, start.system_prompt);
     assert_eq!(state.model, start.model);
     assert_eq!(state.tools, start.tools);
     assert_eq!(state.history, start.seed);
-    assert_eq!(state.next_seq, 1);
-    assert_eq!(state.next_queue_id, 1);
+    assert_eq!(state.next_seq, EntrySeq::new(1));
+    assert_eq!(state.next_queue_id, QueueId::new(1));
     assert_eq!(state.open_run, None);
     assert!(state.pending.is_empty());
 }
@@ -92,7 +93,7 @@ fn start_refuses_anything_but_segment_start_at_seq_0() {
     assert!(matches!(
         SegmentState::start(&not_start),
         Err(FoldError::NotAStart {
-            seq: EntrySeq(0),
+            seq: EntrySeq::FIRST,
             kind: "user_input"
         })
     ));
@@ -106,38 +107,42 @@ fn queue_ids_leave_pending_when_committed_or_dequeued() {
     let mut fold = Fold::new();
     fold.ok(queued_notify(1))
         .ok(EntryKind::Queued {
-            queue_id: QueueId(2),
+            queue_id: QueueId::new(2),
             item: QueuedItem::Run {
                 segments: vec![Segment::text("later")],
             },
         })
         .ok(queued_notify(3))
         .ok(queued_notify(4));
-    assert_eq!(ids(&fold.0.pending), [1, 2, 3, 4]);
-    assert_eq!(fold.0.next_queue_id, 5);
+    assert_eq!(ids(&fold.0.pending), [1, 2, 3, 4].map(QueueId::new));
+    assert_eq!(fold.0.next_queue_id, QueueId::new(5));
 
     fold.ok(user("later", Some(2)));
-    assert_eq!(ids(&fold.0.pending), [1, 3, 4]);
+    assert_eq!(ids(&fold.0.pending), [1, 3, 4].map(QueueId::new));
     fold.ok(EntryKind::SystemItem {
         item: SystemItem::Notification {
             message: "n3".into(),
             body: "[notification] n3".into(),
         },
-        queue_id: Some(QueueId(3)),
+        queue_id: Some(QueueId::new(3)),
     });
-    assert_eq!(ids(&fold.0.pending), [1, 4]);
+    assert_eq!(ids(&fold.0.pending), [1, 4].map(QueueId::new));
     fold.ok(EntryKind::Dequeued {
-        queue_id: QueueId(1),
+        queue_id: QueueId::new(1),
         reason: DequeueReason::Cancelled,
     });
-    assert_eq!(ids(&fold.0.pending), [4]);
+    assert_eq!(ids(&fold.0.pending), [4].map(QueueId::new));
     // A dequeue of something not pending changes nothing and is not an error.
     fold.ok(EntryKind::Dequeued {
-        queue_id: QueueId(99),
+        queue_id: QueueId::new(99),
         reason: DequeueReason::Duplicate,
     });
-    assert_eq!(ids(&fold.0.pending), [4]);
-    assert_eq!(fold.0.next_queue_id, 5, "ids are never reused");
+    assert_eq!(ids(&fold.0.pending), [4].map(QueueId::new));
+    assert_eq!(
+        fold.0.next_queue_id,
+        QueueId::new(5),
+        "ids are never reused"
+    );
 
     let tail = &fold.0.history[fold.0.history.len() - 2..];
     assert_eq!(
@@ -157,7 +162,7 @@ fn queue_ids_leave_pending_when_committed_or_dequeued() {
 fn next_queue_id_follows_the_highest_id_seen() {
     let mut fold = Fold::new();
     fold.ok(queued_notify(7)).ok(queued_notify(3));
-    assert_eq!(fold.0.next_queue_id, 8);
+    assert_eq!(fold.0.next_queue_id, QueueId::new(8));
 }
 
 #[test]
@@ -203,8 +208,16 @@ fn unanswered_tool_calls_are_those_since_the_last_message_without_results() {
     assert_eq!(
         unanswered(&fold.0.history),
         vec![
-            ("a".into(), "read_file".into(), "{\"id\":\"a\"}".into()),
-            ("c".into(), "read_file".into(), "{\"id\":\"c\"}".into()),
+            (
+                CallId::new("a"),
+                "read_file".into(),
+                "{\"id\":\"a\"}".into()
+            ),
+            (
+                CallId::new("c"),
+                "read_file".into(),
+                "{\"id\":\"c\"}".into()
+            ),
         ]
     );
     fold.ok(tool_result("a")).ok(tool_result("c"));
@@ -227,7 +240,7 @@ fn items_reach_history_in_model_form() {
     let mut fold = Fold::new();
     let before = fold.0.history.len();
     fold.ok(EntryKind::ToolResult {
-        call_id: "c".into(),
+        call_id: CallId::new("c"),
         name: "n".into(),
         content: "bad".into(),
         is_error: true,
@@ -240,7 +253,7 @@ fn items_reach_history_in_model_form() {
         fold.0.history[before..],
         [
             ModelItem::ToolResult {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 content: "bad".into(),
                 is_error: true
             },
@@ -284,17 +297,21 @@ fn refusals_name_the_seq_and_leave_the_state_unchanged() {
         (
             entry(5, user("skip", None)),
             FoldError::OutOfOrder {
-                seq: EntrySeq(5),
-                expected: EntrySeq(2),
+                seq: EntrySeq::new(5),
+                expected: EntrySeq::new(2),
             },
         ),
         (
             entry(2, EntryKind::SegmentStart(segment_start("again"))),
-            FoldError::SecondStart { seq: EntrySeq(2) },
+            FoldError::SecondStart {
+                seq: EntrySeq::new(2),
+            },
         ),
         (
             entry(2, EntryKind::Unknown),
-            FoldError::UnknownKind { seq: EntrySeq(2) },
+            FoldError::UnknownKind {
+                seq: EntrySeq::new(2),
+            },
         ),
         (
             entry(
@@ -304,7 +321,9 @@ fn refusals_name_the_seq_and_leave_the_state_unchanged() {
                     queue_id: None,
                 },
             ),
-            FoldError::UnknownSystemItem { seq: EntrySeq(2) },
+            FoldError::UnknownSystemItem {
+                seq: EntrySeq::new(2),
+            },
         ),
     ];
     for (bad, expected) in cases {
@@ -319,7 +338,7 @@ fn replay_of_a_realistic_run() {
     let state = SegmentState::replay(&realistic_entries()).unwrap();
     assert!(state.pending.is_empty());
     assert_eq!(state.open_run, None);
-    assert_eq!(state.next_queue_id, 4);
+    assert_eq!(state.next_queue_id, QueueId::new(4));
     assert_eq!(state.iterations_in_run, 2);
     assert_eq!(state.model.model, "gpt-x");
     assert_eq!(state.usage.input_tokens, 120);
@@ -328,7 +347,7 @@ fn replay_of_a_realistic_run() {
 
 fn approval_request(call_id: &str) -> EntryKind {
     EntryKind::ApprovalRequest(seedpod_protocol::ApprovalRequest {
-        call_id: call_id.into(),
+        call_id: CallId::new(call_id),
         tool: "shell".into(),
         arguments: r#"{"command":"cargo test"}"#.into(),
         summary: "shell: cargo test".into(),
@@ -339,7 +358,7 @@ fn approval_request(call_id: &str) -> EntryKind {
 
 fn approval_answer(call_id: &str, decision: seedpod_protocol::ApprovalDecision) -> EntryKind {
     EntryKind::ApprovalAnswer {
-        call_id: call_id.into(),
+        call_id: CallId::new(call_id),
         decision,
     }
 }
@@ -354,13 +373,15 @@ fn an_unanswered_approval_request_is_pending_until_answered() {
     .ok(tool_call("a"))
     .ok(approval_request("a"));
     assert_eq!(
-        fold.0.pending_approval().map(|r| r.call_id.as_str()),
-        Some("a")
+        fold.0.pending_approval().map(|r| &r.call_id),
+        Some(&CallId::new("a"))
     );
     fold.ok(approval_answer("a", ApprovalDecision::Approve));
     assert_eq!(fold.0.pending_approval(), None);
     assert_eq!(
-        fold.0.approval("a").and_then(|a| a.decision.clone()),
+        fold.0
+            .approval(&CallId::new("a"))
+            .and_then(|a| a.decision.clone()),
         Some(ApprovalDecision::Approve)
     );
     // A second answer to an answered request changes nothing.
@@ -371,7 +392,9 @@ fn an_unanswered_approval_request_is_pending_until_answered() {
         },
     ));
     assert_eq!(
-        fold.0.approval("a").and_then(|a| a.decision.clone()),
+        fold.0
+            .approval(&CallId::new("a"))
+            .and_then(|a| a.decision.clone()),
         Some(ApprovalDecision::Approve)
     );
 }
@@ -432,7 +455,7 @@ fn only_runs_the_parent_started_become_reports_until_delivered() {
     }
     let shut_down = PodEvent::ShutDown {
         pod: "kid".into(),
-        event_id: "s1/7".into(),
+        event_id: ReportId::new("s1/7"),
     };
     fold.ok(EntryKind::Outbox {
         event: shut_down.clone(),
@@ -441,37 +464,37 @@ fn only_runs_the_parent_started_become_reports_until_delivered() {
         fold.0.outbox,
         [
             PendingReport {
-                event_id: "s1/4".into(),
+                event_id: ReportId::new("s1/4"),
                 report: Report::TurnEnded,
             },
             PendingReport {
-                event_id: "s1/6".into(),
+                event_id: ReportId::new("s1/6"),
                 report: Report::Errored {
                     message: "model down".into(),
                 },
             },
             PendingReport {
-                event_id: "s1/7".into(),
+                event_id: ReportId::new("s1/7"),
                 report: Report::Event(shut_down),
             },
         ],
         "ids are the segment and the seq of the entry that made the report"
     );
     fold.ok(EntryKind::OutboxDelivered {
-        event_id: "s1/6".into(),
+        event_id: ReportId::new("s1/6"),
     });
-    let left: Vec<&str> = fold.0.outbox.iter().map(|r| r.event_id.as_str()).collect();
-    assert_eq!(left, ["s1/4", "s1/7"]);
+    let left: Vec<&ReportId> = fold.0.outbox.iter().map(|r| &r.event_id).collect();
+    assert_eq!(left, [&ReportId::new("s1/4"), &ReportId::new("s1/7")]);
     fold.ok(EntryKind::OutboxDelivered {
-        event_id: "nothing/1".into(),
+        event_id: ReportId::new("nothing/1"),
     });
     assert_eq!(fold.0.outbox.len(), 2, "an unknown id changes nothing");
 }
 
 /// The calls the fold's history holds without results, owned for comparing.
-fn unanswered(history: &[ModelItem]) -> Vec<(String, String, String)> {
+fn unanswered(history: &[ModelItem]) -> Vec<(CallId, String, String)> {
     seedpod_protocol::unanswered_tool_calls(history)
         .into_iter()
-        .map(|(id, name, args)| (id.to_owned(), name.to_owned(), args.to_owned()))
+        .map(|(id, name, args)| (id.clone(), name.to_owned(), args.to_owned()))
         .collect()
 }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::support::{seg_path, segment_start};
-use seedpod_protocol::{EntryKind, ModelItem};
+use seedpod_protocol::{EntryKind, EntrySeq, ModelItem};
 use seedpod_store::{Durability, SegmentWriter, read_segment};
 
 const TASKS: usize = 8;
@@ -58,7 +58,7 @@ async fn concurrent_appends_get_consecutive_seqs_in_file_order() {
     for (line, entry) in read.entries.iter().enumerate() {
         assert_eq!(
             entry.seq,
-            line as u64,
+            EntrySeq::new(line as u64),
             "line {} holds seq {}",
             line + 1,
             entry.seq
@@ -92,7 +92,7 @@ async fn pipelined_appends_are_written_in_order_and_all_become_durable() {
             .append_pipelined(kind, Durability::Sync)
             .await
             .unwrap();
-        assert_eq!(entry.seq.get(), i + 1);
+        assert_eq!(entry.seq, EntrySeq::new(i + 1));
         durables.push(durable);
     }
     for durable in durables {

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use seedpod_protocol::ProviderKind;
+use seedpod_protocol::{ProviderKind, SegmentId};
 use seedpod_store::{
     ChildRecord, META_FILE, OutputCursor, PodConfig, PodMeta, ScopeGrant, StoreError, load_meta,
     new_segment_id, save_meta, segment_path,
@@ -14,8 +14,8 @@ fn meta() -> PodMeta {
     PodMeta {
         name: "alpha".parse().unwrap(),
         cwd: PathBuf::from("/work/alpha"),
-        active_segment: "0190-b".into(),
-        segments: vec!["0190-a".into(), "0190-b".into()],
+        active_segment: SegmentId::new("0190-b"),
+        segments: vec![SegmentId::new("0190-a"), SegmentId::new("0190-b")],
         parent: Some("root".parse().unwrap()),
         children: vec![ChildRecord {
             name: "kid".parse().unwrap(),
@@ -27,7 +27,7 @@ fn meta() -> PodMeta {
             via: None,
             created_ms: 5,
             cursor: Some(OutputCursor {
-                segment: "0190-c".into(),
+                segment: SegmentId::new("0190-c"),
                 index: 7,
             }),
         }],
@@ -54,8 +54,8 @@ fn save_then_load_round_trips() {
     assert_eq!(load_meta(dir.path()).unwrap(), Some(meta()));
 
     let mut changed = meta();
-    changed.active_segment = "0190-c".into();
-    changed.segments.push("0190-c".into());
+    changed.active_segment = SegmentId::new("0190-c");
+    changed.segments.push(SegmentId::new("0190-c"));
     save_meta(dir.path(), &changed).unwrap();
     assert_eq!(load_meta(dir.path()).unwrap(), Some(changed));
     let names: Vec<_> = std::fs::read_dir(dir.path())
@@ -115,12 +115,12 @@ fn an_unparsable_pod_json_names_the_file() {
 #[test]
 fn segment_paths_and_ids() {
     assert_eq!(
-        segment_path(&PathBuf::from("/pods/a"), "abc"),
+        segment_path(&PathBuf::from("/pods/a"), &SegmentId::new("abc")),
         PathBuf::from("/pods/a/segments/abc.jsonl")
     );
     let a = new_segment_id();
     let b = new_segment_id();
-    let parsed = uuid::Uuid::parse_str(&a).unwrap();
+    let parsed = uuid::Uuid::parse_str(a.as_str()).unwrap();
     assert_eq!(parsed.get_version_num(), 7);
     assert_ne!(a, b);
 }

@@ -14,7 +14,7 @@ async fn replay_after_reopen_equals_the_live_fold() {
     let (writer, first) = SegmentWriter::create(path.clone(), segment_start("s1"))
         .await
         .unwrap();
-    assert_eq!(first.seq, 0);
+    assert_eq!(first.seq, EntrySeq::new(0));
     let mut live = SegmentState::start(&first).unwrap();
     let mut written = vec![first];
     for kind in first_half {
@@ -45,7 +45,7 @@ async fn replay_after_reopen_equals_the_live_fold() {
     assert_eq!(read.entries, written);
     let replayed = SegmentState::replay(&read.entries).unwrap();
     assert_eq!(replayed, live);
-    assert_eq!(replayed.next_seq, written.len() as u64);
+    assert_eq!(replayed.next_seq, EntrySeq::new(written.len() as u64));
 }
 
 #[tokio::test]
@@ -63,7 +63,7 @@ async fn create_refuses_an_existing_file() {
 #[tokio::test]
 async fn open_append_reports_a_missing_file() {
     let dir = tempfile::tempdir().unwrap();
-    let err = SegmentWriter::open_append(seg_path(dir.path()), EntrySeq(1)).unwrap_err();
+    let err = SegmentWriter::open_append(seg_path(dir.path()), EntrySeq::new(1)).unwrap_err();
     assert!(err.to_string().contains("open for appending"), "{err}");
 }
 

@@ -17,7 +17,7 @@ fn run_start() -> EntryKind {
 #[tokio::test]
 async fn a_full_disk_fails_the_append_and_breaks_the_writer() {
     // /dev/full accepts the open and fails every write with ENOSPC.
-    let writer = SegmentWriter::open_append(PathBuf::from("/dev/full"), EntrySeq(3)).unwrap();
+    let writer = SegmentWriter::open_append(PathBuf::from("/dev/full"), EntrySeq::new(3)).unwrap();
     let err = writer
         .append(run_start(), Durability::Buffered)
         .await

@@ -116,7 +116,7 @@ impl Transcript {
                 ..
             } => {
                 self.view.retry_notice = None;
-                self.live_tool(*index, call_id.as_deref(), name.as_deref(), arguments);
+                self.live_tool(*index, call_id.as_ref(), name.as_deref(), arguments);
                 true
             }
             ServerMsg::State { state, .. } => {

@@ -6,7 +6,7 @@
 //! longer pending); an answer to nothing pending changes nothing. Snapshot entries and live
 //! `committed` events take the same path, so a reattached client sees the same pending request.
 
-use seedpod_protocol::{ApprovalDecision, ApprovalRequest, PodState};
+use seedpod_protocol::{ApprovalDecision, ApprovalRequest, CallId, PodState};
 
 use super::cells::{ApprovalStatus, CellKind, ToolStatus};
 use super::transcript::{PendingApproval, Transcript};
@@ -32,11 +32,15 @@ impl Transcript {
         true
     }
 
-    pub(super) fn approval_answer(&mut self, call_id: &str, decision: &ApprovalDecision) -> bool {
+    pub(super) fn approval_answer(
+        &mut self,
+        call_id: &CallId,
+        decision: &ApprovalDecision,
+    ) -> bool {
         let Some(position) = self
             .pending_approvals
             .iter()
-            .position(|p| p.request.call_id == call_id)
+            .position(|p| &p.request.call_id == call_id)
         else {
             return false;
         };
@@ -88,7 +92,7 @@ impl Transcript {
     }
 
     /// Set the status of the call cell for `call_id`, while it has no result yet.
-    fn set_call_status(&mut self, call_id: &str, new: ToolStatus) {
+    fn set_call_status(&mut self, call_id: &CallId, new: ToolStatus) {
         let Some(call) = self.open_calls.get(call_id) else {
             return;
         };

@@ -2,7 +2,7 @@
 //! knowing the protocol's bookkeeping (seq numbers, queue ids, usage entries).
 
 use seedpod_protocol::{
-    AlertLevel, ApprovalRequest, CallId, Compaction, PodEvent, RunEndReason, Segment,
+    AlertLevel, ApprovalRequest, CallId, Compaction, PodEvent, RunEndReason, Segment, SegmentId,
     StandingApproval, Usage,
 };
 
@@ -71,10 +71,10 @@ pub enum SegmentOrigin {
     /// The pod's first segment.
     New,
     /// A compaction summary seeds it; the older segment holds the full history.
-    CompactedFrom(String),
-    ForkedFrom(String),
+    CompactedFrom(SegmentId),
+    ForkedFrom(SegmentId),
     /// `/clear`: history starts afresh here; the older segment stays in the log.
-    ClearedFrom(String),
+    ClearedFrom(SegmentId),
     /// An origin written by a newer seedpod.
     Unknown,
 }
@@ -126,7 +126,7 @@ pub enum ToolStatus {
 pub enum CellKind {
     /// The first entry of a segment: which model, and where the segment came from.
     SegmentStart {
-        segment_id: String,
+        segment_id: SegmentId,
         provider: String,
         model: String,
         origin: SegmentOrigin,

@@ -13,7 +13,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use seedpod_protocol::{ApprovalDecision, CallId, Entry, EntryKind, EntrySeq, ModelItem, Origin};
+use seedpod_protocol::{
+    ApprovalDecision, CallId, Entry, EntryKind, EntrySeq, ModelItem, Origin, SegmentId,
+};
 
 use super::cells::{Cell, CellKind, LogHead};
 use super::transcript::Transcript;
@@ -44,7 +46,7 @@ pub(super) struct Earlier {
 
 #[derive(Debug, Clone)]
 pub(super) struct Oldest {
-    segment_id: String,
+    segment_id: SegmentId,
     seq: EntrySeq,
     /// Whether the log holds anything before it.
     more: bool,
@@ -53,7 +55,7 @@ pub(super) struct Oldest {
 impl Transcript {
     /// What to ask the pod for next (`Method::Earlier { segment_id, before_seq }`): `None` when
     /// the log goes no further back, a page is on its way, or the cap is reached.
-    pub fn earlier_request(&self) -> Option<(String, EntrySeq)> {
+    pub fn earlier_request(&self) -> Option<(SegmentId, EntrySeq)> {
         let oldest = self.earlier.oldest.as_ref().filter(|o| o.more)?;
         matches!(self.head(), Some(LogHead::More)).then(|| (oldest.segment_id.clone(), oldest.seq))
     }
@@ -81,7 +83,12 @@ impl Transcript {
 
     /// The answer to `earlier`: `entries` of `segment_id`, oldest first, and whether the log
     /// holds more before them. Their cells go under the head; returns how many were inserted.
-    pub fn prepend_earlier(&mut self, segment_id: &str, entries: &[Entry], more: bool) -> usize {
+    pub fn prepend_earlier(
+        &mut self,
+        segment_id: &SegmentId,
+        entries: &[Entry],
+        more: bool,
+    ) -> usize {
         if !self.earlier.head {
             return 0;
         }
@@ -97,7 +104,7 @@ impl Transcript {
             .earlier
             .oldest
             .as_ref()
-            .is_some_and(|o| o.segment_id != segment_id)
+            .is_some_and(|o| o.segment_id != *segment_id)
         {
             // Calls and answers never cross a segment's start.
             self.earlier.orphan_results.clear();
@@ -108,7 +115,7 @@ impl Transcript {
         self.insert_below_head(cells, starts);
         self.earlier.held += entries.len();
         self.earlier.oldest = Some(Oldest {
-            segment_id: segment_id.to_string(),
+            segment_id: segment_id.clone(),
             seq: first.seq,
             more,
         });
@@ -131,9 +138,9 @@ impl Transcript {
         let (segment_id, more) = match &entry.kind {
             EntryKind::SegmentStart(start) => (
                 start.segment_id.clone(),
-                entry.seq > 0 || !matches!(start.origin, Origin::New),
+                entry.seq > EntrySeq::FIRST || !matches!(start.origin, Origin::New),
             ),
-            _ => (self.view.segment_id.clone(), entry.seq > 0),
+            _ => (self.view.segment_id.clone(), entry.seq > EntrySeq::FIRST),
         };
         self.earlier.oldest = Some(Oldest {
             segment_id,

@@ -2,8 +2,8 @@
 //! `committed` events, so a reattached client draws exactly what a live one drew.
 
 use seedpod_protocol::{
-    AlertLevel, Entry, EntryKind, FinishReason, ModelItem, Origin, SegmentStart, SystemItem, Usage,
-    WindowSource, is_no_reply,
+    AlertLevel, CallId, Entry, EntryKind, FinishReason, ModelItem, Origin, SegmentStart,
+    SystemItem, Usage, WindowSource, is_no_reply,
 };
 
 use super::cells::{CellKind, SegmentOrigin, ToolStatus};
@@ -276,7 +276,7 @@ impl Transcript {
     /// segment) still shows, as a call cell of its own.
     fn tool_result(
         &mut self,
-        result_call_id: &str,
+        result_call_id: &CallId,
         result_name: &str,
         content: &str,
         is_error: bool,
@@ -290,7 +290,7 @@ impl Transcript {
         };
         let Some(call) = self.open_calls.remove(result_call_id) else {
             let kind = CellKind::ToolCall {
-                call_id: result_call_id.to_string().into(),
+                call_id: result_call_id.clone(),
                 name: result_name.to_string(),
                 arguments: String::new(),
                 status,

@@ -2,7 +2,7 @@
 //! only paint these cells; when an entry commits, its provisional cell is taken out and the
 //! committed cell takes its place (and its id).
 
-use seedpod_protocol::InFlightToolCall;
+use seedpod_protocol::{CallId, InFlightToolCall};
 
 use super::cells::{Cell, CellKind, ToolStatus};
 use super::transcript::Transcript;
@@ -43,7 +43,7 @@ impl Transcript {
     pub(super) fn live_tool(
         &mut self,
         index: u32,
-        new_call_id: Option<&str>,
+        new_call_id: Option<&CallId>,
         new_name: Option<&str>,
         delta: &str,
     ) {
@@ -56,7 +56,7 @@ impl Transcript {
         } = &mut cell.kind
         {
             if let Some(id) = new_call_id {
-                *call_id = id.to_string().into();
+                *call_id = id.clone();
             }
             if let Some(n) = new_name {
                 *name = n.to_string();
@@ -100,7 +100,7 @@ impl Transcript {
     }
 
     /// The provisional tool call cell with this call id, if it is streaming.
-    pub(super) fn live_tool_role(&self, call_id: &str) -> Option<LiveRole> {
+    pub(super) fn live_tool_role(&self, call_id: &CallId) -> Option<LiveRole> {
         self.live
             .iter()
             .zip(&self.cells[self.committed..])
@@ -127,7 +127,7 @@ impl Transcript {
                         interrupted: false,
                     },
                     LiveRole::Tool(_) => CellKind::ToolCall {
-                        call_id: String::new().into(),
+                        call_id: CallId::default(),
                         name: String::new(),
                         arguments: String::new(),
                         status: ToolStatus::Running,

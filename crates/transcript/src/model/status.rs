@@ -3,7 +3,9 @@
 
 use std::time::Instant;
 
-use seedpod_protocol::{AlertLevel, ApprovalRequest, ContextFill, PodState, QueueEntry};
+use seedpod_protocol::{
+    AlertLevel, ApprovalRequest, ContextFill, InstanceId, PodState, QueueEntry, SegmentId,
+};
 
 /// The pod as the status line sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,9 +37,9 @@ pub struct PodView {
     /// The last error reply, `goodbye` or `incompatible`, until the next `welcome` (a new
     /// connection) or the next run.
     pub notice: Option<Notice>,
-    pub segment_id: String,
+    pub segment_id: SegmentId,
     /// The pod process (`welcome.instance`); seqs are only comparable within one instance.
-    pub instance: String,
+    pub instance: InstanceId,
     pub server_version: String,
     /// `snapshot_begin.greeting`: one line about the pod, for a first screen.
     pub greeting: String,
@@ -62,8 +64,8 @@ impl Default for PodView {
             waiting_for_approval: false,
             pending_approval: None,
             notice: None,
-            segment_id: String::new(),
-            instance: String::new(),
+            segment_id: SegmentId::default(),
+            instance: InstanceId::default(),
             server_version: String::new(),
             greeting: String::new(),
             message_cap: None,

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use seedpod_protocol::{AlertLevel, PodEvent, RunEndReason, Usage};
+use seedpod_protocol::{AlertLevel, PodEvent, RunEndReason, SegmentId, Usage};
 
 use super::format::{bytes, compact, count, duration_ms};
 use super::text::{sanitize, truncate, width};
@@ -239,7 +239,7 @@ pub(crate) fn rule(label: Vec<Span<'static>>, available: usize, theme: &Theme) -
 }
 
 pub(crate) fn segment_start(
-    segment_id: &str,
+    segment_id: &SegmentId,
     provider: &str,
     model: &str,
     origin: &SegmentOrigin,
@@ -247,7 +247,7 @@ pub(crate) fn segment_start(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     let short = |id: &str| -> String { id.chars().take(8).collect() };
-    let this = short(segment_id);
+    let this = short(segment_id.as_str());
     let label = match origin {
         SegmentOrigin::New => format!("segment {this} · {provider}/{model}"),
         // Like `/clear`'s: the compaction cell under it says what the summary replaced.

@@ -4,8 +4,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::support::*;
 use seedpod_protocol::{
-    AlertLevel, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, InFlightToolCall, PodState,
-    RunEndReason, ServerMsg, SystemItem, Usage,
+    AlertLevel, CallId, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, InFlightToolCall,
+    InstanceId, PodState, RequestId, RunEndReason, ServerMsg, SystemItem, Usage,
 };
 use seedpod_transcript::{CellKind, ToolStatus, Transcript};
 
@@ -25,11 +25,11 @@ fn a_live_turn_streams_then_commits_into_one_cell() {
             committed(5, entry(1, run_start())),
             committed(6, entry(2, user_text("hi"))),
             ServerMsg::State {
-                seq: EventSeq(7),
+                seq: EventSeq::new(7),
                 state: PodState::Running,
             },
             ServerMsg::TextDelta {
-                seq: EventSeq(8),
+                seq: EventSeq::new(8),
                 text: "Hello".into(),
             },
         ],
@@ -38,7 +38,7 @@ fn a_live_turn_streams_then_commits_into_one_cell() {
     assert!(t.is_streaming());
     let streaming_id = t.cells()[2].id;
     assert!(t.apply(&ServerMsg::TextDelta {
-        seq: EventSeq(9),
+        seq: EventSeq::new(9),
         text: ", world".into(),
     }));
     assert_eq!(text_of_cell(&t, 2), "Hello, world");
@@ -66,7 +66,9 @@ fn reattach_mid_turn_ends_with_exactly_one_answer() {
                 ],
             },
             in_flight("Hello, I am", "", vec![]),
-            ServerMsg::SnapshotEnd { seq: EventSeq(40) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(40),
+            },
         ],
     );
     assert_eq!(kinds(&t), ["segment_start", "user", "text*"]);
@@ -75,11 +77,11 @@ fn reattach_mid_turn_ends_with_exactly_one_answer() {
         &mut t,
         &[
             ServerMsg::TextDelta {
-                seq: EventSeq(41),
+                seq: EventSeq::new(41),
                 text: " demo".into(),
             },
             ServerMsg::TextDelta {
-                seq: EventSeq(42),
+                seq: EventSeq::new(42),
                 text: ".".into(),
             },
         ],
@@ -112,12 +114,12 @@ fn events_at_or_below_the_last_seq_are_ignored() {
     assert!(!t.apply(&committed(5, entry(1, user_text("once")))));
     assert!(!t.apply(&committed(3, entry(1, user_text("older")))));
     assert!(!t.apply(&ServerMsg::TextDelta {
-        seq: EventSeq(4),
+        seq: EventSeq::new(4),
         text: "stale".into(),
     }));
     assert_eq!(t.cells(), &before[..]);
     assert!(t.apply(&ServerMsg::TextDelta {
-        seq: EventSeq(6),
+        seq: EventSeq::new(6),
         text: "fresh".into(),
     }));
 }
@@ -132,7 +134,9 @@ fn a_resync_snapshot_replaces_everything_without_duplicates() {
             entries: vec![entry(0, segment_start()), entry(1, user_text("hello"))],
         },
         in_flight("", "", vec![]),
-        ServerMsg::SnapshotEnd { seq: EventSeq(9) },
+        ServerMsg::SnapshotEnd {
+            seq: EventSeq::new(9),
+        },
     ];
     apply_all(&mut t, &snapshot);
     apply_all(&mut t, &snapshot);
@@ -149,8 +153,8 @@ fn a_new_pod_instance_starts_its_seqs_again() {
         pod: "demo".parse().unwrap(),
         server_version: "0.1.1".into(),
         state: PodState::Idle,
-        instance: "i2".into(),
-        seq: EventSeq(0),
+        instance: InstanceId::new("i2"),
+        seq: EventSeq::new(0),
     });
     apply_all(
         &mut t,
@@ -162,7 +166,9 @@ fn a_new_pod_instance_starts_its_seqs_again() {
                     entry(1, user_text("before restart")),
                 ],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(0) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(0),
+            },
         ],
     );
     assert!(t.apply(&committed(1, entry(2, user_text("after restart")))));
@@ -179,21 +185,21 @@ fn tool_calls_stream_then_pair_with_their_result() {
             committed(5, entry(1, run_start())),
             committed(6, entry(2, user_text("read it"))),
             ServerMsg::ToolCallDelta {
-                seq: EventSeq(7),
+                seq: EventSeq::new(7),
                 index: 0,
-                call_id: Some("call_1".into()),
+                call_id: Some(CallId::new("call_1")),
                 name: Some("read_file".into()),
                 arguments: String::new(),
             },
             ServerMsg::ToolCallDelta {
-                seq: EventSeq(8),
+                seq: EventSeq::new(8),
                 index: 0,
                 call_id: None,
                 name: None,
                 arguments: r#"{"path":"#.into(),
             },
             ServerMsg::ToolCallDelta {
-                seq: EventSeq(9),
+                seq: EventSeq::new(9),
                 index: 0,
                 call_id: None,
                 name: None,
@@ -279,15 +285,15 @@ fn thinking_streams_and_is_replaced_by_reasoning() {
         &mut t,
         &[
             ServerMsg::ThinkingDelta {
-                seq: EventSeq(5),
+                seq: EventSeq::new(5),
                 text: "Let me ".into(),
             },
             ServerMsg::ThinkingDelta {
-                seq: EventSeq(6),
+                seq: EventSeq::new(6),
                 text: "think.".into(),
             },
             ServerMsg::TextDelta {
-                seq: EventSeq(7),
+                seq: EventSeq::new(7),
                 text: "Answer".into(),
             },
         ],
@@ -310,12 +316,12 @@ fn thinking_streams_and_is_replaced_by_reasoning() {
 fn queue_updates_replace_the_queue() {
     let mut t = attached();
     t.apply(&ServerMsg::Queued {
-        seq: EventSeq(5),
+        seq: EventSeq::new(5),
         queue: vec![queued_run(1, "next"), queued_run(2, "after")],
     });
     assert_eq!(t.status().queue.len(), 2);
     t.apply(&ServerMsg::Queued {
-        seq: EventSeq(6),
+        seq: EventSeq::new(6),
         queue: vec![queued_run(2, "after")],
     });
     assert_eq!(t.status().queue, vec![queued_run(2, "after")]);
@@ -331,7 +337,9 @@ fn queue_updates_replace_the_queue() {
                 tool_calls: vec![],
                 queue: vec![queued_run(3, "waiting")],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(1) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(1),
+            },
         ],
     );
     assert_eq!(t.status().queue.len(), 1);
@@ -342,7 +350,7 @@ fn state_transitions_set_and_clear_running_since() {
     let mut t = attached();
     assert_eq!(t.status().running_since, None);
     t.apply(&ServerMsg::State {
-        seq: EventSeq(5),
+        seq: EventSeq::new(5),
         state: PodState::Running,
     });
     let since = t
@@ -351,16 +359,16 @@ fn state_transitions_set_and_clear_running_since() {
         .expect("running sets running_since");
     // Staying in running keeps the start.
     t.apply(&ServerMsg::State {
-        seq: EventSeq(6),
+        seq: EventSeq::new(6),
         state: PodState::Running,
     });
     assert_eq!(t.status().running_since, Some(since));
     t.apply(&ServerMsg::TextDelta {
-        seq: EventSeq(7),
+        seq: EventSeq::new(7),
         text: "partial".into(),
     });
     t.apply(&ServerMsg::State {
-        seq: EventSeq(8),
+        seq: EventSeq::new(8),
         state: PodState::Paused,
     });
     assert_eq!(t.status().state, PodState::Paused);
@@ -378,7 +386,7 @@ fn a_running_snapshot_dates_the_run_from_its_start_entry() {
         .as_millis() as u64;
     let start = Entry {
         v: 1,
-        seq: EntrySeq(1),
+        seq: EntrySeq::new(1),
         ts: now_ms - 5_000,
         kind: run_start(),
     };
@@ -390,7 +398,9 @@ fn a_running_snapshot_dates_the_run_from_its_start_entry() {
             ServerMsg::SnapshotEntries {
                 entries: vec![entry(0, segment_start()), start],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(3) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(3),
+            },
         ],
     );
     let since = t.status().running_since.expect("running");
@@ -405,18 +415,18 @@ fn a_running_snapshot_dates_the_run_from_its_start_entry() {
 fn retry_notices_are_transient() {
     let mut t = attached();
     t.apply(&ServerMsg::Status {
-        seq: EventSeq(5),
+        seq: EventSeq::new(5),
         message: "529 overloaded; retrying in 2s (attempt 1 of 3)".into(),
     });
     assert!(t.status().retry_notice.is_some());
     assert_eq!(kinds(&t), ["segment_start"], "a retry notice is not a cell");
     t.apply(&ServerMsg::TextDelta {
-        seq: EventSeq(6),
+        seq: EventSeq::new(6),
         text: "ok".into(),
     });
     assert_eq!(t.status().retry_notice, None);
     t.apply(&ServerMsg::Status {
-        seq: EventSeq(7),
+        seq: EventSeq::new(7),
         message: "again".into(),
     });
     t.apply(&committed(8, entry(1, run_end(RunEndReason::Error))));
@@ -552,11 +562,13 @@ fn snapshot_alerts_carry_the_snapshot_seq_and_still_show() {
             },
             in_flight("", "", vec![]),
             ServerMsg::Alert {
-                seq: EventSeq(7),
+                seq: EventSeq::new(7),
                 level: AlertLevel::Warn,
                 message: "torn tail moved aside".into(),
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(7) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(7),
+            },
         ],
     );
     assert_eq!(kinds(&t), ["segment_start", "alert"]);
@@ -567,7 +579,7 @@ fn in_flight_tool_calls_and_thinking_paint_the_streaming_block() {
     let mut t = Transcript::new();
     let call = InFlightToolCall {
         index: 0,
-        call_id: "call_7".into(),
+        call_id: CallId::new("call_7"),
         name: "grep".into(),
         arguments: r#"{"pattern":"TODO"}"#.into(),
     };
@@ -576,7 +588,9 @@ fn in_flight_tool_calls_and_thinking_paint_the_streaming_block() {
         &[
             snapshot_begin(2, PodState::Running),
             in_flight("", "hmm", vec![call]),
-            ServerMsg::SnapshotEnd { seq: EventSeq(2) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(2),
+            },
         ],
     );
     assert_eq!(kinds(&t), ["thinking*", "tool"]);
@@ -593,7 +607,7 @@ fn in_flight_tool_calls_and_thinking_paint_the_streaming_block() {
 fn errors_and_goodbyes_are_status_notices_not_cells() {
     let mut t = attached();
     t.apply(&ServerMsg::Error {
-        id: Some(3),
+        id: Some(RequestId::new(3)),
         code: ErrorCode::NotRunning,
         message: "nothing is running".into(),
     });

@@ -3,7 +3,7 @@
 
 use crate::support::*;
 use seedpod_protocol::{
-    ApprovalDecision, ApprovalRequest, EventSeq, PodState, RunEndReason, ServerMsg,
+    ApprovalDecision, ApprovalRequest, CallId, EventSeq, PodState, RunEndReason, ServerMsg,
     StandingApproval,
 };
 use seedpod_transcript::{ApprovalStatus, CellKind, Transcript};
@@ -13,7 +13,7 @@ fn approval_status(t: &Transcript, call_id: &str) -> ApprovalStatus {
     t.cells()
         .iter()
         .find_map(|cell| match &cell.kind {
-            CellKind::Approval { request, status } if request.call_id == call_id => {
+            CellKind::Approval { request, status } if request.call_id == CallId::new(call_id) => {
                 Some(status.clone())
             }
             _ => None,
@@ -21,8 +21,8 @@ fn approval_status(t: &Transcript, call_id: &str) -> ApprovalStatus {
         .unwrap_or_else(|| panic!("no approval cell for {call_id}"))
 }
 
-fn pending_call(t: &Transcript) -> Option<&str> {
-    t.pending_approval().map(|r| r.call_id.as_str())
+fn pending_call(t: &Transcript) -> Option<&CallId> {
+    t.pending_approval().map(|r| &r.call_id)
 }
 
 /// A live run that made a shell call and asked about it (event seqs 5..=9).
@@ -42,7 +42,7 @@ fn asking() -> Transcript {
             ),
             committed(8, entry(4, approval_request(shell_request("call_1")))),
             ServerMsg::State {
-                seq: EventSeq(9),
+                seq: EventSeq::new(9),
                 state: PodState::WaitingForApproval,
             },
         ],
@@ -58,7 +58,7 @@ fn a_request_is_pending_until_its_answer_commits() {
         ["segment_start", "user", "tool", "approval"],
         "the request is a cell of its own after its call"
     );
-    assert_eq!(pending_call(&t), Some("call_1"));
+    assert_eq!(pending_call(&t), Some(&CallId::new("call_1")));
     assert_eq!(t.status().pending_approval.as_ref(), t.pending_approval());
     assert!(t.status().waiting_for_approval);
     assert_eq!(approval_status(&t, "call_1"), ApprovalStatus::Waiting);
@@ -75,7 +75,7 @@ fn a_request_is_pending_until_its_answer_commits() {
     // The pod still says it waits until its next `state` event.
     assert!(t.status().waiting_for_approval);
     t.apply(&ServerMsg::State {
-        seq: EventSeq(11),
+        seq: EventSeq::new(11),
         state: PodState::Running,
     });
     assert!(!t.status().waiting_for_approval);
@@ -85,7 +85,7 @@ fn a_request_is_pending_until_its_answer_commits() {
 fn denials_and_standing_approvals_show_on_the_cell() {
     let mut t = asking();
     let second = ApprovalRequest {
-        call_id: "call_2".into(),
+        call_id: CallId::new("call_2"),
         tool: "write_file".into(),
         arguments: r#"{"path":"a.txt","content":"x"}"#.into(),
         summary: "write_file: a.txt".into(),
@@ -93,7 +93,11 @@ fn denials_and_standing_approvals_show_on_the_cell() {
         replaces: None,
     };
     t.apply(&committed(10, entry(5, approval_request(second))));
-    assert_eq!(pending_call(&t), Some("call_1"), "the oldest request first");
+    assert_eq!(
+        pending_call(&t),
+        Some(&CallId::new("call_1")),
+        "the oldest request first"
+    );
 
     // Answering the newer one first leaves the older pending.
     let always = StandingApproval {
@@ -107,7 +111,7 @@ fn denials_and_standing_approvals_show_on_the_cell() {
             approval_answer("call_2", ApprovalDecision::ApproveAlways(always.clone())),
         ),
     ));
-    assert_eq!(pending_call(&t), Some("call_1"));
+    assert_eq!(pending_call(&t), Some(&CallId::new("call_1")));
     assert_eq!(
         approval_status(&t, "call_2"),
         ApprovalStatus::ApprovedAlways(always)
@@ -152,7 +156,7 @@ fn the_end_of_the_run_closes_what_nobody_answered() {
     assert_eq!(pending_call(&t), None);
     assert_eq!(approval_status(&t, "call_1"), ApprovalStatus::Closed);
     t.apply(&ServerMsg::State {
-        seq: EventSeq(11),
+        seq: EventSeq::new(11),
         state: PodState::Idle,
     });
     assert!(!t.status().waiting_for_approval);
@@ -174,7 +178,9 @@ fn snapshot(state: PodState, entries: Vec<seedpod_protocol::EntryKind>) -> Trans
             snapshot_begin(20, state),
             ServerMsg::SnapshotEntries { entries: log },
             in_flight("", "", vec![]),
-            ServerMsg::SnapshotEnd { seq: EventSeq(20) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(20),
+            },
         ],
     );
     t
@@ -191,7 +197,7 @@ fn a_snapshot_finds_the_same_pending_request_as_a_live_client() {
         ]
     };
     let t = snapshot(PodState::WaitingForApproval, asked());
-    assert_eq!(pending_call(&t), Some("call_1"));
+    assert_eq!(pending_call(&t), Some(&CallId::new("call_1")));
     assert!(t.status().waiting_for_approval);
     assert_eq!(kinds(&t), kinds(&asking()));
 
@@ -227,10 +233,12 @@ fn a_resync_while_asking_keeps_one_request() {
                     entry(3, approval_request(shell_request("call_1"))),
                 ],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(30) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(30),
+            },
         ],
     );
-    assert_eq!(pending_call(&t), Some("call_1"));
+    assert_eq!(pending_call(&t), Some(&CallId::new("call_1")));
     let approvals = kinds(&t).iter().filter(|k| **k == "approval").count();
     assert_eq!(approvals, 1);
 }
@@ -239,18 +247,18 @@ fn a_resync_while_asking_keeps_one_request() {
 fn waiting_keeps_the_runs_clock() {
     let mut t = attached();
     t.apply(&ServerMsg::State {
-        seq: EventSeq(5),
+        seq: EventSeq::new(5),
         state: PodState::Running,
     });
     let since = t.status().running_since.expect("running");
     t.apply(&ServerMsg::State {
-        seq: EventSeq(6),
+        seq: EventSeq::new(6),
         state: PodState::WaitingForApproval,
     });
     assert!(t.status().waiting_for_approval);
     assert_eq!(t.status().running_since, Some(since));
     t.apply(&ServerMsg::State {
-        seq: EventSeq(7),
+        seq: EventSeq::new(7),
         state: PodState::Running,
     });
     assert_eq!(
@@ -269,7 +277,7 @@ fn call_status(t: &Transcript, call_id: &str) -> seedpod_transcript::ToolStatus 
                 call_id: id,
                 status,
                 ..
-            } if id == call_id => Some(*status),
+            } if *id == CallId::new(call_id) => Some(*status),
             _ => None,
         })
         .unwrap_or_else(|| panic!("no call cell for {call_id}"))
@@ -334,7 +342,7 @@ fn a_call_a_standing_rule_let_through_says_which_rule() {
         entry(
             12,
             seedpod_protocol::EntryKind::ApprovalStanding {
-                call_id: "call_1".into(),
+                call_id: CallId::new("call_1"),
                 standing,
             },
         ),

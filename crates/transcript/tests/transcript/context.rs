@@ -7,22 +7,23 @@ use std::time::{Duration, Instant};
 
 use crate::support::*;
 use seedpod_protocol::{
-    CompactionTrigger, ContextFill, ContextWindow, EntryKind, EventSeq, ModelConfig, Origin,
-    PodState, ProviderKind, SegmentStart, ServerMsg, ToolResultTrim, TrimMode, WindowSource,
+    CallId, CompactionTrigger, ContextFill, ContextWindow, EntryKind, EventSeq, ModelConfig,
+    Origin, PodState, ProviderKind, SegmentId, SegmentStart, ServerMsg, ToolResultTrim, TrimMode,
+    WindowSource,
 };
 use seedpod_transcript::render::status_line_at;
 use seedpod_transcript::{CellKind, Link, PodView, Theme, Transcript, cell_lines};
 
 fn compacted_start(segment_id: &str, from: &str, trigger: CompactionTrigger) -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
-        segment_id: segment_id.into(),
+        segment_id: SegmentId::new(segment_id),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
         seed: vec![],
         standing_approvals: Vec::new(),
         origin: Origin::CompactedFrom {
-            segment_id: from.into(),
+            segment_id: SegmentId::new(from),
         },
         context_window: None,
         compaction: Some(compaction_record(trigger, None)),
@@ -72,23 +73,25 @@ fn the_gauge_comes_from_the_snapshot_and_follows_live_events() {
         context: fill(9_920, Some(16_000)),
         message_cap: None,
     });
-    t.apply(&ServerMsg::SnapshotEnd { seq: EventSeq(4) });
+    t.apply(&ServerMsg::SnapshotEnd {
+        seq: EventSeq::new(4),
+    });
     assert_eq!(t.status().context, fill(9_920, Some(16_000)));
     assert!(line(t.status(), 80).contains("ctx 62% of 16k"));
 
     let changed = t.apply(&ServerMsg::ContextFill {
-        seq: EventSeq(5),
+        seq: EventSeq::new(5),
         context: fill(13_000, Some(16_000)),
     });
     assert!(changed);
     assert!(line(t.status(), 80).contains("ctx 81% of 16k"));
     // The same fill again is nothing new; an old seq is a duplicate.
     assert!(!t.apply(&ServerMsg::ContextFill {
-        seq: EventSeq(6),
+        seq: EventSeq::new(6),
         context: fill(13_000, Some(16_000)),
     }));
     assert!(!t.apply(&ServerMsg::ContextFill {
-        seq: EventSeq(6),
+        seq: EventSeq::new(6),
         context: fill(1, None),
     }));
 }
@@ -184,12 +187,12 @@ fn compacting_has_a_clock_and_a_run_keeps_its_own_through_it() {
     let mut t = attached();
     t.apply(&committed(5, entry(1, run_start())));
     t.apply(&ServerMsg::State {
-        seq: EventSeq(6),
+        seq: EventSeq::new(6),
         state: PodState::Running,
     });
     let started = t.status().running_since.expect("running");
     t.apply(&ServerMsg::State {
-        seq: EventSeq(7),
+        seq: EventSeq::new(7),
         state: PodState::Compacting,
     });
     let since = t.status().compacting_since.expect("compacting");
@@ -198,7 +201,7 @@ fn compacting_has_a_clock_and_a_run_keeps_its_own_through_it() {
     let text = status_line_at(t.status(), &Link::Connected, 80, &Theme::plain(), later);
     assert!(text.to_string().contains("compacting 4s"), "{text}");
     t.apply(&ServerMsg::State {
-        seq: EventSeq(8),
+        seq: EventSeq::new(8),
         state: PodState::Running,
     });
     assert_eq!(t.status().running_since, Some(started));
@@ -207,13 +210,13 @@ fn compacting_has_a_clock_and_a_run_keeps_its_own_through_it() {
     // Between runs there is no run to time.
     let mut idle = attached();
     idle.apply(&ServerMsg::State {
-        seq: EventSeq(5),
+        seq: EventSeq::new(5),
         state: PodState::Compacting,
     });
     assert!(idle.status().compacting_since.is_some());
     assert_eq!(idle.status().running_since, None);
     idle.apply(&ServerMsg::State {
-        seq: EventSeq(6),
+        seq: EventSeq::new(6),
         state: PodState::Idle,
     });
     assert_eq!(idle.status().compacting_since, None);
@@ -250,7 +253,7 @@ fn a_live_compaction_draws_a_separator_and_a_folded_cell_that_opens_on_the_summa
             "compaction"
         ]
     );
-    assert_eq!(t.status().segment_id, "new");
+    assert_eq!(t.status().segment_id, SegmentId::new("new"));
     assert_eq!(t.status().tokens_in, 0, "tokens count the active segment");
     let at = t.cells().len() - 1;
     assert!(t.is_toggleable(at));
@@ -280,7 +283,9 @@ fn a_snapshot_of_a_compacted_segment_shows_the_same_cells() {
                     entry(2, user_text("and now?")),
                 ],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(4) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(4),
+            },
         ],
     );
     // The head says the log goes further back (it is the segment before this one).
@@ -297,7 +302,7 @@ fn pruning_and_a_learned_window_leave_dim_notes_and_other_windows_nothing() {
     let mut t = attached();
     let trim = |call_id: &str| ToolResultTrim {
         index: 3,
-        call_id: call_id.into(),
+        call_id: CallId::new(call_id),
         mode: TrimMode::Soft,
         content: "head … tail".into(),
     };
@@ -363,7 +368,9 @@ fn a_run_that_read_from_the_prompt_cache_says_how_much() {
         &[
             snapshot_begin(1, PodState::Idle),
             committed(2, entry(0, segment_start())),
-            ServerMsg::SnapshotEnd { seq: EventSeq(2) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(2),
+            },
             committed(3, entry(1, run_start())),
             committed(4, entry(2, user_text("hello"))),
             committed(5, entry(3, cached)),
@@ -384,14 +391,14 @@ fn the_compaction_cell_names_what_the_memory_flush_wrote() {
     let mut record = compaction_record(CompactionTrigger::Auto, None);
     record.memory_flush = vec!["write_file AGENTS.md".into()];
     let start = EntryKind::SegmentStart(SegmentStart {
-        segment_id: "new".into(),
+        segment_id: SegmentId::new("new"),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
         seed: vec![],
         standing_approvals: Vec::new(),
         origin: Origin::CompactedFrom {
-            segment_id: "old".into(),
+            segment_id: SegmentId::new("old"),
         },
         context_window: None,
         compaction: Some(record),
@@ -403,7 +410,9 @@ fn the_compaction_cell_names_what_the_memory_flush_wrote() {
         &[
             snapshot_begin(1, PodState::Idle),
             committed(2, entry(0, start)),
-            ServerMsg::SnapshotEnd { seq: EventSeq(2) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(2),
+            },
         ],
     );
     let at = t.cells().len() - 1;

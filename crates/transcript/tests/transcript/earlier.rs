@@ -8,8 +8,8 @@ use crate::support::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use seedpod_protocol::{
-    ApprovalDecision, CompactionTrigger, Entry, EntryKind, EntrySeq, EventSeq, ModelConfig, Origin,
-    PodState, ProviderKind, RunEndReason, SegmentStart, ServerMsg,
+    ApprovalDecision, CompactionTrigger, Entry, EntryKind, EntrySeq, EventSeq, InstanceId,
+    ModelConfig, Origin, PodState, ProviderKind, RunEndReason, SegmentId, SegmentStart, ServerMsg,
 };
 use seedpod_transcript::{
     ApprovalStatus, CellKind, EARLIER_ENTRIES_CAP, LogHead, Theme, ToolStatus, Transcript,
@@ -20,7 +20,7 @@ fn start(segment_id: &str, origin: Origin) -> EntryKind {
     let compaction = matches!(origin, Origin::CompactedFrom { .. })
         .then(|| compaction_record(CompactionTrigger::Command, None));
     EntryKind::SegmentStart(SegmentStart {
-        segment_id: segment_id.into(),
+        segment_id: SegmentId::new(segment_id),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
@@ -38,7 +38,7 @@ fn start(segment_id: &str, origin: Origin) -> EntryKind {
 fn attached_after_compaction() -> Transcript {
     let mut t = Transcript::new();
     let from_s1 = Origin::CompactedFrom {
-        segment_id: "s1".into(),
+        segment_id: SegmentId::new("s1"),
     };
     apply_all(
         &mut t,
@@ -48,8 +48,8 @@ fn attached_after_compaction() -> Transcript {
                 pod: "demo".parse().unwrap(),
                 server_version: "0.1.0".into(),
                 state: PodState::WaitingForApproval,
-                instance: "i1".into(),
-                seq: EventSeq(9),
+                instance: InstanceId::new("i1"),
+                seq: EventSeq::new(9),
             },
             snapshot_begin(9, PodState::WaitingForApproval),
             ServerMsg::SnapshotEntries {
@@ -68,7 +68,9 @@ fn attached_after_compaction() -> Transcript {
                 tool_calls: vec![],
                 queue: vec![queued_run(1, "after that")],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(9) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(9),
+            },
         ],
     );
     t
@@ -104,7 +106,10 @@ fn a_pods_first_segment_has_nothing_before_it() {
 fn a_snapshot_after_compaction_or_clear_asks_for_the_segment_before() {
     let t = attached_after_compaction();
     assert_eq!(head(&t), Some(LogHead::More));
-    assert_eq!(t.earlier_request(), Some(("s2".to_string(), EntrySeq(0))));
+    assert_eq!(
+        t.earlier_request(),
+        Some((SegmentId::new("s2"), EntrySeq::new(0)))
+    );
 
     let mut cleared = Transcript::new();
     apply_all(
@@ -117,17 +122,19 @@ fn a_snapshot_after_compaction_or_clear_asks_for_the_segment_before() {
                     start(
                         "s9",
                         Origin::ClearedFrom {
-                            segment_id: "s8".into(),
+                            segment_id: SegmentId::new("s8"),
                         },
                     ),
                 )],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(3) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(3),
+            },
         ],
     );
     assert_eq!(
         cleared.earlier_request(),
-        Some(("s9".to_string(), EntrySeq(0)))
+        Some((SegmentId::new("s9"), EntrySeq::new(0)))
     );
 
     // A snapshot that starts inside its segment asks for what is before its first entry.
@@ -139,12 +146,14 @@ fn a_snapshot_after_compaction_or_clear_asks_for_the_segment_before() {
             ServerMsg::SnapshotEntries {
                 entries: vec![entry(40, user_text("late in the segment"))],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(3) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(3),
+            },
         ],
     );
     assert_eq!(
         partial.earlier_request(),
-        Some(("0193f0c2".to_string(), EntrySeq(40)))
+        Some((SegmentId::new("0193f0c2"), EntrySeq::new(40)))
     );
 }
 
@@ -157,7 +166,10 @@ fn one_request_at_a_time_and_a_failure_lets_the_next_scroll_ask_again() {
     assert!(!t.earlier_loading());
     assert!(t.earlier_failed());
     assert_eq!(head(&t), Some(LogHead::More));
-    assert_eq!(t.earlier_request(), Some(("s2".to_string(), EntrySeq(0))));
+    assert_eq!(
+        t.earlier_request(),
+        Some((SegmentId::new("s2"), EntrySeq::new(0)))
+    );
 }
 
 #[test]
@@ -177,7 +189,7 @@ fn a_page_goes_above_the_live_cells_and_changes_no_live_state() {
         },
     ));
     page.push(entry(16, approval_request(shell_request("old"))));
-    let inserted = t.prepend_earlier("s1", &page, true);
+    let inserted = t.prepend_earlier(&SegmentId::new("s1"), &page, true);
 
     assert_eq!(inserted, 5);
     assert_eq!(
@@ -240,19 +252,29 @@ fn a_page_goes_above_the_live_cells_and_changes_no_live_state() {
     assert_eq!(ids.len(), t.cells().len());
 
     assert_eq!(head(&t), Some(LogHead::More));
-    assert_eq!(t.earlier_request(), Some(("s1".to_string(), EntrySeq(10))));
+    assert_eq!(
+        t.earlier_request(),
+        Some((SegmentId::new("s1"), EntrySeq::new(10)))
+    );
 }
 
 #[test]
 fn pages_stack_oldest_on_top_until_the_beginning() {
     let mut t = attached_after_compaction();
     t.earlier_loading();
-    t.prepend_earlier("s1", &turn(6, "second question", "second answer"), true);
-    assert_eq!(t.earlier_request(), Some(("s1".to_string(), EntrySeq(6))));
+    t.prepend_earlier(
+        &SegmentId::new("s1"),
+        &turn(6, "second question", "second answer"),
+        true,
+    );
+    assert_eq!(
+        t.earlier_request(),
+        Some((SegmentId::new("s1"), EntrySeq::new(6)))
+    );
     t.earlier_loading();
     let mut first = vec![entry(0, start("s1", Origin::New))];
     first.extend(turn(1, "first question", "first answer"));
-    t.prepend_earlier("s1", &first, false);
+    t.prepend_earlier(&SegmentId::new("s1"), &first, false);
     assert_eq!(head(&t), Some(LogHead::Beginning));
     assert_eq!(t.earlier_request(), None);
     let texts: Vec<String> = t
@@ -268,7 +290,7 @@ fn pages_stack_oldest_on_top_until_the_beginning() {
     // An empty last page still says where the log begins.
     let mut empty = attached_after_compaction();
     empty.earlier_loading();
-    assert_eq!(empty.prepend_earlier("s1", &[], false), 0);
+    assert_eq!(empty.prepend_earlier(&SegmentId::new("s1"), &[], false), 0);
     assert_eq!(head(&empty), Some(LogHead::Beginning));
 }
 
@@ -284,7 +306,7 @@ fn a_call_and_its_result_split_across_pages_are_one_cell() {
         entry(15, answer("done")),
         entry(16, run_end(RunEndReason::Completed)),
     ];
-    t.prepend_earlier("s1", &newer, true);
+    t.prepend_earlier(&SegmentId::new("s1"), &newer, true);
     assert_eq!(
         &kinds(&t)[..6],
         ["head", "tool", "tool", "text", "run_end", "segment_start"]
@@ -299,7 +321,7 @@ fn a_call_and_its_result_split_across_pages_are_one_cell() {
         entry(11, tool_call("asked", "shell", r#"{"command":"ls"}"#)),
         entry(11, approval_request(shell_request("asked"))),
     ];
-    let inserted = t.prepend_earlier("s1", &older, true);
+    let inserted = t.prepend_earlier(&SegmentId::new("s1"), &older, true);
     // The call cells joined the results' cells; the approval shows how it was answered.
     assert_eq!(inserted, 1);
     assert_eq!(
@@ -346,7 +368,7 @@ fn paging_stops_at_the_cap_and_says_where_the_rest_is() {
         let page: Vec<Entry> = (0..400)
             .map(|i| entry(seq + i, user_text("an old line")))
             .collect();
-        t.prepend_earlier("s1", &page, true);
+        t.prepend_earlier(&SegmentId::new("s1"), &page, true);
         pages += 1;
         assert!(pages <= EARLIER_ENTRIES_CAP / 400 + 1, "never stops");
     }
@@ -358,7 +380,7 @@ fn paging_stops_at_the_cap_and_says_where_the_rest_is() {
 fn a_snapshot_forgets_the_pages() {
     let mut t = attached_after_compaction();
     t.earlier_loading();
-    t.prepend_earlier("s1", &turn(6, "q", "a"), true);
+    t.prepend_earlier(&SegmentId::new("s1"), &turn(6, "q", "a"), true);
     apply_all(
         &mut t,
         &[
@@ -369,18 +391,23 @@ fn a_snapshot_forgets_the_pages() {
                     start(
                         "s2",
                         Origin::CompactedFrom {
-                            segment_id: "s1".into(),
+                            segment_id: SegmentId::new("s1"),
                         },
                     ),
                 )],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(20) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(20),
+            },
         ],
     );
     assert_eq!(kinds(&t), ["head", "segment_start", "compaction"]);
     assert_eq!(t.prepended(), 0);
     assert_eq!(t.earlier_held(), 0);
-    assert_eq!(t.earlier_request(), Some(("s2".to_string(), EntrySeq(0))));
+    assert_eq!(
+        t.earlier_request(),
+        Some((SegmentId::new("s2"), EntrySeq::new(0)))
+    );
 }
 
 fn draw(terminal: &mut Terminal<TestBackend>, t: &Transcript, state: &mut ViewState) -> String {
@@ -433,7 +460,11 @@ fn at_the_top_a_page_arrives_above_without_moving_what_is_on_screen() {
         before.lines().skip(1).collect::<Vec<_>>()
     );
 
-    t.prepend_earlier("s1", &turn(20, "an old question", "an old answer"), true);
+    t.prepend_earlier(
+        &SegmentId::new("s1"),
+        &turn(20, "an old question", "an old answer"),
+        true,
+    );
     let after = draw(&mut terminal, &t, &mut state);
     // The row under the head keeps what it showed; the page's last line took the head's row.
     assert!(!state.at_top());
@@ -461,7 +492,11 @@ fn reading_further_down_nothing_moves_when_a_page_arrives() {
     state.set_focus(Some(3));
     let before = draw(&mut terminal, &t, &mut state);
     t.earlier_loading();
-    t.prepend_earlier("s1", &turn(20, "an old question", "an old answer"), true);
+    t.prepend_earlier(
+        &SegmentId::new("s1"),
+        &turn(20, "an old question", "an old answer"),
+        true,
+    );
     let after = draw(&mut terminal, &t, &mut state);
     assert_eq!(before, after);
     assert_eq!(state.focused(), Some(6), "the focus stays on its cell");
@@ -471,7 +506,11 @@ fn reading_further_down_nothing_moves_when_a_page_arrives() {
     let mut tail = ViewState::new();
     let bottom = draw(&mut terminal, &t, &mut tail);
     t.earlier_loading();
-    t.prepend_earlier("s1", &turn(15, "older", "older answer"), true);
+    t.prepend_earlier(
+        &SegmentId::new("s1"),
+        &turn(15, "older", "older answer"),
+        true,
+    );
     assert_eq!(draw(&mut terminal, &t, &mut tail), bottom);
     assert!(tail.is_following());
 }

@@ -4,6 +4,7 @@
 
 use crate::support::{CJK, WIDE_TABLE, cell, every_cell, expanded};
 use ratatui::style::Color;
+use seedpod_protocol::CallId;
 use seedpod_transcript::{CellKind, Role, Theme, ToolStatus, cell_lines};
 
 fn drawn_width(line: &ratatui::text::Line<'_>) -> usize {
@@ -117,7 +118,7 @@ fn cjk_wraps_without_overflow() {
 fn tool_errors_use_the_error_colour() {
     let theme = Theme::colored();
     let cell = expanded(CellKind::ToolCall {
-        call_id: "c".into(),
+        call_id: CallId::new("c"),
         name: "read_file".into(),
         arguments: "{}".into(),
         status: ToolStatus::Error,

@@ -2,6 +2,7 @@
 //! are checked by the assertions in `render_rules.rs`).
 
 use crate::support::{at_widths, every_cell, expanded, long_output};
+use seedpod_protocol::CallId;
 use seedpod_transcript::{CellKind, Theme, ToolStatus, cell_lines};
 
 #[test]
@@ -14,7 +15,7 @@ fn every_cell_kind_at_three_widths() {
 #[test]
 fn tool_output_of_2000_lines_expanded() {
     let cell = expanded(CellKind::ToolCall {
-        call_id: "c".into(),
+        call_id: CallId::new("c"),
         name: "shell".into(),
         arguments: r#"{"command":"cargo build -vv"}"#.into(),
         status: ToolStatus::Ok,

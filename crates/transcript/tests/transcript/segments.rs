@@ -4,8 +4,8 @@
 
 use crate::support::*;
 use seedpod_protocol::{
-    EntryKind, EntrySeq, EventSeq, ModelConfig, Origin, PodState, ProviderKind, SegmentStart,
-    ServerMsg,
+    EntryKind, EntrySeq, EventSeq, ModelConfig, Origin, PodState, ProviderKind, SegmentId,
+    SegmentStart, ServerMsg,
 };
 use seedpod_transcript::{CellKind, SegmentOrigin, Transcript};
 
@@ -13,14 +13,14 @@ fn cleared_start(segment_id: &str, from: &str) -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
         context_window: None,
         compaction: None,
-        segment_id: segment_id.into(),
+        segment_id: SegmentId::new(segment_id),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
         seed: vec![],
         standing_approvals: Vec::new(),
         origin: Origin::ClearedFrom {
-            segment_id: from.into(),
+            segment_id: SegmentId::new(from),
         },
         tasks: Vec::new(),
     })
@@ -63,9 +63,12 @@ fn clear_keeps_the_old_cells_above_a_separator() {
     else {
         panic!("no separator");
     };
-    assert_eq!(segment_id, "new-segment");
-    assert_eq!(origin, &SegmentOrigin::ClearedFrom("old-segment".into()));
-    assert_eq!(t.status().segment_id, "new-segment");
+    assert_eq!(*segment_id, SegmentId::new("new-segment"));
+    assert_eq!(
+        origin,
+        &SegmentOrigin::ClearedFrom(SegmentId::new("old-segment"))
+    );
+    assert_eq!(t.status().segment_id, SegmentId::new("new-segment"));
     assert_eq!(
         (t.status().tokens_in, t.status().tokens_out),
         (0, 0),
@@ -98,14 +101,16 @@ fn the_new_segment_continues_live_and_a_later_snapshot_holds_only_it() {
                     entry(2, user_text("fresh start")),
                 ],
             },
-            ServerMsg::SnapshotEnd { seq: EventSeq(20) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(20),
+            },
         ],
     );
     // The cleared segment is one page back: the head at the top says so.
     assert_eq!(kinds(&t), ["head", "segment_start", "user"]);
     assert_eq!(
         t.earlier_request(),
-        Some(("new-segment".to_string(), EntrySeq(0)))
+        Some((SegmentId::new("new-segment"), EntrySeq::new(0)))
     );
 }
 

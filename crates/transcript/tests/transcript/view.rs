@@ -12,7 +12,9 @@ use seedpod_transcript::{Theme, Transcript, TranscriptView, ViewState};
 fn messages(n: u64) -> Transcript {
     let mut t = Transcript::new();
     t.apply(&snapshot_begin(0, PodState::Idle));
-    t.apply(&ServerMsg::SnapshotEnd { seq: EventSeq(0) });
+    t.apply(&ServerMsg::SnapshotEnd {
+        seq: EventSeq::new(0),
+    });
     for i in 1..=n {
         t.apply(&committed(i, entry(i, user_text(&format!("message {i}")))));
     }
@@ -234,7 +236,9 @@ fn a_hostile_corpus_draws_cell_for_cell_as_terminals_do() {
     for width in [20u16, 33, 80] {
         let mut t = Transcript::new();
         t.apply(&snapshot_begin(0, PodState::Idle));
-        t.apply(&ServerMsg::SnapshotEnd { seq: EventSeq(0) });
+        t.apply(&ServerMsg::SnapshotEnd {
+            seq: EventSeq::new(0),
+        });
         for (i, line) in corpus.iter().enumerate() {
             let seq = i as u64 + 1;
             t.apply(&committed(seq, entry(seq, user_text(line))));

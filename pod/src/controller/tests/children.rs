@@ -2,7 +2,7 @@
 //! parent's input is marked, and which reports change what the pod believes about children.
 
 use super::*;
-use seedpod_protocol::{PodEvent, SpawnRequest};
+use seedpod_protocol::{PodEvent, ReportId, SpawnRequest};
 use seedpod_tools::{Access, Scope};
 
 fn spawn(name: &str, task: &str, write: &[&str]) -> Method {
@@ -107,7 +107,7 @@ async fn a_report_from_a_stranger_is_committed_but_adds_no_descendant() {
     let (mut pod, scope, cwd) = pod_with_scope().await;
     let report = PodEvent::ScopeSubDelegated {
         pod: "stranger".into(),
-        event_id: "x/1".into(),
+        event_id: ReportId::new("x/1"),
         child: "grand".into(),
         scope: vec![cwd.join("src").display().to_string()],
     };

@@ -5,7 +5,7 @@ use super::*;
 use crate::context::ContextSettings;
 use crate::guard::GuardMode;
 use crate::session::SessionSettings;
-use seedpod_protocol::{CompactionTrigger, PodCommand, TrimMode};
+use seedpod_protocol::{CompactionTrigger, PodCommand, RequestId, TrimMode};
 
 fn small_window(tokens: u64) -> SessionSettings {
     SessionSettings {
@@ -646,7 +646,7 @@ async fn esc_during_a_compaction_between_turns_stops_it_and_changes_nothing() {
     pod.handle
         .tx
         .send(ControllerMsg::Request {
-            id: 99,
+            id: RequestId::new(99),
             method: for_controller(compact("")),
             reply,
         })

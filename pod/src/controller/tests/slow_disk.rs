@@ -77,7 +77,9 @@ async fn a_segment_switch_rendering_its_prompt_does_not_hold_a_notify() {
 
     drop(held);
     match reply_to(clear).await {
-        ServerMsg::CommandDone { message, .. } => assert!(message.contains(&old), "{message}"),
+        ServerMsg::CommandDone { message, .. } => {
+            assert!(message.contains(old.as_str()), "{message}")
+        }
         other => panic!("expected /clear to be done, got {other:?}"),
     }
     // The notification queued meanwhile is carried into the new segment and, the pod being

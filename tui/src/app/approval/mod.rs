@@ -88,8 +88,8 @@ impl App {
             return None;
         }
         let request = self.transcript.pending_approval()?;
-        let call_id = request.call_id.as_str();
-        if self.approval.hidden.as_deref() == Some(call_id) {
+        let call_id = &request.call_id;
+        if self.approval.hidden.as_ref() == Some(call_id) {
             return None;
         }
         let reason = self
@@ -107,8 +107,8 @@ impl App {
         Some(ApprovalModal {
             request,
             reason,
-            sending: self.approval.sent.as_deref() == Some(call_id),
-            confirming: self.approval.confirming.as_deref() == Some(call_id),
+            sending: self.approval.sent.as_ref() == Some(call_id),
+            confirming: self.approval.confirming.as_ref() == Some(call_id),
             ready_at,
             scroll: &self.approval.scroll,
         })
@@ -170,7 +170,7 @@ impl App {
     pub fn approval_hidden(&self) -> bool {
         self.transcript
             .pending_approval()
-            .is_some_and(|r| self.approval.hidden.as_deref() == Some(r.call_id.as_str()))
+            .is_some_and(|r| self.approval.hidden.as_ref() == Some(&r.call_id))
     }
 
     /// Ctrl-A: show the hidden request again.
@@ -202,7 +202,7 @@ impl App {
         reason: Option<String>,
         now: Instant,
     ) -> Vec<Effect> {
-        if self.approval.sent.as_deref() == Some(call_id.as_str()) {
+        if self.approval.sent.as_ref() == Some(&call_id) {
             return Vec::new();
         }
         if !self.is_connected() {
@@ -228,12 +228,12 @@ impl App {
     /// the transcript, which closes the modal), else why not.
     pub(super) fn approval_replied(
         &mut self,
-        call_id: &str,
+        call_id: &CallId,
         answer: ApprovalAnswer,
         result: Result<(), &str>,
         now: Instant,
     ) {
-        if self.approval.sent.as_deref() == Some(call_id) {
+        if self.approval.sent.as_ref() == Some(call_id) {
             self.approval.sent = None;
         }
         match result {

@@ -6,8 +6,8 @@ use std::time::SystemTime;
 use crossterm::event::KeyCode;
 use seedpod_client::{Liveness, PodListing};
 use seedpod_protocol::{
-    Entry, EntryKind, EntrySeq, ErrorCode, Method, PodEvent, PodName, ServerMsg, SpawnRequest,
-    SystemItem,
+    Entry, EntryKind, EntrySeq, ErrorCode, Method, PodEvent, PodName, ReportId, RequestId,
+    ServerMsg, SpawnRequest, SystemItem,
 };
 
 use super::{Harness, ctrl, key, request, seedpod_store_meta};
@@ -31,7 +31,7 @@ fn report(pod: &str) -> EntryKind {
         item: SystemItem::PodEvent {
             event: PodEvent::TurnEnded {
                 pod: pod.into(),
-                event_id: format!("{pod}-1"),
+                event_id: ReportId::new(format!("{pod}-1")),
             },
             body: format!("[pod_event] {pod} finished its turn"),
         },
@@ -86,7 +86,10 @@ fn the_picker_shows_children_under_their_parent_and_keeps_the_current_pod_select
     let Overlay::Picker(picker) = &h.app.overlay else {
         panic!("no picker");
     };
-    assert_eq!(picker.chosen().map(|p| p.name.as_str()), Some("p-tests"));
+    assert_eq!(
+        picker.chosen().map(|p| &p.name),
+        Some(&PodName::new("p-tests").unwrap())
+    );
     h.key(key(KeyCode::Down));
     assert_eq!(
         h.key(key(KeyCode::Enter)),
@@ -129,7 +132,7 @@ fn ctrl_o_goes_back_to_the_pod_attached_before_and_toggles() {
     assert!(h.flash().contains("Ctrl-O goes back to p"), "{}", h.flash());
     assert_eq!(h.key(ctrl('o')), vec![Effect::Attach("p".parse().unwrap())]);
     h.switched_to("p");
-    assert_eq!(h.app.previous_pod(), Some("worker"));
+    assert_eq!(h.app.previous_pod(), Some(&"worker".parse().unwrap()));
     assert_eq!(
         h.key(ctrl('o')),
         vec![Effect::Attach("worker".parse().unwrap())]
@@ -141,7 +144,7 @@ fn reattaching_to_the_same_pod_keeps_the_way_back() {
     let mut h = Harness::connected();
     h.switched_to("worker");
     h.switched_to("worker");
-    assert_eq!(h.app.previous_pod(), Some("p"));
+    assert_eq!(h.app.previous_pod(), Some(&"p".parse().unwrap()));
 }
 
 #[test]
@@ -160,7 +163,7 @@ fn ctrl_g_goes_into_the_child_that_reported_last() {
         h.key(ctrl('g')),
         vec![Effect::Attach("tests".parse().unwrap())]
     );
-    assert_eq!(h.app.last_child(), Some("tests"));
+    assert_eq!(h.app.last_child(), Some(&"tests".parse().unwrap()));
 }
 
 #[test]
@@ -179,15 +182,15 @@ fn reports_in_the_snapshot_count_and_a_new_pod_starts_without_any() {
     };
     h.frame(ServerMsg::SnapshotEntries {
         entries: vec![
-            entry(EntrySeq(1), report("old")),
-            entry(EntrySeq(2), report("newer")),
+            entry(EntrySeq::new(1), report("old")),
+            entry(EntrySeq::new(2), report("newer")),
         ],
     });
     h.frame(ServerMsg::SnapshotEntries {
         entries: vec![entry(
-            EntrySeq(3),
+            EntrySeq::new(3),
             EntryKind::OutboxDelivered {
-                event_id: "x".into(),
+                event_id: ReportId::new("x"),
             },
         )],
     });
@@ -224,7 +227,7 @@ fn spawn_asks_the_pod_to_start_a_child_and_ctrl_g_goes_into_it() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Spawned {
-            id: 1,
+            id: RequestId::new(1),
             name: "tests".parse().unwrap(),
             socket: "/run/tests.sock".into(),
         },
@@ -244,7 +247,7 @@ fn a_refused_spawn_says_why() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(1),
+            id: Some(RequestId::new(1)),
             code: ErrorCode::InvalidRequest,
             message: "a pod named \"p\" exists already".into(),
         },

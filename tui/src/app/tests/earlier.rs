@@ -6,9 +6,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use seedpod_protocol::{
-    Compaction, CompactionTrigger, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, Method,
-    ModelConfig, ModelItem, Origin, PodCommand, PodState, ProviderKind, RunEndReason, RunTrigger,
-    Segment, SegmentStart, ServerMsg,
+    CallId, Compaction, CompactionTrigger, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, Method,
+    ModelConfig, ModelItem, Origin, PodCommand, PodState, ProviderKind, RequestId, RunEndReason,
+    RunTrigger, Segment, SegmentId, SegmentStart, ServerMsg,
 };
 use seedpod_transcript::{CellKind, LogHead};
 
@@ -18,14 +18,14 @@ use crate::connection::LinkEvent;
 
 fn compacted_start(segment_id: &str, from: &str) -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
-        segment_id: segment_id.into(),
+        segment_id: SegmentId::new(segment_id),
         system_prompt: "You are p.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
         seed: vec![],
         standing_approvals: Vec::new(),
         origin: Origin::CompactedFrom {
-            segment_id: from.into(),
+            segment_id: SegmentId::new(from),
         },
         context_window: None,
         compaction: Some(Compaction {
@@ -45,7 +45,7 @@ fn compacted_start(segment_id: &str, from: &str) -> EntryKind {
 fn at(seq: u64, kind: EntryKind) -> Entry {
     Entry {
         v: 1,
-        seq: EntrySeq(seq),
+        seq: EntrySeq::new(seq),
         ts: 1_700_000_000_000 + seq,
         kind,
     }
@@ -91,15 +91,17 @@ fn after_compaction() -> Harness {
     entries.extend(turn(1, "and now?", "now this"));
     h.frame(ServerMsg::SnapshotBegin {
         context: Default::default(),
-        seq: EventSeq(20),
+        seq: EventSeq::new(20),
         state: PodState::Idle,
         greeting: "pod p".into(),
-        segment_id: "s2".into(),
+        segment_id: SegmentId::new("s2"),
         entries: entries.len() as u64,
         message_cap: None,
     });
     h.frame(ServerMsg::SnapshotEntries { entries });
-    h.frame(ServerMsg::SnapshotEnd { seq: EventSeq(20) });
+    h.frame(ServerMsg::SnapshotEnd {
+        seq: EventSeq::new(20),
+    });
     h
 }
 
@@ -138,7 +140,7 @@ fn compact_goes_to_the_pod_with_its_focus() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::CommandDone {
-            id: 1,
+            id: RequestId::new(1),
             command: PodCommand::Compact,
             message: "compacted 12 messages into a new segment".into(),
         },
@@ -157,7 +159,7 @@ fn compact_goes_to_the_pod_with_its_focus() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(2),
+            id: Some(RequestId::new(2)),
             code: ErrorCode::Busy,
             message: "a turn is running; /compact when it ends".into(),
         },
@@ -221,8 +223,8 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
     assert_eq!(
         method,
         Method::Earlier {
-            segment_id: "s2".into(),
-            before_seq: EntrySeq(0)
+            segment_id: SegmentId::new("s2"),
+            before_seq: EntrySeq::new(0)
         }
     );
     assert_eq!(h.head(), Some(LogHead::Loading));
@@ -236,8 +238,8 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Earlier {
-            id: 1,
-            segment_id: "s1".into(),
+            id: RequestId::new(1),
+            segment_id: SegmentId::new("s1"),
             entries: turn(30, "what is 6 × 7?", "42"),
             more: true,
         },
@@ -264,15 +266,15 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
     assert_eq!(
         method,
         Method::Earlier {
-            segment_id: "s1".into(),
-            before_seq: EntrySeq(30)
+            segment_id: SegmentId::new("s1"),
+            before_seq: EntrySeq::new(30)
         }
     );
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Earlier {
-            id: 2,
-            segment_id: "s1".into(),
+            id: RequestId::new(2),
+            segment_id: SegmentId::new("s1"),
             entries: vec![],
             more: false,
         },
@@ -290,7 +292,7 @@ fn pgup_reaching_the_top_asks_and_scrolling_elsewhere_does_not() {
         for entry in turn(10 + n * 4, &format!("live question {n}"), "live answer") {
             seq += 1;
             h.frame(ServerMsg::Committed {
-                seq: EventSeq(seq),
+                seq: EventSeq::new(seq),
                 entry,
             });
         }
@@ -354,21 +356,23 @@ fn an_answer_for_a_replaced_transcript_is_dropped() {
     entries.extend(turn(1, "and now?", "now this"));
     h.frame(ServerMsg::SnapshotBegin {
         context: Default::default(),
-        seq: EventSeq(40),
+        seq: EventSeq::new(40),
         state: PodState::Idle,
         greeting: "pod p".into(),
-        segment_id: "s2".into(),
+        segment_id: SegmentId::new("s2"),
         entries: 5,
         message_cap: None,
     });
     h.frame(ServerMsg::SnapshotEntries { entries });
-    h.frame(ServerMsg::SnapshotEnd { seq: EventSeq(40) });
+    h.frame(ServerMsg::SnapshotEnd {
+        seq: EventSeq::new(40),
+    });
     let cells = h.app.transcript.cells().len();
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Earlier {
-            id: 1,
-            segment_id: "s1".into(),
+            id: RequestId::new(1),
+            segment_id: SegmentId::new("s1"),
             entries: turn(30, "old", "old answer"),
             more: true,
         },
@@ -389,13 +393,13 @@ fn tab_after_home_stays_near_the_top() {
         [
             EntryKind::AssistantItem {
                 item: ModelItem::ToolCall {
-                    call_id: id.into(),
+                    call_id: CallId::new(id),
                     name: "list_dir".into(),
                     arguments: "{}".into(),
                 },
             },
             EntryKind::ToolResult {
-                call_id: id.into(),
+                call_id: CallId::new(id),
                 name: "list_dir".into(),
                 content: "a\nb\n".into(),
                 is_error: false,
@@ -428,7 +432,7 @@ fn tab_after_home_stays_near_the_top() {
         .transcript
         .cells()
         .iter()
-        .position(|c| matches!(&c.kind, CellKind::ToolCall { call_id, .. } if call_id.as_str() == "early"))
+        .position(|c| matches!(&c.kind, CellKind::ToolCall { call_id, .. } if *call_id == CallId::new("early")))
         .expect("the early call's cell");
     assert_eq!(
         focused, early,

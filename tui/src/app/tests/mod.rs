@@ -5,14 +5,14 @@ use std::time::{Duration, Instant, SystemTime};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use seedpod_client::Welcome;
 use seedpod_protocol::{
-    AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, Completion, CompletionKind,
-    Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, Method, ModelItem, PodCommand, PodName,
-    PodState, QueueId, RunEndReason, Segment, ServerMsg,
+    AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, CallId, Completion,
+    CompletionKind, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, InstanceId, Method, ModelItem,
+    PodCommand, PodName, PodState, QueueId, RequestId, RunEndReason, Segment, SegmentId, ServerMsg,
 };
 use seedpod_transcript::{Link, Theme};
 
 use super::{App, Effect, ExitReason, Overlay, Pending, TYPING_PAUSE};
-use crate::connection::LinkEvent;
+use crate::connection::{LinkEvent, RequestTag};
 use crate::history::{HistoryEntry, InputHistory};
 
 mod children;
@@ -49,19 +49,21 @@ impl Harness {
             pod: "p".parse().unwrap(),
             server_version: "0.1.0".into(),
             state: PodState::Idle,
-            instance: "i".into(),
-            seq: EventSeq(10),
+            instance: InstanceId::new("i"),
+            seq: EventSeq::new(10),
         }));
         h.frame(ServerMsg::SnapshotBegin {
             context: Default::default(),
-            seq: EventSeq(10),
+            seq: EventSeq::new(10),
             state: PodState::Idle,
             greeting: "pod p".into(),
-            segment_id: "s".into(),
+            segment_id: SegmentId::new("s"),
             entries: 0,
             message_cap: None,
         });
-        h.frame(ServerMsg::SnapshotEnd { seq: EventSeq(10) });
+        h.frame(ServerMsg::SnapshotEnd {
+            seq: EventSeq::new(10),
+        });
         h
     }
 
@@ -76,7 +78,7 @@ impl Harness {
     fn state(&mut self, state: PodState) {
         self.seq += 1;
         self.frame(ServerMsg::State {
-            seq: EventSeq(self.seq),
+            seq: EventSeq::new(self.seq),
             state,
         });
     }
@@ -86,12 +88,12 @@ impl Harness {
         self.seq += 1;
         let entry = Entry {
             v: 1,
-            seq: EntrySeq(self.seq),
+            seq: EntrySeq::new(self.seq),
             ts: 1,
             kind,
         };
         self.frame(ServerMsg::Committed {
-            seq: EventSeq(self.seq),
+            seq: EventSeq::new(self.seq),
             entry,
         });
     }
@@ -100,7 +102,7 @@ impl Harness {
     fn asking(&mut self) {
         self.state(PodState::Running);
         self.commit(EntryKind::ApprovalRequest(ApprovalRequest {
-            call_id: "call_1".into(),
+            call_id: CallId::new("call_1"),
             tool: "shell".into(),
             arguments: r#"{"command":"cargo test"}"#.into(),
             summary: "shell: cargo test".into(),
@@ -142,7 +144,7 @@ impl Harness {
 }
 
 /// The single request among `effects`.
-fn request(effects: &[Effect]) -> (u64, Method) {
+fn request(effects: &[Effect]) -> (RequestTag, Method) {
     let requests: Vec<_> = effects
         .iter()
         .filter_map(|e| match e {
@@ -151,7 +153,10 @@ fn request(effects: &[Effect]) -> (u64, Method) {
         })
         .collect();
     assert_eq!(requests.len(), 1, "{effects:?}");
-    requests.into_iter().next().unwrap_or((0, Method::Unknown))
+    requests
+        .into_iter()
+        .next()
+        .unwrap_or((RequestTag::new(0), Method::Unknown))
 }
 
 #[test]
@@ -205,8 +210,8 @@ fn input_is_kept_while_disconnected() {
         pod: "p".parse().unwrap(),
         server_version: "0.1.0".into(),
         state: PodState::Idle,
-        instance: "j".into(),
-        seq: EventSeq(0),
+        instance: InstanceId::new("j"),
+        seq: EventSeq::new(0),
     }));
     assert_eq!(h.app.link, Link::Connected);
     let (_, method) = request(&h.key(key(KeyCode::Enter)));
@@ -255,7 +260,7 @@ fn esc_pauses_then_cancels() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
-            id: 3,
+            id: RequestId::new(3),
             outcome: AckOutcome::Done,
             queue_id: None,
             entry_seq: None,
@@ -318,7 +323,7 @@ fn stop_asks_first_and_ends_the_tui_when_the_pod_stops() {
     let effects = h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
-            id: 3,
+            id: RequestId::new(3),
             outcome: AckOutcome::Done,
             queue_id: None,
             entry_seq: None,
@@ -342,7 +347,7 @@ fn pod_commands_are_sent_to_the_pod_and_their_answers_shown() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::CommandDone {
-            id: 1,
+            id: RequestId::new(1),
             command: PodCommand::Clear,
             message: "started a new segment 0193…; the old one (0192…) stays in the log".into(),
         },
@@ -366,7 +371,7 @@ fn pod_commands_are_sent_to_the_pod_and_their_answers_shown() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::CommandDone {
-            id: 2,
+            id: RequestId::new(2),
             command: PodCommand::Model,
             message: "switched to gpt-5 (was script)\nfor the next requests".into(),
         },
@@ -413,7 +418,7 @@ fn a_refused_pod_command_says_why() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(1),
+            id: Some(RequestId::new(1)),
             code: ErrorCode::Busy,
             message: "the pod is running; /clear starts a new segment only between turns".into(),
         },
@@ -433,10 +438,10 @@ fn copy_takes_the_last_answer() {
     assert!(h.flash().contains("no answer"));
     h.seq += 1;
     h.frame(ServerMsg::Committed {
-        seq: EventSeq(h.seq),
+        seq: EventSeq::new(h.seq),
         entry: Entry {
             v: 1,
-            seq: EntrySeq(1),
+            seq: EntrySeq::new(1),
             ts: 1,
             kind: EntryKind::AssistantItem {
                 item: ModelItem::AssistantText {
@@ -507,7 +512,7 @@ fn file_completion_asks_the_pod_and_sends_a_file_reference() {
     h.link(LinkEvent::Reply {
         tag: asks[1].0,
         msg: ServerMsg::Completions {
-            id: 1,
+            id: RequestId::new(1),
             kind,
             items: vec![Completion::new("stale/", "")],
             truncated: false,
@@ -517,7 +522,7 @@ fn file_completion_asks_the_pod_and_sends_a_file_reference() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Completions {
-            id: 2,
+            id: RequestId::new(2),
             kind,
             items: vec![Completion::new("src/main.rs", "")],
             truncated: false,
@@ -550,7 +555,7 @@ fn a_refused_input_goes_back_into_the_composer() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(1),
+            id: Some(RequestId::new(1)),
             code: ErrorCode::StorageFailed,
             message: "disk full".into(),
         },
@@ -569,10 +574,10 @@ fn input_sent_while_running_is_queued_by_the_pod() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
-            id: 1,
+            id: RequestId::new(1),
             outcome: AckOutcome::Queued,
-            queue_id: Some(QueueId(1)),
-            entry_seq: Some(EntrySeq(4)),
+            queue_id: Some(QueueId::new(1)),
+            entry_seq: Some(EntrySeq::new(4)),
         },
     });
     assert!(h.flash().contains("queued"));
@@ -642,7 +647,7 @@ fn seedpod_store_meta(name: &str) -> seedpod_client::pods::PodMeta {
     seedpod_client::pods::PodMeta::new(
         PodName::new(name.to_string()).unwrap(),
         format!("/work/{name}").into(),
-        "s",
+        SegmentId::new("s"),
         config,
         0,
     )
@@ -666,7 +671,7 @@ fn a_command_typed_in_full_runs_on_the_first_enter() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Completions {
-            id: 1,
+            id: RequestId::new(1),
             kind: CompletionKind::Command,
             items: vec![Completion::new("help", "keys and commands")],
             truncated: false,
@@ -683,22 +688,22 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
     h.state(PodState::Running);
     h.seq += 1;
     h.frame(ServerMsg::Queued {
-        seq: EventSeq(h.seq),
+        seq: EventSeq::new(h.seq),
         queue: vec![
             seedpod_protocol::QueueEntry {
-                queue_id: QueueId(3),
+                queue_id: QueueId::new(3),
                 item: seedpod_protocol::QueuedItem::Run {
                     segments: vec![Segment::text("older")],
                 },
             },
             seedpod_protocol::QueueEntry {
-                queue_id: QueueId(4),
+                queue_id: QueueId::new(4),
                 item: seedpod_protocol::QueuedItem::Run {
                     segments: vec![Segment::text("newer")],
                 },
             },
             seedpod_protocol::QueueEntry {
-                queue_id: QueueId(5),
+                queue_id: QueueId::new(5),
                 item: seedpod_protocol::QueuedItem::Notify {
                     message: "not mine to take".into(),
                     wake: true,
@@ -711,7 +716,7 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
     assert_eq!(
         method,
         Method::CancelQueued {
-            queue_id: QueueId(4)
+            queue_id: QueueId::new(4)
         }
     );
     assert!(
@@ -722,7 +727,7 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
-            id: tag,
+            id: RequestId::new(1),
             outcome: AckOutcome::Done,
             queue_id: None,
             entry_seq: None,
@@ -738,7 +743,7 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(tag),
+            id: Some(RequestId::new(2)),
             code: ErrorCode::InvalidRequest,
             message: "nothing is queued as #4: it may already have been sent".into(),
         },
@@ -747,15 +752,13 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
 }
 
 /// The call id the approval modal asks about, if it shows.
-fn modal_call(h: &Harness) -> Option<String> {
-    h.app
-        .approval_modal()
-        .map(|m| m.request.call_id.to_string())
+fn modal_call(h: &Harness) -> Option<CallId> {
+    h.app.approval_modal().map(|m| m.request.call_id.clone())
 }
 
 fn answer_entry(decision: ApprovalDecision) -> EntryKind {
     EntryKind::ApprovalAnswer {
-        call_id: "call_1".into(),
+        call_id: CallId::new("call_1"),
         decision,
     }
 }
@@ -765,7 +768,7 @@ fn a_pending_request_opens_the_modal_and_y_approves_it() {
     let mut h = Harness::connected();
     assert_eq!(modal_call(&h), None);
     h.asking();
-    assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
+    assert_eq!(modal_call(&h), Some(CallId::new("call_1")));
     assert!(h.app.transcript.status().waiting_for_approval);
     h.later(TYPING_PAUSE);
 
@@ -773,7 +776,7 @@ fn a_pending_request_opens_the_modal_and_y_approves_it() {
     assert_eq!(
         method,
         Method::Approve {
-            call_id: Some("call_1".into()),
+            call_id: Some(CallId::new("call_1")),
             answer: ApprovalAnswer::Approve,
             reason: None,
         }
@@ -792,10 +795,10 @@ fn a_pending_request_opens_the_modal_and_y_approves_it() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
-            id: 1,
+            id: RequestId::new(1),
             outcome: AckOutcome::Done,
             queue_id: None,
-            entry_seq: Some(EntrySeq(3)),
+            entry_seq: Some(EntrySeq::new(3)),
         },
     });
     assert!(h.flash().starts_with("approved"), "{}", h.flash());
@@ -902,14 +905,17 @@ fn a_modal_shown_again_waits_again() {
     h.key(key(KeyCode::Esc));
     h.later(Duration::from_secs(5));
     h.key(ctrl('a'));
-    assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
+    assert_eq!(modal_call(&h), Some(CallId::new("call_1")));
     h.later(Duration::from_millis(100));
     assert!(
         h.key(key(KeyCode::Char('y'))).is_empty(),
         "too soon after Ctrl-A"
     );
     h.later(TYPING_PAUSE);
-    assert_eq!(request(&h.key(key(KeyCode::Char('y')))).0, 1);
+    assert_eq!(
+        request(&h.key(key(KeyCode::Char('y')))).0,
+        RequestTag::new(1)
+    );
 }
 
 #[test]
@@ -918,7 +924,7 @@ fn arrows_scroll_an_edits_diff_and_answer_nothing() {
     h.state(PodState::Running);
     let old: String = (1..=30).map(|i| format!("{i}\n")).collect();
     h.commit(EntryKind::ApprovalRequest(ApprovalRequest {
-        call_id: "call_1".into(),
+        call_id: CallId::new("call_1"),
         tool: "edit_file".into(),
         arguments: serde_json::json!({"path": "a.rs", "old": old, "new": ""}).to_string(),
         summary: "edit_file: a.rs".into(),
@@ -957,7 +963,7 @@ fn a_asks_to_confirm_before_approving_always() {
     assert_eq!(
         method,
         Method::Approve {
-            call_id: Some("call_1".into()),
+            call_id: Some(CallId::new("call_1")),
             answer: ApprovalAnswer::ApproveAlways,
             reason: None,
         }
@@ -1023,7 +1029,7 @@ fn n_asks_for_a_reason_then_denies() {
     assert_eq!(
         method,
         Method::Approve {
-            call_id: Some("call_1".into()),
+            call_id: Some(CallId::new("call_1")),
             answer: ApprovalAnswer::Deny,
             reason: Some("not on main branch".into()),
         }
@@ -1067,7 +1073,7 @@ fn esc_hides_the_modal_and_ctrl_a_brings_it_back() {
     assert_eq!(h.app.composer.text(), "yes", "keys type again");
 
     h.key(ctrl('a'));
-    assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
+    assert_eq!(modal_call(&h), Some(CallId::new("call_1")));
     assert_eq!(h.app.composer.text(), "yes", "the draft is kept");
 
     // Hidden again (once the modal, shown again, takes keys), Esc on an empty composer
@@ -1116,7 +1122,7 @@ fn an_answer_that_lost_the_race_shows_why() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(1),
+            id: Some(RequestId::new(1)),
             code: ErrorCode::NothingPending,
             message: "call call_1 is not waiting for approval: it was answered already".into(),
         },
@@ -1147,7 +1153,7 @@ fn other_overlays_come_first_and_the_modal_waits_behind_them() {
     assert_eq!(h.app.overlay, Overlay::Help(0));
     assert_eq!(modal_call(&h), None);
     h.key(key(KeyCode::Char('q')));
-    assert_eq!(modal_call(&h).as_deref(), Some("call_1"));
+    assert_eq!(modal_call(&h), Some(CallId::new("call_1")));
 }
 
 #[test]
@@ -1204,13 +1210,13 @@ fn the_always_confirmation_waits_for_its_own_pause_so_aa_sets_no_rule() {
 fn an_approval_waiting_while_unfocused_asks_for_attention_once_and_not_when_focused() {
     let mut h = Harness::connected();
     let request = |seq: u64, call: &str| ServerMsg::Committed {
-        seq: EventSeq(seq),
+        seq: EventSeq::new(seq),
         entry: Entry {
             v: 1,
-            seq: EntrySeq(seq),
+            seq: EntrySeq::new(seq),
             ts: 1,
             kind: EntryKind::ApprovalRequest(ApprovalRequest {
-                call_id: call.into(),
+                call_id: CallId::new(call),
                 tool: "shell".into(),
                 arguments: r#"{"command":"cargo test"}"#.into(),
                 summary: "shell: cargo test".into(),
@@ -1341,7 +1347,7 @@ fn a_model_name_completes_from_the_servers_list() {
     let mut h = Harness::connected();
     h.type_text("/model");
     let effects = h.key(KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE));
-    let asked: Vec<(u64, Method)> = effects
+    let asked: Vec<(RequestTag, Method)> = effects
         .iter()
         .filter_map(|e| match e {
             Effect::Request { tag, method } => Some((*tag, method.clone())),
@@ -1359,7 +1365,7 @@ fn a_model_name_completes_from_the_servers_list() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Completions {
-            id: 1,
+            id: RequestId::new(1),
             kind: CompletionKind::Model,
             items: vec![
                 Completion::new("llama3.2", "model"),

@@ -3,8 +3,8 @@
 
 use crossterm::event::KeyCode;
 use seedpod_protocol::{
-    ApprovalDecision, CommandRule, EntryKind, EntrySeq, ErrorCode, EventSeq, Method, ServerMsg,
-    StandingApproval,
+    ApprovalDecision, CallId, CommandRule, EntryKind, EntrySeq, ErrorCode, EventSeq, Method,
+    RequestId, ServerMsg, StandingApproval,
 };
 
 use super::{Harness, key, request};
@@ -39,7 +39,7 @@ fn approvals_lists_and_revokes_the_selected_rule() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Approvals {
-            id: tag,
+            id: RequestId::new(1),
             standing: rules.clone(),
         },
     });
@@ -58,7 +58,7 @@ fn approvals_lists_and_revokes_the_selected_rule() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Approvals {
-            id: tag,
+            id: RequestId::new(2),
             standing: vec![rules[0].clone()],
         },
     });
@@ -69,7 +69,7 @@ fn approvals_lists_and_revokes_the_selected_rule() {
 
     // A rule granted elsewhere while the popup is open: the popup asks again.
     h.commit(EntryKind::ApprovalAnswer {
-        call_id: "c".into(),
+        call_id: CallId::new("c"),
         decision: ApprovalDecision::ApproveAlways(rule(&["make", "test"])),
     });
     assert!(matches!(h.app.overlay, Overlay::Approvals(_)), "still open");
@@ -85,7 +85,7 @@ fn a_refused_list_closes_the_popup_and_says_why() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Error {
-            id: Some(tag),
+            id: Some(RequestId::new(1)),
             code: ErrorCode::InvalidRequest,
             message: "unknown method list_approvals".into(),
         },
@@ -102,16 +102,16 @@ fn a_grant_elsewhere_refreshes_an_open_popup() {
     h.link(LinkEvent::Reply {
         tag,
         msg: ServerMsg::Approvals {
-            id: tag,
+            id: RequestId::new(1),
             standing: Vec::new(),
         },
     });
     h.seq += 1;
     let effects = h.link(LinkEvent::Frame(ServerMsg::Committed {
-        seq: EventSeq(h.seq),
+        seq: EventSeq::new(h.seq),
         entry: seedpod_protocol::Entry {
             v: 1,
-            seq: EntrySeq(h.seq),
+            seq: EntrySeq::new(h.seq),
             ts: 1,
             kind: EntryKind::ApprovalRevoked {
                 standing: rule(&["git", "status"]),

@@ -268,7 +268,7 @@ mod tests {
 
     fn request(tool: &str, arguments: &str, prefix: Option<&str>) -> ApprovalRequest {
         ApprovalRequest {
-            call_id: "c".into(),
+            call_id: seedpod_protocol::CallId::new("c"),
             tool: tool.into(),
             arguments: arguments.into(),
             summary: format!("{tool}: something"),

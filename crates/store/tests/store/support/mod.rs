@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use seedpod_protocol::{
-    DequeueReason, ENTRY_VERSION, Entry, EntryKind, EntrySeq, FinishReason, ModelConfig, ModelItem,
-    Origin, PodEvent, ProviderKind, QueueId, QueuedItem, RunEndReason, RunTrigger, Segment,
-    SegmentStart, SystemItem, ToolSpec, Usage,
+    CallId, DequeueReason, ENTRY_VERSION, Entry, EntryKind, EntrySeq, FinishReason, ModelConfig,
+    ModelItem, Origin, PodEvent, ProviderKind, QueueId, QueuedItem, ReportId, RunEndReason,
+    RunTrigger, Segment, SegmentId, SegmentStart, SystemItem, ToolSpec, Usage,
 };
 use seedpod_store::entry_line;
 
@@ -18,7 +18,7 @@ pub fn segment_start(segment_id: &str) -> SegmentStart {
     SegmentStart {
         context_window: None,
         compaction: None,
-        segment_id: segment_id.into(),
+        segment_id: SegmentId::new(segment_id),
         system_prompt: "You are a pod.\nBe brief.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![ToolSpec {
@@ -42,7 +42,7 @@ pub fn segment_start(segment_id: &str) -> SegmentStart {
 pub fn entry(seq: u64, kind: EntryKind) -> Entry {
     Entry {
         v: ENTRY_VERSION,
-        seq: EntrySeq(seq),
+        seq: EntrySeq::new(seq),
         ts: 1_700_000_000_000 + seq,
         kind,
     }
@@ -53,7 +53,7 @@ pub fn entry(seq: u64, kind: EntryKind) -> Entry {
 pub fn realistic_run() -> Vec<EntryKind> {
     vec![
         EntryKind::Queued {
-            queue_id: QueueId(1),
+            queue_id: QueueId::new(1),
             item: QueuedItem::Run {
                 segments: vec![Segment::text("look at a.txt")],
             },
@@ -64,7 +64,7 @@ pub fn realistic_run() -> Vec<EntryKind> {
         EntryKind::UserInput {
             segments: vec![Segment::text("look at a.txt")],
             text: "look at a.txt".into(),
-            queue_id: Some(QueueId(1)),
+            queue_id: Some(QueueId::new(1)),
         },
         EntryKind::AssistantItem {
             item: ModelItem::Reasoning {
@@ -74,20 +74,20 @@ pub fn realistic_run() -> Vec<EntryKind> {
         },
         EntryKind::AssistantItem {
             item: ModelItem::ToolCall {
-                call_id: "call_1".into(),
+                call_id: CallId::new("call_1"),
                 name: "read_file".into(),
                 arguments: r#"{ "path":"a.txt" }"#.into(),
             },
         },
         EntryKind::Queued {
-            queue_id: QueueId(2),
+            queue_id: QueueId::new(2),
             item: QueuedItem::Notify {
                 message: "build done".into(),
                 wake: true,
             },
         },
         EntryKind::ToolResult {
-            call_id: "call_1".into(),
+            call_id: CallId::new("call_1"),
             name: "read_file".into(),
             content: "hello \"world\"\n".into(),
             is_error: false,
@@ -102,7 +102,7 @@ pub fn realistic_run() -> Vec<EntryKind> {
                 message: "build done".into(),
                 body: "[notification] build done".into(),
             },
-            queue_id: Some(QueueId(2)),
+            queue_id: Some(QueueId::new(2)),
         },
         EntryKind::AssistantItem {
             item: ModelItem::AssistantText {
@@ -124,13 +124,13 @@ pub fn realistic_run() -> Vec<EntryKind> {
             message: None,
         },
         EntryKind::Queued {
-            queue_id: QueueId(3),
+            queue_id: QueueId::new(3),
             item: QueuedItem::Run {
                 segments: vec![Segment::text("never mind")],
             },
         },
         EntryKind::Dequeued {
-            queue_id: QueueId(3),
+            queue_id: QueueId::new(3),
             reason: DequeueReason::Cancelled,
         },
         EntryKind::ConfigChanged {
@@ -175,12 +175,12 @@ fn model_item() -> impl Strategy<Value = ModelItem> {
         (text(), proptest::option::of(text()))
             .prop_map(|(text, signature)| ModelItem::Reasoning { text, signature }),
         ("c[0-3]", text(), text()).prop_map(|(call_id, name, arguments)| ModelItem::ToolCall {
-            call_id: call_id.into(),
+            call_id: CallId::new(call_id),
             name,
             arguments,
         }),
         ("c[0-3]", task_arguments()).prop_map(|(call_id, arguments)| ModelItem::ToolCall {
-            call_id: call_id.into(),
+            call_id: CallId::new(call_id),
             name: "update_tasks".into(),
             arguments,
         }),
@@ -216,7 +216,7 @@ fn system_item() -> impl Strategy<Value = SystemItem> {
         text().prop_map(|body| SystemItem::PodEvent {
             event: PodEvent::TurnEnded {
                 pod: "child".into(),
-                event_id: "e1".into(),
+                event_id: ReportId::new("e1"),
             },
             body,
         }),
@@ -224,7 +224,7 @@ fn system_item() -> impl Strategy<Value = SystemItem> {
 }
 
 fn queue_id() -> impl Strategy<Value = QueueId> {
-    (1u64..6).prop_map(QueueId)
+    (1u64..6).prop_map(QueueId::new)
 }
 
 /// Any entry kind the fold accepts after a segment start.
@@ -248,7 +248,7 @@ pub fn fold_valid_kind() -> impl Strategy<Value = EntryKind> {
         )
             .prop_map(|(call_id, name, content, is_error)| {
                 EntryKind::ToolResult {
-                    call_id: call_id.into(),
+                    call_id: CallId::new(call_id),
                     name: name.into(),
                     content,
                     is_error,

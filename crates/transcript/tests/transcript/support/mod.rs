@@ -6,10 +6,11 @@
 use ratatui::buffer::Buffer;
 use ratatui::text::Line;
 use seedpod_protocol::{
-    AlertLevel, ApprovalDecision, ApprovalRequest, Compaction, CompactionTrigger, Entry, EntryKind,
-    EntrySeq, EventSeq, FinishReason, InFlightToolCall, ModelConfig, ModelItem, Origin, PodEvent,
-    PodState, ProviderKind, QueueEntry, QueueId, QueuedItem, RunEndReason, RunTrigger, Segment,
-    SegmentStart, ServerMsg, StandingApproval, SystemItem, Usage,
+    AlertLevel, ApprovalDecision, ApprovalRequest, CallId, Compaction, CompactionTrigger, Entry,
+    EntryKind, EntrySeq, EventSeq, FinishReason, InFlightToolCall, InstanceId, ModelConfig,
+    ModelItem, Origin, PodEvent, PodState, ProviderKind, QueueEntry, QueueId, QueuedItem, ReportId,
+    RunEndReason, RunTrigger, Segment, SegmentId, SegmentStart, ServerMsg, StandingApproval,
+    SystemItem, Usage,
 };
 use seedpod_transcript::{
     ApprovalStatus, Cell, CellKind, LogHead, SegmentOrigin, Theme, ToolStatus, Transcript,
@@ -21,7 +22,7 @@ pub const TS: u64 = 1_763_848_000_000;
 pub fn entry(seq: u64, kind: EntryKind) -> Entry {
     Entry {
         v: 1,
-        seq: EntrySeq(seq),
+        seq: EntrySeq::new(seq),
         ts: TS + seq * 100,
         kind,
     }
@@ -29,7 +30,7 @@ pub fn entry(seq: u64, kind: EntryKind) -> Entry {
 
 pub fn committed(event_seq: u64, entry: Entry) -> ServerMsg {
     ServerMsg::Committed {
-        seq: EventSeq(event_seq),
+        seq: EventSeq::new(event_seq),
         entry,
     }
 }
@@ -38,7 +39,7 @@ pub fn segment_start() -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
         context_window: None,
         compaction: None,
-        segment_id: "0193f0c2-7c1e-7d2a-9c1b-3f7a2b1c0d9e".into(),
+        segment_id: SegmentId::new("0193f0c2-7c1e-7d2a-9c1b-3f7a2b1c0d9e"),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
         tools: vec![],
@@ -81,7 +82,7 @@ pub fn reasoning(text: &str) -> EntryKind {
 pub fn tool_call(call_id: &str, name: &str, arguments: &str) -> EntryKind {
     EntryKind::AssistantItem {
         item: ModelItem::ToolCall {
-            call_id: call_id.into(),
+            call_id: CallId::new(call_id),
             name: name.into(),
             arguments: arguments.into(),
         },
@@ -90,7 +91,7 @@ pub fn tool_call(call_id: &str, name: &str, arguments: &str) -> EntryKind {
 
 pub fn tool_result(call_id: &str, name: &str, content: &str, is_error: bool) -> EntryKind {
     EntryKind::ToolResult {
-        call_id: call_id.into(),
+        call_id: CallId::new(call_id),
         name: name.into(),
         content: content.into(),
         is_error,
@@ -127,7 +128,7 @@ pub fn approval_request(request: ApprovalRequest) -> EntryKind {
 
 pub fn approval_answer(call_id: &str, decision: ApprovalDecision) -> EntryKind {
     EntryKind::ApprovalAnswer {
-        call_id: call_id.into(),
+        call_id: CallId::new(call_id),
         decision,
     }
 }
@@ -145,10 +146,10 @@ pub fn notification(message: &str) -> EntryKind {
 pub fn snapshot_begin(seq: u64, state: PodState) -> ServerMsg {
     ServerMsg::SnapshotBegin {
         context: Default::default(),
-        seq: EventSeq(seq),
+        seq: EventSeq::new(seq),
         state,
         greeting: "pod demo · scripted/script".into(),
-        segment_id: "0193f0c2".into(),
+        segment_id: SegmentId::new("0193f0c2"),
         entries: 0,
         message_cap: None,
     }
@@ -165,7 +166,7 @@ pub fn in_flight(text: &str, thinking: &str, tool_calls: Vec<InFlightToolCall>) 
 
 pub fn queued_run(queue_id: u64, text: &str) -> QueueEntry {
     QueueEntry {
-        queue_id: QueueId(queue_id),
+        queue_id: QueueId::new(queue_id),
         item: QueuedItem::Run {
             segments: vec![Segment::text(text)],
         },
@@ -208,7 +209,7 @@ pub const CJK: &str = "日本語のテキストは空白なしで折り返され
 /// Every kind of cell, with a name for the snapshot, in a few variations.
 pub fn every_cell() -> Vec<(&'static str, Cell)> {
     let tool = |status, output: String, duration_ms| CellKind::ToolCall {
-        call_id: "call_1".into(),
+        call_id: CallId::new("call_1"),
         name: "read_file".into(),
         arguments: r#"{"path":"src/main.rs","limit":200}"#.into(),
         status,
@@ -220,19 +221,19 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
         (
             "segment_start",
             cell(CellKind::SegmentStart {
-                segment_id: "0193f0c2-7c1e".into(),
+                segment_id: SegmentId::new("0193f0c2-7c1e"),
                 provider: "anthropic".into(),
                 model: "claude-sonnet-4".into(),
-                origin: SegmentOrigin::CompactedFrom("0193eeee-aaaa".into()),
+                origin: SegmentOrigin::CompactedFrom(SegmentId::new("0193eeee-aaaa")),
             }),
         ),
         (
             "segment_start_cleared",
             cell(CellKind::SegmentStart {
-                segment_id: "0193f0c2-7c1e".into(),
+                segment_id: SegmentId::new("0193f0c2-7c1e"),
                 provider: "anthropic".into(),
                 model: "claude-sonnet-4".into(),
-                origin: SegmentOrigin::ClearedFrom("0193eeee-aaaa".into()),
+                origin: SegmentOrigin::ClearedFrom(SegmentId::new("0193eeee-aaaa")),
             }),
         ),
         (
@@ -358,7 +359,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
         (
             "tool_escape_codes",
             cell(CellKind::ToolCall {
-                call_id: "c".into(),
+                call_id: CallId::new("c"),
                 name: "shell".into(),
                 arguments: r#"{"command":"cargo build\n--release"}"#.into(),
                 status: ToolStatus::Ok,
@@ -398,7 +399,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             "approval_long_arguments",
             cell(CellKind::Approval {
                 request: ApprovalRequest {
-                    call_id: "call_9".into(),
+                    call_id: CallId::new("call_9"),
                     tool: "write_file".into(),
                     arguments: serde_json::json!({
                         "path": "src/lib.rs",
@@ -423,7 +424,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             cell(CellKind::PodEvent {
                 event: PodEvent::TurnEnded {
                     pod: "child-1".into(),
-                    event_id: "e1".into(),
+                    event_id: ReportId::new("e1"),
                 },
             }),
         ),
@@ -432,7 +433,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             cell(CellKind::PodEvent {
                 event: PodEvent::Errored {
                     pod: "child-2".into(),
-                    event_id: "e2".into(),
+                    event_id: ReportId::new("e2"),
                     message: "the provider returned 529 overloaded three times".into(),
                 },
             }),
@@ -442,7 +443,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
             cell(CellKind::PodEvent {
                 event: PodEvent::ScopeSubDelegated {
                     pod: "child-1".into(),
-                    event_id: "e3".into(),
+                    event_id: ReportId::new("e3"),
                     child: "grandchild".into(),
                     scope: vec!["src/".into(), "docs/".into()],
                 },
@@ -631,7 +632,7 @@ pub fn compaction_record(trigger: CompactionTrigger, focus: Option<&str>) -> Com
 /// A `shell` approval request for `cargo test --workspace`.
 pub fn shell_request(call_id: &str) -> ApprovalRequest {
     ApprovalRequest {
-        call_id: call_id.into(),
+        call_id: CallId::new(call_id),
         tool: "shell".into(),
         arguments: r#"{"command":"cargo test --workspace --all-targets"}"#.into(),
         summary: "shell: cargo test --workspace --all-targets".into(),
@@ -702,15 +703,17 @@ pub fn attached() -> Transcript {
                 pod: "demo".parse().unwrap(),
                 server_version: "0.1.0".into(),
                 state: PodState::Idle,
-                instance: "i1".into(),
-                seq: EventSeq(4),
+                instance: InstanceId::new("i1"),
+                seq: EventSeq::new(4),
             },
             snapshot_begin(4, PodState::Idle),
             ServerMsg::SnapshotEntries {
                 entries: vec![entry(0, segment_start())],
             },
             in_flight("", "", vec![]),
-            ServerMsg::SnapshotEnd { seq: EventSeq(4) },
+            ServerMsg::SnapshotEnd {
+                seq: EventSeq::new(4),
+            },
         ],
     );
     t
