@@ -28,6 +28,14 @@ pub const RECENT_MESSAGES: usize = 10;
 /// The only tools a flush may use, and only those the policy allows without a person.
 pub const FLUSH_TOOLS: [&str; 3] = ["read_file", "write_file", "edit_file"];
 
+/// Why no flush ran; the text is the note the compaction records (`memory_flush`).
+#[derive(Debug, thiserror::Error)]
+pub enum Skipped {
+    /// The flush asks no one, and every file tool would ask.
+    #[error("skipped: no file tool runs without asking ([approvals]), and a flush asks no one")]
+    NoFileTool,
+}
+
 /// What a flush needs, gathered by the controller.
 pub struct FlushInput {
     pub model: ModelConfig,

@@ -204,7 +204,7 @@ impl Controller {
                         standing: standing.clone(),
                     };
                     if let Err(err) = self.commit(kind, Durability::Buffered).await {
-                        let _ = reply.send(Err(HostError::Log(err.to_string())));
+                        let _ = reply.send(Err(HostError::log(err)));
                         return;
                     }
                     let _ = reply.send(Ok(Authorization::Allowed));
@@ -266,7 +266,7 @@ impl Controller {
         tracing::info!(event = "approval_requested", tool = %request.tool, summary = %request.summary);
         let kind = EntryKind::ApprovalRequest(request);
         if let Err(err) = self.commit_sync_later(kind).await {
-            let _ = reply.send(Err(HostError::Log(err.to_string())));
+            let _ = reply.send(Err(HostError::log(err)));
             return;
         }
         self.wait_for_answer(call.call_id, reply);
