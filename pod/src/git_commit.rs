@@ -21,7 +21,9 @@ use std::time::Duration;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use seedpod_engine::{Tool, ToolFailure, ToolOutput, ToolRegistry};
-use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, ToolDecl, ToolSpec};
+use seedpod_protocol::{
+    CallSummary, Effect, GuardScan, InCompact, InFlush, Preview, ToolDecl, ToolSpec,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
@@ -41,6 +43,8 @@ pub const DECL: ToolDecl = ToolDecl {
     in_compact: InCompact::Always,
     summary: summarise,
     guard: GuardScan::Everything,
+    preview: Preview::Arguments,
+    in_flush: InFlush::Never,
 };
 /// The diff quoted in the `/commit` input; more is summarised by the stat above it.
 const MAX_DIFF_CHARS: usize = 12_000;

@@ -12,7 +12,8 @@ use futures::future::BoxFuture;
 use seedpod_client::Home;
 use seedpod_engine::{Tool, ToolFailure, ToolOutput, ToolRegistry};
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, PodName, SpawnRequest, ToolDecl, ToolSpec,
+    CallSummary, Effect, GuardScan, InCompact, InFlush, PodName, Preview, SpawnRequest, ToolDecl,
+    ToolSpec,
 };
 use seedpod_store::{ChildRecord, OutputCursor};
 use serde::Deserialize;
@@ -75,6 +76,8 @@ const fn child(name: &'static str, effect: Effect, compact_note: &'static str) -
         in_compact: InCompact::WhenConfigured,
         summary: CallSummary::raw,
         guard: GuardScan::ExceptPodMarkers,
+        preview: Preview::Arguments,
+        in_flush: InFlush::Never,
     }
 }
 
