@@ -58,7 +58,7 @@ pub fn default_policies() -> crate::policy::Policies {
 mod tests {
     use std::collections::BTreeSet;
 
-    use seedpod_protocol::{Effect, GuardScan, InCompact, Policy};
+    use seedpod_protocol::{Effect, GuardScan, InCompact, Policy, Preview};
 
     use super::*;
 
@@ -156,6 +156,23 @@ mod tests {
             .collect();
         assert_eq!(lenient, child_tools());
         assert_eq!(crate::mcp::DECL.guard, GuardScan::Everything);
+    }
+
+    /// The calls a person sees before they run as a command or a file change, which the TUI,
+    /// `seedpod approve` and the pod's approvals read from here and never by name.
+    #[test]
+    fn shell_previews_a_command_and_the_file_tools_a_change() {
+        let of = |preview: Preview| -> Vec<&str> {
+            declared()
+                .iter()
+                .filter(|d| d.preview == preview)
+                .map(|d| d.name)
+                .collect()
+        };
+        assert_eq!(of(Preview::Command), ["shell"]);
+        assert_eq!(of(Preview::FileWrite), ["write_file"]);
+        assert_eq!(of(Preview::FileEdit), ["edit_file"]);
+        assert_eq!(crate::mcp::DECL.preview, Preview::Arguments);
     }
 
     #[test]

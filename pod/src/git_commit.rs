@@ -20,8 +20,10 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
-use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, ToolDecl, ToolSpec};
+use seedpod_engine::{Tool, ToolFailure, ToolOutput, ToolRegistry};
+use seedpod_protocol::{
+    CallSummary, Effect, GuardScan, InCompact, InFlush, Preview, ToolDecl, ToolSpec,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
@@ -41,6 +43,8 @@ pub const DECL: ToolDecl = ToolDecl {
     in_compact: InCompact::Always,
     summary: summarise,
     guard: GuardScan::Everything,
+    preview: Preview::Arguments,
+    in_flush: InFlush::Never,
 };
 /// The diff quoted in the `/commit` input; more is summarised by the stat above it.
 const MAX_DIFF_CHARS: usize = 12_000;
@@ -48,6 +52,45 @@ const MAX_DIFF_CHARS: usize = 12_000;
 const MAX_MESSAGE_CHARS: usize = 10_000;
 /// git, hooks included, gets this long before the call fails.
 const GIT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Why git could not be asked, or what it said that stops `/commit` or the tool. The text is
+/// the product: the person reads it in `/commit`'s refusal, the model in the tool's result.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// git could not be started at all.
+    #[error("could not run git ({cause}); is git installed?")]
+    Spawn { cause: std::io::Error },
+    /// The message could not be written to git's stdin.
+    #[error("could not pass the message to git: {cause}")]
+    Stdin { cause: std::io::Error },
+    /// git (a hook, most likely) ran past `GIT_TIMEOUT`.
+    #[error("git {command} took over {} s", GIT_TIMEOUT.as_secs())]
+    TimedOut { command: String },
+    /// Waiting for git failed.
+    #[error("git {command} failed to run: {cause}")]
+    Wait {
+        command: String,
+        cause: std::io::Error,
+    },
+    /// The pod's directory is not in a git repository.
+    #[error(
+        "/commit needs a git repository, and {} is not in one (git init creates one)",
+        dir.display()
+    )]
+    NotARepository { dir: PathBuf },
+    /// Nothing is staged and the working tree is clean.
+    #[error(
+        "nothing to commit in {}: no staged changes and a clean working tree",
+        top.display()
+    )]
+    NothingToCommit { top: PathBuf },
+}
+
+impl From<GitError> for ToolFailure {
+    fn from(err: GitError) -> ToolFailure {
+        ToolFailure::new(err.to_string())
+    }
+}
 
 /// The output of one git command.
 struct GitOutput {
@@ -57,7 +100,7 @@ struct GitOutput {
 }
 
 /// Run git in `dir` with `args`, `stdin` fed in when given; never prompting, never paging.
-async fn git(dir: &Path, args: &[&str], stdin: Option<&str>) -> Result<GitOutput, String> {
+async fn git(dir: &Path, args: &[&str], stdin: Option<&str>) -> Result<GitOutput, GitError> {
     let mut command = tokio::process::Command::new("git");
     command
         .args(args)
@@ -73,24 +116,21 @@ async fn git(dir: &Path, args: &[&str], stdin: Option<&str>) -> Result<GitOutput
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("could not run git ({e}); is git installed?"))?;
+    let mut child = command.spawn().map_err(|cause| GitError::Spawn { cause })?;
     if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
         pipe.write_all(text.as_bytes())
             .await
-            .map_err(|e| format!("could not pass the message to git: {e}"))?;
+            .map_err(|cause| GitError::Stdin { cause })?;
     }
     let output = tokio::time::timeout(GIT_TIMEOUT, child.wait_with_output())
         .await
-        .map_err(|_| {
-            format!(
-                "git {} took over {} s",
-                args.join(" "),
-                GIT_TIMEOUT.as_secs()
-            )
+        .map_err(|_| GitError::TimedOut {
+            command: args.join(" "),
         })?
-        .map_err(|e| format!("git {} failed to run: {e}", args.join(" ")))?;
+        .map_err(|cause| GitError::Wait {
+            command: args.join(" "),
+            cause,
+        })?;
     Ok(GitOutput {
         success: output.status.success(),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -99,13 +139,12 @@ async fn git(dir: &Path, args: &[&str], stdin: Option<&str>) -> Result<GitOutput
 }
 
 /// The top of the repository holding `dir`, or why there is none.
-async fn repository(dir: &Path) -> Result<PathBuf, String> {
+async fn repository(dir: &Path) -> Result<PathBuf, GitError> {
     let out = git(dir, &["rev-parse", "--show-toplevel"], None).await?;
     if !out.success {
-        return Err(format!(
-            "/commit needs a git repository, and {} is not in one (git init creates one)",
-            dir.display()
-        ));
+        return Err(GitError::NotARepository {
+            dir: dir.to_path_buf(),
+        });
     }
     Ok(PathBuf::from(out.stdout.trim()))
 }
@@ -120,7 +159,7 @@ enum Changes {
 
 /// The input a `/commit` run starts with, or why there is nothing to do. `focus` is what the
 /// person typed after `/commit` (a hint for the message).
-pub async fn prepare(dir: &Path, focus: &str) -> Result<String, String> {
+pub async fn prepare(dir: &Path, focus: &str) -> Result<String, GitError> {
     let top = repository(dir).await?;
     let staged = git(&top, &["diff", "--cached", "--stat"], None).await?;
     let changes = if staged.stdout.trim().is_empty() {
@@ -145,10 +184,7 @@ pub async fn prepare(dir: &Path, focus: &str) -> Result<String, String> {
             .await?
             .stdout;
             if status.trim().is_empty() {
-                return Err(format!(
-                    "nothing to commit in {}: no staged changes and a clean working tree",
-                    top.display()
-                ));
+                return Err(GitError::NothingToCommit { top });
             }
             (
                 git(&top, &["diff", "--stat", "HEAD"], None).await?.stdout,
@@ -265,39 +301,47 @@ impl Tool for GitCommit {
         async move {
             match commit(&dir, &arguments).await {
                 Ok(text) => ToolOutput::ok(text),
-                Err(text) => ToolOutput::error(text),
+                Err(failure) => ToolOutput::from(failure),
             }
         }
         .boxed()
     }
 }
 
-async fn commit(dir: &Path, arguments: &str) -> Result<String, String> {
-    let args: CommitArgs = serde_json::from_str(arguments)
-        .map_err(|e| format!("git_commit takes {{\"message\": \"…\", \"all\": false}}: {e}"))?;
+async fn commit(dir: &Path, arguments: &str) -> Result<String, ToolFailure> {
+    let args: CommitArgs = serde_json::from_str(arguments).map_err(|e| {
+        ToolFailure::new(format!(
+            "git_commit takes {{\"message\": \"…\", \"all\": false}}: {e}"
+        ))
+    })?;
     let message = args.message.trim();
     if message.is_empty() {
-        return Err("the message is empty; write a subject line".into());
+        return Err(ToolFailure::new(
+            "the message is empty; write a subject line",
+        ));
     }
     if message.chars().count() > MAX_MESSAGE_CHARS {
-        return Err(format!(
+        return Err(ToolFailure::new(format!(
             "the message is over {MAX_MESSAGE_CHARS} characters; keep it to a subject and a short body"
-        ));
+        )));
     }
     let top = repository(dir).await?;
     if args.all {
         let added = git(&top, &["add", "-A"], None).await?;
         if !added.success {
-            return Err(format!("git add -A failed:\n{}", added.stderr.trim()));
+            return Err(ToolFailure::new(format!(
+                "git add -A failed:\n{}",
+                added.stderr.trim()
+            )));
         }
     }
     let staged = git(&top, &["diff", "--cached", "--quiet"], None).await?;
     if staged.success {
-        return Err(if args.all {
-            "nothing to commit: the working tree is clean".into()
+        return Err(ToolFailure::new(if args.all {
+            "nothing to commit: the working tree is clean"
         } else {
-            "nothing is staged; stage files first, or call again with \"all\": true".into()
-        });
+            "nothing is staged; stage files first, or call again with \"all\": true"
+        }));
     }
     let committed = git(
         &top,
@@ -306,11 +350,11 @@ async fn commit(dir: &Path, arguments: &str) -> Result<String, String> {
     )
     .await?;
     if !committed.success {
-        return Err(format!(
+        return Err(ToolFailure::new(format!(
             "git commit failed:\n{}{}",
             committed.stdout.trim(),
             committed.stderr.trim()
-        ));
+        )));
     }
     let shown = git(
         &top,

@@ -4,7 +4,9 @@
 //! the tool is added so two tools never share a name. The same server and tool always give the
 //! same name (a segment's tools are fixed in its log, and `[approvals]` keys name them).
 
-use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
+use seedpod_protocol::{
+    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+};
 
 /// The declaration of every MCP tool, as a kind (`seedpod_protocol::tool_decl`): each comes from
 /// a server the person connected, so one no `[approvals]` key covers asks (`McpHub::policy`
@@ -19,6 +21,8 @@ pub const DECL: ToolDecl = ToolDecl {
     in_compact: InCompact::Always,
     summary: CallSummary::raw,
     guard: GuardScan::Everything,
+    preview: Preview::Arguments,
+    in_flush: InFlush::Never,
 };
 
 /// Every MCP tool's name starts with this.

@@ -16,8 +16,8 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
 use seedpod_protocol::{
-    CallSummary, Effect, Entry, EntryKind, GuardScan, InCompact, Segment, ToolDecl, ToolSpec,
-    flatten_to_text, thousands,
+    CallSummary, Effect, Entry, EntryKind, GuardScan, InCompact, InFlush, Preview, Segment,
+    ToolDecl, ToolSpec, flatten_to_text, thousands,
 };
 use serde::Deserialize;
 use serde_json::json;
@@ -38,6 +38,8 @@ pub const DECL: ToolDecl = ToolDecl {
     in_compact: InCompact::Always,
     summary: CallSummary::raw,
     guard: GuardScan::Everything,
+    preview: Preview::Arguments,
+    in_flush: InFlush::Never,
 };
 /// A paste longer than this is shortened when the message is over the cap.
 const SHORTEN_ABOVE: usize = 4_000;

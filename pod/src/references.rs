@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use seedpod_protocol::{PodCommand, SLASH_COMMANDS, Segment, SystemItem};
-use seedpod_tools::{BINARY_SNIFF_BYTES, Scope, looks_binary};
+use seedpod_tools::{BINARY_SNIFF_BYTES, Blocked, Scope, Unopenable, looks_binary};
 
 use crate::completions::{KNOWLEDGE_DIR, WORKFLOWS_DIR};
 use crate::guard::group_thousands;
@@ -31,14 +31,44 @@ pub const MAX_DIR_ENTRIES: usize = 200;
 pub struct ReferenceContext<'a> {
     /// The pod's working directory, which `.seedpod/knowledge` and `.seedpod/workflows` are in.
     pub cwd: &'a Path,
-    /// The pod's read-scope check: the canonical path to read for a path as typed, or the
-    /// reason it may not be read. Paths are never opened without it.
-    pub can_read: &'a (dyn Fn(&str) -> Result<PathBuf, String> + Sync),
+    /// The pod's read-scope check: the canonical path to read for a path as typed, or why it
+    /// may not be read. Paths are never opened without it.
+    pub can_read: &'a (dyn Fn(&str) -> Result<PathBuf, NotAttached> + Sync),
     /// Most bytes of one file attached; the rest is left to the `read_file` tool.
     pub max_file_bytes: usize,
     /// The pod's scope, which bounds where a knowledge note or workflow may lead besides the
     /// project (`project_file.rs`). `None`: only the project.
     pub scope: Option<&'a Scope>,
+}
+
+/// Why an `@path` was not attached. The text is the reason both tellings give: the model's
+/// placeholder body (`(not attached: …)`) and the person's alert (`@PATH was not attached: …`).
+#[derive(Debug, thiserror::Error)]
+pub enum NotAttached {
+    /// The pod's read scope refuses the path; its reason says what the scope allows.
+    #[error("{}", .0.reason)]
+    OutOfScope(Blocked),
+    /// There is no scope to check the path against, so nothing is read.
+    #[error("the pod's scope could not be set up")]
+    NoScope,
+    /// The checked path could not be opened as checked (it changed, or has other names).
+    #[error(transparent)]
+    Unopenable(#[from] Unopenable),
+    /// Reading it failed.
+    #[error("{}", io_reason(.cause))]
+    Io { cause: std::io::Error },
+    /// Neither a file nor a directory.
+    #[error("not a regular file")]
+    NotAFile,
+    /// Its first bytes look binary (the rule `read_file` uses too).
+    #[error("it looks like a binary file")]
+    Binary,
+}
+
+impl From<std::io::Error> for NotAttached {
+    fn from(cause: std::io::Error) -> NotAttached {
+        NotAttached::Io { cause }
+    }
 }
 
 /// One reference turned into an item.
@@ -119,13 +149,13 @@ pub fn workflows(cwd: &Path, scope: Option<&Scope>) -> Vec<WorkflowInfo> {
 
 fn file_reference(path: &str, ctx: &ReferenceContext) -> Resolved {
     let attached = (ctx.can_read)(path).and_then(|real| {
-        let meta = std::fs::metadata(&real).map_err(|e| io_reason(&e))?;
+        let meta = std::fs::metadata(&real)?;
         if meta.is_dir() {
             dir_body(path, &real)
         } else if meta.is_file() {
             file_body(path, &real, meta.len(), ctx.max_file_bytes)
         } else {
-            Err("not a regular file".to_string())
+            Err(NotAttached::NotAFile)
         }
     });
     match attached {
@@ -146,18 +176,16 @@ fn file_reference(path: &str, ctx: &ReferenceContext) -> Resolved {
     }
 }
 
-fn file_body(shown: &str, real: &Path, size: u64, max_bytes: usize) -> Result<String, String> {
+fn file_body(shown: &str, real: &Path, size: u64, max_bytes: usize) -> Result<String, NotAttached> {
     let mut head = Vec::new();
     // Race-free: the checked path is opened without following symlinks (and a file with other
     // names, which may be outside the scope, is not attached).
-    seedpod_tools::open_checked(real, shown)
-        .map_err(|unopenable| unopenable.to_string())?
+    seedpod_tools::open_checked(real, shown)?
         .take(max_bytes.max(BINARY_SNIFF_BYTES) as u64)
-        .read_to_end(&mut head)
-        .map_err(|e| io_reason(&e))?;
+        .read_to_end(&mut head)?;
     // The same rule as `read_file`'s, so `@file` and the tool agree on what is binary.
     if looks_binary(&head[..head.len().min(BINARY_SNIFF_BYTES)]) {
-        return Err("it looks like a binary file".to_string());
+        return Err(NotAttached::Binary);
     }
     let (text, note) = bounded_text(&head, size, max_bytes);
     Ok(format!("[File: {shown}]\n{text}{note}"))
@@ -207,9 +235,8 @@ pub(crate) fn utf8_prefix_len(bytes: &[u8]) -> usize {
     bytes.len()
 }
 
-fn dir_body(shown: &str, real: &Path) -> Result<String, String> {
-    let mut names: Vec<String> = std::fs::read_dir(real)
-        .map_err(|e| io_reason(&e))?
+fn dir_body(shown: &str, real: &Path) -> Result<String, NotAttached> {
+    let mut names: Vec<String> = std::fs::read_dir(real)?
         .filter_map(|entry| entry.ok())
         .map(|entry| {
             let mut name = entry.file_name().to_string_lossy().into_owned();
@@ -409,10 +436,14 @@ mod tests {
     use super::*;
 
     /// A scope that allows everything under `root` except paths containing `secret`.
-    fn scope(root: &Path) -> impl Fn(&str) -> Result<PathBuf, String> + Sync + '_ {
+    fn scope(root: &Path) -> impl Fn(&str) -> Result<PathBuf, NotAttached> + Sync + '_ {
         move |path: &str| {
             if path.contains("secret") {
-                Err("outside the pod's read scope".to_string())
+                Err(NotAttached::OutOfScope(Blocked {
+                    path: path.to_owned(),
+                    reason: "outside the pod's read scope".to_owned(),
+                    kind: seedpod_tools::BlockedKind::Scope,
+                }))
             } else {
                 Ok(root.join(path))
             }

@@ -12,7 +12,8 @@ use futures::future::BoxFuture;
 use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
 use seedpod_protocol::tasks::{MAX_TASK_CHARS, MAX_TASKS, UPDATE_TASKS, parse_update};
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, Task, TaskStatus, ToolDecl, ToolSpec,
+    CallSummary, Effect, GuardScan, InCompact, InFlush, Preview, Task, TaskStatus, ToolDecl,
+    ToolSpec,
 };
 use serde_json::json;
 
@@ -30,6 +31,8 @@ pub const DECL: ToolDecl = ToolDecl {
     in_compact: InCompact::Never,
     summary: CallSummary::raw,
     guard: GuardScan::Everything,
+    preview: Preview::Arguments,
+    in_flush: InFlush::Never,
 };
 
 pub struct UpdateTasks;

@@ -59,5 +59,7 @@ pub use segment::{Segment, flatten_to_text, parse_typed};
 pub use system_item::SystemItem;
 pub use tasks::{ReminderSource, Task, TaskStatus, TaskTracker};
 pub use text::{char_prefix, ellipsize};
-pub use tool_decl::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
+pub use tool_decl::{
+    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+};
 pub use tool_meta::{SandboxFinding, ToolAttachment, ToolMeta};

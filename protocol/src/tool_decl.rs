@@ -1,7 +1,8 @@
 //! How a tool is declared: one [`ToolDecl`] per tool, written in the tool's own module, from
 //! which every list about tools is derived — the `[approvals]` keys and their defaults, what
 //! `config show` prints, the system prompt's notes, the compact prompt, the approval summaries
-//! and what the input guard looks for in results. `docs/decisions.md` says why.
+//! and previews, the memory flush's tools and what the input guard looks for in results.
+//! `docs/decisions.md` says why.
 //!
 //! Plain data that every crate can read, like [`crate::ToolSpec`]: the crates that run tools
 //! (`seedpod-tools`, the pod) write declarations, the configuration reads the keys from them, and
@@ -75,6 +76,12 @@ pub struct ToolDecl {
     pub summary: fn(&Value) -> CallSummary,
     /// What the input guard looks for in its results.
     pub guard: GuardScan,
+    /// How a call is shown to a person before it runs: read by the pod when it asks (what the
+    /// approval request carries), the TUI's approval modal and `seedpod approve`, so none of
+    /// them knows a tool by its name.
+    pub preview: Preview,
+    /// Whether the memory flush before a compaction may offer it.
+    pub in_flush: InFlush,
 }
 
 /// What a call can change. A typed answer to "does it only read?".
@@ -99,6 +106,52 @@ pub enum InCompact {
     /// rarely needs them.
     WhenConfigured,
     /// Never: a small window has no room for it.
+    Never,
+}
+
+/// How a call is shown to a person before it runs, and so what its approval request carries.
+/// Each kind reads the arguments `Preview::arguments` names, which the tool's schema must have
+/// (the pod's catalogue tests check every declared tool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preview {
+    /// A command line to run, its `command` argument: shown whole as `$ command`. "Approve
+    /// always" is a rule over the command's words (`ApprovalRequest::always`), and a command no
+    /// rule may cover is approved once.
+    Command,
+    /// A file written whole: `content` becomes the file at `path`. Shown as a diff against what
+    /// the file holds now, which the pod reads into the request (`ApprovalRequest::replaces`).
+    FileWrite,
+    /// A file edited by replacement: `old` becomes `new` in the file at `path`, once or, with
+    /// `replace_all`, everywhere. Shown as a diff of the file (whose text the pod reads into the
+    /// request, as for a write), or of the two snippets when that text is not there.
+    FileEdit,
+    /// Its summary and its arguments say it all.
+    Arguments,
+}
+
+impl Preview {
+    /// The arguments this preview is made from, which the tool's schema must have.
+    pub const fn arguments(self) -> &'static [&'static str] {
+        match self {
+            Preview::Command => &["command"],
+            Preview::FileWrite => &["path", "content"],
+            Preview::FileEdit => &["path", "old", "new"],
+            Preview::Arguments => &[],
+        }
+    }
+
+    /// Whether it shows a change to one file, as a diff.
+    pub const fn is_file_change(self) -> bool {
+        matches!(self, Preview::FileWrite | Preview::FileEdit)
+    }
+}
+
+/// Whether the memory flush before a compaction (docs/agent-loop.md §Memory flush) offers the
+/// tool. The flush keeps its notes in files, so it gets the tools that read or change one file
+/// by its `path` — and of those only the ones its policy runs without asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InFlush {
+    Offered,
     Never,
 }
 

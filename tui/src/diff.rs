@@ -1,12 +1,14 @@
 //! What an edit asked for approval would change, as hunks a person can read in the approval
-//! modal: `edit_file`'s `old` against its `new`, `write_file`'s content against what the file
-//! holds now, which the pod puts in the request (the TUI never reads the pod's files). The diff
+//! modal: for a tool whose declaration previews a file edit (`Preview::FileEdit`), its `old`
+//! against its `new`; for one that writes a file whole (`Preview::FileWrite`), its `content`
+//! against what the file holds now, which the pod puts in the request (the TUI never reads the
+//! pod's files). The diff
 //! itself is `similar`'s (see `docs/decisions.md`); this module only shapes it: hunks with a few
 //! lines of context, line numbers, and how many lines go and come.
 
 use std::time::Duration;
 
-use seedpod_protocol::{ApprovalRequest, Replaces};
+use seedpod_protocol::{ApprovalRequest, Preview, Replaces};
 use similar::{ChangeTag, TextDiff};
 
 /// Unchanged lines shown around each change; changes closer than twice this share a hunk.
@@ -20,14 +22,14 @@ const DIFF_TIMEOUT: Duration = Duration::from_millis(200);
 /// What a call does to its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChangeKind {
-    /// `write_file` of a file that does not exist yet: every line is new.
+    /// A write of a file that does not exist yet: every line is new.
     Create,
-    /// `write_file` over a file whose current text the pod sent: a diff against it.
+    /// A write over a file whose current text the pod sent: a diff against it.
     Change,
-    /// `write_file` over a file whose current text the pod did not send (too large, binary),
-    /// and why: only the new text is known.
+    /// A write over a file whose current text the pod did not send (too large, binary), and
+    /// why: only the new text is known.
     Replace { why: String },
-    /// `edit_file`: `old` replaced by `new` where it occurs — once, or everywhere (`every`).
+    /// An edit: `old` replaced by `new` where it occurs — once, or everywhere (`every`).
     /// When the pod sent the file's text the edit is applied to it and the diff is the file's
     /// (with its line numbers); otherwise it is between the two snippets.
     Edit { every: bool },
@@ -84,8 +86,9 @@ impl FileChange {
     }
 }
 
-/// What an edit request would change; `None` for other tools or arguments that do not parse.
-pub fn file_change(request: &ApprovalRequest) -> Option<FileChange> {
+/// What a request for a call previewed as `preview` (its tool's declaration says) would change;
+/// `None` for a call that changes no file as a whole, or arguments that do not parse.
+pub fn file_change(request: &ApprovalRequest, preview: Preview) -> Option<FileChange> {
     let serde_json::Value::Object(args) =
         serde_json::from_str::<serde_json::Value>(&request.arguments).ok()?
     else {
@@ -94,8 +97,8 @@ pub fn file_change(request: &ApprovalRequest) -> Option<FileChange> {
     let text = |key: &str| args.get(key).and_then(serde_json::Value::as_str);
     let path = text("path")?.to_string();
     let edited: String;
-    let (kind, old, new, in_file) = match request.tool.as_str() {
-        "edit_file" => {
+    let (kind, old, new, in_file) = match preview {
+        Preview::FileEdit => {
             let every = args
                 .get("replace_all")
                 .and_then(serde_json::Value::as_bool)
@@ -120,7 +123,7 @@ pub fn file_change(request: &ApprovalRequest) -> Option<FileChange> {
                 _ => (ChangeKind::Edit { every }, old, new, false),
             }
         }
-        "write_file" => {
+        Preview::FileWrite => {
             let new = text("content")?;
             match &request.replaces {
                 Some(Replaces::Text { content }) => {
@@ -141,7 +144,7 @@ pub fn file_change(request: &ApprovalRequest) -> Option<FileChange> {
                 None => (ChangeKind::Create, "", new, true),
             }
         }
-        _ => return None,
+        Preview::Command | Preview::Arguments => return None,
     };
     let hunks = hunks(old, new);
     let count = |tag: Tag| {
@@ -217,6 +220,11 @@ mod tests {
             always: None,
             replaces: None,
         }
+    }
+
+    /// What the request would change, previewed as its tool's declaration says.
+    fn file_change(request: &ApprovalRequest) -> Option<FileChange> {
+        super::file_change(request, crate::test_support::preview_of(&request.tool))
     }
 
     fn numbered(n: usize) -> String {

@@ -13,7 +13,9 @@
 //! Must not own: any durable state (DESIGN §1.3) — the pod's log is the record; kill the TUI at
 //! any moment and reattaching loses nothing (the input history file is a recall convenience,
 //! not pod state). Nor the transcript model and its renderers (`seedpod-transcript`), nor
-//! spawning pods (the CLI passes a `Starter`; a child pod is started by its parent pod).
+//! spawning pods (the CLI passes a `Starter`; a child pod is started by its parent pod), nor
+//! what any tool is: how a call is previewed is its declaration's to say, which the CLI passes in
+//! (`DeclLookup`), so no tool's name is spelled here.
 //!
 //! Colours: every style comes from `seedpod_transcript::Theme` roles (semantic colours, named
 //! ANSI only, `NO_COLOR` respected; the policy is `tui/STYLE.md`).
@@ -34,5 +36,8 @@ pub mod run;
 pub mod terminal;
 pub mod ui;
 
-pub use app::{App, Effect, ExitReason};
+#[cfg(test)]
+mod test_support;
+
+pub use app::{App, DeclLookup, Effect, ExitReason};
 pub use run::{Outcome, Starter, TuiOptions, run};

@@ -54,6 +54,8 @@ pub struct TuiOptions {
     /// may take to answer.
     pub hosts: Vec<seedpod_client::Remote>,
     pub hosts_timeout: std::time::Duration,
+    /// The tools' declarations (the pod's catalogue), which say how a call is previewed.
+    pub tools: crate::app::DeclLookup,
 }
 
 /// How the TUI ended.
@@ -110,7 +112,7 @@ pub async fn run(options: TuiOptions) -> Result<Outcome> {
     let (mut term, guard) = terminal::enter().context("cannot set up the terminal")?;
     let (bg_tx, mut bg_rx) = mpsc::unbounded_channel();
     let history = load_history(&options, &options.pod);
-    let mut app = App::new(&options.pod, history, Theme::from_env());
+    let mut app = App::new(&options.pod, history, Theme::from_env(), options.tools);
     app.banner = options.banner.clone();
     let first = match &options.remote {
         Some(remote) => connection::Endpoint::Remote(remote.clone()),

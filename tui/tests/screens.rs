@@ -40,6 +40,7 @@ fn attached(state: PodState) -> App {
         &PodName::new("demo").unwrap(),
         InputHistory::in_memory(),
         Theme::plain(),
+        seedpod_pod::catalogue::decl_for,
     );
     load(&mut app, state, Vec::new());
     app
@@ -458,6 +459,7 @@ fn a_parent_with_reports_from_its_children() {
         &PodName::new("demo-tests").unwrap(),
         InputHistory::in_memory(),
         Theme::plain(),
+        seedpod_pod::catalogue::decl_for,
     );
     let now = Instant::now();
     app.switch_pod(
@@ -532,6 +534,7 @@ fn after_compaction_paging_back() {
         &PodName::new("demo").unwrap(),
         InputHistory::in_memory(),
         Theme::plain(),
+        seedpod_pod::catalogue::decl_for,
     );
     let start = EntryKind::SegmentStart(SegmentStart {
         segment_id: SegmentId::new("0193f0c3-aaaa"),
@@ -666,6 +669,7 @@ fn a_task_list_pinned_above_the_composer() {
         &PodName::new("demo").unwrap(),
         InputHistory::in_memory(),
         Theme::plain(),
+        seedpod_pod::catalogue::decl_for,
     );
     load(&mut app, PodState::Idle, call("t1", open).to_vec());
     let unfolded = screen(&mut app);
@@ -690,6 +694,7 @@ fn a_task_list_pinned_above_the_composer() {
         &PodName::new("demo").unwrap(),
         InputHistory::in_memory(),
         Theme::plain(),
+        seedpod_pod::catalogue::decl_for,
     );
     load(&mut app, PodState::Idle, more);
     let done = screen(&mut app);

@@ -4,7 +4,7 @@
 use anyhow::Result;
 use seedpod_client::{ClientError, Home};
 use seedpod_protocol::{
-    AckOutcome, ApprovalAnswer, CallId, ClientMode, ErrorCode, Method, ServerMsg,
+    AckOutcome, ApprovalAnswer, CallId, ClientMode, ErrorCode, Method, Preview, ServerMsg,
 };
 
 use crate::exit::Exit;
@@ -54,17 +54,22 @@ pub async fn approve(
                     "approved (always, as the pod's rule for that call says)".to_string()
                 }
                 (ApprovalAnswer::ApproveAlways, _) => {
-                    match (&request.always, request.tool.as_str()) {
+                    // How the tool's declaration previews it says what "always" meant.
+                    let preview = seedpod_pod::catalogue::decl_for(&request.tool)
+                        .map_or(Preview::Arguments, |decl| decl.preview);
+                    match (&request.always, preview) {
                         (Some(rule), _) => {
                             format!(
                                 "approved, and from now on `{}` (until revoked)",
                                 rule.display()
                             )
                         }
-                        (None, "shell") => {
+                        (None, Preview::Command) => {
                             "approved once (no standing rule may cover this command)".to_string()
                         }
-                        (None, tool) => format!("approved, and from now on every {tool} call"),
+                        (None, Preview::FileWrite | Preview::FileEdit | Preview::Arguments) => {
+                            format!("approved, and from now on every {} call", request.tool)
+                        }
                     }
                 }
                 _ => "approved".to_string(),

@@ -37,6 +37,7 @@ pub async fn attach(home: &Home, name: Option<PodName>) -> Result<()> {
         remote: None,
         hosts: crate::remote::picker_hosts(home),
         hosts_timeout: crate::remote::hosts_timeout(home),
+        tools: seedpod_pod::catalogue::decl_for,
     })
     .await?;
     println!("{}", outcome.message());
@@ -75,6 +76,7 @@ pub async fn attach_remote(home: &Home, pod: &pods::Pod) -> Result<()> {
         remote: Some(remote.clone()),
         hosts: crate::remote::picker_hosts(home),
         hosts_timeout: crate::remote::hosts_timeout(home),
+        tools: seedpod_pod::catalogue::decl_for,
     })
     .await?;
     println!("{}", outcome.message());

@@ -62,6 +62,7 @@ pub async fn demo(home: &Home) -> Result<()> {
         remote: None,
         hosts: Vec::new(),
         hosts_timeout: std::time::Duration::from_secs(1),
+        tools: seedpod_pod::catalogue::decl_for,
     })
     .await;
     driver.abort();

@@ -59,6 +59,21 @@ fn every_cause_is_printed_once_in_an_error_chain() {
     assert_once("prompt", &printed(prompt), "disk on fire");
     let launch = seedpod_client::launch::LaunchError::Spawn(cause());
     assert_once("launch", &printed(launch), "disk on fire");
+    let host = seedpod_engine::HostError::log(seedpod_store::StoreError::Io {
+        path: path.into(),
+        op: "append to",
+        cause: cause(),
+    });
+    assert_once("host wrapping store", &printed(host), "disk on fire");
+    let git = seedpod_pod::git_commit::GitError::Spawn { cause: cause() };
+    assert_once("git", &printed(git), "disk on fire");
+    let child = seedpod_pod::children::SpawnRefused::NotStarted {
+        name: seedpod_protocol::PodName::new("kid").expect("a pod name"),
+        cause: seedpod_pod::children::LaunchFailed::NoBinary { cause: cause() },
+    };
+    assert_once("child launch", &printed(child), "disk on fire");
+    let attached = seedpod_pod::references::NotAttached::Io { cause: cause() };
+    assert_once("attachment", &printed(attached), "disk on fire");
 }
 
 /// A wrapper that only repeats its inner error is transparent: its text is the inner text.

@@ -47,17 +47,32 @@ pub enum Authorization {
 }
 
 /// Why the host cannot go on with a run; the run must stop without committing more.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum HostError {
     /// The host ended this run (pause, cancel, shutdown, a newer run took over).
     #[error("the pod stopped this run")]
     Stopped,
-    /// The log refused an entry (a full disk, a broken writer); the text says which and why.
-    #[error("{0}")]
-    Log(String),
+    /// The log refused an entry (a full disk, a broken writer): the host's own error, which
+    /// says which entry and why.
+    ///
+    /// Boxed rather than an enum of the engine's: the log belongs to the host (the pod's store,
+    /// which the engine does not depend on), and the loop only stops on it and passes it up.
+    /// The box keeps the host's typed error whole — its text, its chain, a downcast for the
+    /// host that knows the type — without the engine copying the store's variants.
+    /// Transparent, because that error already says its cause (docs/decisions.md, "Errors
+    /// carry their cause in their own message").
+    #[error(transparent)]
+    Log(Box<dyn std::error::Error + Send + Sync>),
     /// The host was asked for something it does not do (a bug, not a condition of the world).
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+impl HostError {
+    /// The log refused an entry, for this reason.
+    pub fn log(cause: impl std::error::Error + Send + Sync + 'static) -> HostError {
+        HostError::Log(Box::new(cause))
+    }
 }
 
 pub trait RunHost: Send {

@@ -58,7 +58,7 @@ pub use scripted::{
     ScriptError, ScriptStep, ScriptToolCall, ScriptedErrorKind, ScriptedFailure, ScriptedProvider,
 };
 pub use seedpod_protocol::ModelItem;
-pub use tool::{Tool, ToolOutput, ToolRegistry};
+pub use tool::{Tool, ToolFailure, ToolOutput, ToolRegistry};
 pub use turn::{
     DEFAULT_MAX_ITERATIONS, MAX_REFUSAL_RECOVERIES, RunLimits, RunOutcome, drive_run,
     drive_run_with_retry, summarize,

@@ -44,6 +44,15 @@ pub fn tool_spec(name: &str) -> ToolSpec {
     }
 }
 
+/// The log failure `MemoryHost::fail_commit` injects: a typed error of the host's own, as a
+/// pod's store error is.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot append {kind} to the log: disk full (injected)")]
+pub struct InjectedLogFailure {
+    /// The kind of the entry refused.
+    pub kind: &'static str,
+}
+
 /// A run host over plain vectors: the log, the history folded from it, and what was broadcast.
 pub struct MemoryHost {
     pub provider: Arc<dyn Provider>,
@@ -186,10 +195,7 @@ impl RunHost for MemoryHost {
         let attempt = self.commit_attempts;
         self.commit_attempts += 1;
         if self.fail_commit == Some(attempt) {
-            return Err(HostError::Log(format!(
-                "cannot append {} to the log: disk full (injected)",
-                kind.name()
-            )));
+            return Err(HostError::log(InjectedLogFailure { kind: kind.name() }));
         }
         self.record(kind);
         Ok(())

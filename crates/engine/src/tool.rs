@@ -46,6 +46,35 @@ impl ToolOutput {
     }
 }
 
+impl From<ToolFailure> for ToolOutput {
+    fn from(failure: ToolFailure) -> ToolOutput {
+        ToolOutput::error(failure.0)
+    }
+}
+
+/// Why a tool call failed, as the text the model reads in the call's error result: worded for
+/// the model (what went wrong, what to do instead), not for a log. The steps of a tool return
+/// it so their signatures say that the text is the product; the tool's `call` turns it into
+/// its `ToolOutput` (`ToolOutput::from`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolFailure(String);
+
+impl ToolFailure {
+    pub fn new(text: impl Into<String>) -> ToolFailure {
+        ToolFailure(text.into())
+    }
+
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ToolFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 pub trait Tool: Send + Sync {
     /// The name, description and argument schema offered to the model.
     fn spec(&self) -> ToolSpec;

@@ -2,7 +2,9 @@
 
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
-use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
+use seedpod_protocol::{
+    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -26,6 +28,8 @@ pub(crate) const DECL: ToolDecl = ToolDecl {
     in_compact: InCompact::Always,
     summary: summarise,
     guard: GuardScan::Everything,
+    preview: Preview::FileEdit,
+    in_flush: InFlush::Offered,
 };
 
 pub(crate) struct EditFile;

@@ -3,7 +3,9 @@
 use globset::GlobBuilder;
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
-use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
+use seedpod_protocol::{
+    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -25,6 +27,8 @@ pub(crate) const DECL: ToolDecl = ToolDecl {
     in_compact: InCompact::Always,
     summary: summarise,
     guard: GuardScan::Everything,
+    preview: Preview::Arguments,
+    in_flush: InFlush::Never,
 };
 
 pub(crate) struct Glob;

@@ -4,7 +4,9 @@ use std::io::{self, BufRead, BufReader, Read};
 
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
-use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
+use seedpod_protocol::{
+    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -33,6 +35,8 @@ pub(crate) const DECL: ToolDecl = ToolDecl {
     in_compact: InCompact::Always,
     summary: summarise,
     guard: GuardScan::Everything,
+    preview: Preview::Arguments,
+    in_flush: InFlush::Offered,
 };
 
 pub(crate) struct ReadFile;

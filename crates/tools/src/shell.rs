@@ -19,7 +19,8 @@ use schemars::JsonSchema;
 use seedpod_config::agent;
 use seedpod_engine::{Tool, ToolOutput};
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, Policy, SandboxFinding, ToolDecl, ToolMeta, ToolSpec,
+    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, SandboxFinding, ToolDecl,
+    ToolMeta, ToolSpec,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -44,6 +45,8 @@ pub const DECL: ToolDecl = ToolDecl {
     in_compact: InCompact::Always,
     summary: summarise,
     guard: GuardScan::Everything,
+    preview: Preview::Command,
+    in_flush: InFlush::Never,
 };
 
 /// Exit code reported for a command killed at its timeout, as coreutils' `timeout` does.

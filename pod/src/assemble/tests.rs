@@ -438,6 +438,73 @@ fn the_pods_own_tools_join_in_catalogue_order_unless_denied() {
     }
 }
 
+/// What each declaration says of its calls' preview and of the memory flush agrees with the
+/// tool's schema and with what the tool does, for every declared tool as a pod offers it: a
+/// preview is made from arguments the schema has; only a tool that runs commands previews as
+/// a command; a file preview changes a file; the flush gets only tools that work on one file
+/// by its `path` and run nothing. So a new tool declared as a file edit is previewed, approved
+/// and offered to the flush as one with no other change (docs/decisions.md).
+#[test]
+fn every_declared_tools_preview_and_flush_agree_with_its_schema() {
+    use seedpod_protocol::{Effect, InFlush, Preview};
+
+    let fx = Fixture::new("");
+    let mut pod = fx.assemble(None);
+    let (senders, _queues) = crate::controller::channels();
+    let name = seedpod_protocol::PodName::new("p").unwrap();
+    offer_pod_tools(
+        &mut pod.tools,
+        PodTools {
+            home: &fx.home(),
+            name: &name,
+            cwd: &fx.path("work"),
+            pastes: senders.pastes.clone(),
+            children: senders.children,
+        },
+        &pod.session.policies,
+    )
+    .unwrap();
+    let specs = pod.tools.specs();
+    assert_eq!(
+        specs.len(),
+        catalogue::declared().len(),
+        "{:?}",
+        names(&pod.tools)
+    );
+    for spec in specs {
+        let decl = catalogue::decl_for(&spec.name).unwrap();
+        let name = decl.name;
+        let has = |argument: &str| spec.parameters["properties"].get(argument).is_some();
+        for argument in decl.preview.arguments() {
+            assert!(
+                has(argument),
+                "{name} is previewed as {:?} from `{argument}`, which its schema lacks",
+                decl.preview
+            );
+        }
+        assert_eq!(
+            decl.preview == Preview::Command,
+            decl.effect == Effect::RunsCommands,
+            "{name}: a command preview is for a tool that runs commands, and only for one"
+        );
+        if decl.preview.is_file_change() {
+            assert_eq!(decl.effect, Effect::Changes, "{name}");
+        }
+        if decl.in_flush == InFlush::Offered {
+            assert!(
+                has("path"),
+                "{name} is offered to the flush without a `path`"
+            );
+            assert!(
+                decl.effect == Effect::ReadOnly || decl.preview.is_file_change(),
+                "{name}: the flush reads files and writes them, nothing else"
+            );
+        }
+    }
+    assert_eq!(crate::mcp::DECL.preview, Preview::Arguments);
+    assert_eq!(crate::mcp::DECL.in_flush, InFlush::Never);
+}
+
 /// A registry entry with no declaration is refused, wherever it hides: alone, among declared
 /// tools, or under a name close to one. Its policy, asked anyway, is `deny`.
 #[test]

@@ -70,7 +70,7 @@ impl ChildLimits {
 
 /// Why a child was not started, worded for the model (a `spawn_pod` error result) or a person;
 /// the caller says what was not done.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Refusal {
     /// The pod has as many live children as `max_children` allows.
     TooMany { live: usize, max: usize },
@@ -78,7 +78,27 @@ pub enum Refusal {
     TooDeep { depth: usize, max: usize },
     /// An ancestor's `pod.json` could not be read, so the depth is unknown: refused rather
     /// than guessed shallow.
-    LineageUnknown { ancestor: PodName, reason: String },
+    LineageUnknown { ancestor: PodName, gap: LineageGap },
+}
+
+/// Why an ancestor's parent is not known; completes "ancestor pod NAME's pod.json …".
+#[derive(Debug, Clone)]
+pub enum LineageGap {
+    /// Its pod directory is gone.
+    Missing,
+    /// Its `pod.json` is there but could not be read. Shared: a refusal is cloned.
+    Unreadable {
+        cause: std::sync::Arc<seedpod_store::StoreError>,
+    },
+}
+
+impl fmt::Display for LineageGap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineageGap::Missing => f.write_str("is missing (the pod was removed)"),
+            LineageGap::Unreadable { cause } => write!(f, "cannot be read ({cause})"),
+        }
+    }
 }
 
 impl fmt::Display for Refusal {
@@ -98,11 +118,11 @@ impl fmt::Display for Refusal {
                  or end your turn saying what is left so the pod that started you can hand \
                  it on."
             ),
-            Refusal::LineageUnknown { ancestor, reason } => write!(
+            Refusal::LineageUnknown { ancestor, gap } => write!(
                 f,
                 "how deep this pod is cannot be checked against \
                  [children] max_depth, because its ancestor pod {ancestor}'s pod.json \
-                 {reason}. Do this work yourself."
+                 {gap}. Do this work yourself."
             ),
         }
     }
@@ -127,8 +147,10 @@ impl Depth {
         let depth = walk(parent, enough, |ancestor| {
             match seedpod_store::load_meta(&home.pod_dir(ancestor)) {
                 Ok(Some(meta)) => Ok(meta.parent),
-                Ok(None) => Err("is missing (the pod was removed)".to_owned()),
-                Err(err) => Err(format!("cannot be read ({err})")),
+                Ok(None) => Err(LineageGap::Missing),
+                Err(cause) => Err(LineageGap::Unreadable {
+                    cause: std::sync::Arc::new(cause),
+                }),
             }
         })?;
         self.0 = Some(depth);
@@ -141,7 +163,7 @@ impl Depth {
 fn walk(
     parent: Option<&PodName>,
     enough: usize,
-    mut parent_of: impl FnMut(&PodName) -> Result<Option<PodName>, String>,
+    mut parent_of: impl FnMut(&PodName) -> Result<Option<PodName>, LineageGap>,
 ) -> Result<usize, Refusal> {
     let mut depth = 0;
     let mut next = parent.cloned();
@@ -150,9 +172,9 @@ fn walk(
         if depth > enough {
             break;
         }
-        next = parent_of(&ancestor).map_err(|reason| Refusal::LineageUnknown {
+        next = parent_of(&ancestor).map_err(|gap| Refusal::LineageUnknown {
             ancestor: ancestor.clone(),
-            reason,
+            gap,
         })?;
     }
     Ok(depth)
@@ -177,7 +199,7 @@ mod tests {
             assert!(reads <= enough + 1, "read past what the limit needs");
             match table.get(pod.as_str()) {
                 Some(parent) => Ok(parent.map(name)),
-                None => Err("is missing".to_owned()),
+                None => Err(LineageGap::Missing),
             }
         });
         match result {
@@ -222,8 +244,8 @@ mod tests {
             max_children: 2,
             max_depth: 3,
         };
-        assert_eq!(limits.check(0, 0), Ok(()));
-        assert_eq!(limits.check(2, 1), Ok(()));
+        assert!(matches!(limits.check(0, 0), Ok(())));
+        assert!(matches!(limits.check(2, 1), Ok(())));
         let many = limits.check(1, 2).unwrap_err().to_string();
         assert!(many.contains("max_children = 2"), "{many}");
         assert!(

@@ -12,9 +12,11 @@ mod msg;
 pub mod outbox;
 pub mod output;
 pub mod probe;
+mod spawn_error;
 pub mod tools;
 
 pub use msg::{CHILD_QUEUE_CAPACITY, ChildMsg, SpawnReply};
+pub use spawn_error::{LaunchFailed, SpawnRefused};
 
 use std::ffi::OsString;
 

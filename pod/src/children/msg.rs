@@ -7,6 +7,9 @@ use seedpod_protocol::{
 use seedpod_store::{ChildRecord, OutputCursor};
 use tokio::sync::oneshot;
 
+use super::limits::Refusal;
+use super::spawn_error::{LaunchFailed, SpawnRefused};
+
 /// Messages on the children's queue (bounded: a sender waits when it is full).
 pub const CHILD_QUEUE_CAPACITY: usize = 64;
 
@@ -20,7 +23,8 @@ pub enum ChildMsg {
     /// The child process started, or failed to.
     Launched {
         name: PodName,
-        result: Result<String, String>,
+        /// The child's socket path, or why it did not come up.
+        result: Result<String, LaunchFailed>,
         reply: SpawnReply,
     },
     /// The records as they are now.
@@ -39,7 +43,7 @@ pub enum ChildMsg {
     /// allows, in the same step as the check (`children/limits.rs`).
     Revive {
         name: PodName,
-        reply: oneshot::Sender<Result<(), String>>,
+        reply: oneshot::Sender<Result<(), Refusal>>,
     },
 }
 
@@ -49,19 +53,21 @@ pub enum SpawnReply {
         id: RequestId,
         reply: oneshot::Sender<ServerMsg>,
     },
-    Tool(oneshot::Sender<Result<String, String>>),
+    /// The `spawn_pod` tool: what it tells the model, or why no child started.
+    Tool(oneshot::Sender<Result<String, SpawnRefused>>),
 }
 
 impl SpawnReply {
-    pub fn send(self, result: Result<(PodName, String), String>) {
+    /// Answer with the started child's name and socket, or why none started.
+    pub fn send(self, result: Result<(PodName, String), SpawnRefused>) {
         match self {
             SpawnReply::Client { id, reply } => {
                 let msg = match result {
                     Ok((name, socket)) => ServerMsg::Spawned { id, name, socket },
-                    Err(message) => ServerMsg::Error {
+                    Err(refused) => ServerMsg::Error {
                         id: Some(id),
                         code: ErrorCode::InvalidRequest,
-                        message,
+                        message: refused.to_string(),
                     },
                 };
                 let _ = reply.send(msg);

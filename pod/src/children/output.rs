@@ -71,14 +71,14 @@ pub enum OutputError {
     )]
     UnknownSegment { pod: String, segment: SegmentId },
     #[error(
-        "could not read pod \"{pod}\"'s log {}: {source}; check that its pod directory is \
+        "could not read pod \"{pod}\"'s log {}: {cause}; check that its pod directory is \
          intact, then try again",
         path.display()
     )]
     Unreadable {
         pod: String,
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -170,10 +170,10 @@ fn read_segment(
     page: &mut Page,
 ) -> Result<Stop, OutputError> {
     let path = segment_path(pod_dir, &at.segment);
-    let unreadable = |source| OutputError::Unreadable {
+    let unreadable = |cause| OutputError::Unreadable {
         pod: pod.to_string(),
         path: path.clone(),
-        source,
+        cause,
     };
     let mut reader = BufReader::new(File::open(&path).map_err(unreadable)?);
     let mut line = Vec::new();

@@ -176,22 +176,53 @@ pub enum RestoreError {
     },
 }
 
+/// Why a child did not take input or a stop; worded for the model (the tools' error results).
+#[derive(Debug, thiserror::Error)]
+pub enum TalkError {
+    /// Nothing listens on its socket.
+    #[error(
+        "child pod {name} is not running ({}); nothing was sent. A person can restore it with \
+         `seedpod start {name}`.",
+        liveness.describe()
+    )]
+    NotRunning {
+        name: PodName,
+        liveness: ChildLiveness,
+    },
+    #[error("cannot reach child pod {name}: {cause}")]
+    Unreachable { name: PodName, cause: ClientError },
+    /// It answered a delegation with something that is not an acknowledgement.
+    #[error("child pod {name} answered unexpectedly: {answer:?}")]
+    Unexpected {
+        name: PodName,
+        answer: Box<ServerMsg>,
+    },
+    #[error("child pod {name} did not take the message: {cause}")]
+    NotTaken { name: PodName, cause: ClientError },
+    #[error("child pod {name} did not stop cleanly: {cause}")]
+    NotStopped { name: PodName, cause: ClientError },
+    #[error("child pod {name} did not stop within {}s", STOP_TIMEOUT.as_secs())]
+    StopTimedOut { name: PodName },
+}
+
 /// Give `name` new input as its parent; returns how it was taken.
 pub async fn send_input(
     home: &Home,
     me: &PodName,
     name: &PodName,
     message: &str,
-) -> Result<String, String> {
+) -> Result<String, TalkError> {
     let mut conn = Connection::connect(home, name, &client_name(me), ClientMode::Control)
         .await
         .map_err(|err| match err {
-            ClientError::NotRunning { .. } => format!(
-                "child pod {name} is not running ({}); nothing was sent. A person can restore it \
-                 with `seedpod start {name}`.",
-                not_running(home, name).describe()
-            ),
-            other => format!("cannot reach child pod {name}: {other}"),
+            ClientError::NotRunning { .. } => TalkError::NotRunning {
+                name: name.clone(),
+                liveness: not_running(home, name),
+            },
+            cause => TalkError::Unreachable {
+                name: name.clone(),
+                cause,
+            },
         })?;
     let method = Method::Delegate {
         segments: vec![Segment::text(message)],
@@ -209,19 +240,30 @@ pub async fn send_input(
                  when it ends."
             ),
         }),
-        Ok(other) => Err(format!("child pod {name} answered unexpectedly: {other:?}")),
-        Err(err) => Err(format!("child pod {name} did not take the message: {err}")),
+        Ok(other) => Err(TalkError::Unexpected {
+            name: name.clone(),
+            answer: Box::new(other),
+        }),
+        Err(cause) => Err(TalkError::NotTaken {
+            name: name.clone(),
+            cause,
+        }),
     }
 }
 
 /// Ask `name` to shut down and wait until it has closed its log. `Ok(false)`: it was not
 /// running.
-pub async fn stop(home: &Home, me: &PodName, name: &PodName) -> Result<bool, String> {
+pub async fn stop(home: &Home, me: &PodName, name: &PodName) -> Result<bool, TalkError> {
     let mut conn =
         match Connection::connect(home, name, &client_name(me), ClientMode::Control).await {
             Ok(conn) => conn,
             Err(ClientError::NotRunning { .. }) => return Ok(false),
-            Err(err) => return Err(format!("cannot reach child pod {name}: {err}")),
+            Err(cause) => {
+                return Err(TalkError::Unreachable {
+                    name: name.clone(),
+                    cause,
+                });
+            }
         };
     let stopped = tokio::time::timeout(STOP_TIMEOUT, async {
         conn.call(Method::Shutdown).await?;
@@ -232,10 +274,10 @@ pub async fn stop(home: &Home, me: &PodName, name: &PodName) -> Result<bool, Str
     .await;
     match stopped {
         Ok(Ok(())) => Ok(true),
-        Ok(Err(err)) => Err(format!("child pod {name} did not stop cleanly: {err}")),
-        Err(_) => Err(format!(
-            "child pod {name} did not stop within {}s",
-            STOP_TIMEOUT.as_secs()
-        )),
+        Ok(Err(cause)) => Err(TalkError::NotStopped {
+            name: name.clone(),
+            cause,
+        }),
+        Err(_) => Err(TalkError::StopTimedOut { name: name.clone() }),
     }
 }

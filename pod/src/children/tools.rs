@@ -1,25 +1,28 @@
 //! The five tools a pod's model drives its children with: `spawn_pod`, `send_to_pod`,
 //! `read_pod_output`, `list_pods`, `stop_pod`. Each call either asks the controller (which owns
 //! the records and the lent scope) or does the slow work here and reports what it found.
-//! Like every tool, problems come back as error results worded for the model.
+//! Like every tool, problems come back as error results worded for the model: each step says
+//! so by returning a `ToolFailure`, and the typed errors of the steps it takes (a refused
+//! spawn, a child that would not talk) become one here, at the edge, in their own words.
 
 use std::sync::Arc;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use seedpod_client::Home;
-use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
+use seedpod_engine::{Tool, ToolFailure, ToolOutput, ToolRegistry};
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, PodName, SpawnRequest, ToolDecl, ToolSpec,
+    CallSummary, Effect, GuardScan, InCompact, InFlush, PodName, Preview, SpawnRequest, ToolDecl,
+    ToolSpec,
 };
 use seedpod_store::{ChildRecord, OutputCursor};
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
-use super::output::{DEFAULT_BUDGET_CHARS, read_output};
-use super::probe::{self, ChildLiveness};
-use super::{ChildMsg, SpawnReply};
+use super::output::{DEFAULT_BUDGET_CHARS, OutputError, read_output};
+use super::probe::{self, ChildLiveness, RestoreError, TalkError};
+use super::{ChildMsg, SpawnRefused, SpawnReply};
 use crate::policy::{Policies, Policy};
 
 /// The child tools' declarations, in the order the model sees them
@@ -73,6 +76,8 @@ const fn child(name: &'static str, effect: Effect, compact_note: &'static str) -
         in_compact: InCompact::WhenConfigured,
         summary: CallSummary::raw,
         guard: GuardScan::ExceptPodMarkers,
+        preview: Preview::Arguments,
+        in_flush: InFlush::Never,
     }
 }
 
@@ -140,20 +145,22 @@ impl ChildTools {
         }
     }
 
-    async fn ask<T>(&self, msg: impl FnOnce(oneshot::Sender<T>) -> ChildMsg) -> Result<T, String> {
+    async fn ask<T>(
+        &self,
+        msg: impl FnOnce(oneshot::Sender<T>) -> ChildMsg,
+    ) -> Result<T, ToolFailure> {
+        let stopping = |_| ToolFailure::new("the pod is stopping");
         let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(msg(reply))
-            .await
-            .map_err(|_| "the pod is stopping".to_string())?;
-        rx.await.map_err(|_| "the pod is stopping".to_string())
+        self.tx.send(msg(reply)).await.map_err(stopping)?;
+        rx.await
+            .map_err(|_| ToolFailure::new("the pod is stopping"))
     }
 
-    async fn records(&self) -> Result<Vec<ChildRecord>, String> {
+    async fn records(&self) -> Result<Vec<ChildRecord>, ToolFailure> {
         self.ask(|reply| ChildMsg::Records { reply }).await
     }
 
-    async fn record(&self, name: &PodName) -> Result<ChildRecord, String> {
+    async fn record(&self, name: &PodName) -> Result<ChildRecord, ToolFailure> {
         let records = self.records().await?;
         records
             .iter()
@@ -161,14 +168,14 @@ impl ChildTools {
             .cloned()
             .ok_or_else(|| {
                 let known: Vec<&str> = records.iter().map(|r| r.name.as_str()).collect();
-                format!(
+                ToolFailure::new(format!(
                     "\"{name}\" is not a child of this pod (children: {}); list_pods shows them",
                     if known.is_empty() {
                         "none".into()
                     } else {
                         known.join(", ")
                     }
-                )
+                ))
             })
     }
 
@@ -235,9 +242,45 @@ struct NameArgs {
 #[serde(deny_unknown_fields)]
 struct NoArgs {}
 
-fn parse<T: for<'de> Deserialize<'de>>(tool: &str, arguments: &str) -> Result<T, String> {
-    serde_json::from_str(arguments)
-        .map_err(|e| format!("the arguments for {tool} do not match its schema: {e}"))
+fn parse<T: for<'de> Deserialize<'de>>(tool: &str, arguments: &str) -> Result<T, ToolFailure> {
+    serde_json::from_str(arguments).map_err(|e| {
+        ToolFailure::new(format!(
+            "the arguments for {tool} do not match its schema: {e}"
+        ))
+    })
+}
+
+/// Why `read_pod_output` read nothing of a child's log.
+#[derive(Debug, thiserror::Error)]
+enum Unread {
+    #[error("cannot read child pod {name}'s pod.json: {cause}")]
+    Meta {
+        name: PodName,
+        cause: seedpod_store::StoreError,
+    },
+    #[error("child pod {name} is gone: its pod directory is missing")]
+    Gone { name: PodName },
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+// The typed errors of the steps a child tool takes, said to the model in their own words.
+impl From<SpawnRefused> for ToolFailure {
+    fn from(refused: SpawnRefused) -> ToolFailure {
+        ToolFailure::new(refused.to_string())
+    }
+}
+
+impl From<TalkError> for ToolFailure {
+    fn from(err: TalkError) -> ToolFailure {
+        ToolFailure::new(err.to_string())
+    }
+}
+
+impl From<RestoreError> for ToolFailure {
+    fn from(err: RestoreError) -> ToolFailure {
+        ToolFailure::new(err.to_string())
+    }
 }
 
 fn name_param(what: &str) -> serde_json::Value {
@@ -340,14 +383,14 @@ impl Tool for ChildTool {
             };
             match result {
                 Ok(text) => ToolOutput::ok(text),
-                Err(text) => ToolOutput::error(text),
+                Err(failure) => ToolOutput::from(failure),
             }
         }
         .boxed()
     }
 }
 
-async fn spawn(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
+async fn spawn(ctx: &ChildTools, arguments: &str) -> Result<String, ToolFailure> {
     let args: SpawnArgs = parse(SPAWN.name, arguments)?;
     let scope = args.scope.unwrap_or_default();
     let request = SpawnRequest {
@@ -359,14 +402,16 @@ async fn spawn(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
         instructions: args.instructions,
         mcp_servers: args.mcp_servers,
     };
-    ctx.ask(|reply| ChildMsg::Spawn {
-        request,
-        reply: SpawnReply::Tool(reply),
-    })
-    .await?
+    let started = ctx
+        .ask(|reply| ChildMsg::Spawn {
+            request,
+            reply: SpawnReply::Tool(reply),
+        })
+        .await?;
+    Ok(started?)
 }
 
-async fn send(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
+async fn send(ctx: &ChildTools, arguments: &str) -> Result<String, ToolFailure> {
     let args: SendArgs = parse(SEND.name, arguments)?;
     ctx.record(&args.name).await?;
     // A stopped child (crashed, or stopped by a person) is restored from its log first: it
@@ -376,10 +421,15 @@ async fn send(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
             // Restoring makes one more live child: the controller counts it first, so a
             // stop-and-restore cycle cannot run more children than `max_children`.
             let name = args.name.clone();
-            ctx.ask(|reply| ChildMsg::Revive { name, reply }).await??;
+            if let Err(refusal) = ctx.ask(|reply| ChildMsg::Revive { name, reply }).await? {
+                return Err(ToolFailure::new(format!(
+                    "child pod {} was not restored: {refusal}",
+                    args.name
+                )));
+            }
             if let Err(err) = probe::restore(&ctx.home, &args.name).await {
                 ctx.tell_liveness(&args.name, false).await;
-                return Err(err.to_string());
+                return Err(err.into());
             }
             format!(
                 "child pod {} was stopped; restored it from its log. ",
@@ -387,36 +437,44 @@ async fn send(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
             )
         }
         ChildLiveness::Gone => {
-            return Err(format!(
+            return Err(ToolFailure::new(format!(
                 "child pod {} is gone (its pod directory is missing); spawn_pod starts a new one",
                 args.name
-            ));
+            )));
         }
         ChildLiveness::Live(_) | ChildLiveness::Unresponsive(_) => String::new(),
     };
     let sent = probe::send_input(&ctx.home, &ctx.me, &args.name, &args.message).await;
     ctx.tell_liveness(&args.name, sent.is_ok()).await;
-    sent.map(|taken| format!("{restored}{taken}"))
+    Ok(sent.map(|taken| format!("{restored}{taken}"))?)
 }
 
-async fn read(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
+async fn read(ctx: &ChildTools, arguments: &str) -> Result<String, ToolFailure> {
     let args: ReadArgs = parse(READ.name, arguments)?;
     let record = ctx.record(&args.name).await?;
     let since = match &args.since {
-        Some(text) => Some(text.parse::<OutputCursor>()?),
+        Some(text) => Some(text.parse::<OutputCursor>().map_err(ToolFailure::new)?),
         None => record.cursor.clone(),
     };
     let pod_dir = ctx.home.pod_dir(&args.name);
     let name = args.name.clone();
     let page = tokio::task::spawn_blocking(move || {
         let meta = seedpod_store::load_meta(&pod_dir)
-            .map_err(|e| format!("cannot read child pod {name}'s pod.json: {e}"))?
-            .ok_or_else(|| format!("child pod {name} is gone: its pod directory is missing"))?;
-        read_output(&pod_dir, &meta, since.as_ref(), DEFAULT_BUDGET_CHARS)
-            .map_err(|e| e.to_string())
+            .map_err(|cause| Unread::Meta {
+                name: name.clone(),
+                cause,
+            })?
+            .ok_or(Unread::Gone { name })?;
+        Ok::<_, Unread>(read_output(
+            &pod_dir,
+            &meta,
+            since.as_ref(),
+            DEFAULT_BUDGET_CHARS,
+        )?)
     })
     .await
-    .map_err(|e| format!("reading the child's log failed: {e}"))??;
+    .map_err(|e| ToolFailure::new(format!("reading the child's log failed: {e}")))?
+    .map_err(|unread| ToolFailure::new(unread.to_string()))?;
     let msg = ChildMsg::Cursor {
         name: args.name.clone(),
         cursor: page.next.clone(),
@@ -434,7 +492,7 @@ async fn read(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
     ))
 }
 
-async fn list(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
+async fn list(ctx: &ChildTools, arguments: &str) -> Result<String, ToolFailure> {
     let _: NoArgs = parse(LIST.name, arguments)?;
     let records = ctx.records().await?;
     if records.is_empty() {
@@ -488,7 +546,7 @@ fn roots(paths: &[std::path::PathBuf]) -> String {
     shown.join(", ")
 }
 
-async fn stop(ctx: &ChildTools, arguments: &str) -> Result<String, String> {
+async fn stop(ctx: &ChildTools, arguments: &str) -> Result<String, ToolFailure> {
     let args: NameArgs = parse(STOP.name, arguments)?;
     let record = ctx.record(&args.name).await?;
     let stopped = probe::stop(&ctx.home, &ctx.me, &args.name).await?;
@@ -519,8 +577,8 @@ mod tests {
                 Ok(_) => panic!("{bad:?} was accepted"),
                 Err(err) => err,
             };
-            assert!(err.contains("spawn_pod"), "{err}");
-            assert!(err.contains("pod name"), "{err}");
+            assert!(err.text().contains("spawn_pod"), "{err}");
+            assert!(err.text().contains("pod name"), "{err}");
         }
         let fine = json!({"name": "kid-1", "task": "t"}).to_string();
         assert!(parse::<SpawnArgs>("spawn_pod", &fine).is_ok());

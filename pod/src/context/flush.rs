@@ -14,7 +14,7 @@ use seedpod_engine::{
     Context, HostError, PreparedRequest, Provider, ProviderEvent, Purpose, RetryPolicy, RunHost,
     RunLimits, ToolRegistry, drive_run_with_retry, unanswered_tool_calls,
 };
-use seedpod_protocol::{EntryKind, ModelConfig, ModelItem, SystemItem, ToolSpec};
+use seedpod_protocol::{EntryKind, InFlush, ModelConfig, ModelItem, SystemItem, ToolSpec};
 
 use super::zone::is_assistant;
 
@@ -25,8 +25,24 @@ pub const TIMEOUT: Duration = Duration::from_secs(90);
 /// Recent messages the flush sees: the whole history no longer fits the window (that is why
 /// the pod compacts), and the latest messages hold what is worth keeping now.
 pub const RECENT_MESSAGES: usize = 10;
-/// The only tools a flush may use, and only those the policy allows without a person.
-pub const FLUSH_TOOLS: [&str; 3] = ["read_file", "write_file", "edit_file"];
+/// The only tools a flush may use (and of those only the ones the policy allows without a
+/// person): those whose declarations offer them to it (`ToolDecl::in_flush`), in catalogue
+/// order.
+pub fn flush_tool_names() -> Vec<&'static str> {
+    crate::catalogue::declared()
+        .into_iter()
+        .filter(|decl| decl.in_flush == InFlush::Offered)
+        .map(|decl| decl.name)
+        .collect()
+}
+
+/// Why no flush ran; the text is the note the compaction records (`memory_flush`).
+#[derive(Debug, thiserror::Error)]
+pub enum Skipped {
+    /// The flush asks no one, and every file tool would ask.
+    #[error("skipped: no file tool runs without asking ([approvals]), and a flush asks no one")]
+    NoFileTool,
+}
 
 /// What a flush needs, gathered by the controller.
 pub struct FlushInput {
@@ -38,20 +54,30 @@ pub struct FlushInput {
 
 /// The flush's prompt (our own words).
 fn prompt(date: &str) -> String {
+    let tools = spoken_list(&flush_tool_names());
     format!(
         "Your conversation is about to be compacted: its earlier messages will be replaced by \
 a summary. Before that, store anything worth remembering beyond this conversation — facts about \
 the project, decisions and their reasons, the person's preferences — as short notes appended to \
 AGENTS.md (read it first and add to it; never remove what is there) or to \
-.seedpod/memory/{date}.md. Use only read_file, write_file and edit_file. Do not continue the \
+.seedpod/memory/{date}.md. Use only {tools}. Do not continue the \
 task. If there is nothing worth storing, answer exactly NO_REPLY."
     )
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn spoken_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
 }
 
 /// The tools of `registry` a flush may use: the file tools whose policy is `allow`.
 pub fn flush_tools(registry: &ToolRegistry, allowed: impl Fn(&str) -> bool) -> ToolRegistry {
     let mut tools = ToolRegistry::new();
-    for name in FLUSH_TOOLS {
+    for name in flush_tool_names() {
         if allowed(name)
             && let Some(tool) = registry.get(name)
         {
@@ -201,6 +227,19 @@ mod tests {
         let r = recent(&h);
         assert!(r.len() <= RECENT_MESSAGES);
         assert!(!matches!(r[0], ModelItem::ToolResult { .. }), "{r:?}");
+    }
+
+    /// The flush's tools come from the declarations, and its prompt names exactly them.
+    #[test]
+    fn the_flush_offers_the_file_tools_and_its_prompt_names_them() {
+        assert_eq!(flush_tool_names(), ["read_file", "write_file", "edit_file"]);
+        assert!(
+            prompt("2026-05-01").contains("Use only read_file, write_file and edit_file."),
+            "{}",
+            prompt("2026-05-01")
+        );
+        assert_eq!(spoken_list(&["a"]), "a");
+        assert_eq!(spoken_list(&["a", "b"]), "a and b");
     }
 
     #[test]

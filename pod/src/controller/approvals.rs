@@ -9,7 +9,7 @@
 use seedpod_engine::{Authorization, HostError, PendingCall};
 use seedpod_protocol::{
     AckOutcome, ApprovalAnswer, ApprovalDecision, ApprovalRequest, CallId, EntryKind, ErrorCode,
-    Replaces, RequestId, ServerMsg, StandingApproval,
+    Preview, Replaces, RequestId, ServerMsg, StandingApproval,
 };
 use seedpod_store::Durability;
 use seedpod_tools::Judgement;
@@ -24,11 +24,14 @@ pub(super) struct WaitingApproval {
     pub reply: oneshot::Sender<Result<Authorization, HostError>>,
 }
 
-/// The most bytes of a file `write_file` would replace that an approval request carries.
+/// The most bytes of a file a write or an edit would change that an approval request carries.
 const REPLACES_MAX_BYTES: u64 = 64 * 1024;
 
-/// The tool whose `approve_always` answers are narrowed to a command rule.
-const SHELL: &str = "shell";
+/// How the declaration of tool `name` previews its calls (`ToolDecl::preview`): a command's
+/// `approve_always` is narrowed to a command rule, a file change carries the file's text.
+fn preview_of(name: &str) -> Preview {
+    crate::catalogue::decl_for(name).map_or(Preview::Arguments, |decl| decl.preview)
+}
 
 /// What the run task is told for a committed decision.
 fn authorization(decision: &ApprovalDecision) -> Authorization {
@@ -59,7 +62,7 @@ impl Controller {
         seedpod_tools::judge_shell_command(arguments, scope)
     }
 
-    /// What the file a `write_file` call names holds now, for the approval's diff: read through
+    /// What the file a write or an edit names holds now, for the approval's diff: read through
     /// the scope, race-free, off the controller's loop, at most `REPLACES_MAX_BYTES`. `None`
     /// when there is no such file (the write creates it) or the path is not the pod's to read.
     fn current_content(
@@ -188,7 +191,9 @@ impl Controller {
             // Asked before a pause or a restart and still unanswered: wait again.
             Some(None) => {}
             None => {
-                let judgement = (call.name == SHELL).then(|| self.judge_shell(&call.arguments));
+                let previewed = preview_of(&call.name);
+                let judgement =
+                    (previewed == Preview::Command).then(|| self.judge_shell(&call.arguments));
                 let words = judgement.as_ref().and_then(Judgement::words);
                 if let Some(standing) = self
                     .log
@@ -204,7 +209,7 @@ impl Controller {
                         standing: standing.clone(),
                     };
                     if let Err(err) = self.commit(kind, Durability::Buffered).await {
-                        let _ = reply.send(Err(HostError::Log(err.to_string())));
+                        let _ = reply.send(Err(HostError::log(err)));
                         return;
                     }
                     let _ = reply.send(Ok(Authorization::Allowed));
@@ -217,7 +222,7 @@ impl Controller {
                 // The file's text, so the modal can show the change at its line numbers: read
                 // on a task, which hands the call back (`ControllerMsg::Ask`) — the controller never
                 // waits for that file.
-                if call.name == "write_file" || call.name == "edit_file" {
+                if previewed.is_file_change() {
                     let preview = self.current_content(&call.arguments);
                     let tx = self.senders.commands.clone();
                     tokio::spawn(async move {
@@ -266,7 +271,7 @@ impl Controller {
         tracing::info!(event = "approval_requested", tool = %request.tool, summary = %request.summary);
         let kind = EntryKind::ApprovalRequest(request);
         if let Err(err) = self.commit_sync_later(kind).await {
-            let _ = reply.send(Err(HostError::Log(err.to_string())));
+            let _ = reply.send(Err(HostError::log(err)));
             return;
         }
         self.wait_for_answer(call.call_id, reply);
@@ -315,9 +320,10 @@ impl Controller {
         };
         let decision = match answer {
             ApprovalAnswer::Approve => ApprovalDecision::Approve,
-            // A shell command whose first word cannot be told is approved once, never for
-            // every command.
-            ApprovalAnswer::ApproveAlways if request.tool == SHELL && request.always.is_none() => {
+            // A command no rule may cover is approved once, never for every command.
+            ApprovalAnswer::ApproveAlways
+                if preview_of(&request.tool) == Preview::Command && request.always.is_none() =>
+            {
                 ApprovalDecision::Approve
             }
             ApprovalAnswer::ApproveAlways => ApprovalDecision::ApproveAlways(StandingApproval {

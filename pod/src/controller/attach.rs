@@ -20,7 +20,7 @@ use super::data_guard::{DataSource, Guarded};
 use super::input::MAX_ATTACHMENT_BYTES;
 use super::link::{RunLink, gone};
 use super::{Controller, ControllerMsg};
-use crate::references::{self, ReferenceContext, Resolved};
+use crate::references::{self, NotAttached, ReferenceContext, Resolved};
 
 /// References to resolve for a run, with what resolving needs and nothing of the controller.
 pub(super) struct Attachments {
@@ -46,12 +46,12 @@ impl Attachments {
         let scope = self
             .scope
             .or_else(|| Scope::for_cwd(&self.cwd).ok().map(Arc::new));
-        let can_read = |path: &str| -> Result<PathBuf, String> {
+        let can_read = |path: &str| -> Result<PathBuf, NotAttached> {
             match &scope {
                 Some(scope) => scope
                     .check(path, Access::Read)
-                    .map_err(|blocked| blocked.reason),
-                None => Err("the pod's scope could not be set up".into()),
+                    .map_err(NotAttached::OutOfScope),
+                None => Err(NotAttached::NoScope),
             }
         };
         let ctx = ReferenceContext {
@@ -141,7 +141,7 @@ impl Controller {
                 Durability::Buffered,
             )
             .await
-            .map_err(|e| HostError::Log(e.to_string()))?;
+            .map_err(HostError::log)?;
         }
         self.runs.unattached = None;
         Ok(())

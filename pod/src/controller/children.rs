@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use seedpod_client::launch::{Launch, LaunchError, launch};
+use seedpod_client::launch::{Launch, launch};
 use seedpod_protocol::{
     EntryKind, PodEvent, PodName, ReportId, RequestId, ServerMsg, SpawnRequest,
 };
@@ -14,8 +14,10 @@ use seedpod_tools::{Access, LentRoot, Scope};
 use tokio::sync::oneshot;
 
 use super::Controller;
+use crate::children::limits::Refusal;
 use crate::children::{
-    ChildMsg, SpawnReply, child_args, outbox, probe, report_event, report_wakes,
+    ChildMsg, LaunchFailed, SpawnRefused, SpawnReply, child_args, outbox, probe, report_event,
+    report_wakes,
 };
 
 /// Longest task text kept in a child record (listings show it; the child's log has it all).
@@ -110,8 +112,8 @@ impl Controller {
         tracing::info!(event = "child_spawning", child = %name);
         let exe = match std::env::current_exe() {
             Ok(exe) => exe,
-            Err(err) => {
-                let result = Err(format!("cannot find the seedpod binary: {err}"));
+            Err(cause) => {
+                let result = Err(LaunchFailed::NoBinary { cause });
                 return self.launched(name, result, reply).await;
             }
         };
@@ -126,12 +128,10 @@ impl Controller {
         let tx = self.senders.children.clone();
         tokio::spawn(async move {
             let result = match recorded.await {
-                Err(err) => Err(format!(
-                    "the child could not be recorded in pod.json, so it was not started: {err}"
-                )),
+                Err(cause) => Err(LaunchFailed::NotRecorded { cause }),
                 Ok(()) => match launch(&home, &spec).await {
                     Ok(()) => Ok(home.socket_path(&spec.name).display().to_string()),
-                    Err(err) => Err(launch_failure(&home, &err)),
+                    Err(err) => Err(LaunchFailed::launch(&home, err)),
                 },
             };
             let msg = ChildMsg::Launched {
@@ -156,56 +156,43 @@ impl Controller {
 
     /// Whether this pod may start one more child: depth first (no count fixes that), then the
     /// count. Called in the same step that records the child, so it is never stale.
-    fn within_limits(&mut self) -> Result<(), String> {
+    fn within_limits(&mut self) -> Result<(), Refusal> {
         let limits = self.session.child_limits;
-        let depth = self
-            .family
-            .depth
-            .get(
-                &self.pod.home,
-                self.pod.meta.parent.as_ref(),
-                limits.max_depth,
-            )
-            .map_err(|refusal| format!("no child started: {refusal}"))?;
-        limits
-            .check(depth, self.live_children())
-            .map_err(|refusal| format!("no child started: {refusal}"))
+        let depth = self.family.depth.get(
+            &self.pod.home,
+            self.pod.meta.parent.as_ref(),
+            limits.max_depth,
+        )?;
+        limits.check(depth, self.live_children())
     }
 
     /// A stopped direct child is about to be restored: one more live child, so the same count.
-    fn revive(&mut self, name: &PodName) -> Result<(), String> {
+    fn revive(&mut self, name: &PodName) -> Result<(), Refusal> {
         if !self.family.not_live.contains(name) {
             return Ok(());
         }
         let limits = self.session.child_limits;
-        if let Err(refusal) = limits.room_for_one_more(self.live_children()) {
-            return Err(format!("child pod {name} was not restored: {refusal}"));
-        }
+        limits.room_for_one_more(self.live_children())?;
         self.set_live(name, true);
         Ok(())
     }
 
     /// What the request may have, as a record; or why not, worded for whoever asked.
-    fn admit(&mut self, request: &SpawnRequest) -> Result<ChildRecord, String> {
-        self.within_limits()?;
+    fn admit(&mut self, request: &SpawnRequest) -> Result<ChildRecord, SpawnRefused> {
+        self.within_limits().map_err(SpawnRefused::Limits)?;
         // The name is a `PodName`: it was checked when the frame or the tool call was read.
         let name = &request.name;
         if let Some(servers) = &request.mcp_servers {
             let running = self.mcp.hub.running_servers();
             if let Some(unknown) = servers.iter().find(|s| !running.contains(s)) {
-                return Err(format!(
-                    "mcp_servers names \"{unknown}\", which is not one of this pod's MCP \
-                     servers ({}); a child can only get servers its parent runs",
-                    if running.is_empty() {
-                        "it has none".to_owned()
-                    } else {
-                        running.join(", ")
-                    }
-                ));
+                return Err(SpawnRefused::UnknownMcpServer {
+                    unknown: unknown.clone(),
+                    running,
+                });
             }
         }
         if *name == self.pod.name {
-            return Err(format!("\"{name}\" is this pod's own name; pick another"));
+            return Err(SpawnRefused::OwnName(name.clone()));
         }
         if self.pod.meta.children.iter().any(|r| r.name == *name)
             || self
@@ -215,33 +202,26 @@ impl Controller {
                 .join(seedpod_store::META_FILE)
                 .exists()
         {
-            return Err(format!(
-                "a pod named \"{name}\" exists already; pick another name (send_to_pod gives an \
-                 existing child more work)"
-            ));
+            return Err(SpawnRefused::NameTaken(name.clone()));
         }
         if request.task.trim().is_empty() {
-            return Err("the task is empty; say what the child should do".into());
+            return Err(SpawnRefused::EmptyTask);
         }
         let local;
         let scope: &Scope = match &self.session.scope {
             Some(scope) => scope,
             None => {
-                local = Scope::for_cwd(&self.pod.meta.cwd).map_err(|e| e.to_string())?;
+                local = Scope::for_cwd(&self.pod.meta.cwd).map_err(SpawnRefused::NoScope)?;
                 &local
             }
         };
-        let roots = |paths: &[String], access: Access| -> Result<Vec<_>, String> {
+        let roots = |paths: &[String], access: Access| -> Result<Vec<_>, SpawnRefused> {
             paths
                 .iter()
                 .map(|p| {
-                    scope.delegable(p, access).map_err(|blocked| {
-                        let what = match access {
-                            Access::Read => "read",
-                            Access::Write => "write",
-                        };
-                        format!("cannot delegate {what} access: {}", blocked.reason)
-                    })
+                    scope
+                        .delegable(p, access)
+                        .map_err(|blocked| SpawnRefused::NotDelegable { access, blocked })
                 })
                 .collect()
         };
@@ -261,7 +241,12 @@ impl Controller {
         })
     }
 
-    async fn launched(&mut self, name: PodName, result: Result<String, String>, reply: SpawnReply) {
+    async fn launched(
+        &mut self,
+        name: PodName,
+        result: Result<String, LaunchFailed>,
+        reply: SpawnReply,
+    ) {
         match result {
             Ok(socket) => {
                 tracing::info!(event = "child_spawned", child = %name);
@@ -276,14 +261,14 @@ impl Controller {
                 self.report_descendant(&name, &write).await;
                 reply.send(Ok((name, socket)));
             }
-            Err(message) => {
+            Err(cause) => {
                 // Nothing runs and nothing was created under that name: forget it, return the
                 // scope, and say why.
-                tracing::warn!(event = "child_spawn_failed", child = %name, error = %message);
+                tracing::warn!(event = "child_spawn_failed", child = %name, error = %cause);
                 self.pod.meta.children.retain(|r| r.name != name);
                 self.save_meta_logged().await;
                 self.relend();
-                reply.send(Err(format!("child pod {name} did not start: {message}")));
+                reply.send(Err(SpawnRefused::NotStarted { name, cause }));
             }
         }
     }
@@ -514,25 +499,6 @@ impl Controller {
             .iter()
             .map(|r| self.report_event(r))
             .collect()
-    }
-}
-
-/// A launch failure with the child's last log lines, for the person or model that asked.
-fn launch_failure(home: &seedpod_client::Home, err: &LaunchError) -> String {
-    match err {
-        LaunchError::Exited { name, .. } | LaunchError::NotReady { name } => format!(
-            "{err}\n{}",
-            seedpod_client::launch::log_tail(
-                &[
-                    &home.log_path(name),
-                    &seedpod_client::launch::stderr_path(home, name)
-                ],
-                10
-            )
-        ),
-        LaunchError::Io { .. } | LaunchError::Spawn(_) | LaunchError::Failed { .. } => {
-            err.to_string()
-        }
     }
 }
 

@@ -99,7 +99,7 @@ impl Controller {
                     let _ = tx.send(request).await;
                 }
                 Err(reason) => {
-                    let _ = reply.send(refuse(id, ErrorCode::InvalidRequest, reason));
+                    let _ = reply.send(refuse(id, ErrorCode::InvalidRequest, reason.to_string()));
                 }
             }
         });

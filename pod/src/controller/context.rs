@@ -13,7 +13,7 @@ use seedpod_store::Durability;
 use tokio::sync::oneshot;
 
 use super::data_guard::{DataSource, Guarded};
-use super::switch::{AfterSwitch, NewSegment};
+use super::switch::{AfterSwitch, NewSegment, SwitchError};
 use super::{Activity, Controller, ControllerMsg};
 use crate::context::compact::{self, Depth};
 use crate::context::{estimate, flush, prune};
@@ -57,6 +57,25 @@ impl CompactionDone {
     }
 }
 
+/// Why a compaction changed nothing; the text follows "compaction failed, nothing was changed:"
+/// in the alert and in a `/compact`'s refusal.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum CompactionFailed {
+    #[error("the summary request failed: {cause}")]
+    Summary { cause: ProviderError },
+    /// An automatic compaction whose summary is no shorter than what it would replace: it
+    /// would only start a loop of compactions.
+    #[error(
+        "the summary would not make the conversation shorter ({} → {} tokens)",
+        thousands(*before),
+        thousands(*after)
+    )]
+    NotShorter { before: u64, after: u64 },
+    /// The compacted segment could not be put in place.
+    #[error(transparent)]
+    Switch(SwitchError),
+}
+
 /// What the controller remembers between requests about fitting the context.
 #[derive(Default)]
 pub(super) struct FitState {
@@ -93,7 +112,7 @@ impl Controller {
                 tracing::info!(event = "context_pruned", trims = trims.len(), fill, window);
                 self.commit(EntryKind::ContextPruned { trims }, Durability::Buffered)
                     .await
-                    .map_err(|e| HostError::Log(e.to_string()))?;
+                    .map_err(HostError::log)?;
                 self.publish_fill();
             }
         }
@@ -233,8 +252,8 @@ impl Controller {
         };
         let summary = match summary {
             Ok(summary) => summary,
-            Err(err) => {
-                self.compaction_ended(job, Err(format!("the summary request failed: {err}")));
+            Err(cause) => {
+                self.compaction_ended(job, Err(CompactionFailed::Summary { cause }));
                 let _ = reply.send(Ok(()));
                 return;
             }
@@ -258,7 +277,11 @@ impl Controller {
     }
 
     /// The compacted segment is in place, or could not be written.
-    pub(super) fn compaction_switched(&mut self, done: CompactionDone, result: Result<(), String>) {
+    pub(super) fn compaction_switched(
+        &mut self,
+        done: CompactionDone,
+        result: Result<(), SwitchError>,
+    ) {
         let CompactionDone {
             job,
             old,
@@ -266,7 +289,7 @@ impl Controller {
             tokens_after,
             reply,
         } = done;
-        let result = result.map(|()| {
+        let result = result.map_err(CompactionFailed::Switch).map(|()| {
             tracing::info!(
                 event = "session_compacted",
                 removed_messages = job.plan.keep_from,
@@ -291,7 +314,7 @@ impl Controller {
     }
 
     /// Tell a waiting `/compact` and the clients how the compaction ended.
-    fn compaction_ended(&mut self, job: Compacting, result: Result<String, String>) {
+    fn compaction_ended(&mut self, job: Compacting, result: Result<String, CompactionFailed>) {
         match result {
             Ok(message) => {
                 self.fitting.fit.failed_at = None;
@@ -325,7 +348,7 @@ impl Controller {
         &mut self,
         job: &Compacting,
         summary: String,
-    ) -> Result<(NewSegment, SegmentId, u64, u64), String> {
+    ) -> Result<(NewSegment, SegmentId, u64, u64), CompactionFailed> {
         // The summary's length is the model's promise (`max_tokens`); a server that ignores it
         // cannot fill the new segment with one message.
         let limit = job.plan.max_tokens as usize * 8;
@@ -357,11 +380,10 @@ impl Controller {
         let history_before = estimate::items_tokens(&self.log.state.history);
         let history_after = estimate::items_tokens(&seed);
         if job.trigger != CompactionTrigger::Command && history_after >= history_before {
-            return Err(format!(
-                "the summary would not make the conversation shorter ({} → {} tokens)",
-                thousands(history_before),
-                thousands(history_after)
-            ));
+            return Err(CompactionFailed::NotShorter {
+                before: history_before,
+                after: history_after,
+            });
         }
         let old = self.log.state.segment_id.clone();
         let compaction = Compaction {
@@ -422,7 +444,7 @@ impl Controller {
                     Durability::Sync,
                 )
                 .await
-                .map_err(|e| HostError::Log(e.to_string()))?;
+                .map_err(HostError::log)?;
                 self.publish_fill();
             }
         }
@@ -538,7 +560,7 @@ impl Controller {
             if let Some(flush) = flush {
                 let actions = match flush {
                     Ok(input) => flush::run(provider.as_ref(), &retry, input).await,
-                    Err(why) => vec![why],
+                    Err(why) => vec![why.to_string()],
                 };
                 tracing::info!(event = "memory_flushed", actions = ?actions);
                 let flushed = ControllerMsg::MemoryFlushed {
@@ -561,7 +583,7 @@ impl Controller {
 
     /// What a memory flush before this compaction runs with: `None` when it is not configured,
     /// `Err` (a note for the record) when the policy allows no file tool without a person.
-    fn flush_input(&self) -> Option<Result<flush::FlushInput, String>> {
+    fn flush_input(&self) -> Option<Result<flush::FlushInput, flush::Skipped>> {
         if !self.session.context.memory_flush {
             return None;
         }
@@ -569,10 +591,7 @@ impl Controller {
             self.session.policies.for_tool(name) == crate::policy::Policy::Allow
         });
         if tools.is_empty() {
-            return Some(Err(
-                "skipped: no file tool runs without asking ([approvals]), and a flush asks no one"
-                    .into(),
-            ));
+            return Some(Err(flush::Skipped::NoFileTool));
         }
         Some(Ok(flush::FlushInput {
             model: self.log.state.model.clone(),

@@ -28,10 +28,41 @@ impl UserInput {
     }
 }
 
+/// What the guard found in an input or a notification, as the alerts say it.
+#[derive(Debug)]
+pub(super) struct Suspicion {
+    /// What was scanned: `input` or `notification`.
+    what: &'static str,
+    patterns: Vec<String>,
+    /// The first match, as found.
+    excerpt: String,
+}
+
+impl std::fmt::Display for Suspicion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "possible prompt injection in this {} ({}: \"{}\")",
+            self.what,
+            self.patterns.join(", "),
+            self.excerpt
+        )
+    }
+}
+
+/// An input or a notification the guard refused (`[input] guard = "block"`); the text is the
+/// sender's error reply and the person's alert.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{0}; it was refused and not recorded ([input] guard = \"block\"; rephrase, or set guard = \
+     \"warn\")"
+)]
+pub(super) struct InjectionRefused(Suspicion);
+
 impl Controller {
-    /// Scan `text` (an input or a notification) for injection patterns. `Err` carries the
-    /// refusal when the guard blocks it.
-    pub(super) fn guard(&mut self, source: &str, text: &str) -> Result<(), String> {
+    /// Scan `text` (an input or a notification, as `what` says) for injection patterns. `Err`
+    /// carries the refusal when the guard blocks it.
+    pub(super) fn guard(&mut self, what: &'static str, text: &str) -> Result<(), InjectionRefused> {
         let mode = self.session.guard;
         if mode == GuardMode::Off {
             return Ok(());
@@ -44,32 +75,29 @@ impl Controller {
         let excerpts: Vec<&str> = found.iter().map(|d| d.excerpt.as_str()).collect();
         tracing::warn!(
             event = "security.injection_detected",
-            source,
+            source = what,
             mode = ?mode,
             patterns = ?patterns,
             excerpts = ?excerpts,
         );
-        let what = format!(
-            "possible prompt injection in this {source} ({}: \"{}\")",
-            patterns.join(", "),
-            excerpts.first().copied().unwrap_or_default()
-        );
+        let suspicion = Suspicion {
+            what,
+            patterns: patterns.iter().map(|p| (*p).to_owned()).collect(),
+            excerpt: excerpts.first().copied().unwrap_or_default().to_owned(),
+        };
         match mode {
             GuardMode::Off | GuardMode::Log => Ok(()),
             GuardMode::Warn => {
                 self.publish_alert(
                     AlertLevel::Warn,
-                    format!("{what}; it was passed on ([input] guard = \"warn\")"),
+                    format!("{suspicion}; it was passed on ([input] guard = \"warn\")"),
                 );
                 Ok(())
             }
             GuardMode::Block => {
-                let message = format!(
-                    "{what}; it was refused and not recorded ([input] guard = \"block\"; rephrase, \
-                     or set guard = \"warn\")"
-                );
-                self.publish_alert(AlertLevel::Warn, message.clone());
-                Err(message)
+                let refused = InjectionRefused(suspicion);
+                self.publish_alert(AlertLevel::Warn, refused.to_string());
+                Err(refused)
             }
         }
     }

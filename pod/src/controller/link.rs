@@ -151,7 +151,7 @@ impl Controller {
         if unanswered.is_empty() {
             self.commit_pending_system_items()
                 .await
-                .map_err(|e| HostError::Log(e.to_string()))?;
+                .map_err(HostError::log)?;
             unanswered = unanswered_tool_calls(&self.log.state.history);
         }
         if unanswered.is_empty()
@@ -170,7 +170,7 @@ impl Controller {
                 Durability::Buffered,
             )
             .await
-            .map_err(|e| HostError::Log(e.to_string()))?;
+            .map_err(HostError::log)?;
             tracing::info!(event = "task_reminder", untouched_requests = untouched);
         }
         if unanswered.is_empty()
@@ -255,7 +255,7 @@ impl Controller {
         let fill_changes = matches!(kind, EntryKind::Usage(_));
         self.commit(kind, durability)
             .await
-            .map_err(|e| HostError::Log(e.to_string()))?;
+            .map_err(HostError::log)?;
         if fill_changes {
             self.publish_fill();
         }

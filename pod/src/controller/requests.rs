@@ -157,7 +157,7 @@ impl Controller {
             Now::Input { segments, trigger } => {
                 let text = seedpod_protocol::flatten_to_text(&segments);
                 if let Err(refusal) = self.guard("input", &text) {
-                    return error(id, ErrorCode::InvalidRequest, refusal);
+                    return error(id, ErrorCode::InvalidRequest, refusal.to_string());
                 }
                 self.run_request(id, segments, trigger).await
             }
@@ -168,7 +168,7 @@ impl Controller {
             Now::Notify { message, wake } => {
                 tracing::info!(event = "notify_received", wake, chars = message.len());
                 if let Err(refusal) = self.guard("notification", &message) {
-                    return error(id, ErrorCode::InvalidRequest, refusal);
+                    return error(id, ErrorCode::InvalidRequest, refusal.to_string());
                 }
                 self.inject(id, Injection::Notify { message, wake }).await
             }

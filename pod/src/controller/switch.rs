@@ -353,7 +353,7 @@ impl Controller {
                 self.after_run().await;
             }
             AfterSwitch::Compaction(done) => {
-                self.compaction_switched(*done, result.map_err(|e| e.to_string()));
+                self.compaction_switched(*done, result);
             }
         }
     }

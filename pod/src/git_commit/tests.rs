@@ -45,21 +45,24 @@ fn stage(dir: &Path, file: &str) {
 async fn outside_a_repository_commit_is_refused_with_what_to_do() {
     let dir = tempfile::tempdir().expect("temp dir");
     let err = prepare(dir.path(), "").await.expect_err("no repository");
+    assert!(matches!(err, GitError::NotARepository { .. }), "{err:?}");
     assert!(
-        err.contains("is not in one (git init creates one)"),
+        err.to_string()
+            .contains("is not in one (git init creates one)"),
         "{err}"
     );
     let tool = commit(dir.path(), r#"{"message":"x"}"#)
         .await
         .expect_err("no repo");
-    assert!(tool.contains("needs a git repository"), "{tool}");
+    assert!(tool.text().contains("needs a git repository"), "{tool}");
 }
 
 #[tokio::test]
 async fn a_clean_tree_has_nothing_to_commit() {
     let dir = repo();
     let err = prepare(dir.path(), "").await.expect_err("clean");
-    assert!(err.starts_with("nothing to commit"), "{err}");
+    assert!(matches!(err, GitError::NothingToCommit { .. }), "{err:?}");
+    assert!(err.to_string().starts_with("nothing to commit"), "{err}");
 }
 
 #[tokio::test]
@@ -136,13 +139,14 @@ async fn bad_calls_fail_and_commit_nothing() {
         (r#"{"message":"x","all":true}"#, "the working tree is clean"),
     ] {
         let err = commit(dir.path(), arguments).await.expect_err(arguments);
-        assert!(err.contains(expected), "{arguments}: {err}");
+        assert!(err.text().contains(expected), "{arguments}: {err}");
     }
     let long = serde_json::json!({ "message": "x".repeat(MAX_MESSAGE_CHARS + 1) }).to_string();
     assert!(
         commit(dir.path(), &long)
             .await
             .expect_err("long")
+            .text()
             .contains("over")
     );
     assert_eq!(last_message(dir.path()), "first");

@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime};
 
 use seedpod_client::PodListing;
-use seedpod_protocol::{Method, PodName, PodState};
+use seedpod_protocol::{Method, PodName, PodState, ToolDecl};
 use seedpod_transcript::{Link, Theme, Transcript, ViewState};
 
 pub use self::approval::scroll::{BodyScroll, ScrollKey, Window, window};
@@ -66,6 +66,13 @@ pub struct Flash {
     pub until: Instant,
 }
 
+/// Finds the declaration of a tool by the name the model calls it (`seedpod_protocol::ToolDecl`).
+/// The TUI knows no tool by its name: what it shows of a call before it runs (a command, a
+/// file's diff) is what the declaration says (`ToolDecl::preview`). The declarations live with
+/// the tools, above this crate, so the binary that wires the crates passes the pod's catalogue
+/// in; nothing of it goes over the wire.
+pub type DeclLookup = fn(&str) -> Option<&'static ToolDecl>;
+
 pub struct App {
     pub pod: PodName,
     pub transcript: Transcript,
@@ -100,10 +107,12 @@ pub struct App {
     pub tasks_expanded: bool,
     /// The terminal has focus (focus events; assumed until the terminal says otherwise).
     pub focused: bool,
+    /// The tools' declarations, by name.
+    tools: DeclLookup,
 }
 
 impl App {
-    pub fn new(pod: &PodName, history: InputHistory, theme: Theme) -> App {
+    pub fn new(pod: &PodName, history: InputHistory, theme: Theme, tools: DeclLookup) -> App {
         App {
             pod: pod.clone(),
             transcript: Transcript::new(),
@@ -127,6 +136,7 @@ impl App {
             moved_up: false,
             tasks_expanded: true,
             focused: true,
+            tools,
         }
     }
 

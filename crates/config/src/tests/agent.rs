@@ -421,7 +421,7 @@ fn show_explains_the_default_wake() {
 /// a tool declared only there is configurable, and a name it does not declare is an error.
 #[test]
 fn the_approval_keys_and_defaults_are_the_declared_tools() {
-    use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, ToolDecl};
+    use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, InFlush, Preview, ToolDecl};
     const PROBE: ToolDecl = ToolDecl {
         name: "probe",
         default_policy: Policy::Ask,
@@ -431,6 +431,8 @@ fn the_approval_keys_and_defaults_are_the_declared_tools() {
         in_compact: InCompact::Always,
         summary: CallSummary::raw,
         guard: GuardScan::Everything,
+        preview: Preview::Arguments,
+        in_flush: InFlush::Never,
     };
     let fx = Fixture::new();
     let resolve = || {

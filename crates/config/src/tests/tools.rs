@@ -3,7 +3,9 @@
 //! a real one. This crate reads whatever declarations it is given; nothing else here depends on
 //! which tools exist.
 
-use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, Policy, ToolDecl};
+use seedpod_protocol::{
+    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+};
 
 const fn tool(name: &'static str, default_policy: Policy, effect: Effect) -> ToolDecl {
     ToolDecl {
@@ -15,6 +17,8 @@ const fn tool(name: &'static str, default_policy: Policy, effect: Effect) -> Too
         in_compact: InCompact::Always,
         summary: CallSummary::raw,
         guard: GuardScan::Everything,
+        preview: Preview::Arguments,
+        in_flush: InFlush::Never,
     }
 }
 

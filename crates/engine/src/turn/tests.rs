@@ -157,7 +157,12 @@ fn results(log: &[EntryKind]) -> Vec<(String, String, bool)> {
 async fn plain_answer_commits_text_then_ends_the_run() {
     let tools = ToolRegistry::new();
     let mut host = host(vec![answer_step("hello there")], &tools);
-    assert_eq!(run(&mut host, &tools, 20).await, Ok(RunOutcome::Completed));
+    assert_eq!(
+        run(&mut host, &tools, 20)
+            .await
+            .expect("the host never fails"),
+        RunOutcome::Completed
+    );
 
     let mut expected = run_start().to_vec();
     expected.extend([
@@ -184,7 +189,12 @@ async fn tool_call_round_trip_sends_the_result_in_the_next_request() {
         vec![calls_step(&[("echo", raw)]), answer_step("done")],
         &tools,
     );
-    assert_eq!(run(&mut host, &tools, 20).await, Ok(RunOutcome::Completed));
+    assert_eq!(
+        run(&mut host, &tools, 20)
+            .await
+            .expect("the host never fails"),
+        RunOutcome::Completed
+    );
 
     let mut expected = run_start().to_vec();
     expected.extend([
@@ -224,7 +234,12 @@ async fn results_are_committed_in_call_order_not_finish_order() {
         answer_step("ok"),
     ];
     let mut host = host(steps, &tools);
-    assert_eq!(run(&mut host, &tools, 20).await, Ok(RunOutcome::Completed));
+    assert_eq!(
+        run(&mut host, &tools, 20)
+            .await
+            .expect("the host never fails"),
+        RunOutcome::Completed
+    );
 
     assert_eq!(*finished.lock().unwrap(), ["release", "wait"]);
     let committed: Vec<String> = results(&host.log).into_iter().map(|r| r.0).collect();
@@ -246,7 +261,12 @@ async fn a_denied_call_is_not_run_and_its_reason_is_the_error_result() {
     ];
     let mut host = host(steps, &tools);
     host.deny_tools = vec!["release".into()];
-    assert_eq!(run(&mut host, &tools, 20).await, Ok(RunOutcome::Completed));
+    assert_eq!(
+        run(&mut host, &tools, 20)
+            .await
+            .expect("the host never fails"),
+        RunOutcome::Completed
+    );
 
     assert!(finished.lock().unwrap().is_empty(), "a denied tool ran");
     assert_eq!(
@@ -270,7 +290,12 @@ async fn unknown_tool_and_invalid_arguments_become_error_results() {
         answer_step("sorry"),
     ];
     let mut host = host(steps, &tools);
-    assert_eq!(run(&mut host, &tools, 20).await, Ok(RunOutcome::Completed));
+    assert_eq!(
+        run(&mut host, &tools, 20)
+            .await
+            .expect("the host never fails"),
+        RunOutcome::Completed
+    );
 
     let results = results(&host.log);
     assert_eq!(results.len(), 2);
@@ -302,8 +327,10 @@ async fn iteration_limit_stops_after_exactly_that_many_requests() {
     host.start_run("hi");
 
     assert_eq!(
-        run(&mut host, &tools, 3).await,
-        Ok(RunOutcome::LimitReached)
+        run(&mut host, &tools, 3)
+            .await
+            .expect("the host never fails"),
+        RunOutcome::LimitReached
     );
     let requests = std::fs::read_to_string(&record).unwrap().lines().count();
     assert_eq!(requests, 3);
@@ -337,10 +364,10 @@ async fn provider_error_commits_nothing_partial_and_ends_the_run() {
     let mut host = host(vec![step], &tools);
     let outcome = run(&mut host, &tools, 20).await;
     assert_eq!(
-        outcome,
-        Ok(RunOutcome::Failed {
+        outcome.expect("the host never fails"),
+        RunOutcome::Failed {
             message: "invalid API key".into()
-        })
+        }
     );
 
     let mut expected = run_start().to_vec();
@@ -368,7 +395,12 @@ async fn unanswered_calls_in_history_run_before_any_request() {
     host.record(EntryKind::Usage(USAGE));
     host.record(call("c1", "echo", "{\"n\":1}"));
 
-    assert_eq!(run(&mut host, &tools, 20).await, Ok(RunOutcome::Completed));
+    assert_eq!(
+        run(&mut host, &tools, 20)
+            .await
+            .expect("the host never fails"),
+        RunOutcome::Completed
+    );
     assert_eq!(
         timeless(&host.log[4..]),
         [
@@ -400,8 +432,12 @@ async fn host_commit_failure_stops_the_loop_without_further_commits() {
         panic!("a failed commit must fail the run: {outcome:?}");
     };
     assert!(
-        matches!(&err, HostError::Log(text) if text.contains("disk full")),
+        matches!(&err, HostError::Log(cause) if cause.to_string().contains("disk full")),
         "{err:?}"
+    );
+    assert!(
+        matches!(&err, HostError::Log(cause) if cause.is::<crate::testing::InjectedLogFailure>()),
+        "the host's own error is kept whole: {err:?}"
     );
     assert_eq!(host.commit_attempts, 3);
     assert_eq!(host.log.last(), Some(&call("call_1_0", "echo", "{}")));
@@ -434,7 +470,12 @@ async fn dropping_the_run_mid_tool_loses_nothing_and_a_new_run_resumes() {
     assert_eq!(host.log.last(), Some(&call("call_1_0", "wait", "{}")));
 
     release.notify_one();
-    assert_eq!(run(&mut host, &tools, 20).await, Ok(RunOutcome::Completed));
+    assert_eq!(
+        run(&mut host, &tools, 20)
+            .await
+            .expect("the host never fails"),
+        RunOutcome::Completed
+    );
     assert_eq!(
         timeless(&host.log[4..]),
         [

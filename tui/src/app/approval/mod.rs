@@ -21,7 +21,7 @@ pub mod scroll;
 
 use std::time::{Duration, Instant};
 
-use seedpod_protocol::{ApprovalAnswer, ApprovalRequest, CallId, Method};
+use seedpod_protocol::{ApprovalAnswer, ApprovalRequest, CallId, Method, Preview};
 
 use self::scroll::BodyScroll;
 use super::{App, Effect, FlashLevel, Overlay, Pending};
@@ -60,6 +60,9 @@ pub struct ApprovalPrompt {
 #[derive(Debug, Clone, Copy)]
 pub struct ApprovalModal<'a> {
     pub request: &'a ApprovalRequest,
+    /// How the tool's declaration previews the call (`Arguments` for a tool this binary does
+    /// not declare).
+    pub preview: Preview,
     /// The reason typed so far, while asking why to deny.
     pub reason: Option<&'a str>,
     /// The answer is on its way to the pod.
@@ -106,6 +109,7 @@ impl App {
             .map(|(_, at)| self.approval.last_key.map_or(*at, |key| key.max(*at)) + TYPING_PAUSE);
         Some(ApprovalModal {
             request,
+            preview: (self.tools)(&request.tool).map_or(Preview::Arguments, |decl| decl.preview),
             reason,
             sending: self.approval.sent.as_ref() == Some(call_id),
             confirming: self.approval.confirming.as_ref() == Some(call_id),

@@ -41,6 +41,7 @@ impl Harness {
                 &PodName::new("p").unwrap(),
                 InputHistory::in_memory(),
                 Theme::plain(),
+                crate::test_support::DECLS,
             ),
             now: Instant::now(),
             seq: 10,

@@ -5,12 +5,12 @@
 
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use seedpod_protocol::ApprovalRequest;
+use seedpod_protocol::{ApprovalRequest, Preview};
 use seedpod_transcript::render::argument_lines;
 use seedpod_transcript::render::wrap_columns as wrap_rows;
 use seedpod_transcript::{Role, Theme};
 
-use super::{SHELL, clean};
+use super::clean;
 use crate::diff::{ChangeKind, DiffLine, FileChange, Hunk, Tag};
 
 /// The body's rows and where each hunk of a diff starts among them.
@@ -20,12 +20,16 @@ pub struct Body {
 }
 
 /// What the call is about, in a few words for the modal's title line.
-pub fn asks(request: &ApprovalRequest, change: Option<&FileChange>) -> &'static str {
+pub fn asks(
+    request: &ApprovalRequest,
+    preview: Preview,
+    change: Option<&FileChange>,
+) -> &'static str {
     match change.map(|c| &c.kind) {
         Some(ChangeKind::Create) => " wants to create a file",
         Some(ChangeKind::Change | ChangeKind::Edit { .. }) => " wants to change a file",
         Some(ChangeKind::Replace { .. }) => " wants to replace a file",
-        None if request.tool == SHELL && command(request).is_some() => " wants to run a command",
+        None if command(request, preview).is_some() => " wants to run a command",
         None => " asks for approval",
     }
 }
@@ -33,6 +37,7 @@ pub fn asks(request: &ApprovalRequest, change: Option<&FileChange>) -> &'static 
 /// The body of `request` at `width` columns.
 pub fn body(
     request: &ApprovalRequest,
+    preview: Preview,
     change: Option<&FileChange>,
     width: usize,
     theme: &Theme,
@@ -58,7 +63,7 @@ pub fn body(
             let known = ["path", "old", "new", "content", "replace_all"];
             other_arguments(&request.arguments, &known)
         }
-        None => match command(request) {
+        None => match command(request, preview) {
             Some((command, rest)) => {
                 rows.extend(subject(&format!("$ {}", clean(&command))));
                 rest
@@ -95,9 +100,10 @@ pub fn body(
     Body { rows, hunks }
 }
 
-/// `shell`'s command and its other arguments, when the arguments parse.
-fn command(request: &ApprovalRequest) -> Option<(String, Vec<String>)> {
-    if request.tool != SHELL {
+/// The command of a call previewed as one (`Preview::Command`) and its other arguments, when
+/// the arguments parse.
+fn command(request: &ApprovalRequest, preview: Preview) -> Option<(String, Vec<String>)> {
+    if preview != Preview::Command {
         return None;
     }
     let serde_json::Value::Object(mut map) =

@@ -1,5 +1,6 @@
-//! The approval modal: which tool wants to do what, all of it — for `shell` the whole command,
-//! for `edit_file`/`write_file` the file and its hunks (`body.rs`) — in a window that scrolls
+//! The approval modal: which tool wants to do what, all of it — for a command the whole command
+//! line, for a file written or edited the file and its hunks (`body.rs`), as the tool's
+//! declaration previews it (`ToolDecl::preview`, never its name) — in a window that scrolls
 //! when it does not fit, with the keys below: dimmed, and a line saying the modal waits for a
 //! pause in typing, until it takes answers; or the confirmation of a standing rule, or the
 //! one-line reason input of a denial. Drawn over the transcript, across its whole width, while
@@ -14,7 +15,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Padding, Paragraph};
-use seedpod_protocol::{ApprovalRequest, CommandRule, quote_words};
+use seedpod_protocol::{ApprovalRequest, CommandRule, Preview, quote_words};
 use seedpod_transcript::{Role, Theme};
 // Rows, tails and widths are the transcript's grapheme-aware ones.
 use seedpod_transcript::render::{tail, width as columns, wrap_columns as wrap_rows};
@@ -22,10 +23,6 @@ use seedpod_transcript::render::{tail, width as columns, wrap_columns as wrap_ro
 use super::popups::{boxed, centred};
 use crate::app::{ApprovalModal, window};
 use crate::diff::file_change;
-
-/// The tool whose requests are about a command line, shown as `$ command`; its `approve_always`
-/// covers the command's first word (`ApprovalRequest::prefix`), not the whole tool.
-const SHELL: &str = "shell";
 
 /// Said while the modal waits for a pause in typing before it takes answers.
 const WAITING_FOR_A_PAUSE: &str =
@@ -55,8 +52,8 @@ pub fn draw(
     let inner = usize::from(width.saturating_sub(4)).max(1);
     let max_rows = usize::from(area.height.saturating_sub(2));
     let request = modal.request;
-    let change = file_change(request);
-    let body = body::body(request, change.as_ref(), inner, theme);
+    let change = file_change(request, modal.preview);
+    let body = body::body(request, modal.preview, change.as_ref(), inner, theme);
     let mut keys = keys(modal, theme, inner, now);
 
     // Title, blank, body, blank, keys: the body gets what is left, and scrolls in it.
@@ -72,7 +69,7 @@ pub fn draw(
         clean(&request.tool),
         theme.style(Role::Tool).add_modifier(Modifier::BOLD),
     );
-    let asks = body::asks(request, change.as_ref());
+    let asks = body::asks(request, modal.preview, change.as_ref());
     let mut lines = vec![Line::from(vec![tool, Span::raw(asks)]), Line::raw("")];
     let more = |n: usize, arrow: &str| {
         let what = if n == 1 { "line" } else { "lines" };
@@ -133,7 +130,7 @@ fn keys(
             theme.style(Role::Heading),
         )];
         lines.extend(
-            wrap_words(&rule(modal.request), inner)
+            wrap_words(&rule(modal.request, modal.preview), inner)
                 .into_iter()
                 .map(|row| Line::styled(row, theme.style(Role::Assistant))),
         );
@@ -170,7 +167,10 @@ fn keys(
         Line::from(vec![key("y"), Span::raw("approve this call")]),
         Line::from(vec![
             key("a"),
-            Span::raw(format!("{} — asks to confirm", always(modal.request))),
+            Span::raw(format!(
+                "{} — asks to confirm",
+                always(modal.request, modal.preview)
+            )),
         ]),
         Line::from(vec![key("n"), Span::raw("deny (you may give a reason)")]),
         Line::from(vec![
@@ -190,10 +190,11 @@ fn keys(
     lines
 }
 
-/// What a confirmed `a` grants, exactly as the pod will remember it.
-fn rule(request: &ApprovalRequest) -> String {
+/// What a confirmed `a` grants, exactly as the pod will remember it: for a command (whose
+/// "always" is a rule over its words, `ApprovalRequest::always`) the rule, else the tool.
+fn rule(request: &ApprovalRequest, preview: Preview) -> String {
     let tool = clean(&request.tool);
-    match (&request.always, request.tool == SHELL) {
+    match (&request.always, preview == Preview::Command) {
         (Some(CommandRule::Prefix(words)), true) => format!(
             "from now on, `{} …` commands run in this pod without asking (only as one plain \
              command: no pipes, redirections, substitutions or escapes), until revoked with \
@@ -219,8 +220,8 @@ fn rule(request: &ApprovalRequest) -> String {
 }
 
 /// What `a` (approve always) covers, as the pod will remember it.
-fn always(request: &ApprovalRequest) -> String {
-    match (&request.always, request.tool == SHELL) {
+fn always(request: &ApprovalRequest, preview: Preview) -> String {
+    match (&request.always, preview == Preview::Command) {
         (Some(rule), true) => format!("always allow `{}` in this pod", clean(&rule.display())),
         (Some(rule), false) => format!(
             "always allow {} `{}` in this pod",
@@ -265,6 +266,7 @@ fn clean(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::preview_of;
 
     fn request(tool: &str, arguments: &str, prefix: Option<&str>) -> ApprovalRequest {
         ApprovalRequest {
@@ -275,6 +277,15 @@ mod tests {
             always: prefix.map(|p| CommandRule::Prefix(p.split(' ').map(str::to_string).collect())),
             replaces: None,
         }
+    }
+
+    /// What `a` covers and grants, for the call previewed as its tool's declaration says.
+    fn always(request: &ApprovalRequest) -> String {
+        super::always(request, preview_of(&request.tool))
+    }
+
+    fn rule(request: &ApprovalRequest) -> String {
+        super::rule(request, preview_of(&request.tool))
     }
 
     #[test]
