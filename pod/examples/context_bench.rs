@@ -58,6 +58,7 @@ fn item(i: usize) -> EntryKind {
 
 fn state(items: usize, window: u64) -> SegmentState {
     let start = SegmentStart {
+        date: None,
         segment_id: SegmentId::new("bench"),
         system_prompt: "You are a pod.".repeat(200),
         model: ModelConfig::new(ProviderKind::Openai, "gpt-4o"),

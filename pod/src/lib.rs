@@ -17,6 +17,7 @@ pub mod accept;
 pub mod agents;
 pub mod assemble;
 pub mod bus;
+pub mod calendar;
 pub mod catalogue;
 pub mod children;
 pub mod completions;

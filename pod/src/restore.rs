@@ -86,12 +86,14 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         .render()
         .map_err(|e| PodError::Config(format!("the system prompt could not be rendered: {e}")))?;
     let tools = planned.tools;
+    let date = planned.date;
     // A project file refused from the prompt is said to every client that attaches.
     let mut alerts = opts.session.startup_alerts.clone();
     alerts.extend(prompt.alerts());
     let start = SegmentStart {
         segment_id: segment_id.clone(),
         system_prompt: prompt.text,
+        date: Some(date),
         model: seedpod_protocol::ModelConfig {
             temperature: config.temperature,
             max_tokens: config.max_tokens,

@@ -33,6 +33,8 @@ pub struct Planned {
     pub mode: PromptMode,
     pub tools: Vec<ToolSpec>,
     pub inputs: PromptInputs,
+    /// The day the prompt says it is (`segment_start.date`).
+    pub date: String,
 }
 
 impl Planned {
@@ -46,54 +48,20 @@ impl Planned {
 pub fn plan(plan: &Plan<'_>) -> Planned {
     let mode = PromptMode::for_window(plan.window);
     let tools = crate::prompt::tools_for_mode(plan.specs, mode, plan.child_tools_in_compact);
+    let date = crate::calendar::today();
     let inputs = plan.prompt.inputs(&PromptFor {
         pod_name: plan.pod_name,
         cwd: plan.cwd,
         model: plan.model,
         tools: &tools,
         session_instructions: plan.session_instructions,
-        date: &today(),
+        date: &date,
         mode,
     });
     Planned {
         mode,
         tools,
         inputs,
-    }
-}
-
-/// Today's UTC date as `YYYY-MM-DD` (civil-from-days; no calendar crate needed for this).
-pub fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    civil_date(secs / 86_400)
-}
-
-/// `YYYY-MM-DD` of a day counted from 1970-01-01 (UTC).
-pub fn civil_date(days_since_epoch: u64) -> String {
-    // Howard Hinnant's days→civil algorithm, for days on or after 1970-01-01.
-    let z = days_since_epoch as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::civil_date;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_date(0), "1970-01-01");
-        assert_eq!(civil_date(19_723), "2024-01-01");
-        assert_eq!(civil_date(11_016), "2000-02-29");
+        date,
     }
 }

@@ -182,6 +182,11 @@ pub struct SegmentStart {
     pub segment_id: SegmentId,
     /// Rendered once when the segment starts; replay never re-renders it.
     pub system_prompt: String,
+    /// The UTC day (`YYYY-MM-DD`) the system prompt was rendered on, which its "Today is …"
+    /// says: when the day has changed by a later request, the pod tells the model the new date
+    /// with a `date_changed` item. Absent in segments written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
     pub model: ModelConfig,
     /// The tool schemas offered to the model in this segment.
     #[serde(default)]
@@ -618,6 +623,7 @@ mod tests {
     fn every_kind_round_trips() {
         let kinds = vec![
             EntryKind::SegmentStart(SegmentStart {
+                date: None,
                 segment_id: SegmentId::new("s1"),
                 system_prompt: "be good".into(),
                 model: ModelConfig::new(ProviderKind::Scripted, "script"),

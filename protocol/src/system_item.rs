@@ -29,6 +29,11 @@ pub enum SystemItem {
     },
     /// Left in history when a turn was paused-then-abandoned or cancelled.
     Interrupt { body: String },
+    /// The day changed since the model was last told the date (the system prompt's "Today is
+    /// …", or the last of these): `date` is the new UTC day, `YYYY-MM-DD`; `body` is wrapped
+    /// in `<system-reminder>`. Rendered prompts are never re-rendered, so this is how a pod
+    /// that lives for weeks keeps its model's calendar right.
+    DateChanged { date: String, body: String },
     /// A kind this binary does not know (written by a newer seedpod). Clients render it as a
     /// labelled raw line; the store refuses to replay it (its body is unknown).
     #[serde(other)]
@@ -45,7 +50,8 @@ impl SystemItem {
             | SystemItem::Knowledge { body, .. }
             | SystemItem::Workflow { body, .. }
             | SystemItem::TaskReminder { body, .. }
-            | SystemItem::Interrupt { body } => body,
+            | SystemItem::Interrupt { body }
+            | SystemItem::DateChanged { body, .. } => body,
             SystemItem::Unknown => "",
         }
     }
@@ -60,6 +66,7 @@ impl SystemItem {
             SystemItem::Workflow { .. } => "workflow",
             SystemItem::TaskReminder { .. } => "task_reminder",
             SystemItem::Interrupt { .. } => "interrupt",
+            SystemItem::DateChanged { .. } => "date_changed",
             SystemItem::Unknown => "unknown",
         }
     }

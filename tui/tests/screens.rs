@@ -537,6 +537,7 @@ fn after_compaction_paging_back() {
         seedpod_pod::catalogue::decl_for,
     );
     let start = EntryKind::SegmentStart(SegmentStart {
+        date: None,
         segment_id: SegmentId::new("0193f0c3-aaaa"),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),

@@ -108,6 +108,7 @@ mod tests {
             seq: EntrySeq::new(0),
             ts: 0,
             kind: EntryKind::SegmentStart(SegmentStart {
+                date: None,
                 segment_id: SegmentId::new("s2"),
                 system_prompt: String::new(),
                 model: ModelConfig::new(ProviderKind::Scripted, "m"),

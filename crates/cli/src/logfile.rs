@@ -123,7 +123,7 @@ impl RotatingFile {
 
     fn rotate(&mut self) -> io::Result<()> {
         self.file.flush()?;
-        let date = seedpod_pod::segment_plan::civil_date(self.day);
+        let date = seedpod_pod::calendar::civil_date(self.day);
         let rotated = (1u32..)
             .map(|n| {
                 self.dir

@@ -275,6 +275,7 @@ mod tests {
 
     fn start(window: Option<ContextWindow>) -> EntryKind {
         EntryKind::SegmentStart(SegmentStart {
+            date: None,
             segment_id: SegmentId::new("s"),
             system_prompt: "prompt".into(),
             model: ModelConfig::new(ProviderKind::Scripted, "m"),

@@ -96,6 +96,7 @@ fn kind(i: u64) -> EntryKind {
 
 fn segment_start() -> SegmentStart {
     SegmentStart {
+        date: None,
         context_window: None,
         compaction: None,
         segment_id: SegmentId::new("bench"),

@@ -84,6 +84,9 @@ pub struct SegmentState {
     pub usage_mark: Option<UsageMark>,
     /// The model's task list and how long it has gone untouched (the reminder's clock).
     pub tasks: TaskTracker,
+    /// The UTC day the model was last told it is (`segment_start.date`, then `date_changed`
+    /// items); `None` in a segment written before the date was recorded.
+    pub model_date: Option<String>,
 }
 
 /// The input tokens the provider reported for a request and the history length it was built
@@ -164,6 +167,7 @@ impl SegmentState {
             window: start.context_window,
             usage_mark: None,
             tasks: TaskTracker::starting_with(start.tasks.clone()),
+            model_date: start.date.clone(),
         }
     }
 
@@ -206,8 +210,10 @@ impl SegmentState {
                 is_error: *is_error,
             }),
             EntryKind::SystemItem { item, queue_id } => {
-                if let SystemItem::Unknown = item {
-                    return Err(FoldError::UnknownSystemItem { seq });
+                match item {
+                    SystemItem::Unknown => return Err(FoldError::UnknownSystemItem { seq }),
+                    SystemItem::DateChanged { date, .. } => self.model_date = Some(date.clone()),
+                    _ => {}
                 }
                 self.history.push(ModelItem::SystemMessage {
                     text: item.history_text().to_owned(),

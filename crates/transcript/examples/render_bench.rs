@@ -247,6 +247,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
     let mut entries = vec![entry(
         0,
         EntryKind::SegmentStart(SegmentStart {
+            date: None,
             context_window: None,
             compaction: None,
             segment_id: SegmentId::new("0193f0c2"),

@@ -558,6 +558,7 @@ mod tests {
 
     fn start(segment: &str, origin: Origin) -> EntryKind {
         EntryKind::SegmentStart(SegmentStart {
+            date: None,
             context_window: None,
             compaction: None,
             segment_id: SegmentId::new(segment),

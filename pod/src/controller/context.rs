@@ -597,7 +597,7 @@ impl Controller {
             model: self.log.state.model.clone(),
             items: flush::recent(&self.log.state.history),
             tools,
-            date: crate::segment_plan::today(),
+            date: crate::calendar::today(),
         }))
     }
 

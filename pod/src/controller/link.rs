@@ -154,6 +154,23 @@ impl Controller {
                 .map_err(HostError::log)?;
             unanswered = unanswered_tool_calls(&self.log.state.history);
         }
+        // A new day since the model was last told the date: say so (`calendar.rs`).
+        if unanswered.is_empty()
+            && let Some(item) = crate::calendar::date_note(
+                self.log.state.model_date.as_deref(),
+                &crate::calendar::today(),
+            )
+        {
+            self.commit(
+                EntryKind::SystemItem {
+                    item,
+                    queue_id: None,
+                },
+                Durability::Buffered,
+            )
+            .await
+            .map_err(HostError::log)?;
+        }
         if unanswered.is_empty()
             && let Some(item) = self
                 .log

@@ -182,6 +182,7 @@ impl Controller {
         let start = SegmentStart {
             segment_id: segment_id.clone(),
             system_prompt: String::new(),
+            date: Some(planned.date.clone()),
             model,
             tools: planned.tools.clone(),
             seed: new.seed,

@@ -137,6 +137,7 @@ async fn parts(
     let segment = segment_path(dir, &segment_id);
     std::fs::create_dir_all(segment.parent().expect("segments dir")).expect("create segments");
     let start = SegmentStart {
+        date: None,
         // As `restore::create` records a configured window.
         context_window: session
             .context

@@ -13,6 +13,7 @@ mod approvals;
 mod attach;
 mod bad_input;
 mod big_session;
+mod calendar;
 mod child_limits;
 mod children;
 mod cli;

@@ -50,6 +50,7 @@ impl Cell {
             | CellKind::Alert { .. }
             | CellKind::RunEnd { .. }
             | CellKind::ModelChanged { .. }
+            | CellKind::DateChanged { .. }
             | CellKind::ContextPruned { .. }
             | CellKind::WindowLearned { .. }
             | CellKind::ApprovalRevoked { .. }
@@ -207,6 +208,10 @@ pub enum CellKind {
         duration_ms: Option<u64>,
         /// The sum of the run's `usage` entries; `None` when the run's start was not seen.
         tokens: Option<Usage>,
+    },
+    /// `date_changed`: the model was told the day changed.
+    DateChanged {
+        date: String,
     },
     /// `config_changed`: the model the pod uses from here on.
     ModelChanged {

@@ -365,6 +365,7 @@ fn system_cell(item: &SystemItem, entry: &Entry) -> CellKind {
             body: body.clone(),
         },
         SystemItem::Interrupt { body } => CellKind::Interrupt { body: body.clone() },
+        SystemItem::DateChanged { date, .. } => CellKind::DateChanged { date: date.clone() },
         SystemItem::Unknown => CellKind::Unknown {
             label: format!("system item #{} of an unknown kind", entry.seq),
             raw: raw_json(entry),

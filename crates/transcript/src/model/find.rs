@@ -87,6 +87,7 @@ fn searchable(kind: &CellKind) -> Cow<'_, str> {
         CellKind::SegmentStart { .. }
         | CellKind::Noted
         | CellKind::ModelChanged { .. }
+        | CellKind::DateChanged { .. }
         | CellKind::ContextPruned { .. }
         | CellKind::WindowLearned { .. }
         | CellKind::LogHead { .. } => Cow::Borrowed(""),

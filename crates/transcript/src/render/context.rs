@@ -126,6 +126,12 @@ pub(crate) fn window_learned(tokens: u64, available: usize, theme: &Theme) -> Ve
     note(&text, available, theme)
 }
 
+/// The day changed since the model was last told the date, and it was told the new one.
+pub(crate) fn date_changed(date: &str, available: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let text = format!("the model was told today is {}", sanitize(date));
+    note(&text, available, theme)
+}
+
 /// A standing approval withdrawn: from here on those calls ask again.
 pub(crate) fn approval_revoked(rule: &str, available: usize, theme: &Theme) -> Vec<Line<'static>> {
     let text = format!(

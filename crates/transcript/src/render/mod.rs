@@ -144,6 +144,7 @@ fn dispatch(cell: &Cell, available: usize, theme: &Theme) -> Vec<Line<'static>> 
         }
         CellKind::ContextPruned { results } => context::context_pruned(*results, available, theme),
         CellKind::WindowLearned { tokens } => context::window_learned(*tokens, available, theme),
+        CellKind::DateChanged { date } => context::date_changed(date, available, theme),
         CellKind::ApprovalRevoked { rule } => context::approval_revoked(rule, available, theme),
         CellKind::StandingAllowed { rule } => context::standing_allowed(rule, available, theme),
         CellKind::LogHead { head } => context::log_head(head, available, theme),

@@ -16,6 +16,7 @@ use seedpod_transcript::{CellKind, Link, PodView, Theme, Transcript, cell_lines}
 
 fn compacted_start(segment_id: &str, from: &str, trigger: CompactionTrigger) -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
+        date: None,
         segment_id: SegmentId::new(segment_id),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),
@@ -391,6 +392,7 @@ fn the_compaction_cell_names_what_the_memory_flush_wrote() {
     let mut record = compaction_record(CompactionTrigger::Auto, None);
     record.memory_flush = vec!["write_file AGENTS.md".into()];
     let start = EntryKind::SegmentStart(SegmentStart {
+        date: None,
         segment_id: SegmentId::new("new"),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),

@@ -20,6 +20,7 @@ fn start(segment_id: &str, origin: Origin) -> EntryKind {
     let compaction = matches!(origin, Origin::CompactedFrom { .. })
         .then(|| compaction_record(CompactionTrigger::Command, None));
     EntryKind::SegmentStart(SegmentStart {
+        date: None,
         segment_id: SegmentId::new(segment_id),
         system_prompt: "You are demo.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),

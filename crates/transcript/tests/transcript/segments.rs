@@ -11,6 +11,7 @@ use seedpod_transcript::{CellKind, SegmentOrigin, Transcript};
 
 fn cleared_start(segment_id: &str, from: &str) -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
+        date: None,
         context_window: None,
         compaction: None,
         segment_id: SegmentId::new(segment_id),

@@ -18,6 +18,7 @@ use crate::connection::LinkEvent;
 
 fn compacted_start(segment_id: &str, from: &str) -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
+        date: None,
         segment_id: SegmentId::new(segment_id),
         system_prompt: "You are p.".into(),
         model: ModelConfig::new(ProviderKind::Scripted, "script"),

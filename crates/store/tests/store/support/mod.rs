@@ -16,6 +16,7 @@ use seedpod_store::entry_line;
 
 pub fn segment_start(segment_id: &str) -> SegmentStart {
     SegmentStart {
+        date: None,
         context_window: None,
         compaction: None,
         segment_id: SegmentId::new(segment_id),

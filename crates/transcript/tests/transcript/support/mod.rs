@@ -37,6 +37,7 @@ pub fn committed(event_seq: u64, entry: Entry) -> ServerMsg {
 
 pub fn segment_start() -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
+        date: None,
         context_window: None,
         compaction: None,
         segment_id: SegmentId::new("0193f0c2-7c1e-7d2a-9c1b-3f7a2b1c0d9e"),
@@ -681,6 +682,7 @@ pub fn kinds(t: &Transcript) -> Vec<&'static str> {
             CellKind::Alert { .. } => "alert",
             CellKind::RunEnd { .. } => "run_end",
             CellKind::ModelChanged { .. } => "model",
+            CellKind::DateChanged { .. } => "date",
             CellKind::Compaction { .. } => "compaction",
             CellKind::ContextPruned { .. } => "pruned",
             CellKind::WindowLearned { .. } => "window",
