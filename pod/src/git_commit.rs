@@ -299,7 +299,7 @@ impl Tool for GitCommit {
     fn call(&self, arguments: String) -> BoxFuture<'static, ToolOutput> {
         let dir = self.dir.clone();
         async move {
-            match commit(&dir, &arguments).await {
+            match make_git_commit(&dir, &arguments).await {
                 Ok(text) => ToolOutput::ok(text),
                 Err(failure) => ToolOutput::from(failure),
             }
@@ -308,7 +308,7 @@ impl Tool for GitCommit {
     }
 }
 
-async fn commit(dir: &Path, arguments: &str) -> Result<String, ToolFailure> {
+async fn make_git_commit(dir: &Path, arguments: &str) -> Result<String, ToolFailure> {
     let args: CommitArgs = serde_json::from_str(arguments).map_err(|e| {
         ToolFailure::new(format!(
             "git_commit takes {{\"message\": \"…\", \"all\": false}}: {e}"

@@ -20,7 +20,7 @@
 use std::time::{Duration, Instant};
 
 use seedpod_e2e::limit_server::{LimitConfig, LimitServer, Wire};
-use seedpod_e2e::{Sandbox, rss_kb};
+use seedpod_e2e::{TestHome, rss_kb};
 use seedpod_protocol::{ClientMode, EntryKind, Method, RunEndReason, Segment, ServerMsg};
 use serde_json::json;
 
@@ -106,7 +106,7 @@ fn turn_text(n: usize, chars: usize) -> String {
 
 /// Start pod `bench` on the chosen model; the fake, when there is one, lives as long as the
 /// returned server.
-fn start(sb: &Sandbox, options: &Options) -> Option<LimitServer> {
+fn start(sb: &TestHome, options: &Options) -> Option<LimitServer> {
     std::fs::create_dir_all(&sb.home.config).expect("create the config directory");
     std::fs::write(
         sb.home.config.join("config.toml"),
@@ -152,7 +152,7 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let server = start(&sb, &options);
     let pid = sb.pid("bench").await;
     println!(

@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use seedpod_e2e::{Sandbox, is_pod_event_from, wait_for};
+use seedpod_e2e::{TestHome, is_pod_event_from, wait_for};
 use seedpod_protocol::{ClientMode, EntryKind, Method, Segment, SystemItem};
 use serde_json::{Value, json};
 
@@ -21,7 +21,7 @@ async fn report_from_kid(conn: &mut seedpod_client::Connection) {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     // Reports are committed without waking the parent, so it needs no script of its own.
     std::fs::create_dir_all(sb.path().join(".seedpod")).expect("project dir");
     std::fs::write(

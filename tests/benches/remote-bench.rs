@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use seedpod_client::{Connection, Remote};
-use seedpod_e2e::{Sandbox, seedpod_bin};
+use seedpod_e2e::{TestHome, seedpod_bin};
 use seedpod_protocol::{ClientMode, Method, PodName, ServerMsg};
 use serde_json::json;
 
@@ -36,7 +36,7 @@ enum Via {
 }
 
 impl Via {
-    async fn connect(&self, sb: &Sandbox, pod: &PodName, mode: ClientMode) -> Connection {
+    async fn connect(&self, sb: &TestHome, pod: &PodName, mode: ClientMode) -> Connection {
         match self {
             Via::Local => sb.connect(pod.as_str(), mode).await,
             Via::Bridge(remote) => remote
@@ -55,7 +55,7 @@ async fn main() {
             .position(|a| a == name)
             .and_then(|i| args.get(i + 1).cloned())
     };
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let steps: Vec<serde_json::Value> = (0..SEND_ROUNDS * 4)
         .map(|_| json!({"text": "hi"}))
         .collect();

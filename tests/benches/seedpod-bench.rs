@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use seedpod_e2e::{Sandbox, rss_kb};
+use seedpod_e2e::{TestHome, rss_kb};
 use seedpod_protocol::{ClientMode, Method, ServerMsg};
 use serde_json::json;
 
@@ -31,7 +31,7 @@ fn ms(d: Duration) -> String {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("bench", &script);
 

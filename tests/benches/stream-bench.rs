@@ -20,7 +20,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_protocol::{ClientMode, Method, PodName, Segment, ServerMsg};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -68,7 +68,7 @@ async fn main() {
         });
     }
 
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let base_url = format!("http://{addr}/v1");
     // This server answers every request with a stream: a context-window probe would take the
     // first one.
@@ -323,7 +323,7 @@ async fn read_request(stream: &mut TcpStream) {
     }
 }
 
-async fn run(sb: &Sandbox, text: &str) {
+async fn run(sb: &TestHome, text: &str) {
     let mut conn = sb.connect("bench", ClientMode::Control).await;
     conn.call(Method::Run {
         segments: vec![Segment::text(text)],

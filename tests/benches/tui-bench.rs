@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_e2e::pty::{Tui, keys};
 use serde_json::json;
 
@@ -15,7 +15,7 @@ const ENTRIES: u64 = 10_000;
 const TYPED: &str = "the quick brown fox";
 
 fn main() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "ok"})]);
     sb.start_scripted("l", &script);
     sb.ok(&["stop", "l"]);

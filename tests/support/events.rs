@@ -6,7 +6,7 @@ use seedpod_protocol::ServerMsg;
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout};
 
-use crate::{EVENT_TIMEOUT, Sandbox};
+use crate::{EVENT_TIMEOUT, TestHome};
 
 pub struct EventsProcess {
     child: Child,
@@ -15,7 +15,7 @@ pub struct EventsProcess {
 
 impl EventsProcess {
     /// Start `seedpod events NAME --json` (plus `extra` arguments).
-    pub fn spawn(sb: &Sandbox, name: &str, extra: &[&str]) -> EventsProcess {
+    pub fn spawn(sb: &TestHome, name: &str, extra: &[&str]) -> EventsProcess {
         let mut cmd = tokio::process::Command::from(sb.cmd());
         cmd.args(["events", name, "--json"])
             .args(extra)

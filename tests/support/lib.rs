@@ -1,7 +1,7 @@
 //! Shared support for seedpod's end-to-end tests: a sandboxed `SEEDPOD_HOME`, the real
 //! `seedpod` binary, scripted-provider scripts, and helpers that wait for events (never sleep).
 //!
-//! Every test gets its own temp home; pods started in it are killed when the `Sandbox` drops,
+//! Every test gets its own temp home; pods started in it are killed when the `TestHome` drops,
 //! so a failing test never leaves daemons behind.
 
 pub mod binary;
@@ -36,26 +36,29 @@ pub fn missing_prerequisite(what: &str) {
     let _ = writeln!(std::io::stderr(), "skipped: the test needs {what}");
 }
 
-pub struct Sandbox {
+/// One test's own seedpod world: a temporary directory holding its `SEEDPOD_HOME` and working
+/// directory, and the `seedpod` commands run against it. (Not the shell sandbox, which is
+/// `seedpod_tools::Sandbox`; this was once also called `Sandbox`.)
+pub struct TestHome {
     pub dir: tempfile::TempDir,
     pub home: Home,
 }
 
-impl Default for Sandbox {
+impl Default for TestHome {
     fn default() -> Self {
-        Sandbox::new()
+        TestHome::new()
     }
 }
 
-impl Sandbox {
-    pub fn new() -> Sandbox {
+impl TestHome {
+    pub fn new() -> TestHome {
         // Short prefix: socket paths must fit sun_path.
         let dir = tempfile::Builder::new()
             .prefix("sp")
             .tempdir_in("/tmp")
             .expect("temp dir");
         let home = Home::under(dir.path());
-        Sandbox { dir, home }
+        TestHome { dir, home }
     }
 
     pub fn path(&self) -> &Path {
@@ -285,7 +288,7 @@ impl Sandbox {
     }
 }
 
-impl Drop for Sandbox {
+impl Drop for TestHome {
     fn drop(&mut self) {
         // Kill every pod this sandbox started (their pids are in the lock files).
         let Ok(pods) = std::fs::read_dir(self.home.pods_dir()) else {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 
-use crate::{EVENT_TIMEOUT, Sandbox, seedpod_bin};
+use crate::{EVENT_TIMEOUT, TestHome, seedpod_bin};
 
 /// Default screen size of a test terminal.
 pub const ROWS: u16 = 32;
@@ -53,17 +53,17 @@ pub struct Tui {
 
 impl Tui {
     /// `seedpod ARGS` in a `ROWS`×`COLS` terminal with the sandbox's home.
-    pub fn spawn(sb: &Sandbox, args: &[&str]) -> Tui {
+    pub fn spawn(sb: &TestHome, args: &[&str]) -> Tui {
         Tui::spawn_sized(sb, args, ROWS, COLS)
     }
 
-    pub fn spawn_sized(sb: &Sandbox, args: &[&str], rows: u16, cols: u16) -> Tui {
+    pub fn spawn_sized(sb: &TestHome, args: &[&str], rows: u16, cols: u16) -> Tui {
         Tui::spawn_with(sb, args, rows, cols, &[])
     }
 
     /// Like `spawn_sized`, with extra environment variables (`TERM_PROGRAM`, …).
     pub fn spawn_with(
-        sb: &Sandbox,
+        sb: &TestHome,
         args: &[&str],
         rows: u16,
         cols: u16,

@@ -3,7 +3,7 @@
 //! reconnecting with backoff until it is back — the new snapshot then resyncs the transcript.
 //!
 //! The app never waits on the socket: it hands requests over a channel and hears back through
-//! `LinkEvent`s, so a slow or vanished pod can never freeze the screen.
+//! `ConnectionEvent`s, so a slow or vanished pod can never freeze the screen.
 //!
 //! A link that drops while the pod lives on (an ssh link to another machine going down with a
 //! laptop's sleep, a network change) comes back where it was: the task remembers the pod
@@ -55,7 +55,7 @@ impl RequestTag {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum LinkEvent {
+pub enum ConnectionEvent {
     /// Attached; a snapshot follows as `Frame`s.
     Connected(Welcome),
     /// Attached again to the same pod process after the link dropped; the events missed
@@ -74,19 +74,19 @@ pub enum LinkEvent {
 }
 
 /// The app's side of the link. Dropping it stops the task.
-pub struct LinkHandle {
+pub struct ConnectionHandle {
     requests: mpsc::Sender<(RequestTag, Method)>,
     task: JoinHandle<()>,
 }
 
-impl LinkHandle {
+impl ConnectionHandle {
     /// Queue a request; when the link is gone the app hears `Failed` for it.
     pub fn send(&self, tag: RequestTag, method: Method) -> bool {
         self.requests.try_send((tag, method)).is_ok()
     }
 }
 
-impl Drop for LinkHandle {
+impl Drop for ConnectionHandle {
     fn drop(&mut self) {
         self.task.abort();
     }
@@ -120,10 +120,14 @@ impl Endpoint {
 }
 
 /// Start the link to `pod`.
-pub fn spawn(endpoint: Endpoint, pod: PodName, events: mpsc::Sender<LinkEvent>) -> LinkHandle {
+pub fn spawn(
+    endpoint: Endpoint,
+    pod: PodName,
+    events: mpsc::Sender<ConnectionEvent>,
+) -> ConnectionHandle {
     let (requests, rx) = mpsc::channel(REQUEST_QUEUE);
     let task = tokio::spawn(run(endpoint, pod, events, rx));
-    LinkHandle { requests, task }
+    ConnectionHandle { requests, task }
 }
 
 /// The pod process a link last talked to and the last event it passed on.
@@ -136,7 +140,7 @@ struct Resume {
 async fn run(
     endpoint: Endpoint,
     pod: PodName,
-    events: mpsc::Sender<LinkEvent>,
+    events: mpsc::Sender<ConnectionEvent>,
     mut requests: mpsc::Receiver<(RequestTag, Method)>,
 ) {
     let mut attempt: u32 = 0;
@@ -152,12 +156,12 @@ async fn run(
                 attempt = 0;
                 let welcome = conn.welcome.clone();
                 let event = match resume.take() {
-                    None => LinkEvent::Connected(welcome.clone()),
+                    None => ConnectionEvent::Connected(welcome.clone()),
                     Some(last) => {
                         let since = (last.instance == welcome.instance).then_some(last.seq);
                         if let Err(err) = conn.send(Method::Subscribe { since_seq: since }).await {
                             resume = Some(last);
-                            let down = LinkEvent::Down {
+                            let down = ConnectionEvent::Down {
                                 attempt: 1,
                                 reason: endpoint.down(describe(&err)),
                             };
@@ -171,8 +175,8 @@ async fn run(
                             continue;
                         }
                         match since {
-                            Some(_) => LinkEvent::Resumed(welcome.clone()),
-                            None => LinkEvent::Connected(welcome.clone()),
+                            Some(_) => ConnectionEvent::Resumed(welcome.clone()),
+                            None => ConnectionEvent::Connected(welcome.clone()),
                         }
                     }
                 };
@@ -191,7 +195,7 @@ async fn run(
                 }
             }
             Err(ClientError::Incompatible { reason, .. }) => {
-                let event = LinkEvent::Incompatible { message: reason };
+                let event = ConnectionEvent::Incompatible { message: reason };
                 if events.send(event).await.is_err() {
                     return;
                 }
@@ -204,7 +208,7 @@ async fn run(
             Err(err) => endpoint.down(describe(&err)),
         };
         attempt = attempt.saturating_add(1);
-        let down = LinkEvent::Down { attempt, reason };
+        let down = ConnectionEvent::Down { attempt, reason };
         if events.send(down).await.is_err() {
             return;
         }
@@ -239,7 +243,7 @@ pub fn backoff(attempt: u32) -> Duration {
 async fn wait(
     delay: Duration,
     requests: &mut mpsc::Receiver<(RequestTag, Method)>,
-    events: &mpsc::Sender<LinkEvent>,
+    events: &mpsc::Sender<ConnectionEvent>,
 ) -> bool {
     let sleep = tokio::time::sleep(delay);
     tokio::pin!(sleep);
@@ -248,7 +252,7 @@ async fn wait(
             () = &mut sleep => return true,
             request = requests.recv() => {
                 let Some((tag, _)) = request else { return false };
-                let failed = LinkEvent::Failed { tag, reason: "not connected to the pod".into() };
+                let failed = ConnectionEvent::Failed { tag, reason: "not connected to the pod".into() };
                 if events.send(failed).await.is_err() {
                     return false;
                 }
@@ -261,7 +265,7 @@ async fn wait(
 async fn serve(
     mut conn: Connection,
     requests: &mut mpsc::Receiver<(RequestTag, Method)>,
-    events: &mpsc::Sender<LinkEvent>,
+    events: &mpsc::Sender<ConnectionEvent>,
     last: &mut Resume,
 ) -> Option<String> {
     // Request id on this connection → the app's tag.
@@ -291,8 +295,8 @@ async fn serve(
                     None
                 };
                 let event = match reply_id(&msg).and_then(|id| pending.remove(&id)) {
-                    Some(tag) => LinkEvent::Reply { tag, msg },
-                    None => LinkEvent::Frame(msg),
+                    Some(tag) => ConnectionEvent::Reply { tag, msg },
+                    None => ConnectionEvent::Frame(msg),
                 };
                 events.send(event).await.ok()?;
                 if let Some(message) = goodbye {
@@ -307,7 +311,7 @@ async fn serve(
                     }
                     Err(err) => {
                         let reason = describe(&err);
-                        let failed = LinkEvent::Failed { tag, reason: reason.clone() };
+                        let failed = ConnectionEvent::Failed { tag, reason: reason.clone() };
                         events.send(failed).await.ok()?;
                         break reason;
                     }
@@ -316,7 +320,7 @@ async fn serve(
         }
     };
     for (_, tag) in pending {
-        let failed = LinkEvent::Failed {
+        let failed = ConnectionEvent::Failed {
             tag,
             reason: "the connection was lost before the pod answered".into(),
         };
@@ -346,14 +350,14 @@ mod tests {
         let link = spawn(Endpoint::Local(home), "absent".parse().unwrap(), tx);
         let first = rx.recv().await.unwrap();
         assert!(
-            matches!(&first, LinkEvent::Down { attempt: 1, reason } if reason.contains("not running")),
+            matches!(&first, ConnectionEvent::Down { attempt: 1, reason } if reason.contains("not running")),
             "{first:?}"
         );
         assert!(link.send(RequestTag::new(7), Method::Pause));
         loop {
             match rx.recv().await.unwrap() {
-                LinkEvent::Failed { tag, .. } => break assert_eq!(tag, RequestTag::new(7)),
-                LinkEvent::Down { .. } => continue, // a retry may come first
+                ConnectionEvent::Failed { tag, .. } => break assert_eq!(tag, RequestTag::new(7)),
+                ConnectionEvent::Down { .. } => continue, // a retry may come first
                 other => panic!("unexpected {other:?}"),
             }
         }

@@ -16,7 +16,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use crate::app::{App, Effect, ExitReason, FlashLevel};
-use crate::connection::{self, CLIENT_NAME, LINK_QUEUE, LinkEvent, LinkHandle};
+use crate::connection::{self, CLIENT_NAME, ConnectionEvent, ConnectionHandle, LINK_QUEUE};
 use crate::history::{InputHistory, append_line};
 use crate::{clipboard, terminal, ui};
 
@@ -24,7 +24,7 @@ use crate::{clipboard, terminal, ui};
 /// until the next thing that changes by itself (`App::next_tick`), or for good when idle.
 pub const TICK: Duration = Duration::from_millis(250);
 
-/// Link events applied before a redraw. Draining a burst (a 10,000-entry snapshot arrives as
+/// ConnectionState events applied before a redraw. Draining a burst (a 10,000-entry snapshot arrives as
 /// 40 frames, a fast stream as many deltas) before drawing keeps the screen current without
 /// drawing every intermediate state.
 pub const MAX_EVENTS_PER_FRAME: usize = 1024;
@@ -99,8 +99,8 @@ enum Background {
 struct Loop {
     options: TuiOptions,
     app: App,
-    link: LinkHandle,
-    link_rx: mpsc::Receiver<LinkEvent>,
+    link: ConnectionHandle,
+    link_rx: mpsc::Receiver<ConnectionEvent>,
     bg_tx: mpsc::UnboundedSender<Background>,
     dirty: bool,
     last_draw: Instant,
@@ -191,7 +191,7 @@ async fn sleep_until(at: Option<Instant>) {
 fn attach(
     endpoint: connection::Endpoint,
     pod: &PodName,
-) -> (LinkHandle, mpsc::Receiver<LinkEvent>) {
+) -> (ConnectionHandle, mpsc::Receiver<ConnectionEvent>) {
     // A channel per link: frames of a pod we switched away from can never reach the app.
     let (tx, rx) = mpsc::channel(LINK_QUEUE);
     (connection::spawn(endpoint, pod.clone(), tx), rx)
@@ -247,7 +247,7 @@ impl Loop {
         (due > Instant::now()).then_some(due)
     }
 
-    fn link_events(&mut self, first: LinkEvent) -> Vec<Effect> {
+    fn link_events(&mut self, first: ConnectionEvent) -> Vec<Effect> {
         let now = Instant::now();
         let (changed, mut effects) = self.app.on_link(first, now);
         self.dirty |= changed;
@@ -301,7 +301,7 @@ impl Loop {
         match effect {
             Effect::Request { tag, method } => {
                 if !self.link.send(tag, method) {
-                    let failed = LinkEvent::Failed {
+                    let failed = ConnectionEvent::Failed {
                         tag,
                         reason: "too many requests in flight".into(),
                     };

@@ -19,7 +19,7 @@ use seedpod_protocol::{
 };
 use seedpod_transcript::Theme;
 use seedpod_tui::App;
-use seedpod_tui::connection::LinkEvent;
+use seedpod_tui::connection::ConnectionEvent;
 use seedpod_tui::history::InputHistory;
 
 const WIDTH: u16 = 80;
@@ -81,7 +81,7 @@ fn load(app: &mut App, state: PodState, more: Vec<EntryKind>) {
         .map(|(i, kind)| entry(i as u64, kind))
         .collect();
     app.on_link(
-        LinkEvent::Connected(Welcome {
+        ConnectionEvent::Connected(Welcome {
             pod: app.pod.clone(),
             server_version: "0.1.0".into(),
             state,
@@ -105,7 +105,7 @@ fn load(app: &mut App, state: PodState, more: Vec<EntryKind>) {
             seq: EventSeq::new(seq),
         },
     ] {
-        app.on_link(LinkEvent::Frame(msg), now);
+        app.on_link(ConnectionEvent::Frame(msg), now);
     }
 }
 
@@ -161,7 +161,7 @@ fn running_with_queued_inputs() {
             text: "Looking at the tests now".into(),
         },
     ] {
-        app.on_link(LinkEvent::Frame(msg), now);
+        app.on_link(ConnectionEvent::Frame(msg), now);
     }
     type_text(&mut app, "also check the docs");
     insta::assert_snapshot!(screen(&mut app));
@@ -171,7 +171,7 @@ fn running_with_queued_inputs() {
 fn reconnecting() {
     let mut app = attached(PodState::Idle);
     app.on_link(
-        LinkEvent::Down {
+        ConnectionEvent::Down {
             attempt: 3,
             reason: "the pod is not running".into(),
         },
@@ -184,7 +184,7 @@ fn reconnecting() {
 fn incompatible() {
     let mut app = attached(PodState::Idle);
     app.on_link(
-        LinkEvent::Incompatible {
+        ConnectionEvent::Incompatible {
             message: "the client speaks protocol 2 but this pod speaks 1: the pod is older; run `seedpod restart demo`".into(),
         },
         Instant::now(),
@@ -253,7 +253,7 @@ fn completion_popup_and_help() {
         other => panic!("expected a completion request, got {other:?}"),
     };
     app.on_link(
-        LinkEvent::Reply {
+        ConnectionEvent::Reply {
             tag,
             msg: ServerMsg::Completions {
                 id: RequestId::new(1),
@@ -346,13 +346,13 @@ fn waiting_for_approval() -> App {
             seq: EventSeq::new(seq),
             entry: entry(seq, kind),
         };
-        app.on_link(LinkEvent::Frame(msg), now);
+        app.on_link(ConnectionEvent::Frame(msg), now);
     }
     let state = ServerMsg::State {
         seq: EventSeq::new(8),
         state: PodState::WaitingForApproval,
     };
-    app.on_link(LinkEvent::Frame(state), now);
+    app.on_link(ConnectionEvent::Frame(state), now);
     app
 }
 
@@ -397,7 +397,7 @@ fn approval_modal_shows_an_edits_diff() {
         seq: EventSeq::new(6),
         entry: entry(6, request),
     };
-    app.on_link(LinkEvent::Frame(msg), now);
+    app.on_link(ConnectionEvent::Frame(msg), now);
     let ready = now + seedpod_tui::app::TYPING_PAUSE;
     app.on_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE), ready);
     insta::assert_snapshot!("approval_edit_diff", screen_at(&mut app, ready));
@@ -423,7 +423,7 @@ fn approval_modal_shows_a_new_file_as_created() {
         seq: EventSeq::new(6),
         entry: entry(6, request),
     };
-    app.on_link(LinkEvent::Frame(msg), now);
+    app.on_link(ConnectionEvent::Frame(msg), now);
     screen_at(&mut app, now);
     let ready = now + seedpod_tui::app::TYPING_PAUSE;
     let screen = screen_at(&mut app, ready);
@@ -508,7 +508,7 @@ fn a_parent_with_reports_from_its_children() {
         },
     }];
     app.on_link(
-        LinkEvent::Frame(ServerMsg::Queued {
+        ConnectionEvent::Frame(ServerMsg::Queued {
             seq: EventSeq::new(20),
             queue,
         }),
@@ -561,7 +561,7 @@ fn after_compaction_paging_back() {
         tasks: Vec::new(),
     });
     app.on_link(
-        LinkEvent::Connected(Welcome {
+        ConnectionEvent::Connected(Welcome {
             pod: "demo".parse().unwrap(),
             server_version: "0.1.0".into(),
             state: PodState::Idle,
@@ -603,7 +603,7 @@ fn after_compaction_paging_back() {
             seq: EventSeq::new(3),
         },
     ] {
-        app.on_link(LinkEvent::Frame(msg), now);
+        app.on_link(ConnectionEvent::Frame(msg), now);
     }
     let before = screen(&mut app);
     assert!(app.after_draw().is_empty());
@@ -622,7 +622,7 @@ fn after_compaction_paging_back() {
     );
     let loading = screen(&mut app);
     app.on_link(
-        LinkEvent::Reply {
+        ConnectionEvent::Reply {
             tag: *tag,
             msg: ServerMsg::Earlier {
                 id: RequestId::new(1),

@@ -107,7 +107,7 @@ pub struct Remote {
 }
 
 /// ssh's process and what it said on stderr: kept with a remote connection, killed with it.
-struct Link {
+struct SshProcess {
     _child: Child,
 }
 
@@ -189,7 +189,7 @@ impl Remote {
         .await;
         match greeted {
             Ok(mut conn) => {
-                conn.keep(Box::new(Link { _child: child }));
+                conn.keep(Box::new(SshProcess { _child: child }));
                 Ok(conn)
             }
             Err(ClientError::Incompatible { supported, .. }) => {

@@ -17,8 +17,8 @@ use seedpod_tools::{Access, Scope};
 use tokio::sync::oneshot;
 
 use super::data_guard::{DataSource, Guarded};
+use super::host::{PodHost, gone};
 use super::input::MAX_ATTACHMENT_BYTES;
-use super::link::{RunLink, gone};
 use super::{Controller, ControllerMsg};
 use crate::references::{self, NotAttached, ReferenceContext, Resolved};
 
@@ -64,7 +64,7 @@ impl Attachments {
     }
 }
 
-impl RunLink {
+impl PodHost {
     /// Resolve `job` off every async thread, then have the controller commit the items.
     pub(super) async fn attach(&mut self, job: Attachments) -> Result<(), HostError> {
         let resolved = tokio::task::spawn_blocking(move || job.resolve())

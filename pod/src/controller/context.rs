@@ -548,7 +548,7 @@ impl Controller {
         };
         self.runs.generation += 1;
         let generation = self.runs.generation;
-        let mut link = super::link::RunLink {
+        let mut link = super::host::PodHost {
             generation,
             tx: self.senders.commands.clone(),
         };

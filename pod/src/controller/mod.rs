@@ -7,7 +7,7 @@
 //!
 //! Files: `route.rs` decides who answers each client method, `requests.rs` answers the
 //! controller's share, `runs.rs` owns the run lifecycle (start, pause,
-//! resume, cancel, drain queues), `link.rs` is the run task's side of the channel,
+//! resume, cancel, drain queues), `host.rs` is the run task's side of the channel,
 //! `commit.rs` the one commit path, `snapshot.rs` attach/subscribe.
 
 mod approvals;
@@ -17,10 +17,10 @@ mod commands;
 mod commit;
 mod context;
 mod data_guard;
+mod host;
 mod inbox;
 mod injection;
 mod input;
-mod link;
 mod mcp;
 mod meta_file;
 mod queue_events;

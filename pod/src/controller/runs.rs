@@ -11,9 +11,9 @@ use seedpod_protocol::{
 use seedpod_store::Durability;
 
 use super::commit::CommitError;
+use super::host::PodHost;
 use super::injection::Injection;
 use super::input::UserInput;
-use super::link::RunLink;
 use super::{Activity, Controller, ControllerMsg, attach};
 use crate::render;
 
@@ -70,7 +70,7 @@ impl Controller {
         self.runs.generation += 1;
         self.runs.waiting_approval = None;
         let generation = self.runs.generation;
-        let mut link = RunLink {
+        let mut link = PodHost {
             generation,
             tx: self.senders.commands.clone(),
         };

@@ -137,8 +137,8 @@ async fn parts(
     let segment = segment_path(dir, &segment_id);
     std::fs::create_dir_all(segment.parent().expect("segments dir")).expect("create segments");
     let start = SegmentStart {
-        date: None,
-        // As `restore::create` records a configured window.
+        // As `restore::create` records the day its prompt says, and a configured window.
+        date: Some(crate::calendar::today()),
         context_window: session
             .context
             .window

@@ -51,7 +51,7 @@ async fn outside_a_repository_commit_is_refused_with_what_to_do() {
             .contains("is not in one (git init creates one)"),
         "{err}"
     );
-    let tool = commit(dir.path(), r#"{"message":"x"}"#)
+    let tool = make_git_commit(dir.path(), r#"{"message":"x"}"#)
         .await
         .expect_err("no repo");
     assert!(tool.text().contains("needs a git repository"), "{tool}");
@@ -97,7 +97,7 @@ async fn with_nothing_staged_every_change_is_offered_new_files_too() {
     assert!(input.contains("\"all\": true"), "{input}");
     assert!(input.contains("?? new.txt"), "{input}");
 
-    let out = commit(
+    let out = make_git_commit(
         dir.path(),
         r#"{"message":"Change a and add new\n\nBecause.","all":true}"#,
     )
@@ -115,7 +115,9 @@ async fn a_message_cannot_become_an_option_or_a_command() {
     stage(dir.path(), "a.txt");
     let hostile = "--amend\n\n$(touch PWNED) `touch PWNED2`; touch PWNED3";
     let arguments = serde_json::json!({ "message": hostile }).to_string();
-    commit(dir.path(), &arguments).await.expect("committed");
+    make_git_commit(dir.path(), &arguments)
+        .await
+        .expect("committed");
     assert_eq!(last_message(dir.path()), hostile);
     for file in ["PWNED", "PWNED2", "PWNED3"] {
         assert!(!dir.path().join(file).exists(), "{file} was created");
@@ -138,12 +140,14 @@ async fn bad_calls_fail_and_commit_nothing() {
         (r#"{"message":"x"}"#, "nothing is staged"),
         (r#"{"message":"x","all":true}"#, "the working tree is clean"),
     ] {
-        let err = commit(dir.path(), arguments).await.expect_err(arguments);
+        let err = make_git_commit(dir.path(), arguments)
+            .await
+            .expect_err(arguments);
         assert!(err.text().contains(expected), "{arguments}: {err}");
     }
     let long = serde_json::json!({ "message": "x".repeat(MAX_MESSAGE_CHARS + 1) }).to_string();
     assert!(
-        commit(dir.path(), &long)
+        make_git_commit(dir.path(), &long)
             .await
             .expect_err("long")
             .text()

@@ -2,7 +2,7 @@
 //! when it fits and scrollable to its last line when it does not, the terminal's full width,
 //! and a one-line change deep in a file on the first screen with its line number.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_e2e::pty::{Tui, keys};
 use serde_json::json;
 
@@ -17,7 +17,7 @@ fn twelve_lines() -> String {
 }
 
 /// A pod whose model asks to run `call` (a tool and its arguments), then says "Done.".
-fn asking(sb: &Sandbox, tool: &str, arguments: serde_json::Value) {
+fn asking(sb: &TestHome, tool: &str, arguments: serde_json::Value) {
     let script = sb.script(
         "s.jsonl",
         &[
@@ -45,7 +45,7 @@ fn open_modal(tui: &mut Tui) {
 
 #[test]
 fn a_long_command_is_whole_when_it_fits_and_scrolls_to_its_end_when_not() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     asking(
         &sb,
         "shell",
@@ -116,7 +116,7 @@ fn a_long_command_is_whole_when_it_fits_and_scrolls_to_its_end_when_not() {
 
 #[test]
 fn the_modal_uses_the_whole_width_of_a_wide_terminal() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let words: Vec<String> = (1..=26).map(|i| format!("word{i:02}")).collect();
     let command = format!("echo {}", words.join(" "));
     assert!(command.len() > 150);
@@ -145,7 +145,7 @@ fn the_modal_uses_the_whole_width_of_a_wide_terminal() {
 
 #[test]
 fn a_one_line_change_deep_in_a_file_shows_on_the_first_screen_with_its_line_number() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let old: String = (1..=200).map(|i| format!("line {i}\n")).collect();
     std::fs::write(sb.path().join("big.txt"), &old).expect("write big.txt");
     sb.user_config("[approvals]\nwrite_file = \"ask\"\n");

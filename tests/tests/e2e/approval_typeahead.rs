@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_e2e::pty::{Tui, keys};
 use seedpod_protocol::{
     ApprovalDecision, ApprovalRequest, CallId, Entry, EntryKind, StandingApproval,
@@ -19,7 +19,7 @@ const WAITING: &str = "waiting for a pause in typing";
 /// The footer once the modal takes keys (drawn below the modal, so the frame is complete).
 const ANSWER_KEYS: &str = "y approve · a approve always";
 
-fn history(sb: &Sandbox) -> Vec<Entry> {
+fn history(sb: &TestHome) -> Vec<Entry> {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(sb.history("p"))
 }
@@ -57,7 +57,7 @@ fn wait_until_the_modal_takes_keys(tui: &mut Tui) {
 
 #[test]
 fn type_ahead_does_not_answer_and_always_needs_a_confirmation() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate = sb.gate("hold");
     let script = sb.script(
         "s.jsonl",
@@ -192,7 +192,7 @@ const STEADY: Duration = Duration::from_millis(125);
 
 #[test]
 fn steady_typing_as_the_modal_opens_answers_nothing_and_lands_in_the_composer() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate = sb.gate("hold");
     let script = sb.script(
         "s.jsonl",

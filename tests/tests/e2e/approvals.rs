@@ -2,7 +2,7 @@
 //! `shell` tool: a client approves, another run is denied, `seedpod approve` answers a pod
 //! nobody is attached to, and `kill -9` while waiting neither loses nor auto-approves the request.
 
-use seedpod_e2e::{Sandbox, is_run_end, wait_for};
+use seedpod_e2e::{TestHome, is_run_end, wait_for};
 use seedpod_protocol::{
     ApprovalAnswer, ApprovalRequest, ClientMode, EntryKind, Method, PodState, Segment, ServerMsg,
 };
@@ -33,7 +33,7 @@ async fn run(control: &mut seedpod_client::Connection, text: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_approves_one_call_and_denies_another() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[
@@ -95,7 +95,7 @@ async fn a_client_approves_one_call_and_denies_another() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn approve_answers_later_and_a_kill_while_waiting_loses_nothing() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[shell_step("echo ran > later.txt"), json!({"text": "done"})],

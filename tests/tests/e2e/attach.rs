@@ -2,7 +2,7 @@
 //! same order with strictly increasing seq; a client attaching mid-turn gets snapshot + in-flight
 //! state and then exactly the remaining events.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_e2e::events::EventsProcess;
 use seedpod_protocol::{ClientMode, Entry, EventSeq, Method, Segment, ServerMsg};
 use serde_json::json;
@@ -27,7 +27,7 @@ fn committed(frames: &[ServerMsg]) -> Vec<(EventSeq, Entry)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn attached_clients_agree_and_a_late_client_catches_up_exactly() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate = sb.gate("gate-1");
     let script = sb.script(
         "s.jsonl",

@@ -2,7 +2,7 @@
 //! a client that never reads while the pod streams 100k events: the pod keeps serving everyone
 //! else and its state is unchanged.
 
-use seedpod_e2e::{Sandbox, is_run_end, wait_for};
+use seedpod_e2e::{TestHome, is_run_end, wait_for};
 use seedpod_protocol::{
     ClientMode, ErrorCode, MAX_FRAME_BYTES, Method, PodName, PodState, RequestId, ServerMsg,
 };
@@ -13,7 +13,7 @@ use tokio::net::UnixStream;
 const HELLO: &str = r#"{"id":0,"method":"hello","protocol":1,"client":"raw","mode":"control"}"#;
 
 async fn raw(
-    sb: &Sandbox,
+    sb: &TestHome,
 ) -> (
     BufReader<tokio::net::unix::OwnedReadHalf>,
     tokio::net::unix::OwnedWriteHalf,
@@ -34,7 +34,7 @@ async fn read_frame(reader: &mut BufReader<tokio::net::unix::OwnedReadHalf>) -> 
     (n > 0).then(|| serde_json::from_str(&line).expect("pod frames are JSON"))
 }
 
-async fn status(sb: &Sandbox) -> seedpod_protocol::PodStatus {
+async fn status(sb: &TestHome) -> seedpod_protocol::PodStatus {
     let mut conn = sb.connect("p", ClientMode::Control).await;
     match conn.call(Method::Status).await.unwrap() {
         ServerMsg::StatusReply { status, .. } => status,
@@ -44,7 +44,7 @@ async fn status(sb: &Sandbox) -> seedpod_protocol::PodStatus {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_frames_get_typed_errors_and_change_nothing() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "fine"})]);
     sb.start_scripted("p", &script);
     sb.ok(&["send", "p", "hello"]);
@@ -165,7 +165,7 @@ async fn bad_frames_get_typed_errors_and_change_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_never_reads_cannot_stall_the_pod() {
     const EVENTS: usize = 100_000;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[json!({"text": "x".repeat(EVENTS), "chunk_chars": 1})],
@@ -253,7 +253,7 @@ async fn a_client_that_never_reads_cannot_stall_the_pod() {
 /// bare "Broken pipe", and the pod keeps serving.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn input_over_the_frame_limit_is_refused_with_a_way_out() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "ok"})]);
     sb.start_scripted("p", &script);
     let mut child = sb

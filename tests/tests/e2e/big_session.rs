@@ -12,7 +12,7 @@ use std::path::Path;
 use futures::{SinkExt, StreamExt};
 use seedpod_e2e::events::EventsProcess;
 use seedpod_e2e::pty::Tui;
-use seedpod_e2e::{Sandbox, is_run_end, wait_for};
+use seedpod_e2e::{TestHome, is_run_end, wait_for};
 use seedpod_protocol::{
     ClientMode, FrameCodec, MAX_FRAME_BYTES, Method, PodName, Request, RequestId, Segment,
     ServerMsg, encode,
@@ -41,7 +41,7 @@ struct RawClient {
 }
 
 impl RawClient {
-    async fn connect(sb: &Sandbox, name: &str, mode: ClientMode) -> RawClient {
+    async fn connect(sb: &TestHome, name: &str, mode: ClientMode) -> RawClient {
         let socket = sb
             .home
             .socket_path(&PodName::new(name.to_string()).unwrap());
@@ -113,7 +113,7 @@ fn big_file(dir: &Path) {
     std::fs::write(dir.join("big.txt"), text).unwrap();
 }
 
-fn script(sb: &Sandbox) -> std::path::PathBuf {
+fn script(sb: &TestHome) -> std::path::PathBuf {
     let read = json!({"path": "big.txt"}).to_string();
     let mut steps: Vec<serde_json::Value> = (0..STEPS)
         .map(|_| {
@@ -131,7 +131,7 @@ fn script(sb: &Sandbox) -> std::path::PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_of_many_frames_attaches_and_every_frame_is_within_the_limit() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::create_dir_all(sb.path().join(".seedpod")).unwrap();
     // A window big enough that the session is pruned in the request, never compacted away.
     std::fs::write(

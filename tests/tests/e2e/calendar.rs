@@ -3,7 +3,7 @@
 //! `date_changed` reminder with the new date while the system prompt keeps its first one, and
 //! the next request is byte-identical after a restart.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_engine::testing::{MockServer, Reply};
 
 const OPENAI_TEXT: &str = include_str!("../../../crates/engine/tests/fixtures/openai_text.sse");
@@ -16,7 +16,7 @@ async fn a_new_day_is_told_to_the_model_and_replays_exactly() {
         Reply::sse_in_pieces(OPENAI_TEXT.as_bytes().to_vec(), &[5]),
     ])
     .await;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     // The mock answers every request with its next reply: no window probes.
     let project = sb.path().join(".seedpod");
     std::fs::create_dir_all(&project).expect("project config dir");

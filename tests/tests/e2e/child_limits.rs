@@ -3,7 +3,7 @@
 //! chain of pods stops at the configured depth. Processes are counted from `/proc`, so a child
 //! started and never recorded would be caught too.
 
-use seedpod_e2e::{Sandbox, wait_for};
+use seedpod_e2e::{TestHome, wait_for};
 use seedpod_protocol::{ClientMode, Entry, EntryKind};
 use serde_json::{Value, json};
 
@@ -39,7 +39,7 @@ fn spawn_results(entries: &[Entry]) -> Vec<(String, bool)> {
 
 /// Pids of the `pod serve` processes running with this sandbox's `SEEDPOD_HOME`, from `/proc`:
 /// every pod process, whether or not it ever wrote a pod directory.
-fn pod_processes(sb: &Sandbox) -> Vec<u32> {
+fn pod_processes(sb: &TestHome) -> Vec<u32> {
     let home = format!("SEEDPOD_HOME={}", sb.path().display());
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc").expect("read /proc").flatten() {
@@ -63,7 +63,7 @@ fn pod_processes(sb: &Sandbox) -> Vec<u32> {
 }
 
 /// Names of the pods with a directory under the sandbox's data dir.
-fn pod_dirs(sb: &Sandbox) -> Vec<String> {
+fn pod_dirs(sb: &TestHome) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(sb.home.pods_dir())
         .expect("pods dir")
         .flatten()
@@ -74,7 +74,7 @@ fn pod_dirs(sb: &Sandbox) -> Vec<String> {
 }
 
 /// Pods `seedpod ls --json` lists as running (a pid).
-fn running_in_ls(sb: &Sandbox) -> Vec<String> {
+fn running_in_ls(sb: &TestHome) -> Vec<String> {
     let mut names: Vec<String> = sb
         .ok(&["ls", "--json"])
         .lines()
@@ -88,7 +88,7 @@ fn running_in_ls(sb: &Sandbox) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_answer_asking_for_a_thousand_children_starts_only_max_children() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let names: Vec<String> = (0..CALLS).map(|i| format!("kid-{i}")).collect();
     let calls: Vec<Value> = names.iter().map(|n| spawn_call(n, "work")).collect();
     let mut steps = vec![json!({"tool_calls": calls}), json!({"text": "done"})];
@@ -138,7 +138,7 @@ fn ran_to_the_end(entries: &[Entry]) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chain_of_pods_stops_at_max_depth() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[children]\nmax_depth = 2\n");
     let spawn = |name: &str| json!({"tool_calls": [spawn_call(name, "go one level deeper")]});
     let script = sb.script(

@@ -2,7 +2,7 @@
 //! one shared script (steps tagged `"pod"` belong to the child of that name), each pod with its
 //! own cursor; gates hold a child's answer so every report arrives at a known moment.
 
-use seedpod_e2e::{Sandbox, is_pod_event_from, is_run_end, wait_for};
+use seedpod_e2e::{TestHome, is_pod_event_from, is_run_end, wait_for};
 use seedpod_protocol::{ClientMode, Entry, EntryKind, PodEvent, PodName, SystemItem};
 use serde_json::{Value, json};
 
@@ -58,7 +58,7 @@ where
 }
 
 /// Whether `name` has committed `reports` turn reports from `child` and is between turns.
-async fn settled_with(sb: &Sandbox, name: &str, child: &str, reports: usize) -> bool {
+async fn settled_with(sb: &TestHome, name: &str, child: &str, reports: usize) -> bool {
     let history = sb.history(name).await;
     turn_reports(&history, child) == reports
         && matches!(
@@ -68,7 +68,7 @@ async fn settled_with(sb: &Sandbox, name: &str, child: &str, reports: usize) -> 
 }
 
 /// A stopped pod's active segment, read from disk.
-fn log_entries(sb: &Sandbox, name: &str) -> Vec<Entry> {
+fn log_entries(sb: &TestHome, name: &str) -> Vec<Entry> {
     let dir = sb.home.pod_dir(&PodName::new(name.to_string()).unwrap());
     let meta = seedpod_store::load_meta(&dir)
         .expect("pod.json readable")
@@ -96,7 +96,7 @@ async fn pod_event_from(conn: &mut seedpod_client::Connection, child: &str) -> P
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_parent_hears_once_per_turn_it_started_before_its_next_request() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate1 = sb.gate("kid-turn-1");
     let gate2 = sb.gate("kid-turn-2");
     let script = sb.script(
@@ -161,7 +161,7 @@ async fn a_parent_hears_once_per_turn_it_started_before_its_next_request() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_report_made_while_the_parent_is_dead_arrives_once_after_its_restart() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate = sb.gate("kid-done");
     let script = sb.script(
         "family.jsonl",
@@ -203,7 +203,7 @@ async fn a_report_made_while_the_parent_is_dead_arrives_once_after_its_restart()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_child_is_listed_restorable_and_after_start_still_reports() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate1 = sb.gate("kid-1");
     let gate2 = sb.gate("kid-2");
     let script = sb.script(
@@ -248,7 +248,7 @@ async fn a_killed_child_is_listed_restorable_and_after_start_still_reports() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_levels_stop_the_middle_and_the_root_still_reaches_the_grandchild() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::create_dir_all(sb.path().join("work/sub")).expect("work dirs");
     let mid_gate = sb.gate("mid-done");
     let grand_gate = sb.gate("grand-never");
@@ -364,7 +364,7 @@ async fn three_levels_stop_the_middle_and_the_root_still_reaches_the_grandchild(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_child_writes_only_inside_its_delegated_scope() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::create_dir_all(sb.path().join("out")).expect("out dir");
     let write = |path: &str| call("write_file", json!({"path": path, "content": "kid\n"}));
     let script = sb.script(
@@ -417,7 +417,7 @@ async fn a_child_writes_only_inside_its_delegated_scope() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restarted_parent_takes_the_reports_a_stopped_child_could_not_deliver() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate = sb.gate("kid-done");
     let script = sb.script(
         "family.jsonl",
@@ -485,7 +485,7 @@ async fn a_restarted_parent_takes_the_reports_a_stopped_child_could_not_deliver(
 /// `--with-children`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cli_spawns_lists_the_tree_and_stops_a_family() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::create_dir_all(sb.path().join("out")).expect("out dir");
     let script = sb.script(
         "family.jsonl",
@@ -556,7 +556,7 @@ async fn the_cli_spawns_lists_the_tree_and_stops_a_family() {
 /// `send_to_pod` to a child that crashed restores it from its log first.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn send_to_pod_restores_a_crashed_child() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate1 = sb.gate("kid-1");
     let gate2 = sb.gate("kid-2");
     let script = sb.script(
@@ -596,7 +596,7 @@ async fn send_to_pod_restores_a_crashed_child() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_delegated_turn_is_reported_once() {
     const ROUNDS: usize = 3;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     // Reports are committed without waking the parent, so it needs no script of its own.
     std::fs::create_dir_all(sb.path().join(".seedpod")).expect("project dir");
     std::fs::write(
@@ -653,7 +653,7 @@ async fn every_delegated_turn_is_reported_once() {
 /// A child whose model fails reports `errored` with the reason, and the parent wakes to it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_child_reports_the_error() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate = sb.gate("kid-fails");
     let script = sb.script(
         "family.jsonl",

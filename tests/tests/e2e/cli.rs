@@ -1,6 +1,6 @@
 //! The command line as a person meets it: names, exit codes, messages, start/stop/restart.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use serde_json::{Value, json};
 
 fn stderr(out: &std::process::Output) -> String {
@@ -9,7 +9,7 @@ fn stderr(out: &std::process::Output) -> String {
 
 #[test]
 fn unknown_pod_is_exit_2_and_lists_known_pods() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("alpha", &script);
     sb.start_scripted("beta", &script);
@@ -32,7 +32,7 @@ fn unknown_pod_is_exit_2_and_lists_known_pods() {
 
 #[test]
 fn send_streams_the_reply_and_exits_by_outcome() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[
@@ -61,7 +61,7 @@ fn send_streams_the_reply_and_exits_by_outcome() {
 
 #[test]
 fn send_reads_stdin_and_no_wait_returns_on_ack() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "got it"})]);
     sb.start_scripted("p", &script);
     let out = sb
@@ -85,7 +85,7 @@ fn send_reads_stdin_and_no_wait_returns_on_ack() {
 
 #[test]
 fn ls_shows_running_and_stopped_pods() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("up", &script);
     sb.start_scripted("down", &script);
@@ -114,7 +114,7 @@ fn ls_shows_running_and_stopped_pods() {
 
 #[test]
 fn start_is_idempotent_and_restart_restores_exactly() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "one"}), json!({"text": "two"})]);
     sb.start_scripted("p", &script);
     sb.start_scripted("p", &script);
@@ -133,7 +133,7 @@ fn start_is_idempotent_and_restart_restores_exactly() {
 
 #[test]
 fn default_name_comes_from_the_directory_and_is_disambiguated() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     let a = sb.path().join("work").join("my project");
     let b = sb.path().join("other").join("my project");
@@ -165,7 +165,7 @@ fn default_name_comes_from_the_directory_and_is_disambiguated() {
 
 #[test]
 fn pause_when_idle_says_why() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);
     let out = sb.run(&["pause", "p"]);
@@ -181,7 +181,7 @@ fn pause_when_idle_says_why() {
 
 #[test]
 fn a_bad_script_fails_start_with_the_reason() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.path().join("bad.jsonl");
     std::fs::write(&script, "{\"text\": \"ok\"}\n{\"txet\": 1}\n").unwrap();
     let out = sb.run(&[
@@ -203,7 +203,7 @@ fn a_bad_script_fails_start_with_the_reason() {
 
 #[test]
 fn a_second_server_for_the_same_pod_is_refused() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);
     let out = sb.run(&["pod", "serve", "p"]);
@@ -214,7 +214,7 @@ fn a_second_server_for_the_same_pod_is_refused() {
 #[test]
 fn events_shows_each_runs_token_totals_at_its_end() {
     use std::io::{BufRead, BufReader};
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[

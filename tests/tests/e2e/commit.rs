@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use seedpod_e2e::{Sandbox, is_run_end, wait_for};
+use seedpod_e2e::{TestHome, is_run_end, wait_for};
 use seedpod_protocol::{ClientMode, EntryKind, ServerMsg};
 use serde_json::json;
 
@@ -41,7 +41,7 @@ fn commit_call(message: &str) -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn commit_asks_with_the_message_and_commits_only_what_was_approved() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let dir = sb.path();
     git(dir, &["init", "-q"]);
     git(dir, &["config", "user.name", "Seed Tester"]);
@@ -143,7 +143,7 @@ async fn commit_asks_with_the_message_and_commits_only_what_was_approved() {
 
 #[test]
 fn commit_outside_a_repository_or_with_nothing_to_commit_says_why() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "never asked"})]);
     sb.start_scripted("p", &script);
     let out = sb.run(&["send", "p", "/commit"]);

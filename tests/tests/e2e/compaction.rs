@@ -3,7 +3,7 @@
 //! next request), and compacting again afterwards works; input sent during a compaction is
 //! queued and answered after it, in the new segment.
 
-use seedpod_e2e::{Sandbox, is_run_end, is_state, wait_for};
+use seedpod_e2e::{TestHome, is_run_end, is_state, wait_for};
 use seedpod_protocol::{
     ClientMode, EntryKind, Method, Origin, PodCommand, PodName, PodState, Segment,
 };
@@ -25,7 +25,7 @@ fn active_origin(history: &[seedpod_protocol::Entry]) -> Origin {
 
 #[tokio::test]
 async fn kill_9_while_the_summary_streams_changes_nothing_and_compacting_again_works() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate = sb.gate("summary-gate");
     let script = sb.script(
         "s.jsonl",
@@ -83,7 +83,7 @@ async fn kill_9_while_the_summary_streams_changes_nothing_and_compacting_again_w
 
 #[tokio::test]
 async fn input_sent_while_compacting_is_queued_and_answered_in_the_new_segment() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate = sb.gate("summary-gate");
     let script = sb.script(
         "s.jsonl",
@@ -140,7 +140,7 @@ async fn input_sent_while_compacting_is_queued_and_answered_in_the_new_segment()
 
 #[tokio::test]
 async fn a_tool_left_out_of_a_compact_prompt_cannot_be_called_anyway() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::create_dir_all(sb.path().join(".seedpod")).unwrap();
     std::fs::write(
         sb.path().join(".seedpod/config.toml"),

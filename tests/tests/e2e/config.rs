@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use seedpod_e2e::{Sandbox, missing_prerequisite};
+use seedpod_e2e::{TestHome, missing_prerequisite};
 use seedpod_engine::testing::{MockServer, Reply};
 use seedpod_protocol::PodName;
 use serde_json::json;
@@ -15,7 +15,7 @@ const ANTHROPIC_TEXT: &str =
     include_str!("../../../crates/engine/tests/fixtures/anthropic_text.sse");
 
 /// The sandbox directory is where `seedpod` runs, so it is a new pod's working directory.
-fn project_config(sb: &Sandbox, text: &str) -> PathBuf {
+fn project_config(sb: &TestHome, text: &str) -> PathBuf {
     let dir = sb.path().join(".seedpod");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("config.toml");
@@ -40,7 +40,7 @@ fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-fn log_of(sb: &Sandbox, name: &str) -> String {
+fn log_of(sb: &TestHome, name: &str) -> String {
     std::fs::read_to_string(sb.home.log_path(&PodName::new(name.to_string()).unwrap()))
         .unwrap_or_default()
 }
@@ -49,7 +49,7 @@ fn log_of(sb: &Sandbox, name: &str) -> String {
 /// a project config alone is enough to start a pod.
 #[test]
 fn a_trusted_project_config_alone_starts_a_pod() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let dir = sb.path().join(".seedpod");
     std::fs::create_dir_all(&dir).unwrap();
     // The script path is relative to the config file.
@@ -69,7 +69,7 @@ fn a_trusted_project_config_alone_starts_a_pod() {
 
 #[test]
 fn config_show_names_each_layer_and_hides_secrets() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let user = sb.user_config(
         "provider = \"anthropic\"\nmodel = \"user-model\"\n[retry]\nmax_retries = 5\n",
     );
@@ -102,7 +102,7 @@ fn config_show_names_each_layer_and_hides_secrets() {
 
 #[test]
 fn config_show_for_a_pod_shows_what_it_was_created_with() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "x"})]);
     let out = clean(sb.cmd().args([
         "start",
@@ -136,7 +136,7 @@ fn config_show_for_a_pod_shows_what_it_was_created_with() {
 
 #[test]
 fn a_broken_config_file_fails_start_with_file_and_line() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let path = project_config(&sb, "provider = \"scripted\"\nmodle = \"typo\"\n");
     let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -169,7 +169,7 @@ fn context_values_that_cannot_work_fail_start_naming_key_and_file() {
         ),
     ];
     for (text, start) in cases {
-        let sb = Sandbox::new();
+        let sb = TestHome::new();
         let path = sb.user_config(&format!("provider = \"scripted\"\n{text}"));
         let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{text}: {}", stderr(&out));
@@ -187,7 +187,7 @@ fn context_values_that_cannot_work_fail_start_naming_key_and_file() {
 
 #[test]
 fn config_show_prints_the_context_section_with_sources() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let user = sb.user_config("context_window = 16384\n[context]\ncompact_at = 0.8\n");
     let project = project_config(&sb, "[context.windows]\n\"qwen3\" = 40960\n");
     let text = sb.ok(&["config", "show"]);
@@ -210,7 +210,7 @@ async fn retry_setting_reaches_the_pod_and_the_pod_stays_usable() {
         Reply::sse(OPENAI_TEXT.as_bytes().to_vec()),
     ])
     .await;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     project_config(
         &sb,
         &format!(
@@ -243,7 +243,7 @@ async fn idle_read_timeout_turns_a_hung_stream_into_an_error() {
         prefix: b"data: {\"choices\":[]}\n\n".to_vec(),
     }])
     .await;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     project_config(
         &sb,
         &format!(
@@ -268,7 +268,7 @@ async fn idle_read_timeout_turns_a_hung_stream_into_an_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_key_env_names_the_variable_and_its_value_stays_secret() {
     let server = MockServer::start(vec![Reply::sse(ANTHROPIC_TEXT.as_bytes().to_vec())]).await;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let path = sb.user_config(&format!(
         "provider = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"TEAM_CLAUDE_KEY\"\n",
         server.base_url()
@@ -293,7 +293,7 @@ async fn api_key_env_names_the_variable_and_its_value_stays_secret() {
 
 #[test]
 fn logging_level_and_file_come_from_the_config() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "a"}), json!({"text": "b"})]);
     let script = script.to_str().unwrap();
 
@@ -318,7 +318,7 @@ fn logging_level_and_file_come_from_the_config() {
 
 #[test]
 fn model_flags_on_an_existing_pod_say_they_do_not_apply() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "x"})]);
     sb.start_scripted("p", &script);
     sb.ok(&["stop", "p"]);
@@ -343,7 +343,7 @@ async fn retryable_statuses_reach_the_pod() {
         Reply::sse(OPENAI_TEXT.as_bytes().to_vec()),
     ])
     .await;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config(&format!(
             "provider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n[retry]\nmax_retries = 3\nretryable_statuses = [429]\n[context]\nprobe = false\n",
             server.base_url()
@@ -368,7 +368,7 @@ async fn retryable_statuses_reach_the_pod() {
 #[test]
 fn logging_to_stdout_in_the_foreground_only() {
     use std::io::BufRead;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[logging]\nstdout = true\n");
     let script = sb.script("s.jsonl", &[json!({"text": "a"})]);
 
@@ -406,7 +406,7 @@ fn logging_to_stdout_in_the_foreground_only() {
 /// file that only the source tree has.
 #[test]
 fn the_first_advice_leads_with_the_demo() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = clean(sb.cmd().args(["start", "p"])).output().unwrap();
     if out.status.success() {
         missing_prerequisite(
@@ -431,7 +431,7 @@ async fn model_without_a_name_lists_the_servers_models() {
         r#"{"object":"list","data":[{"id":"qwen3:8b"},{"id":"llama3.2"}]}"#,
     )])
     .await;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config(&format!(
             "provider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"qwen3:8b\"\n[context]\nprobe = false\n",
             server.base_url()
@@ -457,7 +457,7 @@ async fn model_names_complete_from_the_server_asked_once() {
         r#"{"object":"list","data":[{"id":"qwen3:8b"},{"id":"llama3.2"},{"id":"qwen3:32b"}]}"#,
     )])
     .await;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config(&format!(
             "provider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"llama3.2\"\n[context]\nprobe = false\n",
             server.base_url()

@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_e2e::limit_server::{Answer, Exchange, LimitConfig, LimitServer, Wire};
 use seedpod_protocol::PodName;
 use serde_json::Value;
@@ -34,8 +34,8 @@ const WORDS: &[&str] = &[
 
 /// A sandbox with the window configured in the user's `config.toml`, and a pod in it talking
 /// to `server` over `wire`.
-fn start(server: &LimitServer, wire: Wire, window: u64) -> Sandbox {
-    let sb = Sandbox::new();
+fn start(server: &LimitServer, wire: Wire, window: u64) -> TestHome {
+    let sb = TestHome::new();
     std::fs::create_dir_all(&sb.home.config).unwrap();
     std::fs::write(
         sb.home.config.join("config.toml"),
@@ -75,7 +75,7 @@ fn turn_text(n: usize, chars: usize) -> String {
 }
 
 /// `seedpod send`, which must succeed with the fake's answer and say nothing about an error.
-fn send(sb: &Sandbox, text: &str, expect: &str) {
+fn send(sb: &TestHome, text: &str, expect: &str) {
     let out = sb.run(&["send", "p", text]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -108,7 +108,7 @@ fn write_big_file(dir: &Path) -> &'static str {
 }
 
 /// Every entry of every segment of pod `p`, oldest segment first.
-fn log(sb: &Sandbox) -> Vec<Value> {
+fn log(sb: &TestHome) -> Vec<Value> {
     sb.segment_files("p")
         .iter()
         .flat_map(|file| {
@@ -121,7 +121,7 @@ fn log(sb: &Sandbox) -> Vec<Value> {
 }
 
 /// The first entry of the segment `pod.json` names active.
-fn active_segment_start(sb: &Sandbox) -> Value {
+fn active_segment_start(sb: &TestHome) -> Value {
     let dir = sb.home.pod_dir(&PodName::new("p").unwrap());
     let meta: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("pod.json")).unwrap()).unwrap();
@@ -132,7 +132,7 @@ fn active_segment_start(sb: &Sandbox) -> Value {
 }
 
 /// Pod `p`'s line of `seedpod ls --json`.
-fn ls_json(sb: &Sandbox) -> Value {
+fn ls_json(sb: &TestHome) -> Value {
     sb.ok(&["ls", "--json"])
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
@@ -177,7 +177,7 @@ impl Checks {
     }
 
     /// The pod knows the window, and the fill `ls` reports is inside it.
-    fn fill(&mut self, sb: &Sandbox, window: u64) {
+    fn fill(&mut self, sb: &TestHome, window: u64) {
         let pod = ls_json(sb);
         self.that(
             pod["context_window"].as_u64() == Some(window),
@@ -206,7 +206,7 @@ impl Checks {
     }
 
     /// The active segment is a compaction.
-    fn compacted(&mut self, sb: &Sandbox) {
+    fn compacted(&mut self, sb: &TestHome) {
         let start = active_segment_start(sb);
         self.that(
             start["kind"] == "segment_start" && start["origin"]["type"] == "compacted_from",
@@ -216,7 +216,7 @@ impl Checks {
 
     /// Turn 1's fact survived every compaction: in the active summary and in what the model
     /// is sent next.
-    fn fact_kept(&mut self, sb: &Sandbox) {
+    fn fact_kept(&mut self, sb: &TestHome) {
         let start = active_segment_start(sb);
         let summary = start["compaction"]["summary"].as_str().unwrap_or_default();
         self.that(
@@ -364,7 +364,7 @@ fn anthropic_learns_a_smaller_window_than_configured() {
 #[test]
 fn thirty_scripted_turns_in_a_16k_window_all_complete() {
     const TURNS: usize = 30;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config(&format!("context_window = {WINDOW}\n"));
     // An answer for every turn and a summary for every compaction, with room to spare.
     let steps: Vec<Value> = (0..TURNS * 2 + 16)

@@ -2,11 +2,11 @@
 //! its JSON fields, `history --all` across compacted and cleared segments, and `prompt show`
 //! saying which prompt mode a window gets and why.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_protocol::PodName;
 use serde_json::{Value, json};
 
-fn ls_rows(sb: &Sandbox) -> Vec<Value> {
+fn ls_rows(sb: &TestHome) -> Vec<Value> {
     sb.ok(&["ls", "--json"])
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -15,7 +15,7 @@ fn ls_rows(sb: &Sandbox) -> Vec<Value> {
 
 #[test]
 fn ls_shows_how_full_each_running_pods_context_is() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("context_window = 16000\n");
     let script = sb.script("s.jsonl", &[json!({"text": "an answer"})]);
     sb.start_scripted("up", &script);
@@ -59,7 +59,7 @@ fn ls_shows_how_full_each_running_pods_context_is() {
 
 #[test]
 fn ls_shows_the_tokens_alone_when_the_window_is_unknown() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);
     let rows = ls_rows(&sb);
@@ -74,7 +74,7 @@ fn ls_shows_the_tokens_alone_when_the_window_is_unknown() {
 
 #[test]
 fn history_all_prints_every_segment_in_order_running_or_stopped() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[
@@ -166,7 +166,7 @@ fn history_all_prints_every_segment_in_order_running_or_stopped() {
 
 #[test]
 fn history_all_reports_a_missing_segment_and_still_prints_the_rest() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "kept"})]);
     sb.start_scripted("p", &script);
     sb.ok(&["send", "p", "hello"]);
@@ -207,7 +207,7 @@ fn history_all_reports_a_missing_segment_and_still_prints_the_rest() {
 
 #[test]
 fn prompt_show_says_which_mode_and_why() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let full = sb.ok(&["prompt", "show"]);
     assert!(full.starts_with("mode: full (window unknown)\n"), "{full}");
     assert!(full.contains("# How to use your tools"), "{full}");
@@ -257,7 +257,7 @@ fn prompt_show_says_which_mode_and_why() {
 
 #[test]
 fn prompt_show_for_a_pod_prefers_the_window_in_its_log() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("context_window = 8192\n");
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);

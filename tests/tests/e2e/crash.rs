@@ -1,13 +1,13 @@
 //! `kill -9` mid-turn loses nothing committed or acknowledged; a torn last
 //! line restores with an alert; a corrupt middle line refuses to start with `file:line`.
 
-use seedpod_e2e::{Sandbox, is_run_end, wait_for};
+use seedpod_e2e::{TestHome, is_run_end, wait_for};
 use seedpod_protocol::{AckOutcome, ClientMode, Method, PodState, Segment, ServerMsg};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_mid_turn_restores_byte_identical_and_delivers_acknowledged_notify() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate = sb.gate("never-opened");
     let script = sb.script(
         "s.jsonl",
@@ -88,7 +88,7 @@ async fn kill_mid_turn_restores_byte_identical_and_delivers_acknowledged_notify(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn torn_tail_restores_with_an_alert_and_a_side_file() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "one"}), json!({"text": "two"})]);
     sb.start_scripted("p", &script);
     assert_eq!(sb.ok(&["send", "p", "first"]).trim(), "one");
@@ -133,7 +133,7 @@ async fn torn_tail_restores_with_an_alert_and_a_side_file() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn corrupt_middle_line_refuses_to_start_with_file_and_line() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "one"})]);
     sb.start_scripted("p", &script);
     sb.ok(&["send", "p", "first"]);

@@ -5,13 +5,13 @@
 use std::os::unix::process::CommandExt;
 use std::time::Duration;
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_protocol::{ErrorCode, PodName, ServerMsg};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 
-async fn connect(sb: &Sandbox) -> UnixStream {
+async fn connect(sb: &TestHome) -> UnixStream {
     UnixStream::connect(sb.home.socket_path(&PodName::new("p").unwrap()))
         .await
         .expect("connect")
@@ -31,7 +31,7 @@ async fn frames(stream: UnixStream) -> Vec<ServerMsg> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_that_never_says_hello_is_closed_with_a_reason() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);
     let silent = connect(&sb).await;
@@ -56,7 +56,7 @@ async fn a_connection_that_never_says_hello_is_closed_with_a_reason() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_beyond_the_limit_are_refused_with_a_reason() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);
     let mut held = Vec::new();
@@ -92,7 +92,7 @@ const MAX_CONNECTIONS: usize = 256;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pod_out_of_descriptors_backs_off_and_serves_again() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     let mut start = sb.cmd();
     start.args([

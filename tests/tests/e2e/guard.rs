@@ -3,7 +3,7 @@
 //! committed tool result and attachment say it is data (the note is in the log, so replay shows
 //! it), and attached clients get an alert. With `guard = "block"` the result is withheld.
 
-use seedpod_e2e::{Sandbox, wait_for};
+use seedpod_e2e::{TestHome, wait_for};
 use seedpod_protocol::{ClientMode, Entry, EntryKind, ServerMsg, SystemItem};
 use serde_json::json;
 
@@ -28,7 +28,7 @@ fn alert(msg: &ServerMsg) -> Option<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_injection_in_a_read_file_is_marked_as_data_and_alerted() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::write(sb.path().join("README.md"), INJECTION).expect("file");
     let script = sb.script(
         "s.jsonl",
@@ -67,7 +67,7 @@ async fn an_injection_in_a_read_file_is_marked_as_data_and_alerted() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_attached_file_with_an_injection_carries_the_note() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::write(sb.path().join("notes.md"), INJECTION).expect("file");
     let script = sb.script("s.jsonl", &[json!({"text": "noted"})]);
     sb.start_scripted("p", &script);
@@ -93,7 +93,7 @@ async fn an_attached_file_with_an_injection_carries_the_note() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn block_withholds_the_tool_result() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::create_dir_all(&sb.home.config).expect("config dir");
     std::fs::write(
         sb.home.config.join("config.toml"),

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Stdio;
 
 use seedpod_client::{ClientError, Connection};
-use seedpod_e2e::{EVENT_TIMEOUT, Sandbox, is_run_end, kill, wait_exit, wait_for};
+use seedpod_e2e::{EVENT_TIMEOUT, TestHome, is_run_end, kill, wait_exit, wait_for};
 use seedpod_protocol::{
     ClientMode, Entry, EntryKind, EventSeq, Method, PodName, PodState, QueuedItem, Segment,
     ServerMsg, SystemItem,
@@ -30,7 +30,7 @@ fn entries(json_lines: &str) -> Vec<Entry> {
 
 /// Occurrences of a pod log event (`"event":"NAME"` in its JSON lines). The log is written in
 /// the background, so only count once the pod process has exited.
-fn log_events(sb: &Sandbox, name: &str, event: &str) -> usize {
+fn log_events(sb: &TestHome, name: &str, event: &str) -> usize {
     let log = std::fs::read_to_string(sb.home.log_path(&PodName::new(name.to_string()).unwrap()))
         .unwrap_or_default();
     let needle = format!("\"event\":\"{event}\"");
@@ -38,7 +38,7 @@ fn log_events(sb: &Sandbox, name: &str, event: &str) -> usize {
 }
 
 /// A pod `p` with one finished turn and a second held mid-stream at gate `held`.
-async fn pod_mid_turn(sb: &Sandbox) -> Connection {
+async fn pod_mid_turn(sb: &TestHome) -> Connection {
     let gate = sb.gate("held");
     let script = sb.script(
         "s.jsonl",
@@ -64,7 +64,7 @@ async fn pod_mid_turn(sb: &Sandbox) -> Connection {
 }
 
 async fn signal_takes_the_graceful_path(signal: i32, signal_name: &str) {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let _events = pod_mid_turn(&sb).await;
     let history = sb.ok(&["history", "p", "--json"]);
     let context = sb.ok(&["context", "p"]);
@@ -136,7 +136,7 @@ async fn sigint_stops_gracefully_and_restores_identically() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_leaves_a_stale_socket_that_start_removes() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "served again"})]);
     sb.start_scripted("p", &script);
     let old_pid = sb.pid("p").await;
@@ -186,7 +186,7 @@ fn committed_seq(pick: impl Fn(&EntryKind) -> bool) -> impl FnMut(&ServerMsg) ->
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn events_since_prints_exactly_the_events_after_seq() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[json!({"text": "an answer in several chunks", "chunk_chars": 5})],
@@ -258,7 +258,7 @@ fn is_queued_notify(entry: &Entry, text: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notify_while_running_reports_queued_and_returns_after_the_durable_ack() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let _events = pod_mid_turn(&sb).await;
 
     let out = sb.run(&["notify", "p", "note while running"]);
@@ -292,7 +292,7 @@ async fn notify_while_running_reports_queued_and_returns_after_the_durable_ack()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_start_of_a_running_pod_reuses_it() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);
     let pid = sb.pid("p").await;

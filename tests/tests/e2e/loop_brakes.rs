@@ -3,12 +3,12 @@
 //! failing is told to change approach, then stopped with `run_end {reason: no_progress}` and a
 //! message that says why — and `send` says so and exits non-zero.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_protocol::{EntryKind, RunEndReason};
 use serde_json::{Value, json};
 
 /// Run a command that must fail; its stderr.
-fn fails(sb: &Sandbox, args: &[&str]) -> String {
+fn fails(sb: &TestHome, args: &[&str]) -> String {
     let out = sb.run(args);
     assert!(!out.status.success(), "{args:?} succeeded");
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -21,7 +21,7 @@ fn shell(command: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failed_commands_are_errors_with_their_exit_code() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[approvals]\nshell = \"allow\"\n");
     let script = sb.script(
         "s.jsonl",
@@ -80,7 +80,7 @@ async fn failed_commands_are_errors_with_their_exit_code() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_model_that_keeps_failing_is_warned_then_stopped() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[approvals]\nshell = \"allow\"\n\n[loop]\nfailures_in_a_row = 3\n");
     let script = sb.script(
         "s.jsonl",
@@ -136,7 +136,7 @@ async fn a_model_that_keeps_failing_is_warned_then_stopped() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_loop_setting_is_refused_with_its_key() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[loop]\nmax_iterations = 0\n");
     let err = fails(&sb, &["config", "show"]);
     assert!(err.contains("loop.max_iterations"), "{err}");

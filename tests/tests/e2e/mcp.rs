@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use seedpod_e2e::pty::{Tui, keys};
-use seedpod_e2e::{Sandbox, is_run_end, kill, wait_for};
+use seedpod_e2e::{TestHome, is_run_end, kill, wait_for};
 use seedpod_protocol::{AlertLevel, ClientMode, EntryKind, ServerMsg};
 use serde_json::{Value, json};
 
@@ -21,7 +21,7 @@ fn call(tool: &str, arguments: Value) -> Value {
 }
 
 /// A user config with server `t` (stdio) journaling to `journal`, plus `extra`.
-fn config_with_stdio_server(sb: &Sandbox, journal: &Path, extra: &str) {
+fn config_with_stdio_server(sb: &TestHome, journal: &Path, extra: &str) {
     sb.user_config(&format!(
         "[mcp.servers.t]\ncommand = {}\nenv = {{ MCP_TEST_JOURNAL = {} }}\n{extra}",
         toml_str(SERVER),
@@ -83,13 +83,13 @@ fn alert_containing(
     }
 }
 
-fn mcp_ls_json(sb: &Sandbox, pod: &str) -> Value {
+fn mcp_ls_json(sb: &TestHome, pod: &str) -> Value {
     serde_json::from_str(&sb.ok(&["mcp", "ls", pod, "--json"])).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stdio_servers_tools_ask_by_default_run_when_allowed_show_in_the_tui_and_replay() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let journal = sb.path().join("journal.txt");
     config_with_stdio_server(&sb, &journal, "");
     let script = sb.script(
@@ -172,7 +172,7 @@ async fn a_stdio_servers_tools_ask_by_default_run_when_allowed_show_in_the_tui_a
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_killed_mid_call_gives_an_error_result_and_an_alert_and_comes_back() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let journal = sb.path().join("journal.txt");
     config_with_stdio_server(&sb, &journal, "[approvals]\n\"mcp__t__*\" = \"allow\"\n");
     let script = sb.script(
@@ -233,7 +233,7 @@ async fn a_server_killed_mid_call_gives_an_error_result_and_an_alert_and_comes_b
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pausing_a_call_cancels_it_at_the_server_and_stopping_the_pod_stops_the_server() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let journal = sb.path().join("journal.txt");
     config_with_stdio_server(&sb, &journal, "[approvals]\n\"mcp__t__*\" = \"allow\"\n");
     let script = sb.script("s.jsonl", &[call("mcp__t__slow", json!({}))]);
@@ -250,7 +250,7 @@ async fn pausing_a_call_cancels_it_at_the_server_and_stopping_the_pod_stops_the_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_cannot_start_leaves_the_pod_running_and_mcp_ls_says_why() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let missing = sb.path().join("no-such-mcp-server");
     sb.user_config(&format!(
         "[mcp.servers.gone]\ncommand = {}\n[mcp.servers.off]\ncommand = \"x\"\nenabled = false\n",
@@ -341,7 +341,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_streamable_http_server_gets_its_header_from_the_environment_and_answers() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let journal = sb.path().join("journal.txt");
     let secret = "k3y-that-must-never-be-written";
     let server = HttpServer::start(&journal, secret);
@@ -430,7 +430,7 @@ async fn a_streamable_http_server_gets_its_header_from_the_environment_and_answe
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_child_starts_its_parents_servers_unless_told_otherwise() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let journal = sb.path().join("journal.txt");
     config_with_stdio_server(&sb, &journal, "");
     let script = sb.script(
@@ -472,7 +472,7 @@ async fn a_child_starts_its_parents_servers_unless_told_otherwise() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_description_written_to_steer_the_model_raises_an_alert_every_client_sees() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let journal = sb.path().join("journal.txt");
     sb.user_config(&format!(
         "[mcp.servers.t]\ncommand = {}\nenv = {{ MCP_TEST_JOURNAL = {}, MCP_TEST_EVIL = \"1\" }}\n",

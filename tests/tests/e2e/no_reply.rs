@@ -2,13 +2,13 @@
 //! `NO_REPLY` is shown as a dim "noted" line, not as an answer, and `send` prints only its own
 //! answer; a person's own `NO_REPLY` turn is shown as the text it is.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_e2e::pty::{Tui, keys};
 use serde_json::json;
 
 #[tokio::test]
 async fn no_reply_to_a_notification_is_noted_and_to_a_person_is_text() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate = sb.gate("typed");
     let script = sb.script(
         "s.jsonl",

@@ -2,7 +2,7 @@
 //! provider request of that turn; a notify during the last request of a turn starts the next
 //! turn — never stranded. Checked in the request bodies the scripted provider recorded.
 
-use seedpod_e2e::{Sandbox, is_run_end, wait_for};
+use seedpod_e2e::{TestHome, is_run_end, wait_for};
 use seedpod_protocol::{
     AckOutcome, ClientMode, EntryKind, Method, PodName, RunTrigger, Segment, ServerMsg,
 };
@@ -14,7 +14,7 @@ fn first_text_delta(m: &ServerMsg) -> Option<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notifications_reach_the_model_at_the_right_request() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let (g1, g2) = (sb.gate("g1"), sb.gate("g2"));
     let script = sb.script(
         "s.jsonl",
@@ -152,7 +152,7 @@ async fn notifications_reach_the_model_at_the_right_request() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_wake_notify_is_recorded_without_a_turn() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hello"})]);
     sb.start_scripted("p", &script);
     sb.ok(&["notify", "p", "quiet note", "--no-wake"]);
@@ -176,7 +176,7 @@ async fn no_wake_notify_is_recorded_without_a_turn() {
 /// because its text would reach the model with every notification.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_notification_wrapper_is_the_persons_to_choose() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "one"}), json!({"text": "two"})]);
     sb.start_scripted("plain", &script);
     sb.ok(&["notify", "plain", "build 41 passed", "--no-wake"]);

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 
 /// Every directory and regular file under `dir`, with its mode.
 fn modes(dir: &Path, out: &mut Vec<(String, bool, u32)>) {
@@ -28,7 +28,7 @@ fn modes(dir: &Path, out: &mut Vec<(String, bool, u32)>) {
 
 /// `seedpod ARGS` under umask 022, which the pod it may start inherits; must succeed. The mask
 /// is set in the child only: the test process is shared with every other test.
-fn ok_under_umask_022(sb: &Sandbox, args: &[&str]) {
+fn ok_under_umask_022(sb: &TestHome, args: &[&str]) {
     let mut cmd = sb.cmd();
     cmd.args(args);
     // SAFETY: umask is async-signal-safe and only sets the child's own file-creation mask.
@@ -48,7 +48,7 @@ fn ok_under_umask_022(sb: &Sandbox, args: &[&str]) {
 
 #[test]
 fn everything_a_pod_writes_is_private_under_umask_022() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     let script = script.to_str().unwrap();
     ok_under_umask_022(
@@ -87,7 +87,7 @@ fn everything_a_pod_writes_is_private_under_umask_022() {
 
 #[test]
 fn a_symlinked_runtime_dir_is_refused_by_the_pod_and_by_clients() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     // A private directory of the victim's own, reached through a link someone could repoint.
     let real = sb.path().join("elsewhere");

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_engine::testing::{MockServer, Reply};
 use seedpod_protocol::{ClientMode, EntryKind, Method, Segment, ServerMsg};
 use serde_json::json;
@@ -34,7 +34,7 @@ fn link(target: &Path, at: &Path) {
 }
 
 /// The hostile repository, in the sandbox directory (where `seedpod` runs, so the pod's cwd).
-fn hostile_repository(sb: &Sandbox, outside: &Path) {
+fn hostile_repository(sb: &TestHome, outside: &Path) {
     let repo = sb.path();
     write(
         &repo.join(".seedpod/config.toml"),
@@ -74,7 +74,7 @@ fn without_provider_env(cmd: &mut std::process::Command) -> &mut std::process::C
 /// Run one input that references the two knowledge notes and `@AGENTS.md` (as the composer
 /// sends them: `seedpod send` takes plain text), and wait for the run to end. Returns the
 /// alerts seen on the way, the startup ones included.
-async fn run_with_references(sb: &Sandbox) -> Vec<String> {
+async fn run_with_references(sb: &TestHome) -> Vec<String> {
     let mut events = sb.connect("p", ClientMode::Attach).await;
     let mut control = sb.connect("p", ClientMode::Control).await;
     let segments = vec![
@@ -117,7 +117,7 @@ async fn a_hostile_repository_neither_chooses_the_model_nor_reads_outside_itself
         Reply::sse(OPENAI_TEXT.as_bytes().to_vec()),
     )])
     .await;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let outside = tempfile::tempdir().expect("a directory outside the repository");
     sb.user_config(&format!(
         "provider = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"person-model\"\n[context]\nprobe = false\n",
@@ -188,7 +188,7 @@ async fn a_hostile_repository_neither_chooses_the_model_nor_reads_outside_itself
 /// what the project's files point at.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn trusted_the_repository_chooses_the_model_and_its_links_out_stay_unread() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let outside = tempfile::tempdir().expect("a directory outside the repository");
     hostile_repository(&sb, outside.path());
     sb.ok(&["trust", sb.path().to_str().expect("utf-8")]);

@@ -2,13 +2,13 @@
 //! stored (editing AGENTS.md changes the next segment, never the current one), and `@path`
 //! references reach the model as file attachments, or as placeholders with an alert.
 
-use seedpod_e2e::{Sandbox, is_run_end, wait_for};
+use seedpod_e2e::{TestHome, is_run_end, wait_for};
 use seedpod_protocol::{ClientMode, EntryKind, Method, Segment, ServerMsg, SystemItem};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_stored_prompt_replays_after_agents_md_changes_until_clear() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::write(sb.path().join("AGENTS.md"), "Rule: indent with tabs.\n").unwrap();
     let script = sb.script("s.jsonl", &[json!({"text": "ok"}), json!({"text": "ok"})]);
     sb.ok(&[
@@ -59,7 +59,7 @@ async fn the_stored_prompt_replays_after_agents_md_changes_until_clear() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn file_references_attach_text_and_listings_and_flag_what_they_cannot() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::write(sb.path().join("notes.txt"), "the launch code is 4711\n").unwrap();
     std::fs::create_dir(sb.path().join("src")).unwrap();
     std::fs::write(sb.path().join("src/main.rs"), "fn main() {}\n").unwrap();

@@ -9,7 +9,7 @@
 //! land while a compaction's summary streams.
 
 use proptest::prelude::*;
-use seedpod_e2e::{Sandbox, wait_for};
+use seedpod_e2e::{TestHome, wait_for};
 use seedpod_protocol::{ClientMode, Method, PodCommand, PodName, PodState, Segment, ServerMsg};
 use serde_json::{Value, json};
 
@@ -64,7 +64,7 @@ fn script_steps() -> Vec<Value> {
 }
 
 struct Live<'a> {
-    sb: &'a Sandbox,
+    sb: &'a TestHome,
     events: seedpod_client::Connection,
     seen: Vec<ServerMsg>,
 }
@@ -97,8 +97,8 @@ impl Live<'_> {
 }
 
 /// The context a pod restored from a copy of `p`'s log would send next.
-fn restored_context(sb: &Sandbox) -> String {
-    let other = Sandbox::new();
+fn restored_context(sb: &TestHome) -> String {
+    let other = TestHome::new();
     let from = sb.home.pod_dir(&PodName::new("p").unwrap());
     let to = other.home.pod_dir(&PodName::new("p").unwrap());
     copy_dir(&from, &to);
@@ -119,7 +119,7 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     }
 }
 
-async fn apply(sb: &Sandbox, live: &mut Live<'_>, op: &Op, script: &std::path::Path) {
+async fn apply(sb: &TestHome, live: &mut Live<'_>, op: &Op, script: &std::path::Path) {
     let mut control = sb.connect("p", ClientMode::Control).await;
     let method = match op {
         Op::Run(n) => Method::Run {
@@ -182,7 +182,7 @@ fn check(ops: Vec<Op>) {
         .build()
         .unwrap();
     runtime.block_on(async {
-        let sb = Sandbox::new();
+        let sb = TestHome::new();
         std::fs::create_dir_all(sb.path().join(".seedpod")).unwrap();
         std::fs::write(sb.path().join(".seedpod/config.toml"), WINDOW).unwrap();
         let script = sb.script("s.jsonl", &script_steps());

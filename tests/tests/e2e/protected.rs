@@ -3,7 +3,7 @@
 //! `fsmonitor` command in `.git/config`. The real binary's file tools refuse both, the files stay
 //! as they were, the model is told why, and the pod's log records `tool_blocked`.
 
-use seedpod_e2e::{Sandbox, is_run_end, wait_for};
+use seedpod_e2e::{TestHome, is_run_end, wait_for};
 use seedpod_protocol::{ClientMode, EntryKind, Method, PodName, Segment};
 use serde_json::json;
 
@@ -16,7 +16,7 @@ fn call(tool: &str, args: serde_json::Value) -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_model_cannot_loosen_policy_or_plant_a_git_command() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let project = sb.path().join(".seedpod/config.toml");
     let git = sb.path().join(".git/config");
     for (path, text) in [(&project, PROJECT_CONFIG), (&git, GIT_CONFIG)] {

@@ -3,7 +3,7 @@
 //! next request carries tool-call arguments exactly as streamed (and Anthropic thinking with its
 //! signature); `context` after a restart is byte-identical.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_engine::testing::{MockServer, Reply};
 use seedpod_protocol::PodName;
 
@@ -15,7 +15,7 @@ const ANTHROPIC_THINKING_TOOL: &str =
 const ANTHROPIC_TEXT: &str =
     include_str!("../../../crates/engine/tests/fixtures/anthropic_text.sse");
 
-fn start(sb: &Sandbox, name: &str, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+fn start(sb: &TestHome, name: &str, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     // The mock answers every request with its next reply, so a pod asking it for its context
     // window (Ollama, llama.cpp, vLLM and LM Studio endpoints) would take the test's replies;
     // the probes have their own tests in the engine.
@@ -41,7 +41,7 @@ async fn openai_compatible_server_round_trip_and_identical_context_after_restart
         Reply::sse_in_pieces(OPENAI_TEXT.as_bytes().to_vec(), &[5]),
     ])
     .await;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let base = format!("{}/v1", server.base_url());
     let out = start(
         &sb,
@@ -111,7 +111,7 @@ async fn anthropic_thinking_signature_and_tool_arguments_survive_restart() {
         Reply::sse(ANTHROPIC_TEXT.as_bytes().to_vec()),
     ])
     .await;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let key = [("ANTHROPIC_API_KEY", "sk-ant-test-key")];
     let base = server.base_url();
     let args = [
@@ -168,7 +168,7 @@ async fn anthropic_thinking_signature_and_tool_arguments_survive_restart() {
 
 #[test]
 fn anthropic_without_a_key_names_the_variable_to_set() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = start(&sb, "a", &["--provider", "anthropic"], &[]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use seedpod_e2e::pty::{Tui, keys};
-use seedpod_e2e::{Sandbox, kill, missing_prerequisite, seedpod_bin};
+use seedpod_e2e::{TestHome, kill, missing_prerequisite, seedpod_bin};
 use serde_json::json;
 
 /// ssh as far as seedpod can tell. `FAKE_SSH_HOME_<host>` is that host's SEEDPOD_HOME (no
@@ -52,8 +52,8 @@ echo '{"type":"incompatible","supported":999,"reason":"the client is older"}'
 
 /// This machine (`here`) and one other (`there`, host `h1`).
 struct Machines {
-    here: Sandbox,
-    there: Sandbox,
+    here: TestHome,
+    there: TestHome,
     log: PathBuf,
 }
 
@@ -65,8 +65,8 @@ fn executable(path: &Path, text: &str) {
 
 impl Machines {
     fn new() -> Machines {
-        let here = Sandbox::new();
-        let there = Sandbox::new();
+        let here = TestHome::new();
+        let there = TestHome::new();
         let transport = here.path().join("fake-ssh");
         executable(&transport, TRANSPORT);
         let newer = here.path().join("newer-seedpod");
@@ -397,8 +397,8 @@ async fn the_same_scenario_through_a_real_sshd_on_loopback() {
     let Some(sshd) = RealSsh::start() else {
         return;
     };
-    let here = Sandbox::new();
-    let there = Sandbox::new();
+    let here = TestHome::new();
+    let there = TestHome::new();
     // sshd gives the command a fresh environment: the other machine's seedpod is a wrapper
     // that knows its own home, as a person's PATH and profile would.
     let wrapper = here.path().join("seedpod-there");

@@ -8,7 +8,7 @@
 use std::net::TcpListener;
 
 use seedpod_e2e::{
-    Sandbox, is_approval_request, is_run_end, missing_prerequisite, tool_results, wait_for,
+    TestHome, is_approval_request, is_run_end, missing_prerequisite, tool_results, wait_for,
 };
 use seedpod_protocol::{ApprovalAnswer, ClientMode, Entry, EntryKind, Method, ServerMsg};
 use serde_json::{Value, json};
@@ -60,7 +60,7 @@ async fn an_allowed_shell_cannot_write_outside_its_write_roots() {
     if !landlock(1) {
         return;
     }
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[approvals]\nshell = \"allow\"\n");
     // Outside the pod's directory but in the sandbox's own temp area, where nothing of the pod
     // may write.
@@ -100,7 +100,7 @@ async fn without_network_a_local_connect_is_refused() {
     if !landlock(4) {
         return;
     }
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[approvals]\nshell = \"allow\"\n\n[shell]\nnetwork = false\n");
     let listener = TcpListener::bind("127.0.0.1:0").expect("listener");
     let port = listener.local_addr().expect("address").port();
@@ -133,7 +133,7 @@ async fn sandboxed_runs_confined_without_asking_and_asks_to_leave() {
     if !landlock(1) {
         return;
     }
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[approvals]\nshell = \"sandboxed\"\n");
     let outside = tempfile::tempdir().expect("outside dir");
     let target = outside.path().join("approved.txt");
@@ -186,7 +186,7 @@ async fn a_childs_shell_is_confined_to_its_delegated_scope() {
     if !landlock(1) {
         return;
     }
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[approvals]\nshell = \"allow\"\n");
     std::fs::create_dir_all(sb.path().join("sub")).expect("sub");
     let kid = |mut step: Value| {
@@ -236,7 +236,7 @@ async fn a_planted_git_hook_fails_or_is_removed_and_alerted() {
     if !landlock(1) {
         return;
     }
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[approvals]\nshell = \"allow\"\n");
     std::fs::create_dir_all(sb.path().join(".git")).expect("git dir");
     let plant = "printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/pre-commit";

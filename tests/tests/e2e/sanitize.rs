@@ -3,13 +3,13 @@
 //! "Hello"; the next request carries only the cleaned answer; `history --json` keeps the raw
 //! text in an `assistant_raw` entry, and a restored pod sends the same bytes.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_e2e::pty::{Tui, keys};
 use serde_json::{Value, json};
 
 #[tokio::test]
 async fn a_think_block_is_moved_out_of_the_answer_and_kept_raw_in_the_log() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[

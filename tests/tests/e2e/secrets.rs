@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_engine::testing::{MockServer, Reply};
 
 const KEY: &str = "plain-looking-key-0042";
@@ -28,7 +28,7 @@ async fn an_echoed_key_reaches_no_file_and_no_output() {
     let echo =
         format!(r#"{{"error":{{"message":"unauthorized: got Authorization: Bearer {KEY}"}}}}"#);
     let server = MockServer::start(vec![Reply::status(401, &echo)]).await;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let project = sb.path().join(".seedpod");
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(project.join("config.toml"), "[context]\nprobe = false\n").unwrap();
@@ -76,7 +76,7 @@ async fn an_echoed_key_reaches_no_file_and_no_output() {
 async fn base_url_credentials_reach_the_server_and_nothing_else() {
     const PASSWORD: &str = "pw-in-the-url-9917";
     let server = MockServer::start(vec![Reply::status(401, "{}"), Reply::status(401, "{}")]).await;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let project = sb.path().join(".seedpod");
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(project.join("config.toml"), "[context]\nprobe = false\n").unwrap();

@@ -5,7 +5,7 @@
 //! unconfined call that follows still waits for a person, nothing reaches the other pod, and
 //! the person is alerted to the attempt.
 
-use seedpod_e2e::{Sandbox, is_approval_request, seedpod_bin, tool_results, wait_for};
+use seedpod_e2e::{TestHome, is_approval_request, seedpod_bin, tool_results, wait_for};
 use seedpod_protocol::{ClientMode, EntryKind, ServerMsg};
 use serde_json::{Value, json};
 
@@ -23,7 +23,7 @@ fn client(socket: &std::path::Path) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sandboxed_command_cannot_answer_for_the_person() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let bin = seedpod_bin();
     let bin_dir = bin.parent().expect("the binary's directory");
     sb.user_config(&format!(
@@ -125,7 +125,7 @@ async fn a_sandboxed_command_cannot_answer_for_the_person() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_provider_key_is_not_in_a_commands_environment() {
     const KEY: &str = "sk-test-7f3a9c-never-show-me";
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[approvals]\nshell = \"sandboxed\"\n");
     let script = sb.script(
         "s.jsonl",

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_protocol::{ClientMode, EntryKind, Method, PodState, ServerMsg, SystemItem};
 use serde_json::json;
 use tokio::sync::watch;
@@ -34,7 +34,7 @@ impl Rng {
 
 /// Send notifications until the pod goes away; report each acknowledged one.
 async fn notify_loop(
-    sb: Arc<Sandbox>,
+    sb: Arc<TestHome>,
     client: usize,
     round: usize,
     acked: watch::Sender<usize>,
@@ -84,7 +84,7 @@ async fn acknowledged_notifications_survive_kill_9_exactly_once() {
     eprintln!("soak: seed {seed}, {rounds} rounds");
     let mut rng = Rng(seed);
 
-    let sb = Arc::new(Sandbox::new());
+    let sb = Arc::new(TestHome::new());
     // Plenty of short answers for the turns the waking notifications start.
     let steps: Vec<_> = (0..2_000)
         .map(|i| json!({"text": format!("noted {i}")}))

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use seedpod_e2e::{Sandbox, is_run_end, wait_for};
+use seedpod_e2e::{TestHome, is_run_end, wait_for};
 use seedpod_protocol::{
     ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClientMode, CommandRule, EntryKind, Method,
     Segment, ServerMsg,
@@ -38,7 +38,7 @@ const ATTACKS: &[&str] = &[
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_always_on_git_status_every_attack_is_asked_about_again() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let init = Command::new("git")
         .args(["init", "-q"])
         .current_dir(sb.path())
@@ -168,7 +168,7 @@ fn stderr(output: &std::process::Output) -> String {
 /// asks again), refuses a bad number, and reads a stopped pod's rules from its log.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn approvals_lists_and_revokes_standing_rules() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[
@@ -245,7 +245,7 @@ async fn approvals_lists_and_revokes_standing_rules() {
 /// shows the write as a diff; a new file carries nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_asked_write_carries_the_current_content_for_the_diff() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     std::fs::create_dir_all(&sb.home.config).expect("config dir");
     std::fs::write(
         sb.home.config.join("config.toml"),

@@ -6,13 +6,13 @@ use std::os::unix::process::CommandExt;
 use std::process::Output;
 use std::time::Duration;
 
-use seedpod_e2e::{Sandbox, missing_prerequisite};
+use seedpod_e2e::{TestHome, missing_prerequisite};
 use serde_json::json;
 
 /// Long enough for a debug build; a hang fails the test instead of stalling the suite.
 const CLIENT_DEADLINE: Duration = Duration::from_secs(60);
 
-async fn run_bounded(sb: &Sandbox, args: &[&str]) -> Output {
+async fn run_bounded(sb: &TestHome, args: &[&str]) -> Output {
     let mut cmd = tokio::process::Command::from(sb.cmd());
     cmd.args(args).kill_on_drop(true);
     tokio::time::timeout(CLIENT_DEADLINE, cmd.output())
@@ -23,7 +23,7 @@ async fn run_bounded(sb: &Sandbox, args: &[&str]) -> Output {
 
 #[tokio::test]
 async fn send_ends_with_the_pods_reason_when_the_log_cannot_be_written() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     // An answer far larger than the pod may write: its commit fails mid-run.
     let script = sb.script(
         "s.jsonl",
@@ -99,7 +99,7 @@ async fn start_on_a_full_filesystem_names_it_and_starts_once_there_is_room() {
         );
         return;
     }
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     let home = sb.path().join("home");
     std::fs::create_dir(&home).unwrap();

@@ -3,7 +3,7 @@
 //! open tasks untouched for `[tasks] remind_after` requests gets one `task_reminder` before the
 //! next request — not before.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_protocol::{EntryKind, ReminderSource, SystemItem};
 use serde_json::{Value, json};
 
@@ -21,7 +21,7 @@ fn plan() -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_model_keeps_a_list_and_is_reminded_when_it_goes_stale() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[tasks]\nremind_after = 2\n");
     let script = sb.script(
         "s.jsonl",
@@ -107,7 +107,7 @@ async fn the_model_keeps_a_list_and_is_reminded_when_it_goes_stale() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_list_fails_the_call_and_changes_nothing() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[
@@ -157,7 +157,7 @@ async fn a_bad_list_fails_the_call_and_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_can_turn_the_tool_off_and_a_pod_without_a_list_says_so() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     sb.user_config("[approvals]\nupdate_tasks = \"deny\"\n");
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);
@@ -180,7 +180,7 @@ async fn a_person_can_turn_the_tool_off_and_a_pod_without_a_list_says_so() {
 #[test]
 fn the_tui_pins_the_list_and_ctrl_t_folds_it() {
     use seedpod_e2e::pty::{Tui, keys};
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[

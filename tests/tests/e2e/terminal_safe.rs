@@ -3,11 +3,11 @@
 
 use serde_json::json;
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 
 #[test]
 fn control_characters_from_pods_and_models_are_shown_escaped() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[json!({"text": "done\u{1b}]0;owned\u{7} and more"})],

@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_protocol::PodName;
 use serde_json::json;
 
-fn project_config(sb: &Sandbox, text: &str) -> PathBuf {
+fn project_config(sb: &TestHome, text: &str) -> PathBuf {
     let dir = sb.path().join(".seedpod");
     std::fs::create_dir_all(&dir).expect("project dir");
     let path = dir.join("config.toml");
@@ -24,11 +24,11 @@ fn setting<'a>(text: &'a str, key: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no {key} in:\n{text}"))
 }
 
-fn show(sb: &Sandbox) -> String {
+fn show(sb: &TestHome) -> String {
     sb.ok(&["config", "show"])
 }
 
-fn dir_of(sb: &Sandbox) -> PathBuf {
+fn dir_of(sb: &TestHome) -> PathBuf {
     sb.path().canonicalize().expect("canonical sandbox")
 }
 
@@ -38,7 +38,7 @@ fn stderr(out: &std::process::Output) -> String {
 
 #[test]
 fn an_untrusted_allow_is_ignored_until_trusted_and_one_changed_byte_untrusts_it() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let path = project_config(&sb, "[approvals]\nshell = \"allow\"\n");
     let text = show(&sb);
     let shell = setting(&text, "shell");
@@ -86,7 +86,7 @@ fn an_untrusted_allow_is_ignored_until_trusted_and_one_changed_byte_untrusts_it(
 
 #[test]
 fn tightening_applies_without_trust_and_a_mixed_file_keeps_only_its_tightening() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     project_config(
         &sb,
         "[approvals]\nwrite_file = \"deny\"\nshell = \"allow\"\n[scope]\nwrite = [\"/\"]\ndeny = [\".env\"]\n",
@@ -113,7 +113,7 @@ fn tightening_applies_without_trust_and_a_mixed_file_keeps_only_its_tightening()
 #[test]
 fn the_trust_store_is_private_and_records_the_canonical_path_and_hash() {
     use std::os::unix::fs::PermissionsExt as _;
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     project_config(&sb, "[approvals]\nshell = \"allow\"\n");
     sb.ok(&["trust"]);
     let store = sb.path().join("config/trusted.json");
@@ -137,7 +137,7 @@ fn the_trust_store_is_private_and_records_the_canonical_path_and_hash() {
 #[cfg(unix)]
 #[test]
 fn a_symlinked_project_file_is_trusted_by_the_bytes_it_leads_to() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let elsewhere = sb.path().join("elsewhere.toml");
     std::fs::write(&elsewhere, "[approvals]\nshell = \"allow\"\n").expect("target");
     std::fs::create_dir_all(sb.path().join(".seedpod")).expect("dir");
@@ -151,7 +151,7 @@ fn a_symlinked_project_file_is_trusted_by_the_bytes_it_leads_to() {
 
 #[test]
 fn trust_without_a_project_file_says_so() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let out = sb.run(&["trust"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
@@ -164,7 +164,7 @@ fn trust_without_a_project_file_says_so() {
 
 #[test]
 fn start_warns_naming_the_keys_and_the_command_and_the_pod_logs_it() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     project_config(
         &sb,
         "[approvals]\nshell = \"allow\"\n[shell]\nmax_timeout_secs = 86400\n",
@@ -196,7 +196,7 @@ fn start_warns_naming_the_keys_and_the_command_and_the_pod_logs_it() {
 
 #[tokio::test]
 async fn an_attached_client_is_told_which_keys_were_ignored() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     project_config(&sb, "[approvals]\nshell = \"allow\"\n");
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);

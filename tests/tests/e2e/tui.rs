@@ -1,7 +1,7 @@
 //! The TUI end to end: the real `seedpod` binary in a pseudo-terminal, read back through a
 //! VT100 parser, against pods on the scripted provider.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_e2e::pty::{Tui, keys};
 use seedpod_protocol::{EntryKind, RunEndReason, Segment};
 use serde_json::json;
@@ -10,7 +10,7 @@ use serde_json::json;
 /// TUI shows the earlier reply, the notification banner and the turn it woke.
 #[test]
 fn type_stream_interrupt_detach_and_reattach_to_a_notification() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate = sb.gate("hold");
     let script = sb.script(
         "s.jsonl",
@@ -76,7 +76,7 @@ fn type_stream_interrupt_detach_and_reattach_to_a_notification() {
 /// Two TUIs on one pod: a turn started in one shows in both.
 #[test]
 fn two_tuis_both_show_a_turn_started_by_one() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[json!({"text": "Both of you can read this.", "chunk_chars": 5, "chunk_delay_ms": 5})],
@@ -101,7 +101,7 @@ fn two_tuis_both_show_a_turn_started_by_one() {
 /// A multi-line paste becomes a chip in the composer and a `paste` segment in the log.
 #[test]
 fn a_big_paste_is_a_chip_and_reaches_the_pod_whole() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "Got your log."})]);
     sb.start_scripted("r", &script);
     let mut tui = Tui::spawn(&sb, &["attach", "r"]);
@@ -135,7 +135,7 @@ fn a_big_paste_is_a_chip_and_reaches_the_pod_whole() {
 /// the transcript from the new process's snapshot.
 #[test]
 fn the_tui_reconnects_when_the_pod_restarts() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[
@@ -169,7 +169,7 @@ fn the_tui_reconnects_when_the_pod_restarts() {
 /// stopped; detaching leaves it running.
 #[test]
 fn bare_seedpod_restores_and_attaches_to_this_directorys_pod() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "Restored and answering."})]);
     sb.start_scripted("here", &script);
     sb.ok(&["stop", "here"]);
@@ -198,7 +198,7 @@ const BIG_POD_ENTRIES: u64 = 10_000;
 /// How long each of these takes is measured by `cargo bench -p seedpod-e2e --bench tui-bench`.
 #[test]
 fn a_big_pod_reattaches_takes_keys_and_scrolls() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "ok"})]);
     sb.start_scripted("l", &script);
     sb.ok(&["stop", "l"]);
@@ -227,7 +227,7 @@ fn a_big_pod_reattaches_takes_keys_and_scrolls() {
 /// request still pending; `y` runs it; `/clear` is carried out by the pod.
 #[test]
 fn the_approval_modal_survives_reattach_and_y_runs_the_call() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[
@@ -278,7 +278,7 @@ fn the_approval_modal_survives_reattach_and_y_runs_the_call() {
 /// the picker's tree, Ctrl-G into the child and Ctrl-O back.
 #[test]
 fn spawn_a_child_from_the_composer_jump_in_and_back() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "family.jsonl",
         &[
@@ -326,7 +326,7 @@ fn spawn_a_child_from_the_composer_jump_in_and_back() {
 /// the bottom of the transcript: `[ ] todo` reaches the model whole.
 #[test]
 fn brackets_typed_first_are_text() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[json!({"text": "First answer."}), json!({"text": "Noted."})],
@@ -359,7 +359,7 @@ fn brackets_typed_first_are_text() {
 /// says anything not shown above was not done.
 #[test]
 fn streamed_text_stays_through_pause_and_cancel() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let gate = sb.gate("hold");
     let script = sb.script(
         "s.jsonl",
@@ -414,7 +414,7 @@ fn streamed_text_stays_through_pause_and_cancel() {
 /// typed text; the whole paste is in the log; `read_paste` reads any part of it.
 #[test]
 fn a_paste_over_the_cap_arrives_whole_and_the_typing_after_it_too() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let log: String = (1..=3_500)
         .map(|n| format!("{n:05} a line of a long build log, fifty characters\n"))
         .collect();
@@ -477,7 +477,7 @@ fn an_unfocused_terminal_is_told_when_a_turn_ends() {
     use seedpod_e2e::pty::{COLS, ROWS};
     const FOCUS_OUT: &str = "\x1b[O";
     const FOCUS_IN: &str = "\x1b[I";
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[
@@ -538,7 +538,7 @@ fn an_unfocused_terminal_is_told_when_a_turn_ends() {
 /// footer says where the search stands.
 #[test]
 fn ctrl_f_searches_the_transcript() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[
@@ -576,7 +576,7 @@ fn ctrl_f_searches_the_transcript() {
 fn emoji_sequences_keep_every_glyph() {
     let answer = "A 👍🏽 B 🇫🇷🇯🇵 C 👨\u{200D}👩\u{200D}👧 D e\u{301} E 日本 F END";
     for cols in [40u16, 67, 100] {
-        let sb = Sandbox::new();
+        let sb = TestHome::new();
         let script = sb.script(
             "s.jsonl",
             &[json!({"text": answer}), json!({"text": "more"})],

@@ -3,14 +3,14 @@
 //! snapshot holds only the new segment, and scrolling to the top pages back into the one the
 //! summary replaced until a pre-compaction turn is on screen again.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_e2e::pty::{Tui, keys};
 use seedpod_protocol::{EntryKind, Origin};
 use serde_json::json;
 
 #[test]
 fn compact_in_the_tui_then_reattach_and_scroll_back_to_the_turns_it_summarised() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[

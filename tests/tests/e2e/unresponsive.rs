@@ -4,12 +4,12 @@
 
 use std::time::Instant;
 
-use seedpod_e2e::{Sandbox, kill};
+use seedpod_e2e::{TestHome, kill};
 use serde_json::json;
 
 #[tokio::test]
 async fn clients_say_a_stopped_pod_is_not_answering_and_exit_1() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);
     let pid = sb.pid("p").await;

@@ -11,7 +11,7 @@ use crate::history::HistoryEntry;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
-    /// Send `method` to the pod; the reply comes back as `LinkEvent::Reply { tag }`.
+    /// Send `method` to the pod; the reply comes back as `ConnectionEvent::Reply { tag }`.
     Request { tag: RequestTag, method: Method },
     /// Leave the TUI.
     Exit(ExitReason),

@@ -4,14 +4,14 @@
 use std::time::Instant;
 
 use seedpod_protocol::{AckOutcome, PodCommand, ServerMsg};
-use seedpod_transcript::Link;
+use seedpod_transcript::ConnectionState;
 
 use super::{App, Effect, ExitReason, FlashLevel, Pending};
-use crate::connection::LinkEvent;
+use crate::connection::ConnectionEvent;
 
 impl App {
     /// One link event. Returns the effects and whether the screen changed.
-    pub fn on_link(&mut self, event: LinkEvent, now: Instant) -> (bool, Vec<Effect>) {
+    pub fn on_link(&mut self, event: ConnectionEvent, now: Instant) -> (bool, Vec<Effect>) {
         let result = self.link_event(event, now);
         // A request that arrived opens the modal now: its grace period starts here.
         self.sync_approval(now);
@@ -54,7 +54,7 @@ impl App {
 
     /// Connected: the transcript learns which pod process it is looking at.
     fn welcomed(&mut self, welcome: seedpod_client::Welcome) {
-        self.link = Link::Connected;
+        self.link = ConnectionState::Connected;
         self.transcript.apply(&ServerMsg::Welcome {
             protocol: seedpod_protocol::PROTOCOL_VERSION,
             pod: welcome.pod,
@@ -65,17 +65,17 @@ impl App {
         });
     }
 
-    fn link_event(&mut self, event: LinkEvent, now: Instant) -> (bool, Vec<Effect>) {
+    fn link_event(&mut self, event: ConnectionEvent, now: Instant) -> (bool, Vec<Effect>) {
         match event {
-            LinkEvent::Connected(welcome) => {
-                if matches!(self.link, Link::Reconnecting { .. }) {
+            ConnectionEvent::Connected(welcome) => {
+                if matches!(self.link, ConnectionState::Reconnecting { .. }) {
                     self.flash(FlashLevel::Info, "reconnected to the pod", now);
                 }
                 self.welcomed(welcome);
                 (true, Vec::new())
             }
             // The same pod process after a dropped link: what was missed follows as events.
-            LinkEvent::Resumed(welcome) => {
+            ConnectionEvent::Resumed(welcome) => {
                 self.flash(
                     FlashLevel::Info,
                     "link back — resumed where it left off",
@@ -84,31 +84,31 @@ impl App {
                 self.welcomed(welcome);
                 (true, Vec::new())
             }
-            LinkEvent::Frame(msg) => {
+            ConnectionEvent::Frame(msg) => {
                 self.note_reports(&msg);
                 let mut effects = self.approvals_changed(&msg);
                 let changed = self.transcript.apply(&msg);
                 effects.extend(self.attention(&msg));
                 (changed, effects)
             }
-            LinkEvent::Reply { tag, msg } => match self.pending.remove(&tag) {
+            ConnectionEvent::Reply { tag, msg } => match self.pending.remove(&tag) {
                 Some(pending) => self.reply(pending, msg, now),
                 None => (false, Vec::new()),
             },
-            LinkEvent::Failed { tag, reason } => match self.pending.remove(&tag) {
+            ConnectionEvent::Failed { tag, reason } => match self.pending.remove(&tag) {
                 Some(pending) => self.failed(pending, &reason, now),
                 None => (false, Vec::new()),
             },
-            LinkEvent::Down { attempt, reason } => {
+            ConnectionEvent::Down { attempt, reason } => {
                 if self.is_pending(|p| matches!(p, Pending::Stop)) {
                     // The pod we asked to stop has closed its socket: that is the stop.
                     return (true, vec![self.exit(ExitReason::Stopped)]);
                 }
-                self.link = Link::Reconnecting { attempt, reason };
+                self.link = ConnectionState::Reconnecting { attempt, reason };
                 (true, Vec::new())
             }
-            LinkEvent::Incompatible { message } => {
-                self.link = Link::Incompatible { message };
+            ConnectionEvent::Incompatible { message } => {
+                self.link = ConnectionState::Incompatible { message };
                 (true, Vec::new())
             }
         }

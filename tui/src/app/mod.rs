@@ -28,7 +28,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use seedpod_client::PodListing;
 use seedpod_protocol::{Method, PodName, PodState, ToolDecl};
-use seedpod_transcript::{Link, Theme, Transcript, ViewState};
+use seedpod_transcript::{ConnectionState, Theme, Transcript, ViewState};
 
 pub use self::approval::scroll::{BodyScroll, ScrollKey, Window, window};
 pub use self::approval::{ApprovalModal, ApprovalPrompt, TYPING_PAUSE};
@@ -78,7 +78,7 @@ pub struct App {
     pub transcript: Transcript,
     pub view: ViewState,
     pub theme: Theme,
-    pub link: Link,
+    pub link: ConnectionState,
     pub composer: Composer,
     pub history: InputHistory,
     pub overlay: Overlay,
@@ -118,7 +118,7 @@ impl App {
             transcript: Transcript::new(),
             view: ViewState::new(),
             theme,
-            link: Link::Connecting,
+            link: ConnectionState::Connecting,
             composer: Composer::new(),
             history,
             overlay: Overlay::None,
@@ -155,7 +155,7 @@ impl App {
         self.last_child = None;
         self.transcript = Transcript::new();
         self.view = ViewState::new();
-        self.link = Link::Connecting;
+        self.link = ConnectionState::Connecting;
         self.history = history;
         self.overlay = Overlay::None;
         self.popup = None;
@@ -170,7 +170,7 @@ impl App {
     }
 
     pub fn is_connected(&self) -> bool {
-        matches!(self.link, Link::Connected)
+        matches!(self.link, ConnectionState::Connected)
     }
 
     /// A snapshot is arriving on a live link: what the screen shows is about to be replaced.

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use ratatui::text::{Line, Span};
 use seedpod_protocol::PodState;
-use seedpod_transcript::{Link, Role};
+use seedpod_transcript::{ConnectionState, Role};
 
 use super::fit;
 use crate::app::{App, FlashLevel, Overlay};
@@ -183,15 +183,15 @@ fn static_hints(app: &App, now: Instant) -> Option<Hints> {
     }
     let mut hints = Vec::new();
     match &app.link {
-        Link::Connected => {}
-        Link::Connecting | Link::Reconnecting { .. } => {
+        ConnectionState::Connected => {}
+        ConnectionState::Connecting | ConnectionState::Reconnecting { .. } => {
             return Some(Hints::Main(vec![
                 "waiting for the pod",
                 "Ctrl-D detach",
                 "Ctrl-P pods",
             ]));
         }
-        Link::Incompatible { .. } => return None,
+        ConnectionState::Incompatible { .. } => return None,
     }
     if !app.view.is_following() {
         hints.push("End follow");

@@ -20,5 +20,5 @@ pub use cells::{ApprovalStatus, Cell, CellKind, LogHead, SegmentOrigin, ToolStat
 pub use earlier::EARLIER_ENTRIES_CAP;
 pub use find::last_code_block;
 pub use seedpod_protocol::{AlertLevel, PodState, QueueEntry};
-pub use status::{Link, Notice, PodView};
+pub use status::{ConnectionState, Notice, PodView};
 pub use transcript::Transcript;

@@ -82,7 +82,7 @@ pub struct Notice {
 
 /// The connection to the pod, as the app knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Link {
+pub enum ConnectionState {
     Connecting,
     Connected,
     Reconnecting {

@@ -12,7 +12,7 @@ use seedpod_protocol::{AlertLevel, PodState};
 use super::format::{compact, seconds, window};
 use super::text::{sanitize, truncate, width as text_width};
 use super::theme::{Role, Theme};
-use crate::model::{Link, PodView};
+use crate::model::{ConnectionState, PodView};
 
 const SEPARATOR: &str = " · ";
 
@@ -24,14 +24,19 @@ struct Part {
 }
 
 /// The status line now. See [`status_line_at`] for a fixed clock.
-pub fn status_line(view: &PodView, link: &Link, width: u16, theme: &Theme) -> Line<'static> {
+pub fn status_line(
+    view: &PodView,
+    link: &ConnectionState,
+    width: u16,
+    theme: &Theme,
+) -> Line<'static> {
     status_line_at(view, link, width, theme, Instant::now())
 }
 
 /// The status line as it reads at `now` (run time is measured from `view.running_since`).
 pub fn status_line_at(
     view: &PodView,
-    link: &Link,
+    link: &ConnectionState,
     width: u16,
     theme: &Theme,
     now: Instant,
@@ -90,7 +95,7 @@ const MIN_PART: usize = 8;
 /// Parts at or above this priority are never dropped.
 const ESSENTIAL: u8 = 9;
 
-fn parts(view: &PodView, link: &Link, theme: &Theme, now: Instant) -> Vec<Part> {
+fn parts(view: &PodView, link: &ConnectionState, theme: &Theme, now: Instant) -> Vec<Part> {
     let mut parts = Vec::new();
     let name = if view.name.is_empty() {
         "seedpod"
@@ -213,25 +218,27 @@ fn context_part(view: &PodView, theme: &Theme) -> Option<Part> {
     Some(part)
 }
 
-fn link_part(link: &Link, theme: &Theme) -> Part {
+fn link_part(link: &ConnectionState, theme: &Theme) -> Part {
     // "connected" is the normal case and goes first when space is short; trouble stays.
     let priority = match link {
-        Link::Connected => 5,
-        Link::Connecting | Link::Reconnecting { .. } | Link::Incompatible { .. } => 9,
+        ConnectionState::Connected => 5,
+        ConnectionState::Connecting
+        | ConnectionState::Reconnecting { .. }
+        | ConnectionState::Incompatible { .. } => 9,
     };
     let (text, role) = match link {
-        Link::Connecting => ("connecting…".to_string(), Role::Warn),
-        Link::Connected => ("connected".to_string(), Role::Dim),
+        ConnectionState::Connecting => ("connecting…".to_string(), Role::Warn),
+        ConnectionState::Connected => ("connected".to_string(), Role::Dim),
         // A remote link says it itself: "link lost — reconnecting to HOST (why)".
-        Link::Reconnecting { attempt, reason } if reason.starts_with("link lost") => (
+        ConnectionState::Reconnecting { attempt, reason } if reason.starts_with("link lost") => (
             format!("{} · attempt {attempt}", one_line(reason)),
             Role::Warn,
         ),
-        Link::Reconnecting { attempt, reason } => (
+        ConnectionState::Reconnecting { attempt, reason } => (
             format!("reconnecting (attempt {attempt}): {}", one_line(reason)),
             Role::Warn,
         ),
-        Link::Incompatible { message } => {
+        ConnectionState::Incompatible { message } => {
             (format!("incompatible: {}", one_line(message)), Role::Error)
         }
     };

@@ -12,7 +12,7 @@ use seedpod_protocol::{
     WindowSource,
 };
 use seedpod_transcript::render::status_line_at;
-use seedpod_transcript::{CellKind, Link, PodView, Theme, Transcript, cell_lines};
+use seedpod_transcript::{CellKind, ConnectionState, PodView, Theme, Transcript, cell_lines};
 
 fn compacted_start(segment_id: &str, from: &str, trigger: CompactionTrigger) -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
@@ -43,7 +43,7 @@ fn fill(tokens: u64, window: Option<u64>) -> ContextFill {
 fn line(view: &PodView, width: u16) -> String {
     status_line_at(
         view,
-        &Link::Connected,
+        &ConnectionState::Connected,
         width,
         &Theme::plain(),
         Instant::now(),
@@ -121,7 +121,13 @@ fn the_gauge_reads_the_same_at_every_width_and_warns_from_80_percent() {
         view.context = context;
         out.push_str(&format!("── {label}\n"));
         for width in [30u16, 40, 60, 80, 120] {
-            let text = status_line_at(&view, &Link::Connected, width, &Theme::plain(), now);
+            let text = status_line_at(
+                &view,
+                &ConnectionState::Connected,
+                width,
+                &Theme::plain(),
+                now,
+            );
             assert!(text.width() <= usize::from(width));
             out.push_str(&format!(
                 "{:<w$}|\n",
@@ -137,7 +143,13 @@ fn the_gauge_reads_the_same_at_every_width_and_warns_from_80_percent() {
             context,
             ..view.clone()
         };
-        let line = status_line_at(&view, &Link::Connected, 120, &Theme::colored(), now);
+        let line = status_line_at(
+            &view,
+            &ConnectionState::Connected,
+            120,
+            &Theme::colored(),
+            now,
+        );
         let span = line
             .spans
             .iter()
@@ -199,7 +211,13 @@ fn compacting_has_a_clock_and_a_run_keeps_its_own_through_it() {
     let since = t.status().compacting_since.expect("compacting");
     assert_eq!(t.status().running_since, Some(started), "the run goes on");
     let later = since + Duration::from_secs(4);
-    let text = status_line_at(t.status(), &Link::Connected, 80, &Theme::plain(), later);
+    let text = status_line_at(
+        t.status(),
+        &ConnectionState::Connected,
+        80,
+        &Theme::plain(),
+        later,
+    );
     assert!(text.to_string().contains("compacting 4s"), "{text}");
     t.apply(&ServerMsg::State {
         seq: EventSeq::new(8),

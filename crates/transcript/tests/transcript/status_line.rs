@@ -4,9 +4,9 @@ use std::time::{Duration, Instant};
 
 use crate::support::queued_run;
 use seedpod_protocol::{AlertLevel, PodState};
-use seedpod_transcript::{Link, Notice, PodView, Theme, render::status_line_at};
+use seedpod_transcript::{ConnectionState, Notice, PodView, Theme, render::status_line_at};
 
-fn at_widths(view: &PodView, link: &Link, now: Instant) -> String {
+fn at_widths(view: &PodView, link: &ConnectionState, now: Instant) -> String {
     let mut out = String::new();
     for width in [40u16, 80, 120] {
         let line = status_line_at(view, link, width, &Theme::plain(), now);
@@ -34,7 +34,7 @@ fn busy_pod(now: Instant) -> PodView {
 #[test]
 fn running_pod() {
     let now = Instant::now();
-    insta::assert_snapshot!(at_widths(&busy_pod(now), &Link::Connected, now));
+    insta::assert_snapshot!(at_widths(&busy_pod(now), &ConnectionState::Connected, now));
 }
 
 #[test]
@@ -42,7 +42,7 @@ fn retrying_and_reconnecting() {
     let now = Instant::now();
     let mut view = busy_pod(now);
     view.retry_notice = Some("529 overloaded; retrying in 4s (attempt 2 of 3)".into());
-    let link = Link::Reconnecting {
+    let link = ConnectionState::Reconnecting {
         attempt: 3,
         reason: "the pod's socket went away".into(),
     };
@@ -60,7 +60,7 @@ fn idle_with_a_notice_and_incompatible() {
         }),
         ..PodView::default()
     };
-    let link = Link::Incompatible {
+    let link = ConnectionState::Incompatible {
         message: "the pod is older; run `seedpod restart demo`".into(),
     };
     insta::assert_snapshot!(at_widths(&view, &link, now));
@@ -74,13 +74,22 @@ fn paused_and_waiting_states() {
         state: PodState::Paused,
         ..PodView::default()
     };
-    let paused = status_line_at(&view, &Link::Connected, 80, &Theme::plain(), now).to_string();
+    let paused =
+        status_line_at(&view, &ConnectionState::Connected, 80, &Theme::plain(), now).to_string();
     assert_eq!(paused, "demo · paused · connected");
     view.waiting_for_approval = true;
-    let waiting = status_line_at(&view, &Link::Connecting, 80, &Theme::plain(), now).to_string();
+    let waiting = status_line_at(
+        &view,
+        &ConnectionState::Connecting,
+        80,
+        &Theme::plain(),
+        now,
+    )
+    .to_string();
     assert_eq!(waiting, "demo · waiting for approval · connecting…");
     view.waiting_for_approval = false;
     view.state = PodState::WaitingForApproval;
-    let state = status_line_at(&view, &Link::Connected, 80, &Theme::plain(), now).to_string();
+    let state =
+        status_line_at(&view, &ConnectionState::Connected, 80, &Theme::plain(), now).to_string();
     assert_eq!(state, "demo · waiting for approval · connected");
 }

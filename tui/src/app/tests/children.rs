@@ -12,7 +12,7 @@ use seedpod_protocol::{
 
 use super::{Harness, ctrl, key, request, seedpod_store_meta};
 use crate::app::{Effect, Overlay};
-use crate::connection::LinkEvent;
+use crate::connection::ConnectionEvent;
 use crate::history::InputHistory;
 
 fn listing(name: &str, parent: Option<&str>) -> PodListing {
@@ -224,7 +224,7 @@ fn spawn_asks_the_pod_to_start_a_child_and_ctrl_g_goes_into_it() {
         h.flash()
     );
 
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Spawned {
             id: RequestId::new(1),
@@ -244,7 +244,7 @@ fn a_refused_spawn_says_why() {
     let mut h = Harness::connected();
     h.type_text("/spawn p do it");
     let (tag, _) = request(&h.key(key(KeyCode::Enter)));
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Error {
             id: Some(RequestId::new(1)),

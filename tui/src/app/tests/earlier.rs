@@ -14,7 +14,7 @@ use seedpod_transcript::{CellKind, LogHead};
 
 use super::{Harness, key, request};
 use crate::app::{Effect, Pending};
-use crate::connection::LinkEvent;
+use crate::connection::ConnectionEvent;
 
 fn compacted_start(segment_id: &str, from: &str) -> EntryKind {
     EntryKind::SegmentStart(SegmentStart {
@@ -138,7 +138,7 @@ fn compact_goes_to_the_pod_with_its_focus() {
         }
     );
     assert!(h.app.composer.is_empty());
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::CommandDone {
             id: RequestId::new(1),
@@ -157,7 +157,7 @@ fn compact_goes_to_the_pod_with_its_focus() {
             args: String::new()
         }
     );
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Error {
             id: Some(RequestId::new(2)),
@@ -236,7 +236,7 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
     assert!(h.draw().is_empty());
 
     let model = h.app.transcript.status().model.clone();
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Earlier {
             id: RequestId::new(1),
@@ -271,7 +271,7 @@ fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
             before_seq: EntrySeq::new(30)
         }
     );
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Earlier {
             id: RequestId::new(2),
@@ -329,7 +329,7 @@ fn a_failed_page_says_why_and_the_next_scroll_asks_again() {
     h.draw();
     h.key(key(KeyCode::Home));
     let (tag, _) = request(&h.draw());
-    h.link(LinkEvent::Failed {
+    h.link(ConnectionEvent::Failed {
         tag,
         reason: "the connection was lost before the pod answered".into(),
     });
@@ -369,7 +369,7 @@ fn an_answer_for_a_replaced_transcript_is_dropped() {
         seq: EventSeq::new(40),
     });
     let cells = h.app.transcript.cells().len();
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Earlier {
             id: RequestId::new(1),

@@ -9,10 +9,10 @@ use seedpod_protocol::{
     CompletionKind, Entry, EntryKind, EntrySeq, ErrorCode, EventSeq, InstanceId, Method, ModelItem,
     PodCommand, PodName, PodState, QueueId, RequestId, RunEndReason, Segment, SegmentId, ServerMsg,
 };
-use seedpod_transcript::{Link, Theme};
+use seedpod_transcript::{ConnectionState, Theme};
 
 use super::{App, Effect, ExitReason, Overlay, Pending, TYPING_PAUSE};
-use crate::connection::{LinkEvent, RequestTag};
+use crate::connection::{ConnectionEvent, RequestTag};
 use crate::history::{HistoryEntry, InputHistory};
 
 mod children;
@@ -46,7 +46,7 @@ impl Harness {
             now: Instant::now(),
             seq: 10,
         };
-        h.link(LinkEvent::Connected(Welcome {
+        h.link(ConnectionEvent::Connected(Welcome {
             pod: "p".parse().unwrap(),
             server_version: "0.1.0".into(),
             state: PodState::Idle,
@@ -68,12 +68,12 @@ impl Harness {
         h
     }
 
-    fn link(&mut self, event: LinkEvent) -> Vec<Effect> {
+    fn link(&mut self, event: ConnectionEvent) -> Vec<Effect> {
         self.app.on_link(event, self.now).1
     }
 
     fn frame(&mut self, msg: ServerMsg) {
-        self.link(LinkEvent::Frame(msg));
+        self.link(ConnectionEvent::Frame(msg));
     }
 
     fn state(&mut self, state: PodState) {
@@ -198,23 +198,26 @@ fn modified_enter_and_ctrl_j_insert_newlines() {
 #[test]
 fn input_is_kept_while_disconnected() {
     let mut h = Harness::connected();
-    h.link(LinkEvent::Down {
+    h.link(ConnectionEvent::Down {
         attempt: 1,
         reason: "the pod closed the connection".into(),
     });
-    assert!(matches!(h.app.link, Link::Reconnecting { attempt: 1, .. }));
+    assert!(matches!(
+        h.app.link,
+        ConnectionState::Reconnecting { attempt: 1, .. }
+    ));
     h.type_text("keep me");
     assert!(h.key(key(KeyCode::Enter)).is_empty());
     assert_eq!(h.app.composer.text(), "keep me");
     assert!(h.flash().contains("not connected"), "{}", h.flash());
-    h.link(LinkEvent::Connected(Welcome {
+    h.link(ConnectionEvent::Connected(Welcome {
         pod: "p".parse().unwrap(),
         server_version: "0.1.0".into(),
         state: PodState::Idle,
         instance: InstanceId::new("j"),
         seq: EventSeq::new(0),
     }));
-    assert_eq!(h.app.link, Link::Connected);
+    assert_eq!(h.app.link, ConnectionState::Connected);
     let (_, method) = request(&h.key(key(KeyCode::Enter)));
     assert!(
         matches!(method, Method::Run { .. }),
@@ -258,7 +261,7 @@ fn esc_pauses_then_cancels() {
     let flash = |h: &Harness| h.app.flash.as_ref().map(|f| f.text.clone());
     assert_eq!(flash(&h).as_deref(), Some("cancelling the turn"));
     // Once the pod has cancelled, the footer says so rather than "cancelling" for seconds.
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
             id: RequestId::new(3),
@@ -321,7 +324,7 @@ fn stop_asks_first_and_ends_the_tui_when_the_pod_stops() {
     h.key(key(KeyCode::Enter));
     let (tag, method) = request(&h.key(key(KeyCode::Char('y'))));
     assert_eq!(method, Method::Shutdown);
-    let effects = h.link(LinkEvent::Reply {
+    let effects = h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
             id: RequestId::new(3),
@@ -345,7 +348,7 @@ fn pod_commands_are_sent_to_the_pod_and_their_answers_shown() {
             args: String::new()
         }
     );
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::CommandDone {
             id: RequestId::new(1),
@@ -369,7 +372,7 @@ fn pod_commands_are_sent_to_the_pod_and_their_answers_shown() {
             args: "gpt-5".into()
         }
     );
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::CommandDone {
             id: RequestId::new(2),
@@ -416,7 +419,7 @@ fn a_refused_pod_command_says_why() {
     h.state(PodState::Running);
     h.type_text("/clear");
     let (tag, _) = request(&h.key(key(KeyCode::Enter)));
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Error {
             id: Some(RequestId::new(1)),
@@ -510,7 +513,7 @@ fn file_completion_asks_the_pod_and_sends_a_file_reference() {
     let (tag, kind, prefix) = asks[2].clone();
     assert_eq!((kind, prefix.as_str()), (CompletionKind::File, "sr"));
     // The answer to the older prefix arrives late and is ignored.
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag: asks[1].0,
         msg: ServerMsg::Completions {
             id: RequestId::new(1),
@@ -520,7 +523,7 @@ fn file_completion_asks_the_pod_and_sends_a_file_reference() {
         },
     });
     assert!(h.app.popup.as_ref().is_some_and(|p| p.is_empty()));
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Completions {
             id: RequestId::new(2),
@@ -553,7 +556,7 @@ fn a_refused_input_goes_back_into_the_composer() {
     h.type_text("important");
     let (tag, _) = request(&h.key(key(KeyCode::Enter)));
     assert!(h.app.composer.is_empty());
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Error {
             id: Some(RequestId::new(1)),
@@ -572,7 +575,7 @@ fn input_sent_while_running_is_queued_by_the_pod() {
     h.type_text("later");
     let (tag, method) = request(&h.key(key(KeyCode::Enter)));
     assert!(matches!(method, Method::Run { .. }));
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
             id: RequestId::new(1),
@@ -615,7 +618,7 @@ fn a_lost_connection_fails_pending_requests_and_a_pending_stop_ends_the_tui() {
     let mut h = Harness::connected();
     h.state(PodState::Running);
     let (tag, _) = request(&h.key(key(KeyCode::Esc)));
-    h.link(LinkEvent::Failed {
+    h.link(ConnectionEvent::Failed {
         tag,
         reason: "the connection was lost before the pod answered".into(),
     });
@@ -624,7 +627,7 @@ fn a_lost_connection_fails_pending_requests_and_a_pending_stop_ends_the_tui() {
     h.type_text("/stop");
     h.key(key(KeyCode::Enter));
     h.key(key(KeyCode::Char('y')));
-    let effects = h.link(LinkEvent::Down {
+    let effects = h.link(ConnectionEvent::Down {
         attempt: 1,
         reason: "the pod is stopping".into(),
     });
@@ -669,7 +672,7 @@ fn a_command_typed_in_full_runs_on_the_first_enter() {
             _ => None,
         })
         .expect("asked for commands");
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Completions {
             id: RequestId::new(1),
@@ -725,7 +728,7 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
         "nothing moves before the pod agrees"
     );
 
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
             id: RequestId::new(1),
@@ -741,7 +744,7 @@ fn up_on_an_empty_composer_takes_back_the_newest_queued_input() {
     h.key(ctrl('c'));
     let effects = h.key(key(KeyCode::Up));
     let (tag, _) = request(&effects);
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Error {
             id: Some(RequestId::new(2)),
@@ -793,7 +796,7 @@ fn a_pending_request_opens_the_modal_and_y_approves_it() {
     // The pod commits the answer before it acknowledges it.
     h.commit(answer_entry(ApprovalDecision::Approve));
     assert_eq!(modal_call(&h), None);
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Ack {
             id: RequestId::new(1),
@@ -1120,7 +1123,7 @@ fn an_answer_that_lost_the_race_shows_why() {
     h.commit(answer_entry(ApprovalDecision::Deny {
         reason: "from another terminal".into(),
     }));
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Error {
             id: Some(RequestId::new(1)),
@@ -1235,10 +1238,10 @@ fn an_approval_waiting_while_unfocused_asks_for_attention_once_and_not_when_focu
             })
             .collect()
     };
-    let focused = h.link(LinkEvent::Frame(request(11, "c1")));
+    let focused = h.link(ConnectionEvent::Frame(request(11, "c1")));
     assert!(notifications(&focused).is_empty(), "focused: nothing");
     h.app.focused = false;
-    let away = h.link(LinkEvent::Frame(request(12, "c2")));
+    let away = h.link(ConnectionEvent::Frame(request(12, "c2")));
     assert_eq!(
         notifications(&away),
         ["waiting for your approval: shell: cargo test"]
@@ -1363,7 +1366,7 @@ fn a_model_name_completes_from_the_servers_list() {
             prefix: String::new()
         }
     );
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Completions {
             id: RequestId::new(1),

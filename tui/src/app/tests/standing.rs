@@ -9,7 +9,7 @@ use seedpod_protocol::{
 
 use super::{Harness, key, request};
 use crate::app::Overlay;
-use crate::connection::LinkEvent;
+use crate::connection::ConnectionEvent;
 
 fn rule(words: &[&str]) -> StandingApproval {
     StandingApproval {
@@ -36,7 +36,7 @@ fn approvals_lists_and_revokes_the_selected_rule() {
     assert_eq!(listed(&h), None, "waiting for the pod");
 
     let rules = vec![rule(&["git", "status"]), rule(&["cargo", "test"])];
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Approvals {
             id: RequestId::new(1),
@@ -55,7 +55,7 @@ fn approvals_lists_and_revokes_the_selected_rule() {
             standing: Some(rules[1].clone())
         }
     );
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Approvals {
             id: RequestId::new(2),
@@ -82,7 +82,7 @@ fn a_refused_list_closes_the_popup_and_says_why() {
     let mut h = Harness::connected();
     h.type_text("/approvals");
     let (tag, _) = request(&h.key(key(KeyCode::Enter)));
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Error {
             id: Some(RequestId::new(1)),
@@ -99,7 +99,7 @@ fn a_grant_elsewhere_refreshes_an_open_popup() {
     let mut h = Harness::connected();
     h.type_text("/approvals");
     let (tag, _) = request(&h.key(key(KeyCode::Enter)));
-    h.link(LinkEvent::Reply {
+    h.link(ConnectionEvent::Reply {
         tag,
         msg: ServerMsg::Approvals {
             id: RequestId::new(1),
@@ -107,7 +107,7 @@ fn a_grant_elsewhere_refreshes_an_open_popup() {
         },
     });
     h.seq += 1;
-    let effects = h.link(LinkEvent::Frame(ServerMsg::Committed {
+    let effects = h.link(ConnectionEvent::Frame(ServerMsg::Committed {
         seq: EventSeq::new(h.seq),
         entry: seedpod_protocol::Entry {
             v: 1,

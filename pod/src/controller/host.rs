@@ -1,4 +1,4 @@
-//! The run task's side: `RunLink` implements the engine's `RunHost` by sending commands to the
+//! The run task's side: `PodHost` implements the engine's `RunHost` by sending commands to the
 //! controller, and the controller's handlers for those commands.
 
 use seedpod_engine::{
@@ -14,7 +14,7 @@ use super::{Activity, Controller, ControllerMsg};
 
 /// Handed to `drive_run`; every call is a command to the controller tagged with the run's
 /// generation, so a stopped run cannot commit anything.
-pub struct RunLink {
+pub struct PodHost {
     pub generation: u64,
     pub tx: mpsc::Sender<ControllerMsg>,
 }
@@ -23,7 +23,7 @@ pub(super) fn gone() -> HostError {
     HostError::Stopped
 }
 
-impl RunHost for RunLink {
+impl RunHost for PodHost {
     async fn prepare_request(&mut self) -> Result<PreparedRequest, HostError> {
         let (reply, rx) = oneshot::channel();
         self.tx
