@@ -72,6 +72,7 @@ fn state(items: usize, window: u64) -> SegmentState {
         }),
         compaction: None,
         tasks: Vec::new(),
+        totals: None,
     };
     let entry = |seq: u64, kind| Entry {
         v: 1,

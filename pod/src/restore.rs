@@ -106,6 +106,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         context_window,
         compaction: None,
         tasks: Vec::new(),
+        totals: None,
     };
     let (writer, first) =
         SegmentWriter::create(segment_path(&opts.pod_dir, &segment_id), start).await?;

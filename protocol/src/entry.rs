@@ -29,6 +29,10 @@ pub struct Entry {
     pub kind: EntryKind,
 }
 
+// `SegmentStart` is one entry per segment and already sat at the lint's edge; its boxed
+// `totals` added a pointer. Boxing the whole variant would save ~200 bytes per entry at the
+// cost of an indirection at every construction site; worth doing on its own, not here.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EntryKind {
@@ -211,6 +215,29 @@ pub struct SegmentStart {
     /// plan; `/clear` starts without one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<Task>,
+    /// The pod's running totals from every segment before this one, so a pod's counters
+    /// survive compaction and `/clear` and a restore reads only the active segment (see
+    /// docs/storage.md). Absent in a pod's first segment and in segments written before it
+    /// was recorded; the fold adds the segment's own entries on top.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Boxed: it is rare beside the other entry kinds, which stay small.
+    pub totals: Option<Box<PodTotals>>,
+}
+
+/// What a pod has done over its whole life, across segments: tokens, runs, tool calls and
+/// time spent in runs. Display only; never model-visible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PodTotals {
+    pub usage: Usage,
+    /// `run_start` entries.
+    #[serde(default)]
+    pub runs: u64,
+    /// Tool calls the model made (committed `assistant_item` tool calls).
+    #[serde(default)]
+    pub tool_calls: u64,
+    /// Milliseconds between each `run_start` and its `run_end` (entry timestamps).
+    #[serde(default)]
+    pub run_ms: u64,
 }
 
 /// How many tokens the model's context holds, and how the pod knows.
@@ -652,6 +679,7 @@ mod tests {
                     memory_flush: vec!["write_file AGENTS.md".into()],
                 }),
                 tasks: Vec::new(),
+                totals: None,
             }),
             EntryKind::ContextWindow(ContextWindow {
                 tokens: 8192,

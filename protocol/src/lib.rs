@@ -36,9 +36,9 @@ pub use codec::{FrameError, decode_request, encode};
 pub use completion::{Completion, CompletionKind, SLASH_COMMANDS};
 pub use entry::{
     ApprovalDecision, ApprovalRequest, Compaction, CompactionTrigger, ContextWindow, DequeueReason,
-    ENTRY_VERSION, Entry, EntryKind, FinishReason, ModelConfig, NO_REPLY, Origin, ProviderKind,
-    QueuedItem, Replaces, RunEndReason, RunTrigger, SegmentStart, ToolResultTrim, ToolSpec,
-    TrimMode, Usage, WindowSource, is_no_reply,
+    ENTRY_VERSION, Entry, EntryKind, FinishReason, ModelConfig, NO_REPLY, Origin, PodTotals,
+    ProviderKind, QueuedItem, Replaces, RunEndReason, RunTrigger, SegmentStart, ToolResultTrim,
+    ToolSpec, TrimMode, Usage, WindowSource, is_no_reply,
 };
 pub use frames::{FrameCodec, FramesError, MAX_FRAME_BYTES, MAX_MESSAGE_BYTES};
 pub use ids::{

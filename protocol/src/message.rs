@@ -403,6 +403,10 @@ pub struct PodStatus {
     /// up but acknowledges nothing until restarted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_broken: Option<String>,
+    /// The pod's totals over its whole life, across segments (`usage` is the active
+    /// segment's alone). Absent from pods older than the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totals: Option<crate::entry::PodTotals>,
 }
 
 /// How full the model's context is: the estimated tokens of the next request and the window,
@@ -888,6 +892,7 @@ mod tests {
                     pending_approval: None,
                     context: ContextFill::default(),
                     log_broken: None,
+                    totals: None,
                 },
             },
             ServerMsg::Approvals {

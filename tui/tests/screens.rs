@@ -559,6 +559,7 @@ fn after_compaction_paging_back() {
             memory_flush: Vec::new(),
         }),
         tasks: Vec::new(),
+        totals: None,
     });
     app.on_link(
         ConnectionEvent::Connected(Welcome {

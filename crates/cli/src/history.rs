@@ -119,6 +119,7 @@ mod tests {
                 context_window: None,
                 compaction,
                 tasks: Vec::new(),
+                totals: None,
             }),
         }
     }

@@ -38,6 +38,9 @@ fn json_line(pod: &PodListing) -> serde_json::Value {
         "model": pod.model(),
         "queued": pod.status().map(|s| s.queue.len()).unwrap_or(0),
         "usage": pod.usage(),
+        // The whole life of the pod, across compactions and `/clear` (`usage` is the active
+        // segment's alone).
+        "totals": pod.totals(),
         "context_tokens": context.map(|c| c.tokens),
         "context_window": context.and_then(|c| c.window),
         "context_window_source": context.and_then(|c| c.source).map(|s| s.as_str()),
@@ -73,7 +76,7 @@ fn row(pod: &PodListing) -> [String; 7] {
         pod.state().to_string(),
         pod.status().map(|s| s.pid.to_string()).unwrap_or_else(dash),
         format!("{}/{}", pod.provider(), pod.model()),
-        pod.usage()
+        pod.lifetime_usage()
             .map(|u| format!("{}/{}", u.input_tokens, u.output_tokens))
             .unwrap_or_else(dash),
         pod.context().map(context_cell).unwrap_or_else(dash),
@@ -255,6 +258,7 @@ mod tests {
                 pending_approval: None,
                 context,
                 log_broken: None,
+                totals: None,
             })),
         };
         PodListing {

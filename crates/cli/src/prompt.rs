@@ -286,6 +286,7 @@ mod tests {
             context_window: window,
             compaction: None,
             tasks: Vec::new(),
+            totals: None,
         })
     }
 

@@ -101,6 +101,18 @@ impl PodListing {
         self.status().map(|s| s.usage)
     }
 
+    /// A running pod's totals over its whole life (every segment); `None` for a pod that did
+    /// not answer or is older than the field.
+    pub fn totals(&self) -> Option<seedpod_protocol::PodTotals> {
+        self.status().and_then(|s| s.totals)
+    }
+
+    /// Tokens in and out over the pod's life when the pod reports them, else the active
+    /// segment's (a pod older than the totals).
+    pub fn lifetime_usage(&self) -> Option<Usage> {
+        self.totals().map(|t| t.usage).or_else(|| self.usage())
+    }
+
     /// How full a running pod's context is, as it reported in `status`; `None` for a pod that
     /// did not answer (a listing never reads logs).
     pub fn context(&self) -> Option<ContextFill> {

@@ -115,6 +115,7 @@ fn segment_start() -> SegmentStart {
         standing_approvals: Vec::new(),
         origin: Origin::New,
         tasks: Vec::new(),
+        totals: None,
     }
 }
 

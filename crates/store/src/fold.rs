@@ -12,9 +12,9 @@
 
 use seedpod_protocol::{
     ApprovalDecision, ApprovalRequest, CallId, ContextWindow, Entry, EntryKind, EntrySeq,
-    ModelConfig, ModelItem, PodEvent, QueueEntry, QueueId, ReportId, RunEndReason, RunTrigger,
-    SegmentId, SegmentStart, StandingApproval, SystemItem, TaskTracker, ToolResultTrim, ToolSpec,
-    Usage,
+    ModelConfig, ModelItem, PodEvent, PodTotals, QueueEntry, QueueId, ReportId, RunEndReason,
+    RunTrigger, SegmentId, SegmentStart, StandingApproval, SystemItem, TaskTracker, ToolResultTrim,
+    ToolSpec, Usage,
 };
 
 /// Why a sequence of entries does not fold. Each variant names the entry's `seq`.
@@ -60,6 +60,11 @@ pub struct SegmentState {
     pub open_run: Option<RunTrigger>,
     /// Sum of every `usage` entry in the segment.
     pub usage: Usage,
+    /// The pod's totals over its life: `segment_start.totals` plus this segment's own
+    /// entries, so they replay exactly and survive a new segment (docs/storage.md).
+    pub totals: PodTotals,
+    /// The timestamp of the open run's `run_start` in this segment, for `totals.run_ms`.
+    pub run_started_ts: Option<u64>,
     /// The `seq` the next entry must carry.
     pub next_seq: EntrySeq,
     /// One more than the highest `queue_id` seen; queue ids start at 1.
@@ -157,6 +162,8 @@ impl SegmentState {
             pending: Vec::new(),
             open_run: None,
             usage: Usage::default(),
+            totals: start.totals.as_deref().copied().unwrap_or_default(),
+            run_started_ts: None,
             next_seq: EntrySeq::new(1),
             next_queue_id: QueueId::new(1),
             iterations_in_run: 0,
@@ -184,6 +191,8 @@ impl SegmentState {
             EntryKind::SegmentStart(_) => return Err(FoldError::SecondStart { seq }),
             EntryKind::Unknown => return Err(FoldError::UnknownKind { seq }),
             EntryKind::RunStart { trigger } => {
+                self.totals.runs = self.totals.runs.saturating_add(1);
+                self.run_started_ts = Some(entry.ts);
                 self.open_run = Some(*trigger);
                 self.iterations_in_run = 0;
                 self.run_history_start = self.history.len();
@@ -193,7 +202,12 @@ impl SegmentState {
                     .push(ModelItem::UserMessage { text: text.clone() });
                 self.remove_pending(*queue_id);
             }
-            EntryKind::AssistantItem { item } => self.history.push(item.clone()),
+            EntryKind::AssistantItem { item } => {
+                if matches!(item, ModelItem::ToolCall { .. }) {
+                    self.totals.tool_calls = self.totals.tool_calls.saturating_add(1);
+                }
+                self.history.push(item.clone());
+            }
             // The record of what the model sent; its cleaned items follow and are the history.
             EntryKind::AssistantRaw { .. } => {}
             EntryKind::AssistantInterrupted { text } => self
@@ -241,6 +255,10 @@ impl SegmentState {
                         report,
                     });
                 }
+                if let Some(started) = self.run_started_ts.take() {
+                    let ms = entry.ts.saturating_sub(started);
+                    self.totals.run_ms = self.totals.run_ms.saturating_add(ms);
+                }
                 self.open_run = None;
                 self.approvals.clear();
             }
@@ -258,6 +276,7 @@ impl SegmentState {
             }
             EntryKind::Usage(usage) => {
                 add_usage(&mut self.usage, usage);
+                add_usage(&mut self.totals.usage, usage);
                 let input_tokens = usage
                     .input_tokens
                     .saturating_add(usage.cache_read_tokens)

@@ -258,6 +258,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
             standing_approvals: Vec::new(),
             origin: Origin::New,
             tasks: Vec::new(),
+            totals: None,
         }),
     )];
     let mut made = 1;

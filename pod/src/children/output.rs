@@ -569,6 +569,7 @@ mod tests {
             standing_approvals: Vec::new(),
             origin,
             tasks: Vec::new(),
+            totals: None,
         })
     }
 

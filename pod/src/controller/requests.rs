@@ -441,6 +441,18 @@ impl Controller {
             pending_approval: self.log.state.pending_approval().cloned(),
             context: crate::context::estimate::fill(&self.log.state),
             log_broken: self.log.storage_broken.clone(),
+            totals: Some(self.live_totals()),
         }
+    }
+
+    /// The log's totals, with the open run's time so far counted (a watcher of a long run
+    /// sees its time grow; the log counts it at `run_end`).
+    fn live_totals(&self) -> seedpod_protocol::PodTotals {
+        let mut totals = self.log.state.totals;
+        if let Some(started) = self.log.state.run_started_ts {
+            let ms = seedpod_store::unix_ms().saturating_sub(started);
+            totals.run_ms = totals.run_ms.saturating_add(ms);
+        }
+        totals
     }
 }

@@ -191,6 +191,7 @@ impl Controller {
             context_window: self.log.state.window,
             compaction: new.compaction,
             tasks: new.tasks,
+            totals: Some(Box::new(self.carried_totals())),
         };
         let carried = self.carried_over();
         let path = seedpod_store::segment_path(&self.pod.pod_dir, &segment_id);
@@ -396,6 +397,22 @@ impl Controller {
     /// What a new segment must carry from the old one, as entries of the new one: the open run
     /// (ids and iteration count start afresh), every queued item under its own queue id, and the
     /// reports the parent has not taken (ids unchanged).
+    /// The totals the new segment starts from. An open run is carried as a new `run_start`
+    /// (see `carried_over`), which the new segment's fold counts again and times from its own
+    /// timestamp: so it is taken out of `runs` here, and its time so far is added now.
+    fn carried_totals(&self) -> seedpod_protocol::PodTotals {
+        let state = &self.log.state;
+        let mut totals = state.totals;
+        if state.open_run.is_some() {
+            totals.runs = totals.runs.saturating_sub(1);
+            if let Some(started) = state.run_started_ts {
+                let ms = seedpod_store::unix_ms().saturating_sub(started);
+                totals.run_ms = totals.run_ms.saturating_add(ms);
+            }
+        }
+        totals
+    }
+
     fn carried_over(&self) -> Vec<EntryKind> {
         let mut kinds = Vec::new();
         if let Some(trigger) = self.log.state.open_run {

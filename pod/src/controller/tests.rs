@@ -155,6 +155,7 @@ async fn parts(
         standing_approvals: Vec::new(),
         origin: Origin::New,
         tasks: Vec::new(),
+        totals: None,
     };
     let (writer, first) = SegmentWriter::create(segment.clone(), start)
         .await

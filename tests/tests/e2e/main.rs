@@ -47,6 +47,7 @@ mod standing_rules;
 mod storage_full;
 mod tasks;
 mod terminal_safe;
+mod totals;
 mod trust;
 mod tui;
 mod tui_compaction;

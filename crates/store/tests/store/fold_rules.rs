@@ -498,3 +498,70 @@ fn unanswered(history: &[ModelItem]) -> Vec<(CallId, String, String)> {
         .map(|(id, name, args)| (id.clone(), name.to_owned(), args.to_owned()))
         .collect()
 }
+
+#[test]
+fn totals_start_from_the_segment_start_and_add_the_segments_own() {
+    let mut start = segment_start("s2");
+    start.totals = Some(Box::new(seedpod_protocol::PodTotals {
+        usage: Usage {
+            input_tokens: 1_000,
+            output_tokens: 50,
+            cache_read_tokens: 0,
+            cache_creation_tokens: 0,
+        },
+        runs: 4,
+        tool_calls: 2,
+        run_ms: 9_000,
+    }));
+    let mut state = SegmentState::start(&entry(0, EntryKind::SegmentStart(start))).unwrap();
+    let mut at = |seq: u64, ts: u64, kind: EntryKind| {
+        let mut e = entry(seq, kind);
+        e.ts = ts;
+        state.apply(&e).unwrap();
+    };
+    at(
+        1,
+        100,
+        EntryKind::RunStart {
+            trigger: RunTrigger::User,
+        },
+    );
+    at(2, 150, tool_call("c1"));
+    at(
+        3,
+        160,
+        EntryKind::Usage(Usage {
+            input_tokens: 10,
+            output_tokens: 3,
+            cache_read_tokens: 0,
+            cache_creation_tokens: 0,
+        }),
+    );
+    at(
+        4,
+        400,
+        EntryKind::RunEnd {
+            reason: RunEndReason::Completed,
+            message: None,
+        },
+    );
+    let totals = state.totals;
+    assert_eq!(totals.usage.input_tokens, 1_010);
+    assert_eq!(totals.usage.output_tokens, 53);
+    assert_eq!(
+        (totals.runs, totals.tool_calls, totals.run_ms),
+        (5, 3, 9_300)
+    );
+    assert_eq!(
+        state.usage.input_tokens, 10,
+        "the segment's own usage is unchanged"
+    );
+}
+
+#[test]
+fn a_segment_start_without_totals_reads_as_zero() {
+    let line = r#"{"v":1,"seq":0,"ts":1,"kind":"segment_start","segment_id":"s","system_prompt":"p","model":{"provider":"scripted","model":"m"},"origin":{"type":"new"}}"#;
+    let e: Entry = serde_json::from_str(line).unwrap();
+    let state = SegmentState::start(&e).unwrap();
+    assert_eq!(state.totals, seedpod_protocol::PodTotals::default());
+}

@@ -176,8 +176,15 @@ impl Transcript {
         self.open_calls.clear();
         self.run = None;
         self.turn_pending = false;
-        self.view.tokens_in = 0;
-        self.view.tokens_out = 0;
+        // The pod's totals carry across segments (docs/storage.md): a new segment starts the
+        // counters where the last one left them, not at zero.
+        let totals = start.totals.as_deref().copied().unwrap_or_default();
+        self.view.tokens_in = totals
+            .usage
+            .input_tokens
+            .saturating_add(totals.usage.cache_read_tokens)
+            .saturating_add(totals.usage.cache_creation_tokens);
+        self.view.tokens_out = totals.usage.output_tokens;
         self.view.retry_notice = None;
         self.view.provider = start.model.provider.as_str().to_string();
         self.view.model = start.model.model.clone();

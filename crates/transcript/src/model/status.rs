@@ -20,7 +20,8 @@ pub struct PodView {
     pub compacting_since: Option<Instant>,
     pub provider: String,
     pub model: String,
-    /// Token totals of the pod's active segment (the sum of its `usage` entries).
+    /// Token totals of the pod over its life: `segment_start.totals` plus the segment's own
+    /// `usage` entries.
     pub tokens_in: u64,
     pub tokens_out: u64,
     /// How full the model's context is (from `snapshot_begin` and `context_fill` events); all

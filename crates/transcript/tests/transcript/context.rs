@@ -29,6 +29,7 @@ fn compacted_start(segment_id: &str, from: &str, trigger: CompactionTrigger) -> 
         context_window: None,
         compaction: Some(compaction_record(trigger, None)),
         tasks: Vec::new(),
+        totals: None,
     })
 }
 
@@ -423,6 +424,7 @@ fn the_compaction_cell_names_what_the_memory_flush_wrote() {
         context_window: None,
         compaction: Some(record),
         tasks: Vec::new(),
+        totals: None,
     });
     let mut t = Transcript::new();
     apply_all(

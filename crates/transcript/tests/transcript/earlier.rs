@@ -31,6 +31,7 @@ fn start(segment_id: &str, origin: Origin) -> EntryKind {
         context_window: None,
         compaction,
         tasks: Vec::new(),
+        totals: None,
     })
 }
 

@@ -24,6 +24,7 @@ fn cleared_start(segment_id: &str, from: &str) -> EntryKind {
             segment_id: SegmentId::new(from),
         },
         tasks: Vec::new(),
+        totals: None,
     })
 }
 

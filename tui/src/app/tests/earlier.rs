@@ -40,6 +40,7 @@ fn compacted_start(segment_id: &str, from: &str) -> EntryKind {
             memory_flush: Vec::new(),
         }),
         tasks: Vec::new(),
+        totals: None,
     })
 }
 

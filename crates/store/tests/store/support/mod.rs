@@ -37,6 +37,7 @@ pub fn segment_start(segment_id: &str) -> SegmentStart {
         standing_approvals: Vec::new(),
         origin: Origin::New,
         tasks: Vec::new(),
+        totals: None,
     }
 }
 

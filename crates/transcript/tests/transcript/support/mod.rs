@@ -48,6 +48,7 @@ pub fn segment_start() -> EntryKind {
         standing_approvals: Vec::new(),
         origin: Origin::New,
         tasks: Vec::new(),
+        totals: None,
     })
 }
 
