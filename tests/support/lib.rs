@@ -38,7 +38,7 @@ pub fn missing_prerequisite(what: &str) {
 
 /// One test's own seedpod world: a temporary directory holding its `SEEDPOD_HOME` and working
 /// directory, and the `seedpod` commands run against it. (Not the shell sandbox, which is
-/// `seedpod_tools::Sandbox`; this was once also called `Sandbox`.)
+/// `seedpod_tools::TestHome`; this was once also called `TestHome`.)
 pub struct TestHome {
     pub dir: tempfile::TempDir,
     pub home: Home,

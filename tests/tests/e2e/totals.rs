@@ -2,10 +2,10 @@
 //! --json` are the sum of what the model server reported, across a compaction, a `/clear` and
 //! a restart from the log (docs/storage.md, `segment_start.totals`).
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use serde_json::{Value, json};
 
-fn listing(sb: &Sandbox, name: &str) -> Value {
+fn listing(sb: &TestHome, name: &str) -> Value {
     let out = sb.ok(&["ls", "--json"]);
     out.lines()
         .map(|line| serde_json::from_str::<Value>(line).expect("ls --json line"))
@@ -15,7 +15,7 @@ fn listing(sb: &Sandbox, name: &str) -> Value {
 
 #[tokio::test]
 async fn counters_in_ls_add_up_across_compaction_clear_and_restart() {
-    let sb = Sandbox::new();
+    let sb = TestHome::new();
     let script = sb.script(
         "s.jsonl",
         &[
