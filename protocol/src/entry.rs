@@ -344,6 +344,11 @@ pub enum Origin {
     ClearedFrom {
         segment_id: SegmentId,
     },
+    /// The same conversation under the compact prompt: the server refused a request as too
+    /// long for a window learned only then (docs/agent-loop.md §The system prompt's share).
+    RecomposedFrom {
+        segment_id: SegmentId,
+    },
     #[serde(other)]
     Unknown,
 }

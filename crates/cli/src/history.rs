@@ -70,6 +70,9 @@ fn separator(id: &SegmentId, first: Option<&Entry>) -> String {
                 None => format!("compacted from {segment_id}"),
             },
             Origin::ClearedFrom { segment_id } => format!("cleared from {segment_id}"),
+            Origin::RecomposedFrom { segment_id } => {
+                format!("the compact prompt, continuing {segment_id}")
+            }
             Origin::ForkedFrom { segment_id } => format!("forked from {segment_id}"),
             Origin::Unknown => "of an origin this seedpod does not know".to_string(),
         },

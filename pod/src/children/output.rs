@@ -511,6 +511,9 @@ fn origin_text(origin: &Origin) -> String {
     match origin {
         Origin::New => "a new history".into(),
         Origin::ClearedFrom { .. } => "the pod cleared its history".into(),
+        Origin::RecomposedFrom { .. } => {
+            "the pod moved its history under the compact prompt for a small window".into()
+        }
         Origin::CompactedFrom { .. } => "the pod compacted its history into a summary".into(),
         Origin::ForkedFrom { segment_id } => format!("forked from segment {segment_id}"),
         Origin::Unknown => "the pod started a new history".into(),

@@ -21,6 +21,20 @@ use crate::context::{estimate, flush, prune};
 /// An automatic compaction summarises at least 1/this of the window, or it is not made.
 const MIN_WORTH_DIVISOR: u64 = 10;
 
+/// A last message over 1/this of the window is long enough to blame when a request that
+/// cannot be cut does not fit; a shorter one is not, and the advice names the prompt instead.
+const MESSAGE_SHARE_DIVISOR: u64 = 4;
+
+/// What the pod does about a refused request.
+pub(super) enum Refusal {
+    /// Nothing: the run fails with the server's error.
+    Fail,
+    /// The next request compacts; send it again.
+    Retry,
+    /// Move the conversation under the compact prompt first (`recompose`), then send again.
+    CompactPrompt,
+}
+
 /// A compaction under way: the plan whose summary request is out.
 pub(super) struct Compacting {
     plan: compact::Plan,
@@ -409,18 +423,19 @@ impl Controller {
         Ok((new, old, summary_tokens, tokens_after))
     }
 
-    /// The server refused a request. If it was for length, learn the window it states and make
-    /// the next request compact (harder the second time). False when nothing is left to cut.
+    /// The server refused a request. If it was for length, learn the window it states; then
+    /// move the conversation under the compact prompt when that window calls for it, or make
+    /// the next request compact (harder the second time). `Fail` when nothing is left to cut.
     pub(super) async fn refused(
         &mut self,
         generation: u64,
         err: &ProviderError,
-    ) -> Result<bool, HostError> {
+    ) -> Result<Refusal, HostError> {
         if !self.is_current(generation) {
             return Err(HostError::Stopped);
         }
         let Some(overflow) = seedpod_engine::overflow_of(err) else {
-            return Ok(false);
+            return Ok(Refusal::Fail);
         };
         tracing::warn!(
             event = "context_overflow",
@@ -448,6 +463,9 @@ impl Controller {
                 self.publish_fill();
             }
         }
+        if self.needs_compact_prompt() {
+            return Ok(Refusal::CompactPrompt);
+        }
         let window = self.log.state.window.map_or(4_096, |w| w.tokens);
         // A compaction this run already made did not suffice: keep only the last exchange.
         let depth = if matches!(self.state_origin(), Origin::CompactedFrom { .. })
@@ -458,17 +476,9 @@ impl Controller {
             Depth::Normal
         };
         if compact::plan(&self.log.state.history, window, depth, None).is_none() {
-            self.publish_alert(
-                AlertLevel::Error,
-                format!(
-                    "the request is too long for the model's {}-token context window and \
-                     nothing is left to cut: it is the system prompt, the tools and the last \
-                     message alone — shorten that message, or attach long text as a file \
-                     (@path) so the model can read it in parts",
-                    thousands(window)
-                ),
-            );
-            return Ok(false);
+            let advice = self.nothing_to_cut(window);
+            self.publish_alert(AlertLevel::Error, advice);
+            return Ok(Refusal::Fail);
         }
         self.publish_alert(
             AlertLevel::Warn,
@@ -479,7 +489,115 @@ impl Controller {
             ),
         );
         self.fitting.fit.forced = Some(depth);
-        Ok(true)
+        Ok(Refusal::Retry)
+    }
+
+    /// Why a request that cannot be cut still does not fit, and what to do. A message that is
+    /// small beside the window is not the culprit: the system prompt and tools are, and the
+    /// person is told which key fixes that (docs/configuration.md, `context_window`).
+    fn nothing_to_cut(&self, window: u64) -> String {
+        let base = estimate::base_tokens(&self.log.state.system_prompt, &self.log.state.tools);
+        let last = self
+            .log
+            .state
+            .history
+            .last()
+            .map_or(0, |item| estimate::items_tokens(std::slice::from_ref(item)));
+        if last.saturating_mul(MESSAGE_SHARE_DIVISOR) > window {
+            return format!(
+                "the request is too long for the model's {}-token context window and nothing \
+                 is left to cut: the last message alone takes about {} tokens — shorten it, or \
+                 attach long text as a file (@path) so the model can read it in parts",
+                thousands(window),
+                thousands(last)
+            );
+        }
+        let mode = crate::prompt::PromptMode::for_window(self.segment_window());
+        let fix = match mode {
+            crate::prompt::PromptMode::Compact => {
+                "this segment already has the compact prompt; shorten the project's \
+                 instructions (AGENTS.md), drop MCP servers or tools, or use a model with a \
+                 larger window"
+            }
+            crate::prompt::PromptMode::Full => {
+                "set context_window in the pod's config to the model's real window (4096 or \
+                 less gets the compact prompt), or use a model with a larger window"
+            }
+        };
+        format!(
+            "the system prompt and tools (about {} tokens) are too large for the model's \
+             {}-token context window; the message is not the problem — {fix}",
+            thousands(base),
+            thousands(window)
+        )
+    }
+
+    /// The window the current segment was planned for (its `segment_start`).
+    fn segment_window(&self) -> Option<u64> {
+        match self.log.entries.first().map(|e| &e.kind) {
+            Some(EntryKind::SegmentStart(start)) => start.context_window.map(|w| w.tokens),
+            _ => None,
+        }
+    }
+
+    /// The window known now calls for the compact prompt, but this segment was planned with
+    /// the full one (its window was unknown or larger then): only a new segment can change
+    /// the system prompt, which is stored once per segment (DESIGN invariant 2).
+    fn needs_compact_prompt(&self) -> bool {
+        use crate::prompt::PromptMode;
+        PromptMode::for_window(self.log.state.window.map(|w| w.tokens)) == PromptMode::Compact
+            && PromptMode::for_window(self.segment_window()) == PromptMode::Full
+    }
+
+    /// Move the conversation, whole, to a new segment planned with the compact prompt; the run
+    /// task waiting in `refused` is answered when it is in place (`switch_ended`).
+    pub(super) fn recompose(&mut self, reply: oneshot::Sender<Result<bool, HostError>>) {
+        let old = self.log.state.segment_id.clone();
+        let window = self.log.state.window.map_or(0, |w| w.tokens);
+        self.publish_alert(
+            AlertLevel::Warn,
+            format!(
+                "the model server refused the request: its context window is only {} tokens, \
+                 too small for the full system prompt; continuing the conversation in a new \
+                 segment with the compact prompt and sending it again",
+                thousands(window)
+            ),
+        );
+        let new = NewSegment {
+            origin: Origin::RecomposedFrom {
+                segment_id: old.clone(),
+            },
+            seed: self.log.state.history.clone(),
+            compaction: None,
+            tasks: self.log.state.tasks.tasks().to_vec(),
+        };
+        self.begin_switch(new, AfterSwitch::Recompose { reply, old });
+    }
+
+    /// The compact-prompt segment is in place (the run sends its request again), or not.
+    pub(super) fn recomposed(
+        &mut self,
+        reply: oneshot::Sender<Result<bool, HostError>>,
+        old: SegmentId,
+        result: Result<(), SwitchError>,
+    ) {
+        match result {
+            Ok(()) => {
+                tracing::info!(event = "segment_recomposed", from = %old, to = %self.log.state.segment_id);
+                let _ = reply.send(Ok(true));
+            }
+            Err(reason) => {
+                self.publish_alert(
+                    AlertLevel::Error,
+                    format!(
+                        "the conversation could not be moved under the compact prompt, nothing \
+                         was changed: {reason}"
+                    ),
+                );
+                let _ = reply.send(Ok(false));
+            }
+        }
+        self.publish_state();
     }
 
     fn state_origin(&self) -> Origin {

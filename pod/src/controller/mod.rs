@@ -480,10 +480,18 @@ impl Controller {
                 generation,
                 error,
                 reply,
-            } => {
-                let answer = self.refused(generation, &error).await;
-                let _ = reply.send(answer);
-            }
+            } => match self.refused(generation, &error).await {
+                Ok(context::Refusal::CompactPrompt) => self.recompose(reply),
+                Ok(context::Refusal::Retry) => {
+                    let _ = reply.send(Ok(true));
+                }
+                Ok(context::Refusal::Fail) => {
+                    let _ = reply.send(Ok(false));
+                }
+                Err(err) => {
+                    let _ = reply.send(Err(err));
+                }
+            },
             ControllerMsg::MemoryFlushed {
                 generation,
                 actions,

@@ -72,6 +72,12 @@ pub(super) enum AfterSwitch {
     },
     /// A compaction's summary, committed as the new segment's start.
     Compaction(Box<CompactionDone>),
+    /// The conversation moved under the compact prompt; the run task waits to send again.
+    Recompose {
+        reply: oneshot::Sender<Result<bool, seedpod_engine::HostError>>,
+        /// The segment moved from.
+        old: SegmentId,
+    },
 }
 
 /// A switch under way.
@@ -357,6 +363,7 @@ impl Controller {
             AfterSwitch::Compaction(done) => {
                 self.compaction_switched(*done, result);
             }
+            AfterSwitch::Recompose { reply, old } => self.recomposed(reply, old, result),
         }
     }
 
@@ -390,6 +397,9 @@ impl Controller {
                     let _ = reply.send(refuse(id, ErrorCode::Stopping, reason));
                 }
                 AfterSwitch::Compaction(done) => done.abandon(),
+                AfterSwitch::Recompose { reply, .. } => {
+                    let _ = reply.send(Err(seedpod_engine::HostError::Stopped));
+                }
             }
         }
     }

@@ -36,6 +36,8 @@ const STDERR_BUDGET: usize = 256 * 1024;
 const STDERR_LINE_CHARS: usize = 2_000;
 /// More tools than this from one server would crowd out the conversation.
 pub const MAX_TOOLS_PER_SERVER: usize = 128;
+/// A tool description longer than this (characters) is cut at a word boundary with a marker:
+/// it goes with every request, and a server decides its length.
 const MAX_DESCRIPTION_CHARS: usize = 2_000;
 /// How long a stopping server gets after its stdin closes before its group is signalled.
 const STOP_GRACE: Duration = Duration::from_secs(2);
@@ -80,8 +82,7 @@ impl McpToolInfo {
             .or(tool.title)
             .unwrap_or_default();
         let description = description.trim();
-        let description = seedpod_protocol::char_prefix(description, MAX_DESCRIPTION_CHARS)
-            .unwrap_or(description);
+        let description = cut_description(description, MAX_DESCRIPTION_CHARS);
         let mut schema = serde_json::Value::Object((*tool.input_schema).clone());
         // Providers want an object schema with properties, which some servers leave out.
         if let Some(map) = schema.as_object_mut() {
@@ -92,7 +93,7 @@ impl McpToolInfo {
         McpToolInfo {
             exposed: names::exposed_name(server, &tool.name),
             original: tool.name.into_owned(),
-            description: description.to_owned(),
+            description,
             schema,
             read_only: tool
                 .annotations
@@ -658,9 +659,53 @@ async fn log_stderr(server: String, stderr: tokio::process::ChildStderr) {
     }
 }
 
+/// `text` if it has at most `max` characters; else its words up to `max` characters (a word
+/// longer than that is cut inside) and a marker saying how much was cut, so neither the model
+/// nor a person reading the schema takes a cut description for the whole one.
+fn cut_description(text: &str, max: usize) -> String {
+    let Some(kept) = seedpod_protocol::char_prefix(text, max) else {
+        return text.to_owned();
+    };
+    let at_word = match text[kept.len()..].chars().next() {
+        Some(next) if next.is_whitespace() => kept,
+        _ => kept
+            .rfind(char::is_whitespace)
+            .map_or(kept, |end| &kept[..end]),
+    };
+    let kept = at_word.trim_end();
+    let cut = text.chars().count() - kept.chars().count();
+    format!("{kept} … [description cut: {cut} more characters]")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_descriptions_are_cut_at_a_word_with_a_marker() {
+        assert_eq!(cut_description("short one", 20), "short one");
+        assert_eq!(cut_description("exactly10c", 10), "exactly10c");
+        // Never inside a word; the marker counts what was left out.
+        assert_eq!(
+            cut_description("alpha bravo charlie", 14),
+            "alpha bravo … [description cut: 8 more characters]"
+        );
+        // A cut that falls right before a space keeps the whole last word.
+        assert_eq!(
+            cut_description("alpha bravo charlie", 11),
+            "alpha bravo … [description cut: 8 more characters]"
+        );
+        // One word longer than the limit is cut inside it rather than dropped.
+        assert_eq!(
+            cut_description("supercalifragilistic", 5),
+            "super … [description cut: 15 more characters]"
+        );
+        // Characters, not bytes.
+        let long = "é ".repeat(1_500);
+        let cut = cut_description(long.trim_end(), MAX_DESCRIPTION_CHARS);
+        assert!(cut.ends_with("more characters]"), "{cut}");
+        assert!(cut.chars().count() < MAX_DESCRIPTION_CHARS + 50);
+    }
 
     #[test]
     fn backoff_doubles_up_to_its_cap() {

@@ -21,7 +21,8 @@ pub enum PromptMode {
 impl PromptMode {
     /// Compact when the window is known and small; full when it is large or unknown (an unknown
     /// window is usually a hosted model's, and a small one is learned from the first "too long"
-    /// answer, after which the next segment is compact).
+    /// answer, which moves the conversation to a compact segment at once:
+    /// `controller/context.rs` `recompose`).
     pub fn for_window(window: Option<u64>) -> PromptMode {
         match window {
             Some(tokens) if tokens <= SMALL_WINDOW_TOKENS => PromptMode::Compact,

@@ -42,6 +42,7 @@ mod sandbox;
 mod sanitize;
 mod secrets;
 mod self_approval;
+mod small_window;
 mod soak;
 mod standing_rules;
 mod storage_full;

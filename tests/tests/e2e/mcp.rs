@@ -114,7 +114,13 @@ async fn a_stdio_servers_tools_ask_by_default_run_when_allowed_show_in_the_tui_a
     for tool in ["mcp__t__echo", "mcp__t__count", "mcp__t__slow"] {
         assert!(names.contains(&tool), "{tool} not offered: {names:?}");
     }
-    assert!(context.to_string().contains("Say the text back."));
+    // The description goes once, in the tool's schema; the system prompt only names the tool.
+    assert_eq!(
+        context.to_string().matches("Say the text back.").count(),
+        1,
+        "{context}"
+    );
+    assert!(context.to_string().contains("- t: mcp__t__"), "{context}");
 
     // Ask by default: nothing reaches the server before a person says yes.
     let mut events = sb.connect("p", ClientMode::Attach).await;

@@ -76,6 +76,8 @@ pub enum SegmentOrigin {
     ForkedFrom(SegmentId),
     /// `/clear`: history starts afresh here; the older segment stays in the log.
     ClearedFrom(SegmentId),
+    /// The same conversation under the compact prompt, for a small window learned late.
+    RecomposedFrom(SegmentId),
     /// An origin written by a newer seedpod.
     Unknown,
 }

@@ -196,6 +196,9 @@ impl Transcript {
             }
             Origin::ForkedFrom { segment_id } => SegmentOrigin::ForkedFrom(segment_id.clone()),
             Origin::ClearedFrom { segment_id } => SegmentOrigin::ClearedFrom(segment_id.clone()),
+            Origin::RecomposedFrom { segment_id } => {
+                SegmentOrigin::RecomposedFrom(segment_id.clone())
+            }
             Origin::Unknown => SegmentOrigin::Unknown,
         };
         let kind = CellKind::SegmentStart {

@@ -262,6 +262,9 @@ pub(crate) fn segment_start(
         SegmentOrigin::ClearedFrom(_) => {
             format!("new segment (cleared) · {this} · {provider}/{model}")
         }
+        SegmentOrigin::RecomposedFrom(_) => {
+            format!("new segment (compact prompt) · {this} · {provider}/{model}")
+        }
         SegmentOrigin::Unknown => {
             format!("segment {this} · {provider}/{model} · of an unknown origin")
         }

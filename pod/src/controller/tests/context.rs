@@ -394,11 +394,15 @@ async fn a_too_long_refusal_teaches_the_window_then_compacts_and_sends_again() {
     let steps = vec![
         text(&"one ".repeat(300)),
         text(&"two ".repeat(300)),
+        too_long.clone(),
+        // The same conversation under the compact prompt is still too long: now it compacts.
         too_long,
         text("SUMMARY: two long answers"),
         text("three, after the summary"),
     ];
-    // The pod believes it has 200,000 tokens; the server has 3,000.
+    // The pod believes it has 200,000 tokens; the server has 3,000. A 3,000-token window calls
+    // for the compact prompt, so the first refusal moves the conversation under it (a new
+    // segment, `recompose`) and the second compacts.
     let mut pod = Pod::start_with(dir, steps, ToolRegistry::new(), small_window(200_000)).await;
     for input in ["first", "second"] {
         pod.run(input).await;
@@ -427,14 +431,18 @@ async fn a_too_long_refusal_teaches_the_window_then_compacts_and_sends_again() {
     let requests = pod.requests();
     assert_eq!(
         requests.len(),
-        5,
-        "two turns, the refused one, the summary, the retry"
+        6,
+        "two turns, the refused one, its compact-prompt retry (refused), the summary, the retry"
     );
-    assert!(requests[4].contains("SUMMARY: two long answers"));
+    assert!(requests[5].contains("SUMMARY: two long answers"));
     // (Answers are committed trimmed: the last "one " keeps no trailing space.)
     assert!(requests[2].contains(&"one ".repeat(299)));
     assert!(
-        !requests[4].contains(&"one ".repeat(299)),
+        requests[3].contains(&"one ".repeat(299)),
+        "the history was carried"
+    );
+    assert!(
+        !requests[5].contains(&"one ".repeat(299)),
         "the oldest answer was summarised"
     );
     let status = pod.status().await;
@@ -480,7 +488,10 @@ async fn a_summary_that_would_not_shorten_the_conversation_is_dropped() {
         text(&"gibberish ".repeat(200)),
         text("answered"),
     ];
-    let mut pod = Pod::start_with(dir, steps, ToolRegistry::new(), small_window(200_000)).await;
+    // Configured small enough that the segment already has the compact prompt: a refusal
+    // then compacts (one that calls for the compact prompt first moves the conversation under
+    // it, `recompose`, tested end to end in tests/tests/e2e/small_window.rs).
+    let mut pod = Pod::start_with(dir, steps, ToolRegistry::new(), small_window(3_200)).await;
     for input in ["a", "b"] {
         pod.run(input).await;
         pod.run_end().await;
