@@ -4,14 +4,14 @@
 //! with the compact prompt (docs/agent-loop.md §The system prompt's share) and sends it again —
 //! so the person's first "hello" is answered, and a restart sends the same bytes.
 
-use seedpod_e2e::Sandbox;
+use seedpod_e2e::TestHome;
 use seedpod_e2e::limit_server::{LimitConfig, LimitServer, Wire};
 use serde_json::Value;
 
 const WINDOW: u64 = 4_096;
 
-fn start(server: &LimitServer) -> Sandbox {
-    let sb = Sandbox::new();
+fn start(server: &LimitServer) -> TestHome {
+    let sb = TestHome::new();
     let mut cmd = sb.cmd();
     cmd.args(["start", "p"])
         .args(server.start_args(Wire::OpenAi));
@@ -29,7 +29,7 @@ fn start(server: &LimitServer) -> Sandbox {
 }
 
 /// Every entry of every segment of pod `p`, oldest segment first.
-fn log(sb: &Sandbox) -> Vec<Value> {
+fn log(sb: &TestHome) -> Vec<Value> {
     sb.segment_files("p")
         .iter()
         .flat_map(|file| {
