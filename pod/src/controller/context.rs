@@ -519,10 +519,11 @@ impl Controller {
                  instructions (AGENTS.md), drop MCP servers or tools, or use a model with a \
                  larger window"
             }
-            crate::prompt::PromptMode::Full => {
-                "set context_window in the pod's config to the model's real window (4096 or \
-                 less gets the compact prompt), or use a model with a larger window"
-            }
+            crate::prompt::PromptMode::Full => &format!(
+                "set context_window in the pod's config to the model's real window ({} or \
+                 less gets the compact prompt), or use a model with a larger window",
+                thousands(crate::context::SMALL_WINDOW_TOKENS)
+            ),
         };
         format!(
             "the system prompt and tools (about {} tokens) are too large for the model's \
