@@ -594,6 +594,62 @@ mod tests {
         }
     }
 
+    /// A connection that never says hello is told why and closed at the deadline, and the
+    /// controller hears it come and go. Time is paused, so the ten seconds pass at once; the
+    /// e2e suite checks that a silent connection holds up nobody else on a real socket.
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_that_never_says_hello_is_closed_with_a_reason_at_the_deadline() {
+        use tokio::io::AsyncReadExt;
+        let (pod_side, mut client) = tokio::io::duplex(64 * 1024);
+        let (tx, mut controller) = mpsc::channel(8);
+        let info = Arc::new(ConnectionInfo {
+            pod: PodName::new("p").unwrap(),
+            instance: InstanceId::new("i"),
+        });
+        let started = tokio::time::Instant::now();
+        let served = tokio::spawn(serve_connection(
+            pod_side,
+            Peer::default(),
+            ControllerHandle { tx },
+            info,
+            CancellationToken::new(),
+        ));
+        let mut said = String::new();
+        client.read_to_string(&mut said).await.unwrap();
+        assert!(
+            started.elapsed() >= HANDSHAKE_TIMEOUT,
+            "{:?}",
+            started.elapsed()
+        );
+        let frames: Vec<ServerMsg> = said
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a server message"))
+            .collect();
+        assert!(
+            matches!(
+                frames.first(),
+                Some(ServerMsg::Error {
+                    code: ErrorCode::HandshakeRequired,
+                    ..
+                })
+            ),
+            "{frames:?}"
+        );
+        assert!(
+            matches!(frames.last(), Some(ServerMsg::Goodbye { .. })),
+            "{frames:?}"
+        );
+        served.await.unwrap();
+        assert!(matches!(
+            controller.recv().await,
+            Some(ControllerMsg::ClientConnected)
+        ));
+        assert!(matches!(
+            controller.recv().await,
+            Some(ControllerMsg::ClientDisconnected)
+        ));
+    }
+
     #[test]
     fn snapshot_batches_encode_like_the_protocol_type() {
         let entries: Vec<Arc<Entry>> = (0..3).map(|i| Arc::new(entry(i, 10))).collect();

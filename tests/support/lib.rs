@@ -36,6 +36,22 @@ pub fn missing_prerequisite(what: &str) {
     let _ = writeln!(std::io::stderr(), "skipped: the test needs {what}");
 }
 
+/// Whether to run a heavy scenario — one that costs tens of seconds of a debug build and
+/// tests what a change elsewhere rarely touches (`docs/testing.md`, "Heavy scenarios"). It runs
+/// where `CI` or `SEEDPOD_HEAVY_TESTS` is set; elsewhere it says it was skipped and how to run
+/// it, and the caller returns. So CI runs it once per submission, not every `cargo test` of a
+/// one-line change.
+pub fn heavy_scenario(what: &str) -> bool {
+    if std::env::var_os("CI").is_some() || std::env::var_os("SEEDPOD_HEAVY_TESTS").is_some() {
+        return true;
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped heavy scenario ({what}): it runs in CI; SEEDPOD_HEAVY_TESTS=1 runs it here"
+    );
+    false
+}
+
 /// One test's own seedpod world: a temporary directory holding its `SEEDPOD_HOME` and working
 /// directory, and the `seedpod` commands run against it. (Not the shell sandbox, which is
 /// `seedpod_tools::TestHome`; this was once also called `TestHome`.)

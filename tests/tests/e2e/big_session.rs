@@ -131,6 +131,9 @@ fn script(sb: &TestHome) -> std::path::PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_of_many_frames_attaches_and_every_frame_is_within_the_limit() {
+    if !seedpod_e2e::heavy_scenario("a session of many frames: half a minute of a debug build") {
+        return;
+    }
     let sb = TestHome::new();
     std::fs::create_dir_all(sb.path().join(".seedpod")).unwrap();
     // A window big enough that the session is pruned in the request, never compacted away.

@@ -29,28 +29,19 @@ async fn frames(stream: UnixStream) -> Vec<ServerMsg> {
     out
 }
 
+/// A connection that says nothing holds up nobody: the pod answers others while it waits for
+/// that connection's hello. (That the silent one is told why and closed at the deadline is
+/// `pod/src/connection.rs`'s test, on paused time.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_connection_that_never_says_hello_is_closed_with_a_reason() {
+async fn a_connection_that_never_says_hello_holds_up_nobody() {
     let sb = TestHome::new();
     let script = sb.script("s.jsonl", &[json!({"text": "hi"})]);
     sb.start_scripted("p", &script);
     let silent = connect(&sb).await;
-    let said = frames(silent).await;
-    assert!(
-        matches!(
-            said.first(),
-            Some(ServerMsg::Error {
-                code: ErrorCode::HandshakeRequired,
-                ..
-            })
-        ),
-        "{said:?}"
-    );
-    assert!(
-        matches!(said.last(), Some(ServerMsg::Goodbye { .. })),
-        "{said:?}"
-    );
+    // Acknowledged while the silent connection is still open and still unanswered.
     sb.ok(&["notify", "p", "still here"]);
+    sb.ok(&["ls"]);
+    drop(silent);
     sb.ok(&["stop", "p"]);
 }
 

@@ -11,7 +11,7 @@ fn drawn_width(line: &ratatui::text::Line<'_>) -> usize {
     use unicode_segmentation::UnicodeSegmentation;
     line.spans
         .iter()
-        .flat_map(|s| s.content.graphemes(true).collect::<Vec<_>>())
+        .flat_map(|s| s.content.graphemes(true))
         .map(unicode_width::UnicodeWidthStr::width)
         .sum()
 }
