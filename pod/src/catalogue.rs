@@ -58,7 +58,7 @@ pub fn default_policies() -> crate::policy::Policies {
 mod tests {
     use std::collections::BTreeSet;
 
-    use seedpod_protocol::{Effect, GuardScan, InCompact, Policy, Preview};
+    use seedpod_protocol::{Effect, GuardScan, InSmallPrompt, Policy, Preview};
 
     use super::*;
 
@@ -136,15 +136,15 @@ mod tests {
 
     #[test]
     fn the_compact_prompt_leaves_out_the_task_list_and_keeps_children_for_who_asks() {
-        let of = |offer: InCompact| -> Vec<&str> {
+        let of = |offer: InSmallPrompt| -> Vec<&str> {
             declared()
                 .iter()
-                .filter(|d| d.in_compact == offer)
+                .filter(|d| d.in_small_prompt == offer)
                 .map(|d| d.name)
                 .collect()
         };
-        assert_eq!(of(InCompact::Never), ["update_tasks"]);
-        assert_eq!(of(InCompact::WhenConfigured), child_tools());
+        assert_eq!(of(InSmallPrompt::Never), ["update_tasks"]);
+        assert_eq!(of(InSmallPrompt::WhenConfigured), child_tools());
     }
 
     #[test]

@@ -22,7 +22,7 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use seedpod_engine::{Tool, ToolFailure, ToolOutput, ToolRegistry};
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, Preview, ToolDecl, ToolSpec,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Preview, ToolDecl, ToolSpec,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -39,8 +39,8 @@ pub const DECL: ToolDecl = ToolDecl {
     default_policy: Policy::Ask,
     effect: Effect::Changes,
     note: None,
-    compact_note: None,
-    in_compact: InCompact::Always,
+    small_note: None,
+    in_small_prompt: InSmallPrompt::Always,
     summary: summarise,
     guard: GuardScan::Everything,
     preview: Preview::Arguments,

@@ -5,7 +5,7 @@
 //! same name (a segment's tools are fixed in its log, and `[approvals]` keys name them).
 
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Policy, Preview, ToolDecl,
 };
 
 /// The declaration of every MCP tool, as a kind (`seedpod_protocol::tool_decl`): each comes from
@@ -17,8 +17,8 @@ pub const DECL: ToolDecl = ToolDecl {
     default_policy: Policy::Ask,
     effect: Effect::Changes,
     note: None,
-    compact_note: None,
-    in_compact: InCompact::Always,
+    small_note: None,
+    in_small_prompt: InSmallPrompt::Always,
     summary: CallSummary::raw,
     guard: GuardScan::Everything,
     preview: Preview::Arguments,

@@ -16,7 +16,7 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
 use seedpod_protocol::{
-    CallSummary, Effect, Entry, EntryKind, GuardScan, InCompact, InFlush, Preview, Segment,
+    CallSummary, Effect, Entry, EntryKind, GuardScan, InFlush, InSmallPrompt, Preview, Segment,
     ToolDecl, ToolSpec, flatten_to_text, thousands,
 };
 use serde::Deserialize;
@@ -34,8 +34,8 @@ pub const DECL: ToolDecl = ToolDecl {
     default_policy: Policy::Allow,
     effect: Effect::ReadOnly,
     note: None,
-    compact_note: None,
-    in_compact: InCompact::Always,
+    small_note: None,
+    in_small_prompt: InSmallPrompt::Always,
     summary: CallSummary::raw,
     guard: GuardScan::Everything,
     preview: Preview::Arguments,

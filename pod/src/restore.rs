@@ -209,7 +209,7 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
     let offered: Vec<&str> = built_in.iter().map(|t| t.name.as_str()).collect();
     let registered = opts.tools.specs();
     let keep_child = opts.session.context.child_tools_in_compact;
-    let matches_a_mode = [PromptMode::Full, PromptMode::Compact]
+    let matches_a_mode = [PromptMode::Full, PromptMode::Small]
         .into_iter()
         .any(|mode| tools_for_mode(&registered, mode, keep_child) == built_in);
     if !matches_a_mode {

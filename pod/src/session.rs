@@ -101,7 +101,7 @@ impl PromptSettings {
                     Some((spec.name.clone(), note.into()))
                 })
                 .collect(),
-            PromptMode::Compact => Vec::new(),
+            PromptMode::Small => Vec::new(),
         };
         PromptInputs {
             pod_name: pod.pod_name.clone(),

@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
 use seedpod_protocol::tasks::{MAX_TASK_CHARS, MAX_TASKS, UPDATE_TASKS, parse_update};
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, Preview, Task, TaskStatus, ToolDecl,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Preview, Task, TaskStatus, ToolDecl,
     ToolSpec,
 };
 use serde_json::json;
@@ -27,8 +27,8 @@ pub const DECL: ToolDecl = ToolDecl {
     default_policy: Policy::Allow,
     effect: Effect::ReadOnly,
     note: None,
-    compact_note: None,
-    in_compact: InCompact::Never,
+    small_note: None,
+    in_small_prompt: InSmallPrompt::Never,
     summary: CallSummary::raw,
     guard: GuardScan::Everything,
     preview: Preview::Arguments,

@@ -60,6 +60,6 @@ pub use system_item::SystemItem;
 pub use tasks::{ReminderSource, Task, TaskStatus, TaskTracker};
 pub use text::{char_prefix, ellipsize};
 pub use tool_decl::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Policy, Preview, ToolDecl,
 };
 pub use tool_meta::{SandboxFinding, ToolAttachment, ToolMeta};

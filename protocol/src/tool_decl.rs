@@ -67,9 +67,9 @@ pub struct ToolDecl {
     pub note: Option<&'static str>,
     /// Its one line in the compact prompt: what its schema does not say and a small model gets
     /// wrong most. `None`: no line.
-    pub compact_note: Option<&'static str>,
+    pub small_note: Option<&'static str>,
     /// Whether a segment in the compact prompt (small windows) offers it.
-    pub in_compact: InCompact,
+    pub in_small_prompt: InSmallPrompt,
     /// What an approval request (and everything that shows one) says about a call, from its
     /// arguments as JSON (`null` when they are not JSON: a summary is shown even for arguments
     /// the tool would refuse).
@@ -99,7 +99,7 @@ pub enum Effect {
 
 /// Whether a segment rendered with the compact prompt offers the tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InCompact {
+pub enum InSmallPrompt {
     Always,
     /// Only when a person set its `[approvals]` key (or one of another such tool) to `allow` or
     /// `ask`, saying they want it: five child-pod schemas are too much for a small window that

@@ -199,7 +199,7 @@ fn mode_line(mode: PromptMode, known: Option<Known>) -> String {
         return format!("mode: {} (window unknown)", mode.as_str());
     };
     let compare = match mode {
-        PromptMode::Compact => "≤",
+        PromptMode::Small => "≤",
         PromptMode::Full => ">",
     };
     let mut source = match window.source {
@@ -314,7 +314,7 @@ mod tests {
         let known = |window, in_log| Some(Known { window, in_log });
         assert_eq!(
             mode_line(
-                PromptMode::Compact,
+                PromptMode::Small,
                 known(w(4_096, WindowSource::Config), false)
             ),
             "mode: compact (window 4,096 tokens ≤ 16,384; from config)"
@@ -332,7 +332,7 @@ mod tests {
         );
         assert_eq!(
             mode_line(
-                PromptMode::Compact,
+                PromptMode::Small,
                 known(w(12_000, WindowSource::Learned), true)
             ),
             "mode: compact (window 12,000 tokens ≤ 16,384; learned from the server's \"too long\" answer, in the pod's log)"

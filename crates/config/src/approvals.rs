@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use seedpod_protocol::{Effect, InCompact, ToolDecl};
+use seedpod_protocol::{Effect, InSmallPrompt, ToolDecl};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -247,13 +247,13 @@ impl Approvals {
     }
 
     /// Whether a person asked for the tools of `tools` that the compact prompt (small windows)
-    /// offers only when asked for (`InCompact::WhenConfigured`: the child-pod tools): some file
+    /// offers only when asked for (`InSmallPrompt::WhenConfigured`: the child-pod tools): some file
     /// sets one of their keys to `allow` or `ask`. Setting one to `deny` does not bring the
     /// others back.
-    pub fn asked_for_in_compact(&self, tools: &[&'static ToolDecl]) -> bool {
+    pub fn asked_for_in_small_prompt(&self, tools: &[&'static ToolDecl]) -> bool {
         tools
             .iter()
-            .filter(|decl| decl.in_compact == InCompact::WhenConfigured)
+            .filter(|decl| decl.in_small_prompt == InSmallPrompt::WhenConfigured)
             .filter_map(|decl| self.policy(decl.name))
             .any(|p| p.source != Source::Default && p.value != Policy::Deny)
     }

@@ -79,7 +79,7 @@ pub struct ContextSettings {
     /// Give the model a silent turn to save durable notes before compacting.
     pub memory_flush: bool,
     /// Offer the child-pod tools in the compact prompt too. The compact prompt leaves out the
-    /// tools declared for it only when configured (`InCompact::WhenConfigured`: five schemas a
+    /// tools declared for it only when configured (`InSmallPrompt::WhenConfigured`: five schemas a
     /// small model rarely needs) unless the person set one of their `[approvals]` keys to
     /// `allow` or `ask`, which says they want their pod to have children.
     pub child_tools_in_compact: bool,

@@ -209,7 +209,7 @@ impl Effective {
         eff.scope.expand_home(home.as_deref())?;
         eff.mcp.resolve()?;
         eff.validate()?;
-        eff.context.child_tools_in_compact = eff.approvals.asked_for_in_compact(inputs.tools);
+        eff.context.child_tools_in_compact = eff.approvals.asked_for_in_small_prompt(inputs.tools);
         Ok(eff)
     }
 

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Policy, Preview, ToolDecl,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -22,10 +22,10 @@ pub(crate) const DECL: ToolDecl = ToolDecl {
     default_policy: Policy::Allow,
     effect: Effect::Changes,
     note: Some(include_str!("../protocols/edit_file.md")),
-    compact_note: Some(
+    small_note: Some(
         "old must match the file exactly once; copy it from read_file without the line numbers.",
     ),
-    in_compact: InCompact::Always,
+    in_small_prompt: InSmallPrompt::Always,
     summary: summarise,
     guard: GuardScan::Everything,
     preview: Preview::FileEdit,

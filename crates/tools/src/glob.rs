@@ -4,7 +4,7 @@ use globset::GlobBuilder;
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Policy, Preview, ToolDecl,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -23,8 +23,8 @@ pub(crate) const DECL: ToolDecl = ToolDecl {
     default_policy: Policy::Allow,
     effect: Effect::ReadOnly,
     note: Some(include_str!("../protocols/glob.md")),
-    compact_note: Some("`**` crosses directories (`**/*.rs`); git-ignored files are not listed."),
-    in_compact: InCompact::Always,
+    small_note: Some("`**` crosses directories (`**/*.rs`); git-ignored files are not listed."),
+    in_small_prompt: InSmallPrompt::Always,
     summary: summarise,
     guard: GuardScan::Everything,
     preview: Preview::Arguments,

@@ -8,7 +8,7 @@ use regex::{Regex, RegexBuilder};
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Policy, Preview, ToolDecl,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -29,8 +29,8 @@ pub(crate) const DECL: ToolDecl = ToolDecl {
     default_policy: Policy::Allow,
     effect: Effect::ReadOnly,
     note: Some(include_str!("../protocols/grep.md")),
-    compact_note: Some("a regex matched line by line; narrow it with path and glob."),
-    in_compact: InCompact::Always,
+    small_note: Some("a regex matched line by line; narrow it with path and glob."),
+    in_small_prompt: InSmallPrompt::Always,
     summary: summarise,
     guard: GuardScan::Everything,
     preview: Preview::Arguments,

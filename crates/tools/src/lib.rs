@@ -151,7 +151,7 @@ impl Builtin {
 mod tests {
     use super::*;
     use crate::test_support::Fixture;
-    use seedpod_protocol::{Effect, GuardScan, InCompact, Policy};
+    use seedpod_protocol::{Effect, GuardScan, InSmallPrompt, Policy};
 
     fn all_tools(f: &Fixture) -> Vec<Arc<dyn Tool>> {
         let ctx = ToolContext {
@@ -198,9 +198,9 @@ mod tests {
                 Policy::Allow
             };
             assert_eq!(tool.default_policy, expected, "{}", tool.name);
-            assert_eq!(tool.in_compact, InCompact::Always, "{}", tool.name);
+            assert_eq!(tool.in_small_prompt, InSmallPrompt::Always, "{}", tool.name);
             assert_eq!(tool.guard, GuardScan::Everything, "{}", tool.name);
-            assert!(tool.compact_note.is_some(), "{}", tool.name);
+            assert!(tool.small_note.is_some(), "{}", tool.name);
         }
     }
 

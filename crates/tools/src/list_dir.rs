@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Policy, Preview, ToolDecl,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -21,8 +21,8 @@ pub(crate) const DECL: ToolDecl = ToolDecl {
     default_policy: Policy::Allow,
     effect: Effect::ReadOnly,
     note: Some(include_str!("../protocols/list_dir.md")),
-    compact_note: Some("one directory; glob finds files anywhere below."),
-    in_compact: InCompact::Always,
+    small_note: Some("one directory; glob finds files anywhere below."),
+    in_small_prompt: InSmallPrompt::Always,
     summary: summarise,
     guard: GuardScan::Everything,
     preview: Preview::Arguments,

@@ -5,7 +5,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Policy, Preview, ToolDecl,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -29,10 +29,10 @@ pub(crate) const DECL: ToolDecl = ToolDecl {
     default_policy: Policy::Allow,
     effect: Effect::ReadOnly,
     note: Some(include_str!("../protocols/read_file.md")),
-    compact_note: Some(
+    small_note: Some(
         "lines come numbered (the number is not content); for a big file, grep first and read with offset and limit.",
     ),
-    in_compact: InCompact::Always,
+    in_small_prompt: InSmallPrompt::Always,
     summary: summarise,
     guard: GuardScan::Everything,
     preview: Preview::Arguments,

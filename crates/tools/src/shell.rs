@@ -19,8 +19,8 @@ use schemars::JsonSchema;
 use seedpod_config::agent;
 use seedpod_engine::{Tool, ToolOutput};
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, SandboxFinding, ToolDecl,
-    ToolMeta, ToolSpec,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Policy, Preview, SandboxFinding,
+    ToolDecl, ToolMeta, ToolSpec,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -39,10 +39,10 @@ pub const DECL: ToolDecl = ToolDecl {
     default_policy: Policy::Ask,
     effect: Effect::RunsCommands,
     note: Some(include_str!("../protocols/shell.md")),
-    compact_note: Some(
+    small_note: Some(
         "a fresh non-interactive shell each call; the first line of the result is the exit code; the user may have to approve it.",
     ),
-    in_compact: InCompact::Always,
+    in_small_prompt: InSmallPrompt::Always,
     summary: summarise,
     guard: GuardScan::Everything,
     preview: Preview::Command,

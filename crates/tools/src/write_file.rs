@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use seedpod_engine::ToolOutput;
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Policy, Preview, ToolDecl,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -19,8 +19,8 @@ pub(crate) const DECL: ToolDecl = ToolDecl {
     default_policy: Policy::Allow,
     effect: Effect::Changes,
     note: Some(include_str!("../protocols/write_file.md")),
-    compact_note: Some("replaces the whole file; for a small change use edit_file."),
-    in_compact: InCompact::Always,
+    small_note: Some("replaces the whole file; for a small change use edit_file."),
+    in_small_prompt: InSmallPrompt::Always,
     summary: summarise,
     guard: GuardScan::Everything,
     preview: Preview::FileWrite,

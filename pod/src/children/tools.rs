@@ -12,8 +12,8 @@ use futures::future::BoxFuture;
 use seedpod_client::Home;
 use seedpod_engine::{Tool, ToolFailure, ToolOutput, ToolRegistry};
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, PodName, Preview, SpawnRequest, ToolDecl,
-    ToolSpec,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, PodName, Preview, SpawnRequest,
+    ToolDecl, ToolSpec,
 };
 use seedpod_store::{ChildRecord, OutputCursor};
 use serde::Deserialize;
@@ -66,14 +66,14 @@ const STOP: ToolDecl = child(
 );
 
 /// What the five declarations share; each says its name, effect and compact line.
-const fn child(name: &'static str, effect: Effect, compact_note: &'static str) -> ToolDecl {
+const fn child(name: &'static str, effect: Effect, small_note: &'static str) -> ToolDecl {
     ToolDecl {
         name,
         default_policy: Policy::Allow,
         effect,
         note: None,
-        compact_note: Some(compact_note),
-        in_compact: InCompact::WhenConfigured,
+        small_note: Some(small_note),
+        in_small_prompt: InSmallPrompt::WhenConfigured,
         summary: CallSummary::raw,
         guard: GuardScan::ExceptPodMarkers,
         preview: Preview::Arguments,

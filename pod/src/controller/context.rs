@@ -32,7 +32,7 @@ pub(super) enum Refusal {
     /// The next request compacts; send it again.
     Retry,
     /// Move the conversation under the compact prompt first (`recompose`), then send again.
-    CompactPrompt,
+    SmallPrompt,
 }
 
 /// A compaction under way: the plan whose summary request is out.
@@ -463,8 +463,8 @@ impl Controller {
                 self.publish_fill();
             }
         }
-        if self.needs_compact_prompt() {
-            return Ok(Refusal::CompactPrompt);
+        if self.needs_small_prompt() {
+            return Ok(Refusal::SmallPrompt);
         }
         let window = self.log.state.window.map_or(4_096, |w| w.tokens);
         // A compaction this run already made did not suffice: keep only the last exchange.
@@ -514,7 +514,7 @@ impl Controller {
         }
         let mode = crate::prompt::PromptMode::for_window(self.segment_window());
         let fix = match mode {
-            crate::prompt::PromptMode::Compact => {
+            crate::prompt::PromptMode::Small => {
                 "this segment already has the compact prompt; shorten the project's \
                  instructions (AGENTS.md), drop MCP servers or tools, or use a model with a \
                  larger window"
@@ -544,9 +544,9 @@ impl Controller {
     /// The window known now calls for the compact prompt, but this segment was planned with
     /// the full one (its window was unknown or larger then): only a new segment can change
     /// the system prompt, which is stored once per segment (DESIGN invariant 2).
-    fn needs_compact_prompt(&self) -> bool {
+    fn needs_small_prompt(&self) -> bool {
         use crate::prompt::PromptMode;
-        PromptMode::for_window(self.log.state.window.map(|w| w.tokens)) == PromptMode::Compact
+        PromptMode::for_window(self.log.state.window.map(|w| w.tokens)) == PromptMode::Small
             && PromptMode::for_window(self.segment_window()) == PromptMode::Full
     }
 

@@ -481,7 +481,7 @@ impl Controller {
                 error,
                 reply,
             } => match self.refused(generation, &error).await {
-                Ok(context::Refusal::CompactPrompt) => self.recompose(reply),
+                Ok(context::Refusal::SmallPrompt) => self.recompose(reply),
                 Ok(context::Refusal::Retry) => {
                     let _ = reply.send(Ok(true));
                 }

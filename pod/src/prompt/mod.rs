@@ -18,15 +18,15 @@
 //! AGENTS.md, workflow and tool text are data and are never templated, so they may contain `{{`.
 //!
 //! Two modes (`mode.rs`): the full prompt, and a compact one for models with a small window
-//! (`compact.rs` builds its layers, `tool_specs.rs` shortens the tool schemas it offers).
+//! (`small.rs` builds its layers, `tool_specs.rs` shortens the tool schemas it offers).
 //!
 //! Files: `layers.rs` builds each layer, `catalogue.rs` writes tool schemas for a reader,
 //! `template.rs` wraps minijinja.
 
 mod catalogue;
-mod compact;
 mod layers;
 mod mode;
+mod small;
 mod template;
 mod tool_specs;
 
@@ -38,11 +38,11 @@ use seedpod_tools::Scope;
 
 use crate::guard::group_thousands;
 
-pub use compact::{COMPACT_MAX_AGENTS_MD_BYTES, COMPACT_MAX_INSTRUCTIONS_BYTES};
 pub use layers::{CUSTOM_INSTRUCTIONS_FILE, MAX_AGENTS_MD_BYTES};
 pub use mode::PromptMode;
+pub use small::{SMALL_MAX_AGENTS_MD_BYTES, SMALL_MAX_INSTRUCTIONS_BYTES};
 pub use template::VARIABLES;
-pub use tool_specs::{compact_tool_specs, tools_for_mode};
+pub use tool_specs::{small_tool_specs, tools_for_mode};
 
 /// Everything a system prompt is rendered from, besides the files it reads.
 #[derive(Debug, Clone)]
@@ -166,7 +166,7 @@ pub fn render_prompt(inputs: &PromptInputs) -> Result<RenderedPrompt, PromptErro
             layers::project_instructions(inputs, MAX_AGENTS_MD_BYTES)?,
             layers::custom_instructions(inputs.config_dir.as_deref(), &vars)?,
         ],
-        PromptMode::Compact => compact::layers(inputs, &vars)?,
+        PromptMode::Small => small::layers(inputs, &vars)?,
     };
     let text = layers
         .iter()

@@ -1,6 +1,6 @@
-//! The layers of the compact prompt (`PromptMode::Compact`), for models with a small window.
+//! The layers of the compact prompt (`PromptMode::Small`), for models with a small window.
 //! Same seven layers in the same order as the full prompt, each much shorter:
-//! - identity: `identity_compact.md` (a person's identity file is kept, capped);
+//! - identity: `identity_small.md` (a person's identity file is kept, capped);
 //! - tool catalogue: absent — the schemas sent with every request already describe the tools;
 //! - tool protocols: one line per tool instead of the BEFORE/AFTER/NEXT/GOTCHA notes;
 //! - workflows: a one-line pointer instead of the catalogue;
@@ -15,12 +15,12 @@ use crate::guard::group_thousands;
 use crate::references::workflows;
 
 /// Most bytes of `AGENTS.md` in the compact prompt (about 500 tokens).
-pub const COMPACT_MAX_AGENTS_MD_BYTES: usize = 2 * 1024;
+pub const SMALL_MAX_AGENTS_MD_BYTES: usize = 2 * 1024;
 /// Most bytes of each layer a person writes (identity file, session and custom instructions)
 /// in the compact prompt (about 250 tokens each).
-pub const COMPACT_MAX_INSTRUCTIONS_BYTES: usize = 1024;
+pub const SMALL_MAX_INSTRUCTIONS_BYTES: usize = 1024;
 
-const COMPACT_IDENTITY: &str = include_str!("identity_compact.md");
+const SMALL_IDENTITY: &str = include_str!("identity_small.md");
 
 /// The compact prompt's layers, in prompt order.
 pub(super) fn layers(inputs: &PromptInputs, vars: &Value) -> Result<Vec<Layer>, PromptError> {
@@ -41,7 +41,7 @@ pub(super) fn layers(inputs: &PromptInputs, vars: &Value) -> Result<Vec<Layer>, 
             inputs.session_instructions.as_deref(),
             vars,
         )?),
-        layers::project_instructions(inputs, COMPACT_MAX_AGENTS_MD_BYTES)?,
+        layers::project_instructions(inputs, SMALL_MAX_AGENTS_MD_BYTES)?,
         capped(layers::custom_instructions(
             inputs.config_dir.as_deref(),
             vars,
@@ -54,7 +54,7 @@ fn identity(inputs: &PromptInputs, vars: &Value) -> Result<Layer, PromptError> {
         return Ok(capped(layers::identity(inputs, vars)?));
     }
     let kind = LayerKind::Identity;
-    let text = template::render(kind, "built-in", "identity", COMPACT_IDENTITY, vars)?;
+    let text = template::render(kind, "built-in", "identity", SMALL_IDENTITY, vars)?;
     Ok(Layer {
         kind,
         source: "built-in, compact".into(),
@@ -101,7 +101,7 @@ fn tool_notes(tools: &[ToolSpec]) -> Layer {
 /// The one-line note a tool's declaration gives for the compact prompt: what its schema does
 /// not say and a model gets wrong most.
 fn tool_note(name: &str) -> Option<&'static str> {
-    crate::catalogue::decl_for(name)?.compact_note
+    crate::catalogue::decl_for(name)?.small_note
 }
 
 fn workflow_pointer(inputs: &PromptInputs) -> Layer {
@@ -132,13 +132,13 @@ fn workflow_pointer(inputs: &PromptInputs) -> Layer {
     }
 }
 
-/// `layer` with its text cut to `COMPACT_MAX_INSTRUCTIONS_BYTES` (at a character boundary),
+/// `layer` with its text cut to `SMALL_MAX_INSTRUCTIONS_BYTES` (at a character boundary),
 /// saying so to the model and in the layer's note.
 fn capped(layer: Layer) -> Layer {
     let Some(text) = &layer.text else {
         return layer;
     };
-    let max = COMPACT_MAX_INSTRUCTIONS_BYTES;
+    let max = SMALL_MAX_INSTRUCTIONS_BYTES;
     if text.len() <= max {
         return layer;
     }

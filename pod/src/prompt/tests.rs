@@ -411,7 +411,7 @@ fn the_prompt_does_not_depend_on_anything_outside_its_inputs_and_files() {
     );
 }
 
-mod compact;
+mod small;
 
 /// The full prompt, byte for byte, as it rendered before the compact mode existed: existing pods'
 /// new segments must not change because small windows got a prompt of their own.
@@ -439,7 +439,7 @@ fn agents_md_linked_out_of_the_project_is_a_note_and_an_alert_not_its_content() 
     let secret = fx.write("elsewhere/id_rsa", "PRIVATE-KEY-MARKER");
     std::fs::remove_file(fx.path("project/AGENTS.md")).unwrap();
     std::os::unix::fs::symlink(&secret, fx.path("project/AGENTS.md")).unwrap();
-    for mode in [PromptMode::Full, PromptMode::Compact] {
+    for mode in [PromptMode::Full, PromptMode::Small] {
         inputs.mode = mode;
         let prompt = render_prompt(&inputs).unwrap();
         assert!(!prompt.text.contains("PRIVATE-KEY-MARKER"), "{mode:?}");

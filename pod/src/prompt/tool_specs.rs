@@ -1,14 +1,14 @@
 //! The tool schemas a segment offers in each prompt mode. In compact mode each description is
 //! cut to its first sentence and the parameters lose their descriptions (the names and types
 //! stay, which is what a call needs), and the tools whose declarations say so are left out
-//! (`ToolDecl::in_compact`: `update_tasks` always, the child-pod tools unless the person
+//! (`ToolDecl::in_small_prompt`: `update_tasks` always, the child-pod tools unless the person
 //! configured one of them). Deterministic: the same specs give the same bytes, so a segment's
 //! stored tools replay exactly.
 
 use seedpod_protocol::ToolSpec;
 use serde_json::Value;
 
-use seedpod_protocol::InCompact;
+use seedpod_protocol::InSmallPrompt;
 
 use super::PromptMode;
 
@@ -21,19 +21,19 @@ pub fn tools_for_mode(
 ) -> Vec<ToolSpec> {
     match mode {
         PromptMode::Full => specs.to_vec(),
-        PromptMode::Compact => {
+        PromptMode::Small => {
             let kept: Vec<ToolSpec> = specs
                 .iter()
                 .filter(|spec| {
-                    match crate::catalogue::decl_for(&spec.name).map(|decl| decl.in_compact) {
-                        Some(InCompact::Always) | None => true,
-                        Some(InCompact::WhenConfigured) => keep_child_tools,
-                        Some(InCompact::Never) => false,
+                    match crate::catalogue::decl_for(&spec.name).map(|decl| decl.in_small_prompt) {
+                        Some(InSmallPrompt::Always) | None => true,
+                        Some(InSmallPrompt::WhenConfigured) => keep_child_tools,
+                        Some(InSmallPrompt::Never) => false,
                     }
                 })
                 .cloned()
                 .collect();
-            compact_tool_specs(&kept)
+            small_tool_specs(&kept)
         }
     }
 }
@@ -41,7 +41,7 @@ pub fn tools_for_mode(
 /// `specs` shortened for a small window: each description cut to its first sentence, and every
 /// `description` keyword dropped from the parameter schemas. Names, types, `required`, enums,
 /// defaults and the rest are kept.
-pub fn compact_tool_specs(specs: &[ToolSpec]) -> Vec<ToolSpec> {
+pub fn small_tool_specs(specs: &[ToolSpec]) -> Vec<ToolSpec> {
     specs
         .iter()
         .map(|spec| {
@@ -184,7 +184,7 @@ mod tests {
                 "$defs": {"Thing": {"type": "string", "description": "A thing."}}
             }),
         );
-        let compact = compact_tool_specs(std::slice::from_ref(&full));
+        let compact = small_tool_specs(std::slice::from_ref(&full));
         assert_eq!(compact.len(), 1);
         assert_eq!(compact[0].name, "edit");
         assert_eq!(compact[0].description, "Edit a file.");
@@ -211,8 +211,8 @@ mod tests {
             })
         );
         // Deterministic, and compacting twice changes nothing more.
-        assert_eq!(compact, compact_tool_specs(std::slice::from_ref(&full)));
-        assert_eq!(compact_tool_specs(&compact), compact);
+        assert_eq!(compact, small_tool_specs(std::slice::from_ref(&full)));
+        assert_eq!(small_tool_specs(&compact), compact);
     }
 
     #[test]
@@ -230,17 +230,17 @@ mod tests {
         let names =
             |specs: Vec<ToolSpec>| -> Vec<String> { specs.into_iter().map(|s| s.name).collect() };
         assert_eq!(
-            names(tools_for_mode(&specs, PromptMode::Compact, false)),
+            names(tools_for_mode(&specs, PromptMode::Small, false)),
             ["read_file", "shell"]
         );
         assert_eq!(
-            names(tools_for_mode(&specs, PromptMode::Compact, true)),
+            names(tools_for_mode(&specs, PromptMode::Small, true)),
             ["read_file", "spawn_pod", "shell", "stop_pod"],
             "the task list is left out of compact mode either way"
         );
         assert_eq!(tools_for_mode(&specs, PromptMode::Full, false), specs);
         assert!(
-            tools_for_mode(&specs, PromptMode::Compact, true)
+            tools_for_mode(&specs, PromptMode::Small, true)
                 .iter()
                 .all(|s| s.description == "Does it.")
         );

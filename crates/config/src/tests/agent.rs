@@ -421,14 +421,16 @@ fn show_explains_the_default_wake() {
 /// a tool declared only there is configurable, and a name it does not declare is an error.
 #[test]
 fn the_approval_keys_and_defaults_are_the_declared_tools() {
-    use seedpod_protocol::{CallSummary, Effect, GuardScan, InCompact, InFlush, Preview, ToolDecl};
+    use seedpod_protocol::{
+        CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Preview, ToolDecl,
+    };
     const PROBE: ToolDecl = ToolDecl {
         name: "probe",
         default_policy: Policy::Ask,
         effect: Effect::ReadOnly,
         note: None,
-        compact_note: None,
-        in_compact: InCompact::Always,
+        small_note: None,
+        in_small_prompt: InSmallPrompt::Always,
         summary: CallSummary::raw,
         guard: GuardScan::Everything,
         preview: Preview::Arguments,

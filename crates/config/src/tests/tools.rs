@@ -4,7 +4,7 @@
 //! which tools exist.
 
 use seedpod_protocol::{
-    CallSummary, Effect, GuardScan, InCompact, InFlush, Policy, Preview, ToolDecl,
+    CallSummary, Effect, GuardScan, InFlush, InSmallPrompt, Policy, Preview, ToolDecl,
 };
 
 const fn tool(name: &'static str, default_policy: Policy, effect: Effect) -> ToolDecl {
@@ -13,8 +13,8 @@ const fn tool(name: &'static str, default_policy: Policy, effect: Effect) -> Too
         default_policy,
         effect,
         note: None,
-        compact_note: None,
-        in_compact: InCompact::Always,
+        small_note: None,
+        in_small_prompt: InSmallPrompt::Always,
         summary: CallSummary::raw,
         guard: GuardScan::Everything,
         preview: Preview::Arguments,

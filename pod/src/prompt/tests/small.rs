@@ -65,7 +65,7 @@ fn fresh_pod(
 fn a_fresh_pods_compact_base_request_fits_a_quarter_of_4096_tokens() {
     let fx = Fixture::new();
     let (full, full_tools) = fresh_pod(&fx, PromptMode::Full, false);
-    let (compact, compact_tools) = fresh_pod(&fx, PromptMode::Compact, false);
+    let (compact, compact_tools) = fresh_pod(&fx, PromptMode::Small, false);
     let full_tokens = base_tokens(&full.text, &full_tools);
     let compact_tokens = base_tokens(&compact.text, &compact_tools);
     println!(
@@ -85,7 +85,7 @@ fn a_fresh_pods_compact_base_request_fits_a_quarter_of_4096_tokens() {
         "compact is much smaller than full"
     );
     assert_eq!(full.mode, PromptMode::Full);
-    assert_eq!(compact.mode, PromptMode::Compact);
+    assert_eq!(compact.mode, PromptMode::Small);
 
     // Every built-in tool stays; the child tools go, because nobody configured them.
     let names: Vec<&str> = compact_tools.iter().map(|t| t.name.as_str()).collect();
@@ -116,7 +116,7 @@ fn a_fresh_pods_compact_base_request_fits_a_quarter_of_4096_tokens() {
 #[test]
 fn configured_child_tools_stay_in_the_compact_prompt_with_their_notes() {
     let fx = Fixture::new();
-    let (compact, tools) = fresh_pod(&fx, PromptMode::Compact, true);
+    let (compact, tools) = fresh_pod(&fx, PromptMode::Small, true);
     assert!(tools.iter().any(|t| t.name == "spawn_pod"));
     assert!(compact.text.contains("\n- spawn_pod: "), "{}", compact.text);
     let tokens = base_tokens(&compact.text, &tools);
@@ -148,7 +148,7 @@ fn compact_mode_keeps_instructions_but_caps_them_with_a_note() {
     fx.write("project/AGENTS.md", &"agents rule. ".repeat(1_000));
     fx.write("config/instructions.md", &"custom rule. ".repeat(500));
     let inputs = PromptInputs {
-        mode: PromptMode::Compact,
+        mode: PromptMode::Small,
         session_instructions: Some("session rule. ".repeat(500)),
         ..fx.inputs()
     };
@@ -175,10 +175,7 @@ fn compact_mode_keeps_instructions_but_caps_them_with_a_note() {
     ] {
         let l = layer(&prompt, kind);
         let text = l.text.as_deref().unwrap();
-        assert!(
-            text.len() < COMPACT_MAX_INSTRUCTIONS_BYTES + 200,
-            "{kind:?}"
-        );
+        assert!(text.len() < SMALL_MAX_INSTRUCTIONS_BYTES + 200, "{kind:?}");
         assert!(
             text.ends_with("bytes of this section are included.]"),
             "{kind:?}: {text}"
@@ -189,7 +186,7 @@ fn compact_mode_keeps_instructions_but_caps_them_with_a_note() {
     }
     // Short instructions are kept whole, without a note.
     let inputs = PromptInputs {
-        mode: PromptMode::Compact,
+        mode: PromptMode::Small,
         session_instructions: Some("Be brief.".into()),
         ..Fixture::new().inputs()
     };
@@ -206,7 +203,7 @@ fn compact_mode_keeps_instructions_but_caps_them_with_a_note() {
 fn a_cut_never_splits_a_character() {
     let fx = Fixture::new();
     let inputs = PromptInputs {
-        mode: PromptMode::Compact,
+        mode: PromptMode::Small,
         // 3-byte characters after a header whose length is not a multiple of 3.
         session_instructions: Some("語".repeat(2_000)),
         ..fx.inputs()
@@ -229,7 +226,7 @@ fn compact_workflows_are_a_one_line_pointer() {
         );
     }
     let inputs = PromptInputs {
-        mode: PromptMode::Compact,
+        mode: PromptMode::Small,
         ..fx.inputs()
     };
     let prompt = render_prompt(&inputs).unwrap();
@@ -247,7 +244,7 @@ fn compact_workflows_are_a_one_line_pointer() {
 fn a_compact_identity_is_templated_and_short() {
     let fx = Fixture::new();
     let inputs = PromptInputs {
-        mode: PromptMode::Compact,
+        mode: PromptMode::Small,
         ..fx.inputs()
     };
     let prompt = render_prompt(&inputs).unwrap();
@@ -262,7 +259,7 @@ fn a_compact_identity_is_templated_and_short() {
     // A person's identity file is kept in compact mode (capped like other instructions).
     let path = fx.write("identity.md", "I am {{ pod_name }}.");
     let inputs = PromptInputs {
-        mode: PromptMode::Compact,
+        mode: PromptMode::Small,
         identity_file: Some(path),
         ..fx.inputs()
     };
@@ -277,7 +274,7 @@ fn a_compact_identity_is_templated_and_short() {
 fn compact_rendering_is_deterministic() {
     let fx = Fixture::new();
     let inputs = PromptInputs {
-        mode: PromptMode::Compact,
+        mode: PromptMode::Small,
         ..fx.full_inputs()
     };
     assert_eq!(
