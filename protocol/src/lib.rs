@@ -48,11 +48,11 @@ pub use ids::{
 pub use item::{ModelItem, unanswered_tool_calls};
 pub use mcp::{McpServerStatus, McpState};
 pub use message::{
-    AckOutcome, AlertLevel, ApprovalAnswer, ClientMode, ContextFill, ErrorCode, GoodbyeReason,
-    InFlightToolCall, Method, PROTOCOL_VERSION, PodCommand, PodState, PodStatus, QueueEntry,
-    Request, ServerMsg, SpawnRequest,
+    AckOutcome, AlertLevel, ApprovalAnswer, ClientMode, ContextFill, ErrorCode, FillBasis,
+    GoodbyeReason, InFlightToolCall, Method, PROTOCOL_VERSION, PodCommand, PodState, PodStatus,
+    QueueEntry, Request, ServerMsg, SpawnRequest,
 };
-pub use numbers::thousands;
+pub use numbers::{short_count, thousands};
 pub use pod_event::PodEvent;
 pub use printable::{printable_line, printable_text};
 pub use segment::{Segment, flatten_to_text, parse_typed};

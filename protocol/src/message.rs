@@ -409,8 +409,9 @@ pub struct PodStatus {
     pub totals: Option<crate::entry::PodTotals>,
 }
 
-/// How full the model's context is: the estimated tokens of the next request and the window,
-/// when known.
+/// How full the model's context is: the tokens of the next request and the window, when known.
+/// Every client shows this one figure (the pod computes it: `docs/agent-loop.md` §The fill
+/// gauge), so the TUI and `seedpod ls` never disagree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ContextFill {
     pub tokens: u64,
@@ -418,6 +419,28 @@ pub struct ContextFill {
     pub window: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<WindowSource>,
+    /// Where `tokens` comes from. Absent (an estimate) from pods older than the field.
+    #[serde(default, skip_serializing_if = "FillBasis::is_estimate")]
+    pub basis: FillBasis,
+}
+
+/// Whether a fill is the model server's own count or the pod's estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FillBasis {
+    /// The pod's estimate of the next request: the server's count for the last request plus
+    /// an estimate of what was committed since, or a whole estimate in a new segment.
+    #[default]
+    Estimate,
+    /// Exactly the server's count of the last request's input: nothing was committed since,
+    /// so the next request starts from the same tokens.
+    LastRequest,
+}
+
+impl FillBasis {
+    pub fn is_estimate(&self) -> bool {
+        *self == FillBasis::Estimate
+    }
 }
 
 impl ContextFill {
@@ -425,6 +448,28 @@ impl ContextFill {
     pub fn percent(&self) -> Option<u64> {
         let window = self.window.filter(|w| *w > 0)?;
         Some(self.tokens.saturating_mul(100) / window)
+    }
+
+    /// The share of the window as people read it: `62% of 16k` for the server's count,
+    /// `~62% of 16k` for an estimate (a trailing `*` says the window was learned from a
+    /// refusal); the tokens alone (`5.2k`, `~5.2k`) while the window is unknown. The TUI's
+    /// gauge and `seedpod ls` both print this.
+    pub fn label(&self) -> String {
+        let about = if self.basis.is_estimate() { "~" } else { "" };
+        match (self.window, self.percent()) {
+            (Some(window), Some(percent)) => {
+                let learned = if self.source == Some(WindowSource::Learned) {
+                    "*"
+                } else {
+                    ""
+                };
+                format!(
+                    "{about}{percent}% of {}{learned}",
+                    crate::short_count(window)
+                )
+            }
+            (Some(_), None) | (None, _) => format!("{about}{}", crate::short_count(self.tokens)),
+        }
     }
 }
 
@@ -650,6 +695,48 @@ mod tests {
         assert_eq!(&back, value, "{json}");
     }
 
+    fn fill(tokens: u64, window: Option<u64>, source: Option<WindowSource>) -> ContextFill {
+        ContextFill {
+            tokens,
+            window,
+            source,
+            basis: FillBasis::Estimate,
+        }
+    }
+
+    #[test]
+    fn the_fill_label_says_the_share_and_whether_it_is_an_estimate() {
+        let config = Some(WindowSource::Config);
+        assert_eq!(fill(9_920, Some(16_000), config).label(), "~62% of 16k");
+        let counted = ContextFill {
+            basis: FillBasis::LastRequest,
+            ..fill(9_920, Some(16_000), config)
+        };
+        assert_eq!(counted.label(), "62% of 16k");
+        assert_eq!(
+            fill(9_920, Some(16_000), Some(WindowSource::Learned)).label(),
+            "~62% of 16k*"
+        );
+        assert_eq!(fill(5_200, None, None).label(), "~5.2k");
+        assert_eq!(fill(700, Some(0), config).label(), "~700");
+        assert_eq!(fill(20_000, Some(16_000), config).label(), "~125% of 16k");
+    }
+
+    #[test]
+    fn an_estimated_fill_encodes_as_before_and_an_old_one_reads_as_an_estimate() {
+        let old = r#"{"tokens":5,"window":16000,"source":"config"}"#;
+        let read: ContextFill = serde_json::from_str(old).unwrap();
+        assert_eq!(read.basis, FillBasis::Estimate);
+        assert_eq!(serde_json::to_string(&read).unwrap(), old);
+        let counted = ContextFill {
+            basis: FillBasis::LastRequest,
+            ..read
+        };
+        let text = serde_json::to_string(&counted).unwrap();
+        assert!(text.ends_with(r#","basis":"last_request"}"#), "{text}");
+        round_trip(&counted);
+    }
+
     #[test]
     fn every_method_round_trips() {
         let methods = vec![
@@ -800,6 +887,7 @@ mod tests {
                     tokens: 900,
                     window: Some(16_000),
                     source: Some(WindowSource::Config),
+                    basis: FillBasis::LastRequest,
                 },
                 message_cap: None,
             },
@@ -908,6 +996,7 @@ mod tests {
                     tokens: 12,
                     window: None,
                     source: None,
+                    basis: FillBasis::Estimate,
                 },
             },
             ServerMsg::Earlier {

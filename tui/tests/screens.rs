@@ -13,9 +13,10 @@ use ratatui::backend::TestBackend;
 use seedpod_client::pods::{PodConfig, PodMeta};
 use seedpod_client::{Liveness, PodListing, Welcome};
 use seedpod_protocol::{
-    ApprovalRequest, CallId, Entry, EntryKind, EntrySeq, EventSeq, InstanceId, ModelItem, PodEvent,
-    PodName, PodState, ProviderKind, QueueEntry, QueueId, QueuedItem, ReportId, RequestId,
-    RunEndReason, RunTrigger, Segment, SegmentId, ServerMsg, SystemItem, Usage,
+    ApprovalRequest, CallId, Entry, EntryKind, EntrySeq, EventSeq, FillBasis, InstanceId,
+    ModelItem, PodEvent, PodName, PodState, ProviderKind, QueueEntry, QueueId, QueuedItem,
+    ReportId, RequestId, RunEndReason, RunTrigger, Segment, SegmentId, ServerMsg, SystemItem,
+    Usage,
 };
 use seedpod_transcript::Theme;
 use seedpod_tui::App;
@@ -585,6 +586,7 @@ fn after_compaction_paging_back() {
                 tokens: 13_600,
                 window: Some(16_000),
                 source: Some(WindowSource::Config),
+                basis: FillBasis::LastRequest,
             },
             seq: EventSeq::new(3),
             state: PodState::Idle,

@@ -4,14 +4,12 @@
 
 use anyhow::Result;
 use seedpod_client::{Home, PodListing};
-use seedpod_protocol::{ContextFill, WindowSource};
+use seedpod_protocol::WindowSource;
 
 use crate::pods::CLIENT_NAME;
 
 /// Marks a window the pod learned from a "too long" answer (the configuration said more, or
 /// nothing); explained by a line under the table.
-const LEARNED_MARK: char = '*';
-
 const LEARNED_LEGEND: &str = "* window learned from the model server's \"too long\" answer (the configured window was wrong or unknown)";
 
 pub async fn ls(home: &Home, json: bool) -> Result<()> {
@@ -44,6 +42,7 @@ fn json_line(pod: &PodListing) -> serde_json::Value {
         "context_tokens": context.map(|c| c.tokens),
         "context_window": context.and_then(|c| c.window),
         "context_window_source": context.and_then(|c| c.source).map(|s| s.as_str()),
+        "context_basis": context.map(|c| c.basis),
         "last_activity_ms": pod.last_activity_ms,
     })
 }
@@ -79,7 +78,7 @@ fn row(pod: &PodListing) -> [String; 7] {
         pod.lifetime_usage()
             .map(|u| format!("{}/{}", u.input_tokens, u.output_tokens))
             .unwrap_or_else(dash),
-        pod.context().map(context_cell).unwrap_or_else(dash),
+        pod.context().map(|fill| fill.label()).unwrap_or_else(dash),
         pod.cwd().display().to_string(),
     ]
     .map(|cell| crate::terminal::cell(&cell).into_owned())
@@ -125,51 +124,6 @@ pub(crate) fn table(pods: &[PodListing]) -> String {
     out
 }
 
-/// `62% of 16k` when the window is known (`62% of 16k*` when it was learned), else the tokens
-/// alone: `5.2k`.
-fn context_cell(fill: ContextFill) -> String {
-    match (fill.window, fill.percent()) {
-        (Some(window), Some(percent)) => {
-            let mark = if fill.source == Some(WindowSource::Learned) {
-                LEARNED_MARK.to_string()
-            } else {
-                String::new()
-            };
-            format!("{percent}% of {}{mark}", short_count(window))
-        }
-        (Some(_), None) | (None, _) => short_count(fill.tokens),
-    }
-}
-
-/// A token count for a narrow column: `950`, `5.2k`, `16k`, `200k`, `1.5M`.
-fn short_count(n: u64) -> String {
-    /// `tenths` as `12.3` or, when whole, `12`.
-    fn tenths_text(tenths: u128, unit: &str) -> String {
-        match tenths % 10 {
-            0 => format!("{}{unit}", tenths / 10),
-            d => format!("{}.{d}{unit}", tenths / 10),
-        }
-    }
-    // Wide enough that rounding never overflows, whatever a pod reports.
-    let n = u128::from(n);
-    if n < 1_000 {
-        return n.to_string();
-    }
-    let k_tenths = (n * 10 + 500) / 1_000;
-    if k_tenths < 100 {
-        return tenths_text(k_tenths, "k");
-    }
-    let k = (n + 500) / 1_000;
-    if k < 1_000 {
-        return format!("{k}k");
-    }
-    let m_tenths = (n * 10 + 500_000) / 1_000_000;
-    if m_tenths < 100 {
-        return tenths_text(m_tenths, "M");
-    }
-    format!("{}M", (n + 500_000) / 1_000_000)
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -179,56 +133,24 @@ mod tests {
     use seedpod_store::{PodConfig, PodMeta};
 
     use super::*;
-    use seedpod_protocol::{PodName, SegmentId};
+    use seedpod_protocol::{ContextFill, FillBasis, PodName, SegmentId};
 
-    #[test]
-    fn counts_shorten_readably() {
-        let cases = [
-            (0, "0"),
-            (950, "950"),
-            (1_000, "1k"),
-            (4_096, "4.1k"),
-            (5_200, "5.2k"),
-            (9_960, "10k"),
-            (16_000, "16k"),
-            (16_384, "16k"),
-            (131_072, "131k"),
-            (200_000, "200k"),
-            (999_600, "1M"),
-            (1_500_000, "1.5M"),
-            (10_000_000, "10M"),
-            (u64::MAX, "18446744073710M"),
-        ];
-        for (n, text) in cases {
-            assert_eq!(short_count(n), text, "{n}");
-        }
-    }
-
+    /// An estimate of the next request, as most fills are.
     fn fill(tokens: u64, window: Option<u64>, source: Option<WindowSource>) -> ContextFill {
         ContextFill {
             tokens,
             window,
             source,
+            basis: FillBasis::Estimate,
         }
     }
 
-    #[test]
-    fn the_context_cell_shows_the_share_or_the_tokens() {
-        let config = Some(WindowSource::Config);
-        assert_eq!(
-            context_cell(fill(9_920, Some(16_000), config)),
-            "62% of 16k"
-        );
-        assert_eq!(
-            context_cell(fill(9_920, Some(16_000), Some(WindowSource::Learned))),
-            "62% of 16k*"
-        );
-        assert_eq!(context_cell(fill(5_200, None, None)), "5.2k");
-        assert_eq!(context_cell(fill(700, Some(0), config)), "700");
-        assert_eq!(
-            context_cell(fill(20_000, Some(16_000), config)),
-            "125% of 16k"
-        );
+    /// The server's count of the last request.
+    fn counted(tokens: u64, window: Option<u64>, source: Option<WindowSource>) -> ContextFill {
+        ContextFill {
+            basis: FillBasis::LastRequest,
+            ..fill(tokens, window, source)
+        }
     }
 
     fn listing(name: &str, state: Option<PodState>, context: ContextFill) -> PodListing {
@@ -275,7 +197,7 @@ mod tests {
             listing(
                 "a",
                 Some(PodState::WaitingForApproval),
-                fill(9_920, Some(16_000), Some(WindowSource::Config)),
+                counted(9_920, Some(16_000), Some(WindowSource::Config)),
             ),
             listing(
                 "bb",
@@ -296,8 +218,8 @@ mod tests {
             assert_eq!(line.chars().nth(context_at - 1), Some(' '), "{text}");
         }
         assert_eq!(&lines[1][context_at..context_at + 10], "62% of 16k");
-        assert_eq!(&lines[2][context_at..context_at + 12], "75% of 200k*");
-        assert_eq!(&lines[3][context_at..context_at + 4], "5.2k");
+        assert_eq!(&lines[2][context_at..context_at + 13], "~75% of 200k*");
+        assert_eq!(&lines[3][context_at..context_at + 5], "~5.2k");
         assert_eq!(&lines[4][context_at..context_at + 2], "- ");
         assert!(lines[1].starts_with("a     waiting_for_approval"), "{text}");
         assert!(lines[2].starts_with("bb    compacting "), "{text}");
@@ -321,6 +243,7 @@ mod tests {
         assert_eq!(up["context_tokens"], 9_920);
         assert_eq!(up["context_window"], 16_000);
         assert_eq!(up["context_window_source"], "learned");
+        assert_eq!(up["context_basis"], "estimate");
         let unknown = json_line(&listing("u", Some(PodState::Idle), fill(5, None, None)));
         assert_eq!(unknown["context_tokens"], 5);
         assert!(unknown["context_window"].is_null());

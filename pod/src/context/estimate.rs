@@ -6,7 +6,7 @@
 //! late, and the provider's own count replaces the estimate after every response. It is O(1)
 //! per item (string lengths only), so estimating 10,000 items costs microseconds.
 
-use seedpod_protocol::{ContextFill, ModelItem, ToolSpec};
+use seedpod_protocol::{ContextFill, FillBasis, ModelItem, ToolSpec};
 use seedpod_store::SegmentState;
 
 /// Tokens a message costs beyond its text (role, separators) in common chat templates.
@@ -70,12 +70,19 @@ pub fn fill_tokens(state: &SegmentState) -> u64 {
     }
 }
 
-/// The gauge clients show.
+/// The gauge every client shows (the TUI's status line, `seedpod ls`): the one figure, and
+/// whether it is the server's count of the last request (nothing committed since) or an
+/// estimate of the next.
 pub fn fill(state: &SegmentState) -> ContextFill {
+    let basis = match state.usage_mark {
+        Some(mark) if mark.history_len == state.history.len() => FillBasis::LastRequest,
+        Some(_) | None => FillBasis::Estimate,
+    };
     ContextFill {
         tokens: fill_tokens(state),
         window: state.window.map(|w| w.tokens),
         source: state.window.map(|w| w.source),
+        basis,
     }
 }
 

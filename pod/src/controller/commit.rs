@@ -157,6 +157,7 @@ impl Controller {
             seq,
             entry: (*entry).clone(),
         });
+        self.publish_fill();
         Ok(())
     }
 

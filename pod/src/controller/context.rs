@@ -753,9 +753,14 @@ impl Controller {
         }
     }
 
-    /// Tell clients how full the context is now.
+    /// Tell clients how full the context is now, when that changed: after every commit and
+    /// every usage report, so what an attached TUI shows is what `seedpod ls` would answer.
     pub(super) fn publish_fill(&mut self) {
         let context = estimate::fill(&self.log.state);
+        if context == self.audience.fill {
+            return;
+        }
+        self.audience.fill = context;
         self.audience
             .bus
             .publish(|seq| ServerMsg::ContextFill { seq, context });

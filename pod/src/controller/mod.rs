@@ -284,6 +284,7 @@ impl Controller {
     ) -> (Controller, ControllerHandle, Receivers) {
         let tx = senders.commands.clone();
         let seen_events = snapshot::event_ids(&parts.entries);
+        let fill = crate::context::estimate::fill(&parts.state);
         let meta_file = meta_file::MetaFile::start(parts.pod_dir.clone());
         let paused = parts.state.open_run.is_some();
         let controller = Controller {
@@ -309,6 +310,7 @@ impl Controller {
                 clients: 0,
                 standing_alerts: parts.alerts,
                 queue_events: Default::default(),
+                fill,
             },
             runs: runs::Runs {
                 activity: if paused {

@@ -49,6 +49,9 @@ pub(super) struct Audience {
     pub(super) standing_alerts: Vec<String>,
     /// When the next `queued` event may go out (`queue_events.rs`).
     pub(super) queue_events: super::queue_events::QueueEvents,
+    /// The fill clients were last told, so a commit that changes it tells them again and one
+    /// that does not stays quiet (`context.rs` `publish_fill`).
+    pub(super) fill: seedpod_protocol::ContextFill,
 }
 
 impl Controller {

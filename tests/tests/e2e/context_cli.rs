@@ -1,8 +1,9 @@
 //! Context management as a person meets it on the command line: the CONTEXT column of `ls` and
-//! its JSON fields, `history --all` across compacted and cleared segments, and `prompt show`
+//! its JSON fields (and the TUI's gauge, which says the same), `history --all` across compacted and cleared segments, and `prompt show`
 //! saying which prompt mode a window gets and why.
 
 use seedpod_e2e::TestHome;
+use seedpod_e2e::pty::Tui;
 use seedpod_protocol::PodName;
 use serde_json::{Value, json};
 
@@ -48,8 +49,19 @@ fn ls_shows_how_full_each_running_pods_context_is() {
             .unwrap_or_else(|| panic!("{name} missing:\n{table}"));
         line[at..].split("  ").next().unwrap().trim().to_string()
     };
+    // The answer was committed after the server counted the request: an estimate of the next.
+    assert_eq!(up["context_basis"], "estimate");
     let percent = tokens * 100 / 16_000;
-    assert_eq!(cell("up"), format!("{percent}% of 16k"), "{table}");
+    assert_eq!(cell("up"), format!("~{percent}% of 16k"), "{table}");
+
+    // The TUI's gauge is the same figure in the same words.
+    let mut tui = Tui::spawn(&sb, &["attach", "up"]);
+    let gauge = format!("ctx ~{percent}% of 16k");
+    tui.wait_until("the context gauge", |screen| {
+        screen.contents().contains(&gauge)
+    });
+    tui.send(seedpod_e2e::pty::keys::CTRL_D);
+    assert!(tui.wait_exit(), "Ctrl-D leaves the TUI");
     assert_eq!(cell("down"), "-", "{table}");
     assert!(
         !table.contains("learned"),

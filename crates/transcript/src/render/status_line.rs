@@ -9,7 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use seedpod_protocol::{AlertLevel, PodState};
 
-use super::format::{compact, seconds, window};
+use super::format::{compact, seconds};
 use super::text::{sanitize, truncate, width as text_width};
 use super::theme::{Role, Theme};
 use crate::model::{ConnectionState, PodView};
@@ -200,22 +200,15 @@ fn context_part(view: &PodView, theme: &Theme) -> Option<Part> {
     if fill.tokens == 0 && fill.window.is_none() {
         return None;
     }
-    let part = match (fill.percent(), fill.window) {
-        (Some(percent), Some(tokens)) => {
-            let full = percent >= CONTEXT_WARN_PERCENT;
-            Part {
-                text: format!("ctx {percent}% of {}", window(tokens)),
-                style: theme.style(if full { Role::Warn } else { Role::Dim }),
-                priority: if full { 8 } else { 6 },
-            }
-        }
-        (None, _) | (Some(_), None) => Part {
-            text: format!("ctx {}", compact(fill.tokens)),
-            style: theme.style(Role::Dim),
-            priority: 6,
-        },
-    };
-    Some(part)
+    // The same words `seedpod ls` prints (`ContextFill::label`): `~` marks an estimate.
+    let full = fill
+        .percent()
+        .is_some_and(|percent| percent >= CONTEXT_WARN_PERCENT);
+    Some(Part {
+        text: format!("ctx {}", fill.label()),
+        style: theme.style(if full { Role::Warn } else { Role::Dim }),
+        priority: if full { 8 } else { 6 },
+    })
 }
 
 fn link_part(link: &ConnectionState, theme: &Theme) -> Part {

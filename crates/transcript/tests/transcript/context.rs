@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use crate::support::*;
 use seedpod_protocol::{
-    CallId, CompactionTrigger, ContextFill, ContextWindow, EntryKind, EventSeq, ModelConfig,
-    Origin, PodState, ProviderKind, SegmentId, SegmentStart, ServerMsg, ToolResultTrim, TrimMode,
-    WindowSource,
+    CallId, CompactionTrigger, ContextFill, ContextWindow, EntryKind, EventSeq, FillBasis,
+    ModelConfig, Origin, PodState, ProviderKind, SegmentId, SegmentStart, ServerMsg,
+    ToolResultTrim, TrimMode, WindowSource,
 };
 use seedpod_transcript::render::status_line_at;
 use seedpod_transcript::{CellKind, ConnectionState, PodView, Theme, Transcript, cell_lines};
@@ -33,11 +33,13 @@ fn compacted_start(segment_id: &str, from: &str, trigger: CompactionTrigger) -> 
     })
 }
 
+/// The server's count of the last request (the gauge without `~`).
 fn fill(tokens: u64, window: Option<u64>) -> ContextFill {
     ContextFill {
         tokens,
         window,
         source: window.map(|_| WindowSource::Config),
+        basis: FillBasis::LastRequest,
     }
 }
 
