@@ -17,7 +17,7 @@ use futures::future::BoxFuture;
 use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
 use seedpod_protocol::{
     CallSummary, Effect, Entry, EntryKind, GuardScan, InFlush, InSmallPrompt, Preview, Segment,
-    ToolDecl, ToolSpec, flatten_to_text, thousands,
+    SystemItem, ToolDecl, ToolSpec, flatten_to_text, thousands,
 };
 use serde::Deserialize;
 use serde_json::json;
@@ -105,39 +105,63 @@ pub fn model_text(segments: &[Segment], max_chars: usize) -> (String, bool) {
 
 /// A paste as its head, a line that names it and says how to read the rest, and its tail.
 fn shortened(content: &str) -> String {
+    shortened_to(content, "paste", HEAD_CHARS, TAIL_CHARS)
+}
+
+/// A notification the model reads: whole when it has at most `max_chars` characters, else its
+/// head (two thirds of the room) and tail with a line naming it, which `read_paste` reads
+/// whole — the notification itself stays whole in the log (`docs/configuration.md`, `[notify]
+/// max_chars`).
+pub fn within(message: &str, max_chars: usize) -> String {
+    if message.chars().count() <= max_chars {
+        return message.to_owned();
+    }
+    // The naming line takes about 250 characters; what is left goes to the head and the tail.
+    let room = max_chars.saturating_sub(250).max(60);
+    shortened_to(message, "notification", room * 2 / 3, room / 3)
+}
+
+/// `content` as its first `head_chars` and last `tail_chars` characters around a line that
+/// names it (`what`, its key, its size) and says how to read it whole.
+fn shortened_to(content: &str, what: &str, head_chars: usize, tail_chars: usize) -> String {
     let total = content.chars().count();
     let head_end = content
         .char_indices()
-        .nth(HEAD_CHARS)
+        .nth(head_chars)
         .map_or(content.len(), |(i, _)| i);
     let tail_start = content
         .char_indices()
-        .nth(total.saturating_sub(TAIL_CHARS))
+        .nth(total.saturating_sub(tail_chars))
         .map_or(content.len(), |(i, _)| i)
         .max(head_end);
     let lines = content.lines().count();
     format!(
-        "{}\n[paste {}: {} characters in {} lines; the part between its first {} and last {} \
+        "{}\n[{what} {}: {} characters in {} lines; the part between its first {} and last {} \
          characters is not shown here. read_paste with \"paste\": \"{}\" reads it whole, by \
          lines]\n{}",
         &content[..head_end],
         paste_key(content),
         thousands(total as u64),
         thousands(lines as u64),
-        thousands(HEAD_CHARS as u64),
-        thousands(TAIL_CHARS as u64),
+        thousands(head_chars as u64),
+        thousands(tail_chars as u64),
         paste_key(content),
         &content[tail_start..]
     )
 }
 
-/// The paste named `key` among the person's inputs in `entries`, newest first.
+/// The paste named `key` among the person's inputs and the notifications in `entries`,
+/// newest first.
 pub fn find(entries: &[Arc<Entry>], key: &str) -> Option<String> {
     entries.iter().rev().find_map(|entry| match &entry.kind {
         EntryKind::UserInput { segments, .. } => segments.iter().find_map(|s| match s {
             Segment::Paste { content, .. } if paste_key(content) == key => Some(content.clone()),
             _ => None,
         }),
+        EntryKind::SystemItem {
+            item: SystemItem::Notification { message, .. },
+            ..
+        } if paste_key(message) == key => Some(message.clone()),
         _ => None,
     })
 }
@@ -215,9 +239,9 @@ struct ReadArgs {
 pub fn spec() -> ToolSpec {
     ToolSpec {
         name: READ_PASTE.into(),
-        description: "Read a paste the person sent that was too long to show whole in their \
-            message (the message names it: [paste p-…]). Lines come numbered; use offset and \
-            limit to read part of it."
+        description: "Read a paste the person sent, or a notification, that was too long to \
+            show whole (the message names it: [paste p-…] or [notification p-…]). Lines come \
+            numbered; use offset and limit to read part of it."
             .into(),
         parameters: json!({
             "type": "object",

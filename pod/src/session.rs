@@ -33,6 +33,8 @@ pub struct SessionSettings {
     pub startup_alerts: Vec<String>,
     /// `[notify] wrapper`: the template a notification's text is framed by.
     pub notify_wrapper: String,
+    /// `[notify] max_chars`: the longest notification the model reads whole.
+    pub notify_max_chars: usize,
     /// `[mcp.servers]`, and which of them a child's parent passed on.
     pub mcp: crate::mcp::McpSettings,
 }
@@ -50,6 +52,7 @@ impl Default for SessionSettings {
             context: crate::context::ContextSettings::default(),
             startup_alerts: Vec::new(),
             notify_wrapper: seedpod_config::notify::DEFAULT_NOTIFY_WRAPPER.to_owned(),
+            notify_max_chars: seedpod_config::notify::DEFAULT_NOTIFY_MAX_CHARS,
             mcp: crate::mcp::McpSettings::default(),
         }
     }

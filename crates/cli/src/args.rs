@@ -48,7 +48,8 @@ pub enum Command {
         #[arg(long)]
         tree: bool,
     },
-    /// Submit input and print the reply as it streams; exit 0 when the run finishes, 1 on error.
+    /// Submit input and print the reply as the pod keeps it (cleaned, as each message commits);
+    /// exit 0 when the run finishes, 1 on error.
     Send {
         name: Option<Target>,
         /// The text to send; `-` or nothing reads standard input.

@@ -27,7 +27,6 @@ mod session;
 mod settings;
 mod show;
 mod start;
-mod stream_filter;
 mod tally;
 mod tasks;
 mod terminal;

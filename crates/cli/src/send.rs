@@ -1,4 +1,9 @@
 //! `seedpod send`: submit input, then follow the event stream until that input's run ends.
+//!
+//! Stdout gets what the log holds: each assistant message's text as the pod commits it,
+//! cleaned (reasoning moved out, a stuttered repeat removed: `docs/agent-loop.md` §Cleaning an
+//! answer), never the raw deltas, which a script could not take back. Tool calls, alerts and
+//! pauses go to stderr. `--json` prints every frame of the run as it comes, deltas included.
 
 use std::io::Write;
 
@@ -48,10 +53,8 @@ pub async fn send(
         marker: None,
         started: false,
         json,
-        streamed: false,
         buffered: Vec::new(),
         last_error: None,
-        filter: crate::stream_filter::ThinkFilter::default(),
     };
     loop {
         // Until the pod acknowledges, a silent pod is an error with a way out; after, the run
@@ -149,13 +152,9 @@ struct Follow {
     marker: Option<Marker>,
     started: bool,
     json: bool,
-    /// Whether text was streamed since the last committed assistant text.
-    streamed: bool,
     buffered: Vec<(String, ServerMsg)>,
     /// The last error alert since the run started: why it stopped, if it stops unrecorded.
     last_error: Option<String>,
-    /// Holds back a leading reasoning block of the streaming answer.
-    filter: crate::stream_filter::ThinkFilter,
 }
 
 impl Follow {
@@ -181,23 +180,14 @@ impl Follow {
         }
         let mut out = std::io::stdout();
         match msg {
-            ServerMsg::TextDelta { text, .. } if !self.json => {
-                let shown = self.filter.push(text);
-                if !shown.is_empty() {
-                    self.streamed = true;
-                    let _ = write!(out, "{}", crate::terminal::text(&shown));
-                    let _ = out.flush();
-                }
-            }
             ServerMsg::Committed { entry, .. } => match &entry.kind {
                 EntryKind::AssistantItem {
                     item: ModelItem::AssistantText { text },
                 } => {
-                    if !self.json && !self.streamed {
+                    if !self.json {
                         let _ = write!(out, "{}", crate::terminal::text(text));
+                        let _ = out.flush();
                     }
-                    self.streamed = false;
-                    self.filter.reset();
                 }
                 EntryKind::AssistantItem {
                     item:
@@ -205,8 +195,6 @@ impl Follow {
                             name, arguments, ..
                         },
                 } if !self.json => {
-                    self.filter.reset();
-                    self.streamed = false;
                     let _ = writeln!(out);
                     eprintln!(
                         "[tool call] {} {}",

@@ -21,31 +21,50 @@ pub const DEFAULT_NOTIFY_WRAPPER: &str = "[notification] {message}\n\n(A notific
 /// A wrapper is a frame around a message, not a place for a second prompt.
 pub const MAX_WRAPPER_CHARS: usize = 2_000;
 
+/// The longest notification the model reads whole. A longer one is kept whole in the log and
+/// reaches the model as its head and tail with a line naming it (`read_paste` reads the rest):
+/// a script that pipes a 200,000-character build log into `notify` must not fill the window.
+pub const DEFAULT_NOTIFY_MAX_CHARS: usize = 4_000;
+
+/// `max_chars` below this would leave no room for the head, the naming line and the tail.
+pub const MIN_NOTIFY_MAX_CHARS: usize = 200;
+
 /// `[notify]` as written.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NotifyFile {
     pub wrapper: Option<String>,
+    pub max_chars: Option<usize>,
 }
 
 /// The resolved `[notify]` settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotifySettings {
     pub wrapper: Setting<String>,
+    pub max_chars: Setting<usize>,
 }
 
 impl NotifySettings {
     pub(crate) fn defaults() -> NotifySettings {
         NotifySettings {
             wrapper: Setting::default(DEFAULT_NOTIFY_WRAPPER.to_owned()),
+            max_chars: Setting::default(DEFAULT_NOTIFY_MAX_CHARS),
         }
     }
 
     pub(crate) fn layer(&mut self, file: NotifyFile, source: &Source) {
         self.wrapper.layer(file.wrapper, source);
+        self.max_chars.layer(file.max_chars, source);
     }
 
     pub(crate) fn validate(&self) -> Result<(), ConfigError> {
+        if self.max_chars.value < MIN_NOTIFY_MAX_CHARS {
+            return Err(ConfigError::invalid(
+                "notify.max_chars",
+                &self.max_chars,
+                "must be at least 200 (room for the head, the tail and the line naming the rest)",
+            ));
+        }
         let wrapper = &self.wrapper;
         let reason = match wrapper.value.matches(MESSAGE_PLACEHOLDER).count() {
             0 => Some("must contain {message}, where the notification's text goes"),
@@ -100,6 +119,7 @@ mod tests {
         let check = |text: &str| {
             NotifySettings {
                 wrapper: Setting::default(text.to_owned()),
+                max_chars: Setting::default(DEFAULT_NOTIFY_MAX_CHARS),
             }
             .validate()
             .map_err(|e| e.to_string())

@@ -277,6 +277,7 @@ fn loop_section(out: &mut String, eff: &Effective) {
     out.push_str("\n[notify]\n");
     let wrapper = &eff.notify.wrapper;
     line(out, "wrapper", &quote(&wrapper.value), &wrapper.source);
+    num(out, "max_chars", &eff.notify.max_chars);
     out.push_str("\n[tui]\n");
     let notify = &eff.tui.notify;
     line(out, "notify", &quote(notify.value.as_str()), &notify.source);

@@ -122,6 +122,7 @@ pub fn assemble(inputs: PodInputs<'_>) -> Result<PodSession, AssembleError> {
         wake_on_child_reports: eff.children.wake.value,
         child_limits: ChildLimits::from_settings(&eff.children),
         notify_wrapper: eff.notify.wrapper.value.clone(),
+        notify_max_chars: eff.notify.max_chars.value,
         mcp: McpSettings {
             servers: eff.mcp.servers.clone(),
             only: mcp_only,

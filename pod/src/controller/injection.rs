@@ -31,12 +31,20 @@ impl Injection {
 
     /// The system item the model reads (its body rendered now with the `[notify] wrapper`
     /// template, invariant 2), whether it wakes an idle pod, and the trigger of the run it
-    /// would start.
-    pub(super) fn into_system_item(self, wrapper: &str) -> (SystemItem, bool, RunTrigger) {
+    /// would start. A message over `max_chars` is kept whole in the item's `message` and
+    /// reaches the model as its head and tail (`paste::shortened_to`).
+    pub(super) fn into_system_item(
+        self,
+        wrapper: &str,
+        max_chars: usize,
+    ) -> (SystemItem, bool, RunTrigger) {
         match self {
             Injection::Notify { message, wake } => (
                 SystemItem::Notification {
-                    body: render::notification_body(wrapper, &message),
+                    body: render::notification_body(
+                        wrapper,
+                        &crate::paste::within(&message, max_chars),
+                    ),
                     message,
                 },
                 wake,

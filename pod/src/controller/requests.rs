@@ -380,7 +380,8 @@ impl Controller {
         if !matches!(self.runs.activity, Activity::Idle) || self.switch.switching.is_some() {
             return self.enqueue(id, item.into_queued()).await;
         }
-        let (system_item, wake, trigger) = item.into_system_item(&self.session.notify_wrapper);
+        let (system_item, wake, trigger) =
+            item.into_system_item(&self.session.notify_wrapper, self.session.notify_max_chars);
         let committed = self
             .commit_for_reply(EntryKind::SystemItem {
                 item: system_item,

@@ -240,8 +240,10 @@ impl Controller {
                     let Some(injection) = Injection::from_queued(item) else {
                         continue;
                     };
-                    let (item, wake, trigger) =
-                        injection.into_system_item(&self.session.notify_wrapper);
+                    let (item, wake, trigger) = injection.into_system_item(
+                        &self.session.notify_wrapper,
+                        self.session.notify_max_chars,
+                    );
                     if wake {
                         woken.get_or_insert(trigger);
                     }

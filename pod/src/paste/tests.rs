@@ -110,3 +110,48 @@ fn find_looks_in_the_persons_inputs_newest_first() {
     );
     assert_eq!(find(&entries, "p-00000000"), None);
 }
+
+#[test]
+fn a_notification_within_the_cap_is_whole_and_a_longer_one_keeps_head_tail_and_its_name() {
+    assert_eq!(within("ci is green", 200), "ci is green");
+    let log = big(5_000, 40);
+    let shown = within(&log, 4_000);
+    assert!(shown.chars().count() <= 4_000, "{}", shown.chars().count());
+    assert!(shown.starts_with("000001"), "the head stays");
+    assert!(
+        shown.trim_end().ends_with(&"é".repeat(34)),
+        "the tail stays"
+    );
+    let key = paste_key(&log);
+    let named = format!(
+        "[notification {key}: {} characters in 5,000 lines",
+        thousands(log.chars().count() as u64)
+    );
+    assert!(shown.contains(&named), "{named} in {shown}");
+    assert!(shown.contains(&format!("read_paste with \"paste\": \"{key}\"")));
+    // Exactly at the cap is whole; one more is shortened.
+    let at_cap = "x".repeat(300);
+    assert_eq!(within(&at_cap, 300), at_cap);
+    assert_ne!(within(&format!("{at_cap}x"), 300), format!("{at_cap}x"));
+}
+
+#[test]
+fn read_paste_finds_a_long_notification_kept_whole_in_the_log() {
+    let message = big(100, 60);
+    let entries = vec![Arc::new(Entry {
+        v: 1,
+        seq: seedpod_protocol::EntrySeq::new(1),
+        ts: 0,
+        kind: EntryKind::SystemItem {
+            item: SystemItem::Notification {
+                body: within(&message, 1_000),
+                message: message.clone(),
+            },
+            queue_id: None,
+        },
+    })];
+    assert_eq!(
+        find(&entries, &paste_key(&message)).as_deref(),
+        Some(message.as_str())
+    );
+}

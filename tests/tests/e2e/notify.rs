@@ -214,3 +214,72 @@ async fn the_notification_wrapper_is_the_persons_to_choose() {
         "{err}"
     );
 }
+
+/// A script that pipes a whole build log into `notify` does not fill the model's window: the
+/// log keeps the notification whole, the model reads its head and tail and a line naming it
+/// (which `read_paste` reads whole), within `[notify] max_chars`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_notification_is_kept_whole_and_the_model_reads_head_and_tail() {
+    use std::io::Write;
+    let sb = TestHome::new();
+    sb.user_config("[notify]\nmax_chars = 2000\n");
+    let script = sb.script("s.jsonl", &[json!({"text": "seen"})]);
+    sb.start_scripted("p", &script);
+    let log: String = (0..4_000)
+        .map(|i| format!("line {i:05} of the build output\n"))
+        .collect();
+    assert!(log.len() > 100_000);
+    let mut child = sb
+        .cmd()
+        .args(["notify", "p", "-", "--no-wake"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("notify");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(log.as_bytes())
+        .expect("write the log");
+    assert!(child.wait().expect("notify exits").success());
+
+    let history = sb.history("p").await;
+    let (message, body) = history
+        .iter()
+        .find_map(|e| match &e.kind {
+            EntryKind::SystemItem {
+                item: seedpod_protocol::SystemItem::Notification { message, body },
+                ..
+            } => Some((message.clone(), body.clone())),
+            _ => None,
+        })
+        .expect("the notification is committed");
+    // `notify` drops the trailing newline of what it reads; the rest is kept byte for byte.
+    assert!(
+        message == log.trim_end(),
+        "the log keeps it whole: {} of {} bytes",
+        message.len(),
+        log.len()
+    );
+    assert!(body.starts_with("[notification] line 00000"), "{body}");
+    assert!(
+        body.contains("line 03999 of the build output"),
+        "the tail: {body}"
+    );
+    assert!(body.contains("[notification p-"), "named: {body}");
+    assert!(body.contains("read_paste"), "{body}");
+    assert!(
+        body.chars().count() < 2_000 + 400,
+        "{}",
+        body.chars().count()
+    );
+
+    sb.ok(&["send", "p", "hi"]);
+    let request = &sb.requests("p")[0];
+    assert!(
+        request.len() < 40_000,
+        "the request is {} bytes",
+        request.len()
+    );
+}

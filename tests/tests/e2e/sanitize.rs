@@ -75,3 +75,30 @@ async fn a_think_block_is_moved_out_of_the_answer_and_kept_raw_in_the_log() {
     tui.send(keys::CTRL_D);
     assert!(tui.wait_exit());
 }
+
+/// A decoder that stutters streams the same paragraph twice; the pod keeps it once, and `send`
+/// prints what the pod kept — not the stream, which had it twice.
+#[test]
+fn send_prints_the_cleaned_answer_not_the_stuttered_stream() {
+    let sb = TestHome::new();
+    let paragraph = "The build passes and the tests are green.";
+    let script = sb.script(
+        "s.jsonl",
+        &[json!({
+            "text": format!("{paragraph}\n\n{paragraph}\n\nAnything else?"),
+            "chunk_chars": 5
+        })],
+    );
+    sb.start_scripted("p", &script);
+    let out = sb.ok(&["send", "p", "status?"]);
+    assert_eq!(out.matches(paragraph).count(), 1, "{out}");
+    assert!(out.contains("Anything else?"), "{out}");
+    // What was streamed did carry the repeat: the cleaning is the pod's, not the script's.
+    let history = sb.ok(&["history", "p", "--json"]);
+    let raw = history
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["kind"] == "assistant_raw")
+        .expect("the raw answer is in the log");
+    assert_eq!(raw["text"].as_str().unwrap().matches(paragraph).count(), 2);
+}
