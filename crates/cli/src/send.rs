@@ -183,11 +183,9 @@ impl Follow {
             ServerMsg::Committed { entry, .. } => match &entry.kind {
                 EntryKind::AssistantItem {
                     item: ModelItem::AssistantText { text },
-                } => {
-                    if !self.json {
-                        let _ = write!(out, "{}", crate::terminal::text(text));
-                        let _ = out.flush();
-                    }
+                } if !self.json => {
+                    let _ = write!(out, "{}", crate::terminal::text(text));
+                    let _ = out.flush();
                 }
                 EntryKind::AssistantItem {
                     item:
