@@ -182,6 +182,16 @@ impl TestHome {
         .expect("connect to pod")
     }
 
+    /// The pod `name` as most scenarios drive it: an attached client whose events the test
+    /// waits on, and a control client that gives it input.
+    pub async fn drive(&self, name: &str) -> Driven {
+        Driven {
+            events: self.connect(name, ClientMode::Attach).await,
+            seen: Vec::new(),
+            control: self.connect(name, ClientMode::Control).await,
+        }
+    }
+
     pub async fn pid(&self, name: &str) -> u32 {
         let mut conn = self.connect(name, ClientMode::Control).await;
         match conn.call(Method::Status).await.expect("status") {
@@ -358,6 +368,37 @@ pub async fn wait_exit(pid: u32) {
         .expect("pod process did not exit")
         .expect("wait on pidfd")
         .retain_ready();
+}
+
+/// A running pod's two clients (`TestHome::drive`): `events` attached, with every frame read
+/// from it collected in `seen`, and `control` for input and commands.
+pub struct Driven {
+    pub events: Connection,
+    pub seen: Vec<ServerMsg>,
+    pub control: Connection,
+}
+
+impl Driven {
+    /// Give the pod `text` as typed input; panics unless the pod takes it (acknowledged, run
+    /// or queued).
+    pub async fn run(&mut self, text: &str) {
+        let reply = self
+            .control
+            .call(Method::Run {
+                segments: vec![seedpod_protocol::Segment::text(text)],
+            })
+            .await
+            .expect("the pod answers the input");
+        assert!(
+            matches!(reply, ServerMsg::Ack { .. }),
+            "the pod took the input: {reply:?}"
+        );
+    }
+
+    /// Read the attached client's frames until `pick` matches (`wait_for`).
+    pub async fn wait_for<T>(&mut self, pick: impl FnMut(&ServerMsg) -> Option<T>) -> T {
+        wait_for(&mut self.events, &mut self.seen, pick).await
+    }
 }
 
 /// Read frames until `pick` returns `Some`, collecting every frame seen (including the match).

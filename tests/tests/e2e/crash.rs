@@ -2,7 +2,7 @@
 //! line restores with an alert; a corrupt middle line refuses to start with `file:line`.
 
 use seedpod_e2e::{TestHome, is_run_end, wait_for};
-use seedpod_protocol::{AckOutcome, ClientMode, Method, PodState, Segment, ServerMsg};
+use seedpod_protocol::{AckOutcome, ClientMode, Method, PodState, ServerMsg};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -17,20 +17,12 @@ async fn kill_mid_turn_restores_byte_identical_and_delivers_acknowledged_notify(
         ],
     );
     sb.start_scripted("p", &script);
-    let mut events = sb.connect("p", ClientMode::Attach).await;
-    let mut seen = Vec::new();
-    let mut control = sb.connect("p", ClientMode::Control).await;
-    control
-        .call(Method::Run {
-            segments: vec![Segment::text("question")],
-        })
-        .await
-        .unwrap();
-    wait_for(&mut events, &mut seen, |m| {
-        matches!(m, ServerMsg::TextDelta { .. }).then_some(())
-    })
-    .await;
-    let ack = control
+    let mut pod = sb.drive("p").await;
+    pod.run("question").await;
+    pod.wait_for(|m| matches!(m, ServerMsg::TextDelta { .. }).then_some(()))
+        .await;
+    let ack = pod
+        .control
         .call(Method::Notify {
             message: "survives-the-crash".into(),
             wake: true,
@@ -62,24 +54,22 @@ async fn kill_mid_turn_restores_byte_identical_and_delivers_acknowledged_notify(
     assert_eq!(sb.ok(&["context", "p"]), context_before);
 
     // The interrupted turn comes back paused; resuming delivers the acknowledged notify.
-    let mut events = sb.connect("p", ClientMode::Attach).await;
-    let mut seen = Vec::new();
-    let state = wait_for(&mut events, &mut seen, |m| match m {
-        ServerMsg::SnapshotBegin { state, .. } => Some(*state),
-        _ => None,
-    })
-    .await;
+    let mut pod = sb.drive("p").await;
+    let state = pod
+        .wait_for(|m| match m {
+            ServerMsg::SnapshotBegin { state, .. } => Some(*state),
+            _ => None,
+        })
+        .await;
     assert_eq!(state, PodState::Paused);
-    wait_for(&mut events, &mut seen, |m| {
-        matches!(m, ServerMsg::SnapshotEnd { .. }).then_some(())
-    })
-    .await;
+    pod.wait_for(|m| matches!(m, ServerMsg::SnapshotEnd { .. }).then_some(()))
+        .await;
     assert!(
-        seen.iter().any(|m| matches!(m, ServerMsg::Alert { message, .. } if message.contains("middle of a turn"))),
-        "the snapshot tells why the pod is paused: {seen:?}"
+        pod.seen.iter().any(|m| matches!(m, ServerMsg::Alert { message, .. } if message.contains("middle of a turn"))),
+        "the snapshot tells why the pod is paused: {:?}", pod.seen
     );
     sb.ok(&["resume", "p"]);
-    wait_for(&mut events, &mut seen, is_run_end).await;
+    pod.wait_for(is_run_end).await;
     let requests = sb.requests("p");
     assert_eq!(requests.len(), 2);
     assert!(requests[1].contains("[notification] survives-the-crash"));

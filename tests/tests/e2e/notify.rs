@@ -3,9 +3,7 @@
 //! turn — never stranded. Checked in the request bodies the scripted provider recorded.
 
 use seedpod_e2e::{TestHome, is_run_end, wait_for};
-use seedpod_protocol::{
-    AckOutcome, ClientMode, EntryKind, Method, PodName, RunTrigger, Segment, ServerMsg,
-};
+use seedpod_protocol::{AckOutcome, EntryKind, Method, PodName, RunTrigger, ServerMsg};
 use serde_json::json;
 
 fn first_text_delta(m: &ServerMsg) -> Option<()> {
@@ -27,20 +25,13 @@ async fn notifications_reach_the_model_at_the_right_request() {
         ],
     );
     sb.start_scripted("p", &script);
-    let mut events = sb.connect("p", ClientMode::Attach).await;
-    let mut seen = Vec::new();
-    let mut control = sb.connect("p", ClientMode::Control).await;
-
-    control
-        .call(Method::Run {
-            segments: vec![Segment::text("start")],
-        })
-        .await
-        .unwrap();
-    wait_for(&mut events, &mut seen, first_text_delta).await;
+    let mut pod = sb.drive("p").await;
+    pod.run("start").await;
+    pod.wait_for(first_text_delta).await;
 
     // Request 1 is streaming: this notify is queued durably.
-    let ack = control
+    let ack = pod
+        .control
         .call(Method::Notify {
             message: "first-note".into(),
             wake: true,
@@ -60,15 +51,15 @@ async fn notifications_reach_the_model_at_the_right_request() {
     sb.open_gate("g1");
 
     // Request 2 (after the tool result) is the last of the turn; notify during it.
-    wait_for(&mut events, &mut seen, |m| match m {
+    pod.wait_for(|m| match m {
         ServerMsg::Committed { entry, .. } => {
             matches!(entry.kind, EntryKind::TurnEnd { .. }).then_some(())
         }
         _ => None,
     })
     .await;
-    wait_for(&mut events, &mut seen, first_text_delta).await;
-    control
+    pod.wait_for(first_text_delta).await;
+    pod.control
         .call(Method::Notify {
             message: "second-note".into(),
             wake: true,
@@ -78,27 +69,29 @@ async fn notifications_reach_the_model_at_the_right_request() {
     sb.open_gate("g2");
 
     // The turn ends, and the queued notification starts the next turn on its own.
-    wait_for(&mut events, &mut seen, is_run_end).await;
-    let trigger = wait_for(&mut events, &mut seen, |m| match m {
-        ServerMsg::Committed { entry, .. } => match &entry.kind {
-            EntryKind::RunStart { trigger } => Some(*trigger),
+    pod.wait_for(is_run_end).await;
+    let trigger = pod
+        .wait_for(|m| match m {
+            ServerMsg::Committed { entry, .. } => match &entry.kind {
+                EntryKind::RunStart { trigger } => Some(*trigger),
+                _ => None,
+            },
             _ => None,
-        },
-        _ => None,
-    })
-    .await;
+        })
+        .await;
     assert_eq!(trigger, RunTrigger::Notification);
-    wait_for(&mut events, &mut seen, is_run_end).await;
+    pod.wait_for(is_run_end).await;
     // The run's end is committed a moment before the controller is idle again.
     wait_for(
-        &mut events,
-        &mut seen,
+        &mut pod.events,
+        &mut pod.seen,
         seedpod_e2e::is_state(seedpod_protocol::PodState::Idle),
     )
     .await;
 
     // Idle: a notify wakes a turn.
-    let ack = control
+    let ack = pod
+        .control
         .call(Method::Notify {
             message: "idle-note".into(),
             wake: true,
@@ -115,7 +108,7 @@ async fn notifications_reach_the_model_at_the_right_request() {
         ),
         "{ack:?}"
     );
-    wait_for(&mut events, &mut seen, is_run_end).await;
+    pod.wait_for(is_run_end).await;
 
     let requests = sb.requests("p");
     assert_eq!(requests.len(), 4, "{requests:#?}");

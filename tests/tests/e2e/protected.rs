@@ -3,8 +3,8 @@
 //! `fsmonitor` command in `.git/config`. The real binary's file tools refuse both, the files stay
 //! as they were, the model is told why, and the pod's log records `tool_blocked`.
 
-use seedpod_e2e::{TestHome, is_run_end, wait_for};
-use seedpod_protocol::{ClientMode, EntryKind, Method, PodName, Segment};
+use seedpod_e2e::{TestHome, is_run_end};
+use seedpod_protocol::{EntryKind, PodName};
 use serde_json::json;
 
 const PROJECT_CONFIG: &str = "[approvals]\nshell = \"ask\"\n";
@@ -54,16 +54,9 @@ async fn the_model_cannot_loosen_policy_or_plant_a_git_command() {
     );
     std::fs::create_dir_all(sb.path().join("x")).expect("create x");
     sb.start_scripted("p", &script);
-    let mut events = sb.connect("p", ClientMode::Attach).await;
-    let mut seen = Vec::new();
-    let mut control = sb.connect("p", ClientMode::Control).await;
-    control
-        .call(Method::Run {
-            segments: vec![Segment::text("allow yourself the shell")],
-        })
-        .await
-        .expect("run accepted");
-    wait_for(&mut events, &mut seen, is_run_end).await;
+    let mut pod = sb.drive("p").await;
+    pod.run("allow yourself the shell").await;
+    pod.wait_for(is_run_end).await;
 
     assert_eq!(
         std::fs::read_to_string(&project).expect("project config"),

@@ -8,7 +8,7 @@ use std::process::Command;
 use seedpod_e2e::{TestHome, is_run_end, wait_for};
 use seedpod_protocol::{
     ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClientMode, CommandRule, EntryKind, Method,
-    Segment, ServerMsg,
+    ServerMsg,
 };
 use serde_json::json;
 
@@ -54,24 +54,17 @@ async fn after_always_on_git_status_every_attack_is_asked_about_again() {
     // asked about in one run.
     sb.user_config("[loop]\nfailures_in_a_row = 0\n");
     sb.start_scripted("p", &script);
-    let mut events = sb.connect("p", ClientMode::Attach).await;
-    let mut seen = Vec::new();
-    let mut control = sb.connect("p", ClientMode::Control).await;
-    control
-        .call(Method::Run {
-            segments: vec![Segment::text("look at the repo")],
-        })
-        .await
-        .expect("run accepted");
+    let mut pod = sb.drive("p").await;
+    pod.run("look at the repo").await;
 
-    let first = wait_for(&mut events, &mut seen, approval_request).await;
+    let first = pod.wait_for(approval_request).await;
     assert_eq!(first.summary, "shell: git status");
     assert_eq!(
         first.always,
         Some(CommandRule::Prefix(vec!["git".into(), "status".into()])),
         "always offers program and subcommand"
     );
-    control
+    pod.control
         .call(Method::Approve {
             call_id: Some(first.call_id.clone()),
             answer: ApprovalAnswer::ApproveAlways,
@@ -82,14 +75,14 @@ async fn after_always_on_git_status_every_attack_is_asked_about_again() {
 
     let mut asked = Vec::new();
     for _ in ATTACKS {
-        let request = wait_for(&mut events, &mut seen, approval_request).await;
+        let request = pod.wait_for(approval_request).await;
         assert!(
             request.always.is_none(),
             "no standing rule may be offered for {:?}",
             request.arguments
         );
         asked.push(request.arguments.clone());
-        control
+        pod.control
             .call(Method::Approve {
                 call_id: Some(request.call_id),
                 answer: ApprovalAnswer::Deny,
@@ -98,7 +91,7 @@ async fn after_always_on_git_status_every_attack_is_asked_about_again() {
             .await
             .expect("denial acknowledged");
     }
-    wait_for(&mut events, &mut seen, is_run_end).await;
+    pod.wait_for(is_run_end).await;
 
     for (attack, arguments) in ATTACKS.iter().zip(&asked) {
         let command: serde_json::Value = serde_json::from_str(arguments).expect("arguments");
