@@ -6,7 +6,8 @@
 //! request says, not from a script, so a pod can run any number of turns against it:
 //!
 //! - a request over the limit gets HTTP 400 with the provider's real "too long" body, stating
-//!   the limit and the request's size;
+//!   the limit and the request's size (or, with `cuts_streams`, a streamed one gets 200 and an
+//!   empty stream, as llama-cpp-python answers);
 //! - a summary request (no tools offered, a system prompt that asks for a summary) gets a
 //!   summary that repeats every `FACT:` line it was shown, so a test can see a fact survive
 //!   compaction;
@@ -56,6 +57,9 @@ pub struct LimitConfig {
     pub chars_per_token: f64,
     /// Characters of a plain text reply.
     pub reply_chars: usize,
+    /// Refuse a streamed request over the limit the way llama-cpp-python's server does: `200`,
+    /// then the stream ends with nothing in it. An unstreamed one still gets the 400.
+    pub cuts_streams: bool,
 }
 
 impl LimitConfig {
@@ -67,6 +71,7 @@ impl LimitConfig {
             limit,
             chars_per_token: 3.2,
             reply_chars: 200,
+            cuts_streams: false,
         }
     }
 
@@ -259,7 +264,11 @@ fn respond(request: &HttpRequest, config: LimitConfig, log: &Log) -> Vec<u8> {
     let mut served = log.lock().unwrap_or_else(PoisonError::into_inner);
     let index = served.count;
     served.count += 1;
-    let (answer, response) = if tokens > config.limit {
+    let streamed = serde_json::from_str::<serde_json::Value>(&request.body)
+        .is_ok_and(|v| v["stream"] == serde_json::Value::Bool(true));
+    let (answer, response) = if tokens > config.limit && config.cuts_streams && streamed {
+        (Answer::Refused, wire::stream_response(""))
+    } else if tokens > config.limit {
         let body = match wire {
             Wire::OpenAi => openai_too_long(config.limit, tokens),
             Wire::Anthropic => anthropic_too_long(config.limit, tokens),

@@ -31,7 +31,7 @@ use crate::http::{
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_READ_TIMEOUT, Endpoint, ProviderSetupError, json_headers,
     secret_header, stream_events,
 };
-use crate::provider::{Context, EventStream, Provider};
+use crate::provider::{Context, EventStream, Provider, ProviderError};
 
 /// Where the API lives unless `base_url` says otherwise.
 pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -129,6 +129,15 @@ impl Provider for OpenAiProvider {
 
     fn stream(&self, body: String) -> EventStream {
         stream_events(self.endpoint.clone(), body, OpenAiDecoder::default())
+    }
+
+    fn diagnose_cut(
+        &self,
+        body: &str,
+    ) -> futures::future::BoxFuture<'static, Option<ProviderError>> {
+        let endpoint = self.endpoint.clone();
+        let probe = unstreamed_probe(body);
+        Box::pin(async move { endpoint.send(probe?).await.err() })
     }
 
     fn list_models(&self) -> futures::future::BoxFuture<'static, Result<Vec<String>, String>> {
@@ -274,4 +283,16 @@ fn assistant_message<'a>(
         content,
         tool_calls,
     }
+}
+
+/// `body` unstreamed and for a one-token answer: the same prompt, so a server that cuts a
+/// stream over its window refuses this with its real "too long" error, at the cost of reading
+/// the prompt once. `None` for a body that is not a JSON object (never ours).
+fn unstreamed_probe(body: &str) -> Option<String> {
+    let mut value: serde_json::Value = serde_json::from_str(body).ok()?;
+    let object = value.as_object_mut()?;
+    object.insert("stream".into(), false.into());
+    object.remove("stream_options");
+    object.insert("max_tokens".into(), 1.into());
+    Some(value.to_string())
 }

@@ -169,6 +169,19 @@ pub trait Provider: Send + Sync {
     /// dropping the stream before polling it sends nothing.
     fn stream(&self, body: String) -> EventStream;
 
+    /// The server cut a streamed answer before any of it arrived. Some servers do that for a
+    /// prompt over their window, where the same request unstreamed gets the proper "too long"
+    /// refusal (llama-cpp-python's server: docs/agent-loop.md §Provider failures). Ask once
+    /// without streaming, for a one-token answer, and return the server's error if it gives
+    /// one; `None` when the request was accepted (the cut was the network) or the provider has
+    /// no such question to ask.
+    fn diagnose_cut(
+        &self,
+        _body: &str,
+    ) -> futures::future::BoxFuture<'static, Option<ProviderError>> {
+        Box::pin(async { None })
+    }
+
     /// The models the provider's server offers (`/model` with no name, its completions).
     fn list_models(&self) -> futures::future::BoxFuture<'static, Result<Vec<String>, String>> {
         let kind = self.kind().as_str();

@@ -142,6 +142,14 @@ pub(crate) async fn request_with_retries<H: RunHost>(
             Ok(response) => return Ok(response),
             Err(error) => error,
         };
+        if retry == 0
+            && progress.first_event.is_none()
+            && crate::http::is_cut(&error)
+            && let Some(refusal) = overflow_behind_cut(provider, body).await
+        {
+            log_final_error(name, attempt, &refusal);
+            return Err(refusal);
+        }
         if let Next::Fail(note) = next_step(&error, &progress, retry, policy) {
             log_final_error(name, attempt, &error);
             return Err(with_note(error, note));
@@ -157,6 +165,24 @@ pub(crate) async fn request_with_retries<H: RunHost>(
 
 /// The request failed for good: an `error` line (docs/configuration.md §What the log says),
 /// except a context overflow, which the run answers by fitting the context.
+/// A stream cut before anything arrived may be a server's way of refusing a prompt over its
+/// window (docs/agent-loop.md §Provider failures): retrying the same request would be cut the
+/// same way, every turn, and the compaction that would save the pod would never run. Ask the
+/// server once, unstreamed; its "too long" answer, if that is what it says, ends the attempt
+/// like any refusal, so the run learns the window and fits the request to it.
+async fn overflow_behind_cut(provider: &dyn Provider, body: &str) -> Option<ProviderError> {
+    let answer = provider.diagnose_cut(body).await?;
+    let overflow = crate::window::overflow_of(&answer).is_some();
+    tracing::info!(
+        event = "provider_cut_diagnosed",
+        provider = provider.kind().as_str(),
+        overflow,
+        answer = %answer,
+        "a stream was cut before any content; asked again without streaming"
+    );
+    overflow.then_some(answer)
+}
+
 fn log_final_error(provider: &str, attempt: u32, error: &ProviderError) {
     if crate::window::overflow_of(error).is_some() {
         tracing::warn!(

@@ -101,3 +101,41 @@ fn a_first_hello_on_an_unprobed_small_window_is_answered_and_replays_exactly() {
     assert!(!exchanges[2].refused());
     sb.ok(&["stop", "p"]);
 }
+
+/// A server that cuts a streamed answer instead of refusing an over-long prompt (llama-cpp-
+/// python's, which answers the same request unstreamed with a proper 400): the pod asks once
+/// without streaming, learns the window from that answer and fits the request to it, instead
+/// of retrying the cut request blindly and failing every turn from then on.
+#[test]
+fn a_server_that_cuts_the_stream_when_the_prompt_is_too_long_is_understood() {
+    let server = LimitServer::start(LimitConfig {
+        cuts_streams: true,
+        ..LimitConfig::new(WINDOW)
+    });
+    let sb = start(&server);
+
+    for turn in ["hello", "and again"] {
+        let out = sb.run(&["send", "p", turn]);
+        let trace: Vec<(u64, bool, bool)> = server
+            .exchanges()
+            .iter()
+            .map(|e| (e.tokens, e.refused(), e.body.contains("\"stream\":true")))
+            .collect();
+        assert!(
+            out.status.success(),
+            "{turn:?} failed: {}\nrequests (tokens, refused, streamed): {trace:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let exchanges = server.exchanges();
+    let unstreamed: Vec<_> = exchanges
+        .iter()
+        .filter(|e| e.body.contains("\"stream\":false"))
+        .collect();
+    assert_eq!(unstreamed.len(), 1, "one question, no blind retries");
+    assert!(unstreamed[0].refused());
+    let learned = log(&sb)
+        .iter()
+        .any(|e| e.to_string().contains("\"learned\""));
+    assert!(learned, "the window is recorded as learned");
+}

@@ -174,7 +174,7 @@ impl<D: Decoder> Reader<D> {
                 .unwrap_or_else(|| self.not_a_stream(&body)));
         }
         Err(ProviderError::transient(format!(
-            "{}: the response stream ended before its end marker ({}); the connection was cut",
+            "{}: the response stream ended before its end marker ({}){CUT_MARK}",
             self.endpoint.provider,
             D::TERMINATOR
         )))
@@ -212,6 +212,15 @@ impl<D: Decoder> Reader<D> {
             truncate(text.trim(), MAX_QUOTED_JSON_CHARS)
         )))
     }
+}
+
+/// How the error of a stream that ended without its terminator ends (`is_cut`).
+const CUT_MARK: &str = "; the connection was cut";
+
+/// Whether `error` says a response stream ended before its end marker: the server (or the
+/// network) cut it. Such an error carries no status and is transient.
+pub(crate) fn is_cut(error: &ProviderError) -> bool {
+    matches!(error, ProviderError::Transient { message, status: None, .. } if message.ends_with(CUT_MARK))
 }
 
 /// The most characters of an unexpected JSON answer quoted in the error.

@@ -360,17 +360,21 @@ async fn a_stream_cut_mid_answer_fails_without_a_retry() {
 #[tokio::test(start_paused = true)]
 async fn a_stream_cut_before_any_output_is_retried() {
     for kind in KINDS {
-        let server = MockServer::start(vec![
-            Reply::sse(kind.cut_before_output()),
-            Reply::sse(kind.answer()),
-        ])
-        .await;
+        let mut replies = vec![Reply::sse(kind.cut_before_output())];
+        // OpenAI-compatible servers are asked once, unstreamed, whether the cut meant "too
+        // long" (`overflow_behind_cut`); this one accepts the request, so it was the network.
+        if let Kind::OpenAi = kind {
+            replies.push(Reply::status(200, UNSTREAMED_ANSWER));
+        }
+        let probes = replies.len() - 1;
+        replies.push(Reply::sse(kind.answer()));
+        let server = MockServer::start(replies).await;
         let mut host = host(kind, &server.base_url());
         assert_eq!(
             run(&mut host, &RetryPolicy::default()).await,
             RunOutcome::Completed
         );
-        assert_eq!(server.requests().len(), 2);
+        assert_eq!(server.requests().len(), 2 + probes);
         assert_eq!(answers(&host), ["Hello, żółć 🎉 world."]);
     }
 }
@@ -620,4 +624,54 @@ async fn a_context_overflow_is_never_retried_even_with_its_status_listed() {
         statuses(&host).is_empty(),
         "an overflow is answered by fitting the context, not by waiting: {outcome:?}"
     );
+}
+
+/// A one-token unstreamed answer: the server takes the request.
+const UNSTREAMED_ANSWER: &str = r#"{"choices":[{"message":{"role":"assistant","content":"H"}}]}"#;
+
+/// llama-cpp-python's refusal of a prompt over its 2,048-token window, as it answers an
+/// unstreamed request (streamed, it answers 200 and cuts the stream instead).
+const LLAMA_CPP_PYTHON_OVERFLOW: &str = r#"{"error":{"message":"This model's maximum context length is 2048 tokens. However, you requested 3040 tokens (3040 in the messages, None in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+
+#[tokio::test(start_paused = true)]
+async fn a_stream_cut_before_anything_is_asked_again_unstreamed_and_the_refusal_ends_it() {
+    let server = MockServer::start(vec![
+        Reply::sse(Vec::new()),
+        Reply::status(400, LLAMA_CPP_PYTHON_OVERFLOW),
+        Reply::sse(Kind::OpenAi.answer()),
+    ])
+    .await;
+    let mut host = host(Kind::OpenAi, &server.base_url());
+    let message = failure(run(&mut host, &RetryPolicy::default()).await);
+
+    assert!(
+        message.contains("maximum context length is 2048"),
+        "{message}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "no blind retry after the refusal");
+    let probe: serde_json::Value = serde_json::from_str(&requests[1].body).unwrap();
+    let first: serde_json::Value = serde_json::from_str(&requests[0].body).unwrap();
+    assert_eq!(probe["stream"], false);
+    assert_eq!(probe["max_tokens"], 1);
+    assert!(probe.get("stream_options").is_none());
+    assert_eq!(probe["messages"], first["messages"], "the same prompt");
+    assert!(statuses(&host).is_empty(), "no retry was announced");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cut_stream_the_server_accepts_unstreamed_is_retried_as_before() {
+    let server = MockServer::start(vec![
+        Reply::sse(Vec::new()),
+        Reply::status(200, UNSTREAMED_ANSWER),
+        Reply::sse(Kind::OpenAi.answer()),
+    ])
+    .await;
+    let mut host = host(Kind::OpenAi, &server.base_url());
+    let outcome = run(&mut host, &RetryPolicy::default()).await;
+
+    assert!(matches!(outcome, RunOutcome::Completed), "{outcome:?}");
+    assert_eq!(server.requests().len(), 3);
+    assert_eq!(answers(&host).len(), 1);
+    assert_eq!(statuses(&host).len(), 1, "the retry was announced");
 }
