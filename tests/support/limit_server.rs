@@ -7,7 +7,8 @@
 //!
 //! - a request over the limit gets HTTP 400 with the provider's real "too long" body, stating
 //!   the limit and the request's size (or, with `cuts_streams`, a streamed one gets 200 and an
-//!   empty stream, as llama-cpp-python answers);
+//!   empty stream, as llama-cpp-python answers; with `truncates_silently` it is answered and
+//!   its usage counts only `limit` prompt tokens, as Ollama does past its `num_ctx`);
 //! - a summary request (no tools offered, a system prompt that asks for a summary) gets a
 //!   summary that repeats every `FACT:` line it was shown, so a test can see a fact survive
 //!   compaction;
@@ -60,6 +61,9 @@ pub struct LimitConfig {
     /// Refuse a streamed request over the limit the way llama-cpp-python's server does: `200`,
     /// then the stream ends with nothing in it. An unstreamed one still gets the 400.
     pub cuts_streams: bool,
+    /// Answer a request over the limit the way Ollama does past its `num_ctx`: as if it were
+    /// not, from the end of the prompt, reporting only `limit` prompt tokens.
+    pub truncates_silently: bool,
 }
 
 impl LimitConfig {
@@ -72,6 +76,7 @@ impl LimitConfig {
             chars_per_token: 3.2,
             reply_chars: 200,
             cuts_streams: false,
+            truncates_silently: false,
         }
     }
 
@@ -268,7 +273,7 @@ fn respond(request: &HttpRequest, config: LimitConfig, log: &Log) -> Vec<u8> {
         .is_ok_and(|v| v["stream"] == serde_json::Value::Bool(true));
     let (answer, response) = if tokens > config.limit && config.cuts_streams && streamed {
         (Answer::Refused, wire::stream_response(""))
-    } else if tokens > config.limit {
+    } else if tokens > config.limit && !config.truncates_silently {
         let body = match wire {
             Wire::OpenAi => openai_too_long(config.limit, tokens),
             Wire::Anthropic => anthropic_too_long(config.limit, tokens),
@@ -278,7 +283,8 @@ fn respond(request: &HttpRequest, config: LimitConfig, log: &Log) -> Vec<u8> {
         match request::read(wire, &request.body) {
             Ok(asked) => {
                 let answer = asked.answer();
-                let stream = wire::answer_stream(wire, &asked, &answer, index, tokens, config);
+                let counted = tokens.min(config.limit);
+                let stream = wire::answer_stream(wire, &asked, &answer, index, counted, config);
                 (answer, wire::stream_response(&stream))
             }
             Err(problem) => {

@@ -56,6 +56,12 @@ pub fn base_tokens(system_prompt: &str, tools: &[ToolSpec]) -> u64 {
     tokens(system_prompt) + tokens_of_len(schemas) + MESSAGE_OVERHEAD
 }
 
+/// The pod's own estimate of the whole next request, never the server's count: the same
+/// measure for every request, so two of them can be compared (`check_truncation`).
+pub fn request_tokens(state: &SegmentState) -> u64 {
+    base_tokens(&state.system_prompt, &state.tools) + items_tokens(&state.history)
+}
+
 /// The fill of the next request: the provider's count for the last request plus an estimate
 /// of what was committed since; or, with no count to start from (a new segment, after a
 /// pruning step), an estimate of the whole request.
@@ -64,9 +70,7 @@ pub fn fill_tokens(state: &SegmentState) -> u64 {
         Some(mark) if mark.history_len <= state.history.len() => {
             mark.input_tokens + items_tokens(&state.history[mark.history_len..])
         }
-        Some(_) | None => {
-            base_tokens(&state.system_prompt, &state.tools) + items_tokens(&state.history)
-        }
+        Some(_) | None => request_tokens(state),
     }
 }
 

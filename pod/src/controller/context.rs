@@ -99,6 +99,13 @@ pub(super) struct FitState {
     /// The server refused the last request: the next one compacts, however full the estimate
     /// says the context is, this hard.
     forced: Option<Depth>,
+    /// The pod's estimate of the answer request last sent, to hold the server's count against
+    /// (`check_truncation`).
+    pub(super) sent_estimate: Option<u64>,
+    /// The pod's estimate and the server's count of the last request the server read whole:
+    /// how this server's tokenizer compares with the estimate, so a count that stops growing
+    /// with the request stands out.
+    last_whole: Option<(u64, u64)>,
 }
 
 /// Fitting the context: the compaction under way and what earlier attempts taught.
@@ -490,6 +497,72 @@ impl Controller {
         );
         self.fitting.fit.forced = Some(depth);
         Ok(Refusal::Retry)
+    }
+
+    /// A server that read far fewer tokens than the pod sent dropped the rest without a word
+    /// (Ollama past its `num_ctx` keeps the end of the prompt and reports what it kept). The
+    /// count it reports is then the most it reads: learn it as the window, so the next request
+    /// is compacted to fit, and say so once (docs/agent-loop.md §Provider failures). What no
+    /// estimate error explains: a count that grew by under a quarter of what the request grew
+    /// (in this server's tokens, from its count of the last request it read whole), or, with
+    /// nothing to compare, a count under half the estimate and over 1,024 tokens short.
+    pub(super) async fn check_truncation(&mut self, reported: u64) -> Result<(), HostError> {
+        let Some(sent) = self.fitting.fit.sent_estimate.take() else {
+            return Ok(());
+        };
+        if reported == 0 || sent == 0 {
+            return Ok(());
+        }
+        let (truncated, expected) = match self.fitting.fit.last_whole {
+            Some((prev_sent, prev_reported)) if prev_sent > 0 => {
+                let ratio = prev_reported as f64 / prev_sent as f64;
+                let expected = sent as f64 * ratio;
+                let grew = sent > prev_sent + 256;
+                let expected_growth = sent.saturating_sub(prev_sent) as f64 * ratio;
+                let growth = reported as f64 - prev_reported as f64;
+                (grew && growth < expected_growth / 4.0, expected)
+            }
+            Some(_) | None => (
+                reported.saturating_mul(2) < sent && sent - reported > 1_024,
+                sent as f64,
+            ),
+        };
+        let truncated = truncated
+            && crate::context::window::BELIEVABLE.contains(&reported)
+            && self.log.state.window.is_none_or(|w| w.tokens > reported);
+        if !truncated {
+            self.fitting.fit.last_whole = Some((sent, reported));
+            return Ok(());
+        }
+        tracing::warn!(
+            event = "context_truncated_by_server",
+            reported,
+            estimated = sent,
+            expected = expected as u64
+        );
+        self.commit(
+            EntryKind::ContextWindow(ContextWindow {
+                tokens: reported,
+                source: WindowSource::Learned,
+            }),
+            Durability::Sync,
+        )
+        .await
+        .map_err(HostError::log)?;
+        self.publish_fill();
+        self.publish_alert(
+            AlertLevel::Warn,
+            format!(
+                "the model server read only {} of the about {} tokens sent: it dropped the start \
+                 of the conversation without saying so (Ollama does this past its num_ctx). The \
+                 pod now keeps the conversation within {} tokens and compacts to fit; if the \
+                 server has more room, raise it (Ollama: num_ctx) and set context_window",
+                thousands(reported),
+                thousands(expected as u64),
+                thousands(reported)
+            ),
+        );
+        Ok(())
     }
 
     /// Why a request that cannot be cut still does not fit, and what to do. A message that is

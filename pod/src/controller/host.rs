@@ -197,6 +197,8 @@ impl Controller {
         }
         self.audience.in_flight = Default::default();
         let body = self.request_body();
+        self.fitting.fit.sent_estimate =
+            Some(crate::context::estimate::request_tokens(&self.log.state));
         Ok(PreparedRequest {
             purpose: Purpose::Answer,
             body,
@@ -269,12 +271,19 @@ impl Controller {
             }
             other => other,
         };
-        let fill_changes = matches!(kind, EntryKind::Usage(_));
+        let reported = match &kind {
+            // Everything the server read: cached tokens are counted apart from `input_tokens`.
+            EntryKind::Usage(usage) => {
+                Some(usage.input_tokens + usage.cache_read_tokens + usage.cache_creation_tokens)
+            }
+            _ => None,
+        };
         self.commit(kind, durability)
             .await
             .map_err(HostError::log)?;
-        if fill_changes {
+        if let Some(reported) = reported {
             self.publish_fill();
+            self.check_truncation(reported).await?;
         }
         Ok(())
     }

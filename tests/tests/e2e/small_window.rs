@@ -139,3 +139,62 @@ fn a_server_that_cuts_the_stream_when_the_prompt_is_too_long_is_understood() {
         .any(|e| e.to_string().contains("\"learned\""));
     assert!(learned, "the window is recorded as learned");
 }
+
+/// A server that drops the start of a prompt over its window and answers anyway, reporting
+/// only the tokens it read (Ollama past its `num_ctx`): the pod notices the count fall far
+/// below what this server's earlier counts predict, learns the window, warns once, and the
+/// next request fits.
+#[test]
+fn a_server_that_truncates_silently_is_noticed_once_and_the_next_request_fits() {
+    const LIMIT: u64 = 12_000;
+    let server = LimitServer::start(LimitConfig {
+        truncates_silently: true,
+        ..LimitConfig::new(LIMIT)
+    });
+    let sb = start(&server);
+    let paragraph = "The quick brown fox jumps over the lazy dog; ".repeat(34);
+    let mut warnings = 0;
+    for turn in 0..16 {
+        let out = sb.run(&["send", "p", &format!("turn {turn}: {paragraph}")]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "turn {turn}: {stderr}");
+        warnings += stderr
+            .matches("dropped the start of the conversation")
+            .count();
+    }
+    let exchanges = server.exchanges();
+    let over: Vec<usize> = exchanges
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.tokens > LIMIT)
+        .map(|(i, _)| i)
+        .collect();
+    let tokens: Vec<u64> = exchanges.iter().map(|e| e.tokens).collect();
+    let windows: Vec<String> = log(&sb)
+        .iter()
+        .filter(|e| e["kind"] == "context_window" || e["kind"] == "segment_start")
+        .map(|e| format!("{} {} {}", e["kind"], e["tokens"], e["context_window"]))
+        .collect();
+    assert!(
+        !over.is_empty(),
+        "the conversation outgrew the server: {tokens:?} {windows:?}"
+    );
+    assert_eq!(warnings, 1, "warned once; requests {tokens:?}; {windows:?}");
+    // A prompt that outgrows the window a little at a time is cut a little at a time: the
+    // count stops growing with the request on the first request cut whole (the one before was
+    // cut by part of one message). After it, every request fits.
+    assert!(
+        over.len() <= 2 && over.windows(2).all(|w| w[1] == w[0] + 1),
+        "requests over the limit: {over:?} of {tokens:?}"
+    );
+    let last_over = over[over.len() - 1];
+    assert!(
+        tokens[last_over + 1..].iter().all(|t| *t <= LIMIT),
+        "{tokens:?}"
+    );
+    assert!(tokens.len() > last_over + 3, "turns went on: {tokens:?}");
+    let learned = log(&sb)
+        .iter()
+        .any(|e| e["kind"] == "context_window" && e["tokens"] == LIMIT);
+    assert!(learned, "the window it read is recorded as learned");
+}
