@@ -328,6 +328,34 @@ fn is_loopback(url: &Url) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// Whether `base_url` names a server on this machine or a private network (loopback,
+/// `localhost`, `*.local`, RFC 1918, link-local, IPv6 unique-local): where model servers run
+/// with a context window of their own choosing, which the model's family says nothing about.
+pub fn is_local_server(base_url: &str) -> bool {
+    let Ok(url) = Url::parse(base_url) else {
+        return false;
+    };
+    if is_loopback(&url) {
+        return true;
+    }
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.to_ascii_lowercase().ends_with(".local") {
+        return true;
+    }
+    match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => ip.is_private() || ip.is_link_local(),
+        // fc00::/7 (unique local) and fe80::/10 (link-local).
+        Ok(std::net::IpAddr::V6(ip)) => {
+            let first = ip.segments()[0];
+            first & 0xfe00 == 0xfc00 || first & 0xffc0 == 0xfe80
+        }
+        Err(_) => false,
+    }
+}
+
 fn status_text(status: StatusCode) -> String {
     match status.canonical_reason() {
         Some(reason) => format!("{} {reason}", status.as_u16()),

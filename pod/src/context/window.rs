@@ -19,6 +19,12 @@ pub const PROBE_TIMEOUT: Duration = Duration::from_millis(800);
 /// never prune (too large).
 pub const BELIEVABLE: std::ops::RangeInclusive<u64> = 512..=10_000_000;
 
+/// The most the family table is believed for a model on a local server that could not be
+/// asked (docs/configuration.md §Context): such servers run with the window they were started
+/// with — llama.cpp's and llama-cpp-python's `-c`, Ollama's `num_ctx` — usually far below what
+/// the family could hold, and some cut a stream or drop context instead of saying "too long".
+pub const LOCAL_TABLE_CAP: u64 = 8_192;
+
 /// The window from the configuration or the family table, without asking anyone.
 pub fn configured(settings: &ContextSettings, model: &str) -> Option<ContextWindow> {
     if let Some(tokens) = settings.window.filter(|t| *t > 0) {
@@ -58,7 +64,20 @@ pub async fn resolve(
             source: WindowSource::Server,
         });
     }
-    configured(settings, model)
+    let known = configured(settings, model);
+    match (known, base_url) {
+        (Some(table), Some(url))
+            if table.source == WindowSource::Table
+                && table.tokens > LOCAL_TABLE_CAP
+                && seedpod_engine::is_local_server(url) =>
+        {
+            Some(ContextWindow {
+                tokens: LOCAL_TABLE_CAP,
+                source: WindowSource::Table,
+            })
+        }
+        _ => known,
+    }
 }
 
 /// The window as far as it can be known when a pod is restored with `recorded` in its log:
@@ -154,6 +173,50 @@ mod tests {
             update(config, None),
             None,
             "nothing known now: the log keeps its window"
+        );
+    }
+
+    // A local server that cannot be asked gets the family table's window only up to
+    // `LOCAL_TABLE_CAP`; a hosted one gets the table's; a model the table does not know stays
+    // unknown, to be learned from the server's first "too long".
+    #[tokio::test]
+    async fn an_unasked_local_server_is_not_believed_to_hold_the_whole_family_window() {
+        let settings = ContextSettings {
+            probe: false,
+            ..ContextSettings::default()
+        };
+        let window = |url: &'static str, model: &'static str| {
+            resolve(&settings, ProviderKind::Openai, Some(url), model)
+        };
+        let table = configured(&settings, "gpt-4o").expect("the table knows gpt-4o");
+        assert!(table.tokens > LOCAL_TABLE_CAP);
+        assert_eq!(
+            window("http://127.0.0.1:8080/v1", "gpt-4o").await,
+            w(LOCAL_TABLE_CAP, WindowSource::Table)
+        );
+        assert_eq!(
+            window("http://192.168.1.9:8080/v1", "gpt-4o").await,
+            w(LOCAL_TABLE_CAP, WindowSource::Table)
+        );
+        assert_eq!(
+            window("https://api.openai.com/v1", "gpt-4o").await,
+            Some(table)
+        );
+        assert_eq!(window("http://127.0.0.1:8080/v1", "fake-gpt").await, None);
+        let configured_window = ContextSettings {
+            window: Some(32_000),
+            ..settings.clone()
+        };
+        assert_eq!(
+            resolve(
+                &configured_window,
+                ProviderKind::Openai,
+                Some("http://127.0.0.1:8080/v1"),
+                "gpt-4o"
+            )
+            .await,
+            w(32_000, WindowSource::Config),
+            "the person's word beats the caution"
         );
     }
 

@@ -271,3 +271,32 @@ fn a_client_from_the_builder_has_tls_crypto() {
         "ring is the process's provider"
     );
 }
+
+#[test]
+fn local_servers_are_this_machine_and_private_networks() {
+    for local in [
+        "http://127.0.0.1:8080/v1",
+        "http://localhost:11434",
+        "http://[::1]:8000/v1",
+        "http://10.0.0.7:8000/v1",
+        "http://172.20.1.2/v1",
+        "http://192.168.1.50:1234/v1",
+        "http://169.254.3.4/v1",
+        "http://gpu-box.local:8080/v1",
+        "http://[fd12:3456::1]:8080/v1",
+        "http://[fe80::1]:8080/v1",
+    ] {
+        assert!(is_local_server(local), "{local}");
+    }
+    for hosted in [
+        "https://api.openai.com/v1",
+        "https://openrouter.ai/api/v1",
+        "http://172.32.0.1/v1",
+        "http://8.8.8.8/v1",
+        "http://[2001:db8::1]/v1",
+        "http://localhost.evil.example/v1",
+        "not a url",
+    ] {
+        assert!(!is_local_server(hosted), "{hosted}");
+    }
+}
