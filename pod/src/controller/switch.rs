@@ -111,6 +111,7 @@ pub(super) fn waits_for_switch(cmd: &ControllerMsg) -> bool {
     match cmd {
         ControllerMsg::Subscribe { .. }
         | ControllerMsg::Greet { .. }
+        | ControllerMsg::History { .. }
         | ControllerMsg::ClientConnected
         | ControllerMsg::ClientDisconnected
         | ControllerMsg::Provisional { .. }
@@ -119,7 +120,7 @@ pub(super) fn waits_for_switch(cmd: &ControllerMsg) -> bool {
         ControllerMsg::Request { method, .. } => !matches!(
             method,
             ControllerMethod::Now(
-                Now::Notify { .. } | Now::GetHistory | Now::GetContext | Now::Status
+                Now::Notify { .. } | Now::GetContext | Now::Status
             ) | ControllerMethod::Deferred(
                 Deferred::Completions { .. } | Deferred::Earlier { .. } | Deferred::ModelList
             )
