@@ -217,7 +217,11 @@ mod tests {
         for _ in 0..40 {
             bus.publish(alert(REPLAY_RING_BYTES / 10));
         }
-        assert!(bus.ring_bytes() <= REPLAY_RING_BYTES, "{}", bus.ring_bytes());
+        assert!(
+            bus.ring_bytes() <= REPLAY_RING_BYTES,
+            "{}",
+            bus.ring_bytes()
+        );
         let kept = bus.ring.len();
         assert!((5..10).contains(&kept), "{kept} big events kept");
         // A client behind what the ring still holds is sent a snapshot instead.
@@ -232,10 +236,15 @@ mod tests {
         bus.publish(state);
         bus.publish(alert(REPLAY_RING_BYTES + 1));
         assert_eq!(bus.ring_bytes(), 0);
-        assert!(bus.replay_since(EventSeq::new(1)).is_none(), "the big one is gone");
+        assert!(
+            bus.replay_since(EventSeq::new(1)).is_none(),
+            "the big one is gone"
+        );
         assert_eq!(bus.replay_since(bus.seq()).map(|l| l.len()), Some(0));
         bus.publish(state);
-        let recent = bus.replay_since(EventSeq::new(2)).expect("the ring holds seq 3");
+        let recent = bus
+            .replay_since(EventSeq::new(2))
+            .expect("the ring holds seq 3");
         assert_eq!(recent.len(), 1);
         assert!(bus.ring_bytes() > 0);
     }

@@ -704,7 +704,10 @@ mod tests {
             segment_id: segment_id.clone(),
             entries: entries.iter().map(|e| Entry::clone(e)).collect(),
         });
-        assert_eq!(history_frame(RequestId::new(7), &segment_id, &entries), owned);
+        assert_eq!(
+            history_frame(RequestId::new(7), &segment_id, &entries),
+            owned
+        );
         let empty = encode(&ServerMsg::History {
             id: RequestId::new(8),
             segment_id: segment_id.clone(),

@@ -178,7 +178,10 @@ async fn measure(shape: &Shape, archive: bool) {
         ),
         other => panic!("unexpected earlier reply {other:?}"),
     }
-    println!("  RSS after {ATTACHES} attaches and a page: {} kB", rss_kb(pid));
+    println!(
+        "  RSS after {ATTACHES} attaches and a page: {} kB",
+        rss_kb(pid)
+    );
 
     let started = Instant::now();
     let out = sb
@@ -188,7 +191,10 @@ async fn measure(shape: &Shape, archive: bool) {
         .status()
         .expect("run seedpod history");
     assert!(out.success(), "history --all failed");
-    println!("  history --all --json to /dev/null: {}", ms(started.elapsed()));
+    println!(
+        "  history --all --json to /dev/null: {}",
+        ms(started.elapsed())
+    );
     sb.ok(&["stop", "m"]);
 }
 
@@ -205,8 +211,8 @@ fn build_log(sb: &TestHome, shape: &Shape) -> u64 {
         .expect("the pod exists");
     let first = seedpod_store::segment_path(&dir, &meta.active_segment);
     let text = std::fs::read_to_string(&first).expect("read the first segment");
-    let start: Entry = serde_json::from_str(text.lines().next().expect("a first line"))
-        .expect("the first entry");
+    let start: Entry =
+        serde_json::from_str(text.lines().next().expect("a first line")).expect("the first entry");
     let EntryKind::SegmentStart(template) = start.kind else {
         panic!("the first entry is not a segment_start")
     };

@@ -26,10 +26,10 @@ pub mod file;
 pub mod loosen;
 pub mod mcp;
 pub mod notify;
-pub mod storage;
 pub mod remote;
 pub mod show;
 pub mod source;
+pub mod storage;
 pub mod trust;
 pub mod tui;
 
@@ -49,9 +49,9 @@ pub use file::{ConfigFile, LogLevel, ProviderChoice, Rotation};
 pub use loosen::Ignored;
 pub use mcp::{McpServer, McpSettings, McpTransport};
 pub use notify::{NotifySettings, wrap_notification};
-pub use storage::StorageSettings;
 pub use remote::{RemoteHost, RemoteSettings};
 pub use source::{Setting, Source};
+pub use storage::StorageSettings;
 pub use trust::{ProjectTrust, TrustStore};
 pub use tui::{TuiNotify, TuiSettings};
 

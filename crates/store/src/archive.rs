@@ -93,9 +93,11 @@ pub(crate) fn read_segment_bytes(plain: &Path) -> Result<(Vec<u8>, PathBuf), Sto
     match File::open(&archive) {
         Ok(file) => Ok((inflate(file, &archive)?, archive)),
         // Neither exists: report the name readers know.
-        Err(err) if err.kind() == ErrorKind::NotFound => {
-            Err(StoreError::io(plain, "read", std::io::Error::from(err.kind())))
-        }
+        Err(err) if err.kind() == ErrorKind::NotFound => Err(StoreError::io(
+            plain,
+            "read",
+            std::io::Error::from(err.kind()),
+        )),
         Err(err) => Err(StoreError::io(&archive, "read", err)),
     }
 }
@@ -163,7 +165,11 @@ pub fn archive_segments(
     let _lock = lock(&dir)?;
     let mut report = ArchiveReport::default();
     let mut plain = Vec::new();
-    for id in meta.segments.iter().filter(|id| **id != meta.active_segment) {
+    for id in meta
+        .segments
+        .iter()
+        .filter(|id| **id != meta.active_segment)
+    {
         check_id(id)?;
         let path = segment_path(pod_dir, id);
         match std::fs::symlink_metadata(&path) {

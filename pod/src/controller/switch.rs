@@ -119,11 +119,10 @@ pub(super) fn waits_for_switch(cmd: &ControllerMsg) -> bool {
         | ControllerMsg::SegmentWritten { .. } => false,
         ControllerMsg::Request { method, .. } => !matches!(
             method,
-            ControllerMethod::Now(
-                Now::Notify { .. } | Now::GetContext | Now::Status
-            ) | ControllerMethod::Deferred(
-                Deferred::Completions { .. } | Deferred::Earlier { .. } | Deferred::ModelList
-            )
+            ControllerMethod::Now(Now::Notify { .. } | Now::GetContext | Now::Status)
+                | ControllerMethod::Deferred(
+                    Deferred::Completions { .. } | Deferred::Earlier { .. } | Deferred::ModelList
+                )
         ),
         _ => true,
     }

@@ -9,7 +9,9 @@ use serde_json::json;
 
 /// A running pod `p` with three cleared segments behind its active one.
 fn pod_with_earlier_segments(sb: &TestHome) {
-    let steps: Vec<_> = (0..3).map(|n| json!({"text": format!("answer {n}")})).collect();
+    let steps: Vec<_> = (0..3)
+        .map(|n| json!({"text": format!("answer {n}")}))
+        .collect();
     let script = sb.script("s.jsonl", &steps);
     sb.start_scripted("p", &script);
     for n in 0..3 {
@@ -44,7 +46,10 @@ async fn archived_segments_read_the_same_while_the_pod_runs() {
     assert!(fresh.contains("3 newer than 1 day"), "{fresh}");
 
     let out = sb.ok(&["archive", "p"]);
-    assert!(out.starts_with("archived 3 segments of pod \"p\" ("), "{out}");
+    assert!(
+        out.starts_with("archived 3 segments of pod \"p\" ("),
+        "{out}"
+    );
     assert!(out.contains("never archived"), "{out}");
     let names = segment_names(&sb);
     let archived = names.iter().filter(|n| n.ends_with(".jsonl.gz")).count();
@@ -100,7 +105,10 @@ async fn a_damaged_archive_is_named_and_the_rest_still_reads() {
     assert!(stderr.contains(archives[0].as_str()), "{stderr}");
     assert!(stderr.contains("gzip"), "{stderr}");
     assert!(stderr.contains("truncated"), "{stderr}");
-    assert!(stdout.contains("answer 2"), "the intact ones still read: {stdout}");
+    assert!(
+        stdout.contains("answer 2"),
+        "the intact ones still read: {stdout}"
+    );
 
     // Archiving again changes nothing and says nothing is left to do.
     let again = sb.ok(&["archive", "p"]);
@@ -111,8 +119,7 @@ async fn a_damaged_archive_is_named_and_the_rest_still_reads() {
 async fn a_second_archiver_at_the_same_time_is_refused() {
     let sb = TestHome::new();
     pod_with_earlier_segments(&sb);
-    let lock = std::fs::File::create(segments_dir(&sb).join("archive.lock"))
-        .expect("lock file");
+    let lock = std::fs::File::create(segments_dir(&sb).join("archive.lock")).expect("lock file");
     lock.try_lock().expect("take the lock");
     let out = sb.run(&["archive", "p"]);
     assert!(!out.status.success());

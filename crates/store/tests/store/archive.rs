@@ -96,8 +96,8 @@ fn a_second_archiver_is_refused_and_changes_nothing() {
     let meta = pod(dir.path(), &[DAY, DAY, DAY]);
     let lock = std::fs::File::create(dir.path().join("segments/archive.lock")).unwrap();
     lock.try_lock().unwrap();
-    let err = archive_segments(dir.path(), &meta, &ArchiveRule::all(), SystemTime::now())
-        .unwrap_err();
+    let err =
+        archive_segments(dir.path(), &meta, &ArchiveRule::all(), SystemTime::now()).unwrap_err();
     assert!(matches!(err, StoreError::ArchiveBusy { .. }), "{err}");
     assert!(err.to_string().contains("another archiver"), "{err}");
     assert_eq!(files(dir.path()), ["s1.jsonl", "s2.jsonl", "s3.jsonl"]);
@@ -113,8 +113,8 @@ fn a_segment_name_that_leaves_the_pod_is_refused_before_anything_is_touched() {
     std::fs::write(&outside, file_bytes(&realistic_entries())).unwrap();
     meta.segments.insert(0, SegmentId::new("../../outside"));
     let pod_dir = dir.path().join("pod");
-    let err = archive_segments(&pod_dir, &meta, &ArchiveRule::all(), SystemTime::now())
-        .unwrap_err();
+    let err =
+        archive_segments(&pod_dir, &meta, &ArchiveRule::all(), SystemTime::now()).unwrap_err();
     assert!(matches!(err, StoreError::UnsafeSegmentId { .. }), "{err}");
     assert!(outside.exists());
     assert!(!archived_path(&outside).exists());
@@ -130,8 +130,8 @@ fn what_is_not_a_readable_regular_segment_is_left_alone() {
     let mut text = std::fs::read_to_string(&s1).unwrap();
     text.insert_str(text.find('\n').unwrap() + 1, "garbage\n");
     std::fs::write(&s1, &text).unwrap();
-    let err = archive_segments(dir.path(), &meta, &ArchiveRule::all(), SystemTime::now())
-        .unwrap_err();
+    let err =
+        archive_segments(dir.path(), &meta, &ArchiveRule::all(), SystemTime::now()).unwrap_err();
     assert!(err.to_string().contains("s1.jsonl:2"), "{err}");
     assert_eq!(std::fs::read_to_string(&s1).unwrap(), text);
     assert!(!archived_path(&s1).exists());
@@ -139,8 +139,8 @@ fn what_is_not_a_readable_regular_segment_is_left_alone() {
     // A symlink where a segment should be.
     std::fs::remove_file(&s1).unwrap();
     std::os::unix::fs::symlink("/etc/hostname", &s1).unwrap();
-    let err = archive_segments(dir.path(), &meta, &ArchiveRule::all(), SystemTime::now())
-        .unwrap_err();
+    let err =
+        archive_segments(dir.path(), &meta, &ArchiveRule::all(), SystemTime::now()).unwrap_err();
     assert!(err.to_string().contains("not a regular file"), "{err}");
     assert!(std::fs::symlink_metadata(&s1).unwrap().is_symlink());
 }
@@ -160,8 +160,8 @@ fn a_crash_between_rename_and_removal_is_finished_only_if_the_archive_matches() 
     std::io::Write::write_all(&mut other, b"something else\n").unwrap();
     std::fs::write(archived_path(&s2), other.finish().unwrap()).unwrap();
 
-    let err = archive_segments(dir.path(), &meta, &ArchiveRule::all(), SystemTime::now())
-        .unwrap_err();
+    let err =
+        archive_segments(dir.path(), &meta, &ArchiveRule::all(), SystemTime::now()).unwrap_err();
     assert!(err.to_string().contains("different content"), "{err}");
     assert!(!s1.exists(), "s1's matching archive finished its move");
     assert!(s2.exists(), "s2 kept beside an archive that is not its own");
