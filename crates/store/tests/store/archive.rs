@@ -1,6 +1,9 @@
 //! Archiving earlier segments (`seedpod_store::archive`): what is archived reads back the same,
 //! the active segment never is, and every way it can go wrong leaves the files as they were.
 
+// The fixtures below are test code outside #[test] functions: they fail a test by panicking.
+#![allow(clippy::unwrap_used)]
+
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
