@@ -18,6 +18,12 @@ pub const CLIENT_QUEUE_CAPACITY: usize = 4096;
 /// Recent events kept for `subscribe {since_seq}` catch-up without a full snapshot.
 pub const REPLAY_RING_CAPACITY: usize = 2048;
 
+/// Bytes of encoded events the replay ring holds at most, whatever their number: a few big
+/// committed tool results must not keep hundreds of MB alive for the life of the pod
+/// (docs/storage.md, "Memory"). An event bigger than this is not kept at all; a client asking
+/// for events from before what the ring holds gets a snapshot, as when it is too far behind.
+pub const REPLAY_RING_BYTES: usize = 4 * 1024 * 1024;
+
 /// What a connection receives when it subscribes.
 pub struct Subscription {
     pub rx: mpsc::Receiver<Arc<str>>,
@@ -33,6 +39,8 @@ struct Subscriber {
 pub struct Bus {
     seq: EventSeq,
     ring: VecDeque<(EventSeq, Arc<str>)>,
+    /// The encoded length of every event in `ring`, kept under `REPLAY_RING_BYTES`.
+    ring_bytes: usize,
     subscribers: Vec<Subscriber>,
 }
 
@@ -47,6 +55,7 @@ impl Bus {
         Bus {
             seq: EventSeq::new(0),
             ring: VecDeque::with_capacity(REPLAY_RING_CAPACITY),
+            ring_bytes: 0,
             subscribers: Vec::new(),
         }
     }
@@ -65,10 +74,7 @@ impl Bus {
         self.seq = self.seq.next();
         let seq = self.seq;
         let line: Arc<str> = Arc::from(encode(&build(seq)));
-        if self.ring.len() == REPLAY_RING_CAPACITY {
-            self.ring.pop_front();
-        }
-        self.ring.push_back((seq, line.clone()));
+        self.keep(seq, &line);
         self.subscribers
             .retain(|sub| match sub.tx.try_send(line.clone()) {
                 Ok(()) => true,
@@ -79,6 +85,32 @@ impl Bus {
                 Err(mpsc::error::TrySendError::Closed(_)) => false,
             });
         seq
+    }
+
+    /// Remember `line` for catch-up, dropping the oldest events while the ring is over either
+    /// bound. One event over the byte bound empties the ring: what came before it can no longer
+    /// be replayed without it.
+    fn keep(&mut self, seq: EventSeq, line: &Arc<str>) {
+        if line.len() > REPLAY_RING_BYTES {
+            self.ring.clear();
+            self.ring_bytes = 0;
+            return;
+        }
+        while self.ring.len() >= REPLAY_RING_CAPACITY
+            || self.ring_bytes + line.len() > REPLAY_RING_BYTES
+        {
+            let Some((_, old)) = self.ring.pop_front() else {
+                break;
+            };
+            self.ring_bytes -= old.len();
+        }
+        self.ring_bytes += line.len();
+        self.ring.push_back((seq, line.clone()));
+    }
+
+    /// The bytes of encoded events the replay ring holds.
+    pub fn ring_bytes(&self) -> usize {
+        self.ring_bytes
     }
 
     /// Register a subscriber that receives every event published from now on.
@@ -169,5 +201,51 @@ mod tests {
         assert_eq!(recent.len(), 3);
         assert_eq!(bus.replay_since(bus.seq()).unwrap().len(), 0);
         assert!(bus.replay_since(bus.seq().next()).is_none());
+    }
+
+    fn alert(size: usize) -> impl FnOnce(EventSeq) -> ServerMsg {
+        move |seq| ServerMsg::Alert {
+            seq,
+            level: seedpod_protocol::AlertLevel::Info,
+            message: "x".repeat(size),
+        }
+    }
+
+    #[test]
+    fn the_ring_is_bounded_in_bytes_not_only_in_events() {
+        let mut bus = Bus::new();
+        for _ in 0..40 {
+            bus.publish(alert(REPLAY_RING_BYTES / 10));
+        }
+        assert!(
+            bus.ring_bytes() <= REPLAY_RING_BYTES,
+            "{}",
+            bus.ring_bytes()
+        );
+        let kept = bus.ring.len();
+        assert!((5..10).contains(&kept), "{kept} big events kept");
+        // A client behind what the ring still holds is sent a snapshot instead.
+        assert!(bus.replay_since(EventSeq::new(20)).is_none());
+        let since = EventSeq::new(bus.seq().get() - kept as u64);
+        assert_eq!(bus.replay_since(since).map(|l| l.len()), Some(kept));
+    }
+
+    #[test]
+    fn an_event_over_the_byte_bound_empties_the_ring() {
+        let mut bus = Bus::new();
+        bus.publish(state);
+        bus.publish(alert(REPLAY_RING_BYTES + 1));
+        assert_eq!(bus.ring_bytes(), 0);
+        assert!(
+            bus.replay_since(EventSeq::new(1)).is_none(),
+            "the big one is gone"
+        );
+        assert_eq!(bus.replay_since(bus.seq()).map(|l| l.len()), Some(0));
+        bus.publish(state);
+        let recent = bus
+            .replay_since(EventSeq::new(2))
+            .expect("the ring holds seq 3");
+        assert_eq!(recent.len(), 1);
+        assert!(bus.ring_bytes() > 0);
     }
 }

@@ -317,6 +317,9 @@ async fn dispatch(
         Route::Connection(ConnectionMethod::Subscribe { since }) => {
             return subscribe(controller, out, since).await;
         }
+        Route::Connection(ConnectionMethod::History) => {
+            return history(controller, out, id).await;
+        }
         Route::Connection(ConnectionMethod::Hello) => {
             let again = refusal(id, "hello was already accepted on this connection");
             return out.send(Out::Line(again)).await.is_ok();
@@ -382,6 +385,48 @@ async fn request_subscription(
         .await
         .ok()?;
     rx.await.ok()
+}
+
+/// Answer `get_history` from the controller's shared entries: the reply is encoded here, entry
+/// by entry, so the controller neither copies the segment nor waits while it is serialised.
+async fn history(controller: &ControllerHandle, out: &mpsc::Sender<Out>, id: RequestId) -> bool {
+    let (reply, rx) = oneshot::channel();
+    if controller
+        .tx
+        .send(ControllerMsg::History { reply })
+        .await
+        .is_err()
+    {
+        return false;
+    }
+    match rx.await {
+        Ok((segment_id, entries)) => {
+            let line = history_frame(id, &segment_id, &entries);
+            out.send(Out::Line(line)).await.is_ok()
+        }
+        Err(_) => false,
+    }
+}
+
+/// The text of `ServerMsg::History` (pinned by a test below), written from shared entries.
+fn history_frame(
+    id: RequestId,
+    segment_id: &seedpod_protocol::SegmentId,
+    entries: &[Arc<seedpod_protocol::Entry>],
+) -> String {
+    let mut frame = format!(
+        "{{\"type\":\"history\",\"id\":{},\"segment_id\":{},\"entries\":[",
+        encode(&id),
+        encode(segment_id)
+    );
+    for (n, entry) in entries.iter().enumerate() {
+        if n > 0 {
+            frame.push(',');
+        }
+        frame.push_str(&encode(&**entry));
+    }
+    frame.push_str("]}");
+    frame
 }
 
 async fn greet(controller: &ControllerHandle) -> Option<(PodState, EventSeq)> {
@@ -648,6 +693,27 @@ mod tests {
             controller.recv().await,
             Some(ControllerMsg::ClientDisconnected)
         ));
+    }
+
+    #[test]
+    fn history_encodes_like_the_protocol_type() {
+        let entries: Vec<Arc<Entry>> = (0..3).map(|i| Arc::new(entry(i, 10))).collect();
+        let segment_id = seedpod_protocol::SegmentId::new("s\"1");
+        let owned = encode(&ServerMsg::History {
+            id: RequestId::new(7),
+            segment_id: segment_id.clone(),
+            entries: entries.iter().map(|e| Entry::clone(e)).collect(),
+        });
+        assert_eq!(
+            history_frame(RequestId::new(7), &segment_id, &entries),
+            owned
+        );
+        let empty = encode(&ServerMsg::History {
+            id: RequestId::new(8),
+            segment_id: segment_id.clone(),
+            entries: Vec::new(),
+        });
+        assert_eq!(history_frame(RequestId::new(8), &segment_id, &[]), empty);
     }
 
     #[test]

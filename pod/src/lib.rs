@@ -15,6 +15,7 @@
 
 pub mod accept;
 pub mod agents;
+pub mod archiver;
 pub mod assemble;
 pub mod bus;
 pub mod calendar;

@@ -50,6 +50,8 @@ pub struct ServeOptions {
     /// For a new child pod: its parent, its task and its delegated scope (`pod serve --parent`).
     /// Ignored on restore: a pod's lineage is in its `pod.json`.
     pub child: Option<crate::children::ChildStart>,
+    /// When the pod archives its earlier segments itself (`[storage]`).
+    pub archive: seedpod_store::ArchiveRule,
 }
 
 /// Serve the pod until it is told to stop. `ready` is called once the socket accepts
@@ -128,6 +130,7 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     );
     let controller_task = tokio::spawn(controller.run(rx));
     ready(&socket);
+    crate::archiver::spawn(home.pod_dir(&opts.name), opts.archive, shutdown.clone());
 
     let tracker = TaskTracker::new();
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));

@@ -4,8 +4,12 @@
 //!
 //! Prints, every `--every` turns: the pod's RSS (`VmRSS` of `/proc/PID/status`), how many
 //! segments the log has (each compaction adds one), and the mean time per turn over the last
-//! stretch; at the end, the time per turn (p50, p90, max) and, against the fake, how many
-//! requests it refused and how many summaries it wrote. A turn is timed from `run` to its
+//! stretch; at the end, the time per turn (p50, p90, max), the RSS at turn 200 against the
+//! RSS at the last turn (memory must not grow with the pod's life: docs/storage.md, "Memory")
+//! and, against the fake, how many requests it refused and how many summaries it wrote. With
+//! the scripted model every answer reports a usage of its own, and the bench checks that the
+//! pod's lifetime totals (`seedpod ls --json`) equal the sum of the usage of the answers it
+//! committed, across every compaction. A turn is timed from `run` to its
 //! committed `run_end`, through an in-process client (no CLI process start in the number).
 //!
 //! The model is the scripted provider (the default: a script long enough for every turn and
@@ -21,7 +25,9 @@ use std::time::{Duration, Instant};
 
 use seedpod_e2e::limit_server::{LimitConfig, LimitServer, Wire};
 use seedpod_e2e::{TestHome, rss_kb};
-use seedpod_protocol::{ClientMode, EntryKind, Method, RunEndReason, Segment, ServerMsg};
+use seedpod_protocol::{
+    ClientMode, EntryKind, Method, ModelItem, RunEndReason, Segment, ServerMsg,
+};
 use serde_json::json;
 
 const USAGE: &str = "context-bench [--turns N] [--every N] [--provider scripted|openai|anthropic] \
@@ -34,6 +40,16 @@ const WORDS: &[&str] = &[
 const REPLY_CHARS: usize = 200;
 /// Upper bound on one turn; only reached when the pod is stuck.
 const TURN_TIMEOUT: Duration = Duration::from_secs(120);
+/// The turn whose RSS the last turn's is compared with: past start-up and the first
+/// compactions, so what grows after it grows with the pod's life.
+const BASELINE_TURN: usize = 200;
+
+/// The usage scripted answer `step` reports: distinct per step, so a lost or doubled one
+/// shows in the sums. Output tokens only: an input count would become the pod's fill estimate
+/// (docs/agent-loop.md), and made-up small ones would stop it from ever compacting.
+fn step_usage(step: usize) -> (u64, u64) {
+    (0, 20 + step as u64)
+}
 
 #[derive(Debug)]
 struct Options {
@@ -117,7 +133,13 @@ fn start(sb: &TestHome, options: &Options) -> Option<LimitServer> {
         Model::Scripted => {
             // Every turn, and a summary for every compaction, with room to spare.
             let steps: Vec<_> = (0..options.turns * 2 + 16)
-                .map(|i| json!({"text": turn_text(i, REPLY_CHARS).replace("Turn", "Answer")}))
+                .map(|i| {
+                    let (input, output) = step_usage(i);
+                    json!({
+                        "text": turn_text(i, REPLY_CHARS).replace("Turn", "Answer"),
+                        "usage": {"input_tokens": input, "output_tokens": output},
+                    })
+                })
                 .collect();
             let script = sb.script("soak.jsonl", &steps);
             sb.start_scripted("bench", &script);
@@ -178,6 +200,8 @@ async fn main() {
     let mut times = Vec::with_capacity(options.turns);
     let mut failed = Vec::new();
     let (mut refused, mut summaries, mut requests) = (0, 0, 0);
+    let mut answered = Vec::new();
+    let mut baseline_rss = None;
     for n in 1..=options.turns {
         let started = Instant::now();
         let text = turn_text(n, options.turn_chars);
@@ -187,7 +211,7 @@ async fn main() {
             })
             .await
             .expect("send run");
-        match tokio::time::timeout(TURN_TIMEOUT, run_end(&mut conn, id)).await {
+        match tokio::time::timeout(TURN_TIMEOUT, run_end(&mut conn, id, &mut answered)).await {
             Ok(Ok((RunEndReason::Completed, _))) => {}
             Ok(Ok((reason, message))) => failed.push(format!("turn {n}: {reason:?} {message:?}")),
             Ok(Err(refusal)) => failed.push(format!("turn {n}: refused: {refusal}")),
@@ -197,6 +221,9 @@ async fn main() {
             }
         }
         times.push(started.elapsed());
+        if n == BASELINE_TURN {
+            baseline_rss = Some(rss_kb(pid));
+        }
         if let Some(server) = &server {
             for exchange in server.take_exchanges() {
                 requests += 1;
@@ -226,10 +253,21 @@ async fn main() {
             ms(*times.last().expect("not empty"))
         );
     }
+    let last_rss = rss_kb(pid);
+    match baseline_rss {
+        Some(base) => println!(
+            "RSS at turn {BASELINE_TURN}: {base} kB; at turn {}: {last_rss} kB ({:+} kB)",
+            options.turns,
+            last_rss as i64 - base as i64
+        ),
+        None => println!("RSS at turn {}: {last_rss} kB", options.turns),
+    }
     if server.is_some() {
         println!(
             "fake model: {requests} requests, {refused} refused as too long, {summaries} summaries"
         );
+    } else if !totals_match(&sb, &answered) {
+        failed.push("the pod's totals differ from the model's usage".into());
     }
     println!("failed turns: {}", failed.len());
     for failure in failed.iter().take(10) {
@@ -240,11 +278,40 @@ async fn main() {
     }
 }
 
+/// Compare the pod's lifetime totals in `seedpod ls --json` with the sum of the usage the
+/// scripted steps in `answered` reported; prints both.
+fn totals_match(sb: &TestHome, answered: &[usize]) -> bool {
+    let (input, output) = answered
+        .iter()
+        .map(|step| step_usage(*step))
+        .fold((0, 0), |(i, o), (a, b)| (i + a, o + b));
+    let listing = sb.ok(&["ls", "--json"]);
+    let pod = listing
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|pod| pod["name"] == "bench")
+        .unwrap_or_default();
+    let usage = &pod["totals"]["usage"];
+    let (got_input, got_output) = (
+        usage["input_tokens"].as_u64().unwrap_or(0),
+        usage["output_tokens"].as_u64().unwrap_or(0),
+    );
+    let same = (got_input, got_output) == (input, output);
+    println!(
+        "token totals (ls --json): {got_input} in / {got_output} out; the model's usage over {} \
+         answers: {input} in / {output} out — {}",
+        answered.len(),
+        if same { "equal" } else { "DIFFERENT" }
+    );
+    same
+}
+
 /// Wait for the next committed `run_end` (its reason and message), or the pod's refusal of
-/// request `id`.
+/// request `id`. Each committed answer's scripted step (`Answer N.`) goes to `answered`.
 async fn run_end(
     conn: &mut seedpod_client::Connection,
     id: seedpod_protocol::RequestId,
+    answered: &mut Vec<usize>,
 ) -> Result<(RunEndReason, Option<String>), String> {
     loop {
         let msg = conn
@@ -253,11 +320,13 @@ async fn run_end(
             .expect("read from the pod")
             .expect("the pod closed the connection during the soak");
         match msg {
-            ServerMsg::Committed { entry, .. } => {
-                if let EntryKind::RunEnd { reason, message } = entry.kind {
-                    return Ok((reason, message));
-                }
-            }
+            ServerMsg::Committed { entry, .. } => match entry.kind {
+                EntryKind::RunEnd { reason, message } => return Ok((reason, message)),
+                EntryKind::AssistantItem {
+                    item: ModelItem::AssistantText { text },
+                } => answered.extend(answer_step(&text)),
+                _ => {}
+            },
             ServerMsg::Error {
                 id: Some(refused),
                 message,
@@ -266,6 +335,15 @@ async fn run_end(
             _ => {}
         }
     }
+}
+
+/// The scripted step an answer came from: its text begins `Answer N.`.
+fn answer_step(text: &str) -> Option<usize> {
+    text.strip_prefix("Answer ")?
+        .split('.')
+        .next()?
+        .parse()
+        .ok()
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {

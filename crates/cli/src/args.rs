@@ -92,6 +92,15 @@ pub enum Command {
         #[arg(long)]
         all: bool,
     },
+    /// Compress the pod's earlier segments (`<id>.jsonl` → `<id>.jsonl.gz`); `history --all`,
+    /// paging in the TUI and search still read them. Never the active segment; safe while the
+    /// pod runs (see docs/storage.md).
+    Archive {
+        name: Option<PodName>,
+        /// Only segments last written at least this many days ago.
+        #[arg(long, value_name = "DAYS")]
+        older_than: Option<u64>,
+    },
     /// The task list the pod's model keeps: `[x]` done, `[~]` in progress, `[ ]` pending.
     Tasks {
         name: Option<PodName>,

@@ -2,6 +2,7 @@
 
 mod approvals;
 mod approve;
+mod archive;
 mod args;
 mod attach;
 mod children;
@@ -194,6 +195,7 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
             all: true,
         } => history::all_segments(&home, &here(name, "history --all")?, json),
         Command::Tasks { name, json } => tasks::show(&home, &existing(name)?, json),
+        Command::Archive { name, older_than } => archive::run(&home, &existing(name)?, older_than),
         Command::Context { name } => show::context(&home, &target(name)?).await,
         Command::Mcp {
             command: McpCommand::Ls { name, server, json },

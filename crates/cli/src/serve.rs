@@ -28,6 +28,17 @@ const BYTES_PER_MB: u64 = 1024 * 1024;
 /// own decisions, so they stay at `info` unless asked for by `trace`.
 const QUIET_AT_DEBUG: &str = "hyper=info,hyper_util=info,reqwest=info,rustls=info,h2=info";
 
+/// `[storage]` as the pod's archiver applies it; 0 turns a rule off.
+fn archive_rule(storage: &seedpod_config::StorageSettings) -> seedpod_store::ArchiveRule {
+    const DAY: std::time::Duration = std::time::Duration::from_secs(86_400);
+    let days = storage.archive_after_days.value;
+    let mb = storage.archive_over_mb.value;
+    seedpod_store::ArchiveRule {
+        older_than: (days > 0).then(|| DAY.saturating_mul(u32::try_from(days).unwrap_or(u32::MAX))),
+        plain_over_bytes: (mb > 0).then(|| mb.saturating_mul(1_000_000)),
+    }
+}
+
 /// The iteration cap and the loop brakes from `[loop]`; a `--max-iterations` flag wins.
 fn run_limits(eff: &seedpod_config::Effective, flag: Option<u32>) -> seedpod_engine::RunLimits {
     use seedpod_config::LoopSettings;
@@ -85,6 +96,7 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
         session: pod.session,
         instructions,
         child,
+        archive: archive_rule(&eff.storage),
     };
     let ready_line = args.ready_line;
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -158,6 +158,8 @@ pub struct Effective {
     pub mcp: McpSettings,
     /// `[remote]`: how pods on other machines are reached.
     pub remote: crate::remote::RemoteSettings,
+    /// `[storage]`: when a pod archives its earlier segments.
+    pub storage: crate::storage::StorageSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
     /// Whether the project file may loosen policy (`loosen.rs`, `trust.rs`).
@@ -284,6 +286,7 @@ impl Effective {
             tui: TuiSettings::defaults(),
             mcp: McpSettings::default(),
             remote: crate::remote::RemoteSettings::defaults(),
+            storage: crate::storage::StorageSettings::defaults(),
             layers: Vec::new(),
             project_trust: ProjectTrust::NoFile,
             ignored: Vec::new(),
@@ -357,6 +360,9 @@ impl Effective {
         }
         if let Some(n) = file.notify {
             self.notify.layer(n, source);
+        }
+        if let Some(s) = file.storage {
+            self.storage.layer(s, source)?;
         }
         if let Some(t) = file.tui {
             self.tui.layer(t, source);
@@ -616,6 +622,7 @@ impl Effective {
         self.input.validate()?;
         self.agent_loop.validate()?;
         self.notify.validate()?;
+        self.storage.validate()?;
         self.children.validate()?;
         self.context.validate()
     }

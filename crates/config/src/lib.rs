@@ -29,6 +29,7 @@ pub mod notify;
 pub mod remote;
 pub mod show;
 pub mod source;
+pub mod storage;
 pub mod trust;
 pub mod tui;
 
@@ -50,6 +51,7 @@ pub use mcp::{McpServer, McpSettings, McpTransport};
 pub use notify::{NotifySettings, wrap_notification};
 pub use remote::{RemoteHost, RemoteSettings};
 pub use source::{Setting, Source};
+pub use storage::StorageSettings;
 pub use trust::{ProjectTrust, TrustStore};
 pub use tui::{TuiNotify, TuiSettings};
 

@@ -77,6 +77,25 @@ pub enum StoreError {
         cause: serde_json::Error,
     },
 
+    /// An archived segment that cannot be read back, or a segment that could not be archived.
+    #[error("{}: {reason}", path.display())]
+    Archive { path: PathBuf, reason: String },
+
+    /// Another process is archiving the same pod's segments.
+    #[error(
+        "another archiver is working on {} (a `seedpod archive` or the pod's own [storage] \
+         rule); nothing was changed — try again when it is done",
+        dir.display()
+    )]
+    ArchiveBusy { dir: PathBuf },
+
+    /// `pod.json` lists a segment id that is not a plain name, so it is not made a path.
+    #[error(
+        "pod.json lists a segment named {id:?}, which is not a segment id seedpod makes; \
+         nothing was archived — fix pod.json"
+    )]
+    UnsafeSegmentId { id: String },
+
     /// `pod.json` exists but cannot be understood.
     #[error(
         "{}: {reason}; fix the file or restore it from a backup (the segment logs beside it are \

@@ -7,7 +7,8 @@
 //!   (`read`, `torn`), under position rules the writer also enforces (`validate`);
 //! - the fold that gives entries their meaning — the *same* function for the live pod and for
 //!   restore, so the two can never disagree (`fold`);
-//! - `pod.json`, the pod's atomically replaced pointer to its active segment (`meta`).
+//! - `pod.json`, the pod's atomically replaced pointer to its active segment (`meta`);
+//! - archiving earlier segments (gzip beside them, read back transparently: `archive`).
 //!
 //! Must not own: sockets and clients, the controller and its state machine, model calls, prompt
 //! rendering. The entry types themselves live in `seedpod-protocol`, because they are also what
@@ -16,6 +17,7 @@
 //! Start reading at `fold.rs` (what a log means), then `writer.rs` (how it is written) and
 //! `read.rs` (how it is read back).
 
+pub mod archive;
 pub mod device;
 mod durable;
 pub mod error;
@@ -26,6 +28,7 @@ mod torn;
 mod validate;
 pub mod writer;
 
+pub use archive::{ArchiveReport, ArchiveRule, archive_segments, archived_path, open_segment};
 pub use error::StoreError;
 pub use fold::{
     ApprovalState, FoldError, PendingReport, Report, SegmentState, UsageMark, report_id,

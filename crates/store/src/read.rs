@@ -59,9 +59,16 @@ pub fn read_segment(path: &Path) -> Result<ReadSegment, StoreError> {
 /// Read a segment's valid entries without repairing anything: a torn last line is left where
 /// it is (and not returned). For readers that are not the segment's owner — paging back
 /// through old segments, `history --all`, a stopped pod — which must never modify a log.
+/// `path` is the segment's plain name; once it is archived, its `.gz` is read instead
+/// (`archive.rs`), so readers need not know.
 pub fn read_segment_entries(path: &Path) -> Result<Vec<Entry>, StoreError> {
-    let data = std::fs::read(path).map_err(|e| StoreError::io(path, "read", e))?;
-    Ok(scan(&data, path)?.entries)
+    let (data, read_from) = crate::archive::read_segment_bytes(path)?;
+    Ok(scan(&data, &read_from)?.entries)
+}
+
+/// Whether `data` reads as a segment (a torn last line allowed), without keeping its entries.
+pub(crate) fn check_bytes(data: &[u8], file: &Path) -> Result<(), StoreError> {
+    scan(data, file).map(drop)
 }
 
 /// What a segment's bytes contain, before any repair.

@@ -13,7 +13,6 @@
 //! was asked, said and did, with long tool traffic cut; bookkeeping entries are consumed silently.
 
 use std::borrow::Cow;
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
@@ -175,7 +174,8 @@ fn read_segment(
         path: path.clone(),
         cause,
     };
-    let mut reader = BufReader::new(File::open(&path).map_err(unreadable)?);
+    // An archived earlier segment reads the same (docs/storage.md, "Archived segments").
+    let mut reader = BufReader::new(seedpod_store::open_segment(&path).map_err(unreadable)?);
     let mut line = Vec::new();
     let mut index = 0u64;
     loop {

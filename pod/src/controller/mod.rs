@@ -75,6 +75,11 @@ pub enum ControllerMsg {
         since: Option<EventSeq>,
         reply: oneshot::Sender<SubscribeReply>,
     },
+    /// `get_history`: the active segment's id and its entries, shared, for the connection to
+    /// encode (`ConnectionMethod::History`).
+    History {
+        reply: oneshot::Sender<(SegmentId, Vec<Arc<Entry>>)>,
+    },
     /// A client said hello: the state and last seq for its `welcome`.
     Greet {
         reply: oneshot::Sender<(PodState, EventSeq)>,
@@ -420,6 +425,10 @@ impl Controller {
             ControllerMsg::Subscribe { since, reply } => {
                 let answer = self.subscribe(since);
                 let _ = reply.send(answer);
+            }
+            ControllerMsg::History { reply } => {
+                let segment = self.log.state.segment_id.clone();
+                let _ = reply.send((segment, self.log.entries.clone()));
             }
             ControllerMsg::Greet { reply } => {
                 let _ = reply.send((self.pod_state(), self.audience.bus.seq()));

@@ -226,11 +226,6 @@ impl Controller {
                 self.shutdown.cancel();
                 ack(id, AckOutcome::Done)
             }
-            Now::GetHistory => ServerMsg::History {
-                id,
-                segment_id: self.log.state.segment_id.clone(),
-                entries: self.log.entries.iter().map(|e| (**e).clone()).collect(),
-            },
             Now::GetContext => ServerMsg::Context {
                 id,
                 body: self.request_body(),

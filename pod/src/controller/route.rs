@@ -27,6 +27,10 @@ pub enum ConnectionMethod {
     Subscribe {
         since: Option<EventSeq>,
     },
+    /// `get_history`: the connection takes the active segment's shared entries from the
+    /// controller and encodes the reply itself, so a big segment is neither copied nor
+    /// serialised on the controller's loop (docs/storage.md, "Memory").
+    History,
     /// A method this pod does not know (the decoder normally refuses these first).
     Unknown,
 }
@@ -90,7 +94,6 @@ pub enum Now {
     Resume,
     Cancel,
     Shutdown,
-    GetHistory,
     GetContext,
     Status,
     CancelQueued {
@@ -141,6 +144,7 @@ pub fn route(method: Method) -> Route {
             return Route::Connection(ConnectionMethod::Subscribe { since: since_seq });
         }
         Method::Unknown => return Route::Connection(ConnectionMethod::Unknown),
+        Method::GetHistory => return Route::Connection(ConnectionMethod::History),
         Method::Run { segments } => match commands::as_command(&segments) {
             Some((name, args)) => pod_command(name, args),
             None => Loop(Now::Input {
@@ -169,7 +173,6 @@ pub fn route(method: Method) -> Route {
         Method::Resume => Loop(Now::Resume),
         Method::Cancel => Loop(Now::Cancel),
         Method::Shutdown => Loop(Now::Shutdown),
-        Method::GetHistory => Loop(Now::GetHistory),
         Method::GetContext => Loop(Now::GetContext),
         Method::Status => Loop(Now::Status),
         Method::CancelQueued { queue_id } => Loop(Now::CancelQueued { queue_id }),
@@ -239,6 +242,7 @@ mod tests {
                 },
             ),
             (Method::Unknown, ConnectionMethod::Unknown),
+            (Method::GetHistory, ConnectionMethod::History),
         ] {
             match route(method) {
                 Route::Connection(got) => assert_eq!(got, expected),

@@ -111,6 +111,7 @@ pub(super) fn waits_for_switch(cmd: &ControllerMsg) -> bool {
     match cmd {
         ControllerMsg::Subscribe { .. }
         | ControllerMsg::Greet { .. }
+        | ControllerMsg::History { .. }
         | ControllerMsg::ClientConnected
         | ControllerMsg::ClientDisconnected
         | ControllerMsg::Provisional { .. }
@@ -118,11 +119,10 @@ pub(super) fn waits_for_switch(cmd: &ControllerMsg) -> bool {
         | ControllerMsg::SegmentWritten { .. } => false,
         ControllerMsg::Request { method, .. } => !matches!(
             method,
-            ControllerMethod::Now(
-                Now::Notify { .. } | Now::GetHistory | Now::GetContext | Now::Status
-            ) | ControllerMethod::Deferred(
-                Deferred::Completions { .. } | Deferred::Earlier { .. } | Deferred::ModelList
-            )
+            ControllerMethod::Now(Now::Notify { .. } | Now::GetContext | Now::Status)
+                | ControllerMethod::Deferred(
+                    Deferred::Completions { .. } | Deferred::Earlier { .. } | Deferred::ModelList
+                )
         ),
         _ => true,
     }

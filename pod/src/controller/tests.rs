@@ -276,11 +276,16 @@ impl Pod {
         self.call(Method::Notify { message, wake }).await
     }
 
+    /// What `get_history` answers (its connection encodes these entries).
     async fn history(&mut self) -> Vec<Entry> {
-        match self.call(Method::GetHistory).await {
-            ServerMsg::History { entries, .. } => entries,
-            other => panic!("expected history, got {other:?}"),
-        }
+        let (reply, answer) = oneshot::channel();
+        let request = ControllerMsg::History { reply };
+        self.handle.tx.send(request).await.expect("controller runs");
+        let (_, entries) = tokio::time::timeout(WAIT, answer)
+            .await
+            .expect("the controller answered in time")
+            .expect("the controller answered");
+        entries.iter().map(|e| Entry::clone(e)).collect()
     }
 
     async fn context(&mut self) -> String {

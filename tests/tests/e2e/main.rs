@@ -10,6 +10,7 @@
 mod approval_modal;
 mod approval_typeahead;
 mod approvals;
+mod archive;
 mod attach;
 mod bad_input;
 mod big_session;

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod archive;
 mod corrupt;
 mod fold_props;
 mod fold_rules;
