@@ -54,6 +54,7 @@ pub fn plan(plan: &Plan<'_>) -> Planned {
         cwd: plan.cwd,
         model: plan.model,
         tools: &tools,
+        deferred: &[],
         session_instructions: plan.session_instructions,
         date: &date,
         mode,

@@ -75,6 +75,8 @@ pub struct PromptFor<'a> {
     /// The tools the segment offers, already shaped for `mode`
     /// (`crate::prompt::tools_for_mode`): the same specs go into its `segment_start`.
     pub tools: &'a [ToolSpec],
+    /// MCP tools left for `tool_search` to load (docs/agent-loop.md §Tool search).
+    pub deferred: &'a [ToolSpec],
     /// `start --instructions`, kept in `pod.json`.
     pub session_instructions: Option<&'a str>,
     pub date: &'a str,
@@ -109,6 +111,7 @@ impl PromptSettings {
             model: pod.model.to_string(),
             current_date: pod.date.to_string(),
             tools: pod.tools.to_vec(),
+            deferred_tools: pod.deferred.to_vec(),
             tool_protocols,
             identity_file: self.identity_file.clone(),
             session_instructions: pod.session_instructions.map(str::to_string),
