@@ -26,12 +26,16 @@ pub struct Plan<'a> {
     pub specs: &'a [ToolSpec],
     /// Whether the compact prompt keeps the child-pod tools (`[context]`).
     pub child_tools_in_compact: bool,
+    /// When the MCP tools wait behind `tool_search` (`[tool_search]`).
+    pub tool_search: crate::tool_search::Budget,
 }
 
 /// A planned segment: render its prompt, then start it with `tools`.
 pub struct Planned {
     pub mode: PromptMode,
     pub tools: Vec<ToolSpec>,
+    /// The MCP tools left for `tool_search` to load (docs/agent-loop.md §Tool search).
+    pub deferred: Vec<ToolSpec>,
     pub inputs: PromptInputs,
     /// The day the prompt says it is (`segment_start.date`).
     pub date: String,
@@ -47,14 +51,15 @@ impl Planned {
 /// Decide the mode, shape the tools for it and gather the prompt's inputs, dated today.
 pub fn plan(plan: &Plan<'_>) -> Planned {
     let mode = PromptMode::for_window(plan.window);
-    let tools = crate::prompt::tools_for_mode(plan.specs, mode, plan.child_tools_in_compact);
+    let (offered, deferred) = crate::tool_search::split(plan.specs, &plan.tool_search, plan.window);
+    let tools = crate::prompt::tools_for_mode(&offered, mode, plan.child_tools_in_compact);
     let date = crate::calendar::today();
     let inputs = plan.prompt.inputs(&PromptFor {
         pod_name: plan.pod_name,
         cwd: plan.cwd,
         model: plan.model,
         tools: &tools,
-        deferred: &[],
+        deferred: &deferred,
         session_instructions: plan.session_instructions,
         date: &date,
         mode,
@@ -62,6 +67,7 @@ pub fn plan(plan: &Plan<'_>) -> Planned {
     Planned {
         mode,
         tools,
+        deferred,
         inputs,
         date,
     }

@@ -35,6 +35,8 @@ pub struct SessionSettings {
     pub notify_wrapper: String,
     /// `[mcp.servers]`, and which of them a child's parent passed on.
     pub mcp: crate::mcp::McpSettings,
+    /// `[tool_search]`: when a new segment's MCP tools wait behind `tool_search`.
+    pub tool_search: crate::tool_search::Budget,
 }
 
 impl Default for SessionSettings {
@@ -51,6 +53,7 @@ impl Default for SessionSettings {
             startup_alerts: Vec::new(),
             notify_wrapper: seedpod_config::notify::DEFAULT_NOTIFY_WRAPPER.to_owned(),
             mcp: crate::mcp::McpSettings::default(),
+            tool_search: crate::tool_search::Budget::default(),
         }
     }
 }

@@ -158,6 +158,8 @@ pub struct Effective {
     pub mcp: McpSettings,
     /// `[remote]`: how pods on other machines are reached.
     pub remote: crate::remote::RemoteSettings,
+    /// `[tool_search]`: when MCP tools wait behind `tool_search`.
+    pub tool_search: crate::tool_search::ToolSearchSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
     /// Whether the project file may loosen policy (`loosen.rs`, `trust.rs`).
@@ -280,6 +282,7 @@ impl Effective {
             children: ChildrenSettings::defaults(),
             context: ContextSettings::default(),
             agent_loop: LoopSettings::defaults(),
+            tool_search: crate::tool_search::ToolSearchSettings::defaults(),
             notify: NotifySettings::defaults(),
             tui: TuiSettings::defaults(),
             mcp: McpSettings::default(),
@@ -354,6 +357,9 @@ impl Effective {
         }
         if let Some(t) = file.tasks {
             self.agent_loop.layer_tasks(t, source)?;
+        }
+        if let Some(t) = file.tool_search {
+            self.tool_search.layer(t, source)?;
         }
         if let Some(n) = file.notify {
             self.notify.layer(n, source);
@@ -615,6 +621,7 @@ impl Effective {
         self.approvals.validate()?;
         self.input.validate()?;
         self.agent_loop.validate()?;
+        self.tool_search.validate()?;
         self.notify.validate()?;
         self.children.validate()?;
         self.context.validate()

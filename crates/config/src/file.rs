@@ -154,6 +154,7 @@ pub struct ConfigFile {
     pub tui: Option<crate::tui::TuiFile>,
     pub mcp: Option<crate::mcp::McpFile>,
     pub remote: Option<crate::remote::RemoteFile>,
+    pub tool_search: Option<crate::tool_search::ToolSearchFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -29,6 +29,7 @@ pub mod notify;
 pub mod remote;
 pub mod show;
 pub mod source;
+pub mod tool_search;
 pub mod trust;
 pub mod tui;
 

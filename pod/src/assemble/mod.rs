@@ -122,6 +122,10 @@ pub fn assemble(inputs: PodInputs<'_>) -> Result<PodSession, AssembleError> {
         wake_on_child_reports: eff.children.wake.value,
         child_limits: ChildLimits::from_settings(&eff.children),
         notify_wrapper: eff.notify.wrapper.value.clone(),
+        tool_search: crate::tool_search::Budget {
+            max_tools: eff.tool_search.max_tools.value,
+            max_schema_share: eff.tool_search.max_schema_share.value,
+        },
         mcp: McpSettings {
             servers: eff.mcp.servers.clone(),
             only: mcp_only,
