@@ -82,6 +82,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         specs: &specs,
         child_tools_in_compact: opts.session.context.child_tools_in_compact,
         tool_search: opts.session.tool_search,
+        previous: &[],
     });
     let prompt = planned
         .render()

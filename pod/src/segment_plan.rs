@@ -28,6 +28,9 @@ pub struct Plan<'a> {
     pub child_tools_in_compact: bool,
     /// When the MCP tools wait behind `tool_search` (`[tool_search]`).
     pub tool_search: crate::tool_search::Budget,
+    /// The tools of the segment before (none for a new pod): the MCP tools it loaded stay
+    /// loaded, so the messages a compaction keeps never call a tool the request lacks.
+    pub previous: &'a [ToolSpec],
 }
 
 /// A planned segment: render its prompt, then start it with `tools`.
@@ -51,7 +54,8 @@ impl Planned {
 /// Decide the mode, shape the tools for it and gather the prompt's inputs, dated today.
 pub fn plan(plan: &Plan<'_>) -> Planned {
     let mode = PromptMode::for_window(plan.window);
-    let (offered, deferred) = crate::tool_search::split(plan.specs, &plan.tool_search, plan.window);
+    let (offered, deferred) =
+        crate::tool_search::split(plan.specs, &plan.tool_search, plan.window, plan.previous);
     let tools = crate::prompt::tools_for_mode(&offered, mode, plan.child_tools_in_compact);
     let date = crate::calendar::today();
     let inputs = plan.prompt.inputs(&PromptFor {

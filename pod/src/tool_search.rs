@@ -87,11 +87,14 @@ impl Budget {
 /// The tools a segment offers up front and those it defers, from every offered spec (which may
 /// include `tool_search`'s own). Deferring needs `tool_search` among them (registered: a pod
 /// with MCP servers that does not deny it) and the budget exceeded; then every MCP tool waits
-/// and `tool_search` goes last. Otherwise every spec but `tool_search` is offered.
+/// and `tool_search` goes last, followed by the MCP tools named in `loaded` (what the segment
+/// before loaded: its kept messages may call them) as they are offered now. Otherwise every
+/// spec but `tool_search` is offered.
 pub fn split(
     specs: &[ToolSpec],
     budget: &Budget,
     window: Option<u64>,
+    loaded: &[ToolSpec],
 ) -> (Vec<ToolSpec>, Vec<ToolSpec>) {
     let search = specs.iter().find(|s| s.name == TOOL_SEARCH).cloned();
     let others: Vec<ToolSpec> = specs
@@ -102,10 +105,15 @@ pub fn split(
     let has_mcp = others.iter().any(|s| server_of(&s.name).is_some());
     match search {
         Some(search) if has_mcp && budget.exceeded_by(&others, window) => {
-            let (mcp, mut offered): (Vec<ToolSpec>, Vec<ToolSpec>) = others
+            let (mut mcp, mut offered): (Vec<ToolSpec>, Vec<ToolSpec>) = others
                 .into_iter()
                 .partition(|s| server_of(&s.name).is_some());
             offered.push(search);
+            for kept in loaded {
+                if let Some(at) = mcp.iter().position(|s| s.name == kept.name) {
+                    offered.push(mcp.remove(at));
+                }
+            }
             (offered, mcp)
         }
         Some(_) | None => (others, Vec::new()),
@@ -312,21 +320,34 @@ mod tests {
             max_tools: 3,
             max_schema_share: 1.0,
         };
-        let (offered, deferred) = split(&specs, &budget, None);
+        let (offered, deferred) = split(&specs, &budget, None, &[]);
         assert_eq!(names(&offered), ["read_file", TOOL_SEARCH]);
         assert_eq!(names(&deferred), names(&catalogue()[1..]));
+
+        // A new segment keeps what the one before loaded, after tool_search, as offered now.
+        let before = [
+            tool("mcp__db__query", "Old text."),
+            tool("mcp__gone__x", ""),
+        ];
+        let (offered, deferred) = split(&specs, &budget, None, &before);
+        assert_eq!(
+            names(&offered),
+            ["read_file", TOOL_SEARCH, "mcp__db__query"]
+        );
+        assert_eq!(offered[2], catalogue()[4]);
+        assert_eq!(deferred.len(), 3);
 
         // Within the budget, everything but tool_search is offered.
         let roomy = Budget {
             max_tools: 10,
             max_schema_share: 1.0,
         };
-        let (offered, deferred) = split(&specs, &roomy, Some(1_000_000));
+        let (offered, deferred) = split(&specs, &roomy, Some(1_000_000), &[]);
         assert_eq!(names(&offered), names(&catalogue()));
         assert!(deferred.is_empty());
 
         // Without tool_search registered (denied, or no servers) nothing is deferred.
-        let (offered, deferred) = split(&catalogue(), &budget, None);
+        let (offered, deferred) = split(&catalogue(), &budget, None, &[]);
         assert_eq!(offered.len(), 5);
         assert!(deferred.is_empty());
     }
@@ -339,11 +360,11 @@ mod tests {
             max_tools: 100,
             max_schema_share: 0.1,
         };
-        let (_, deferred) = split(&specs, &budget, Some(200));
+        let (_, deferred) = split(&specs, &budget, Some(200), &[]);
         assert_eq!(deferred.len(), 4, "a 200-token window");
-        let (_, deferred) = split(&specs, &budget, Some(1_000_000));
+        let (_, deferred) = split(&specs, &budget, Some(1_000_000), &[]);
         assert!(deferred.is_empty());
-        let (_, deferred) = split(&specs, &budget, None);
+        let (_, deferred) = split(&specs, &budget, None, &[]);
         assert!(deferred.is_empty(), "an unknown window counts tools only");
     }
 

@@ -184,6 +184,7 @@ impl Controller {
             specs: &specs,
             child_tools_in_compact: self.session.context.child_tools_in_compact,
             tool_search: self.session.tool_search,
+            previous: &self.log.state.tools,
         });
         let segment_id = new_segment_id();
         let start = SegmentStart {
