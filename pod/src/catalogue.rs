@@ -21,6 +21,7 @@ pub fn declared() -> Vec<&'static ToolDecl> {
         &crate::task_list::DECL,
         &crate::git_commit::DECL,
         &crate::paste::DECL,
+        &crate::tool_search::DECL,
     ];
     seedpod_tools::BUILTIN_TOOLS
         .into_iter()
@@ -85,6 +86,7 @@ mod tests {
                 "update_tasks",
                 "git_commit",
                 "read_paste",
+                "tool_search",
                 "spawn_pod",
                 "send_to_pod",
                 "read_pod_output",

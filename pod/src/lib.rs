@@ -47,6 +47,7 @@ pub mod segment_plan;
 pub mod server;
 pub mod session;
 pub mod task_list;
+pub mod tool_search;
 
 pub use error::PodError;
 pub use offline::{OfflinePod, offline_context, open_offline};

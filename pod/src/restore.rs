@@ -81,6 +81,8 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         window: context_window.map(|w| w.tokens),
         specs: &specs,
         child_tools_in_compact: opts.session.context.child_tools_in_compact,
+        tool_search: opts.session.tool_search,
+        previous: &[],
     });
     let prompt = planned
         .render()
@@ -146,7 +148,11 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
     };
     save_meta(&opts.pod_dir, &meta)?;
     tracing::info!(event = "session_created", pod = %opts.name, segment = %meta.active_segment);
-    let tools = with_mcp_tools(opts.tools, &opts.mcp, &state.tools);
+    // Every MCP tool is callable, also one left for `tool_search`: a run may load it and call
+    // it before it ends, and a run calls through the registry it started with.
+    let mut callable = state.tools.clone();
+    callable.extend(planned.deferred.iter().cloned());
+    let tools = with_mcp_tools(opts.tools, &opts.mcp, &callable);
     Ok(ControllerParts {
         name: opts.name,
         pod_dir: opts.pod_dir,

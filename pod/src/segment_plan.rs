@@ -26,12 +26,19 @@ pub struct Plan<'a> {
     pub specs: &'a [ToolSpec],
     /// Whether the compact prompt keeps the child-pod tools (`[context]`).
     pub child_tools_in_compact: bool,
+    /// When the MCP tools wait behind `tool_search` (`[tool_search]`).
+    pub tool_search: crate::tool_search::Budget,
+    /// The tools of the segment before (none for a new pod): the MCP tools it loaded stay
+    /// loaded, so the messages a compaction keeps never call a tool the request lacks.
+    pub previous: &'a [ToolSpec],
 }
 
 /// A planned segment: render its prompt, then start it with `tools`.
 pub struct Planned {
     pub mode: PromptMode,
     pub tools: Vec<ToolSpec>,
+    /// The MCP tools left for `tool_search` to load (docs/agent-loop.md §Tool search).
+    pub deferred: Vec<ToolSpec>,
     pub inputs: PromptInputs,
     /// The day the prompt says it is (`segment_start.date`).
     pub date: String,
@@ -47,13 +54,16 @@ impl Planned {
 /// Decide the mode, shape the tools for it and gather the prompt's inputs, dated today.
 pub fn plan(plan: &Plan<'_>) -> Planned {
     let mode = PromptMode::for_window(plan.window);
-    let tools = crate::prompt::tools_for_mode(plan.specs, mode, plan.child_tools_in_compact);
+    let (offered, deferred) =
+        crate::tool_search::split(plan.specs, &plan.tool_search, plan.window, plan.previous);
+    let tools = crate::prompt::tools_for_mode(&offered, mode, plan.child_tools_in_compact);
     let date = crate::calendar::today();
     let inputs = plan.prompt.inputs(&PromptFor {
         pod_name: plan.pod_name,
         cwd: plan.cwd,
         model: plan.model,
         tools: &tools,
+        deferred: &deferred,
         session_instructions: plan.session_instructions,
         date: &date,
         mode,
@@ -61,6 +71,7 @@ pub fn plan(plan: &Plan<'_>) -> Planned {
     Planned {
         mode,
         tools,
+        deferred,
         inputs,
         date,
     }

@@ -88,6 +88,9 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
         opts.session.policies.clone(),
         channels.0.mcp.clone(),
     );
+    // `tool_search` finds the servers' tools through the hub; a segment offers it only when
+    // its tools are over the `[tool_search]` budget (`segment_plan`).
+    crate::tool_search::ToolSearch::register(&mut tools, &mcp, &opts.session.policies);
     let opened = open_pod(OpenOptions {
         name: opts.name.clone(),
         pod_dir,

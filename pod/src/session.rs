@@ -37,6 +37,8 @@ pub struct SessionSettings {
     pub notify_max_chars: usize,
     /// `[mcp.servers]`, and which of them a child's parent passed on.
     pub mcp: crate::mcp::McpSettings,
+    /// `[tool_search]`: when a new segment's MCP tools wait behind `tool_search`.
+    pub tool_search: crate::tool_search::Budget,
 }
 
 impl Default for SessionSettings {
@@ -54,6 +56,7 @@ impl Default for SessionSettings {
             notify_wrapper: seedpod_config::notify::DEFAULT_NOTIFY_WRAPPER.to_owned(),
             notify_max_chars: seedpod_config::notify::DEFAULT_NOTIFY_MAX_CHARS,
             mcp: crate::mcp::McpSettings::default(),
+            tool_search: crate::tool_search::Budget::default(),
         }
     }
 }
@@ -78,6 +81,8 @@ pub struct PromptFor<'a> {
     /// The tools the segment offers, already shaped for `mode`
     /// (`crate::prompt::tools_for_mode`): the same specs go into its `segment_start`.
     pub tools: &'a [ToolSpec],
+    /// MCP tools left for `tool_search` to load (docs/agent-loop.md §Tool search).
+    pub deferred: &'a [ToolSpec],
     /// `start --instructions`, kept in `pod.json`.
     pub session_instructions: Option<&'a str>,
     pub date: &'a str,
@@ -112,6 +117,7 @@ impl PromptSettings {
             model: pod.model.to_string(),
             current_date: pod.date.to_string(),
             tools: pod.tools.to_vec(),
+            deferred_tools: pod.deferred.to_vec(),
             tool_protocols,
             identity_file: self.identity_file.clone(),
             session_instructions: pod.session_instructions.map(str::to_string),

@@ -33,6 +33,12 @@ pub struct ToolMeta {
     /// from these, never from the result's text (a command may print anything).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sandbox: Vec<SandboxFinding>,
+    /// Tools a `tool_search` call loaded: the segment offers them, exactly as written here,
+    /// from the next request on (the store's fold appends them to the segment's tools, so a
+    /// restore rebuilds the same request; docs/agent-loop.md §Tool search). Unlike the other
+    /// fields this one reaches the model, in the tools array; the text says the same.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loaded_tools: Vec<crate::ToolSpec>,
 }
 
 /// Something a sandboxed command did that the person is alerted to.

@@ -75,6 +75,8 @@ pub async fn show(home: &Home, name: Option<&PodName>) -> Result<()> {
         window: known.map(|k| k.window.tokens),
         specs: &specs,
         child_tools_in_compact: pod_session.context.child_tools_in_compact,
+        tool_search: pod_session.tool_search,
+        previous: &[],
     });
     let rendered = planned
         .render()

@@ -160,6 +160,8 @@ pub struct Effective {
     pub remote: crate::remote::RemoteSettings,
     /// `[storage]`: when a pod archives its earlier segments.
     pub storage: crate::storage::StorageSettings,
+    /// `[tool_search]`: when MCP tools wait behind `tool_search`.
+    pub tool_search: crate::tool_search::ToolSearchSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
     /// Whether the project file may loosen policy (`loosen.rs`, `trust.rs`).
@@ -282,6 +284,7 @@ impl Effective {
             children: ChildrenSettings::defaults(),
             context: ContextSettings::default(),
             agent_loop: LoopSettings::defaults(),
+            tool_search: crate::tool_search::ToolSearchSettings::defaults(),
             notify: NotifySettings::defaults(),
             tui: TuiSettings::defaults(),
             mcp: McpSettings::default(),
@@ -357,6 +360,9 @@ impl Effective {
         }
         if let Some(t) = file.tasks {
             self.agent_loop.layer_tasks(t, source)?;
+        }
+        if let Some(t) = file.tool_search {
+            self.tool_search.layer(t, source)?;
         }
         if let Some(n) = file.notify {
             self.notify.layer(n, source);
@@ -621,6 +627,7 @@ impl Effective {
         self.approvals.validate()?;
         self.input.validate()?;
         self.agent_loop.validate()?;
+        self.tool_search.validate()?;
         self.notify.validate()?;
         self.storage.validate()?;
         self.children.validate()?;

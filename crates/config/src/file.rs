@@ -155,6 +155,7 @@ pub struct ConfigFile {
     pub mcp: Option<crate::mcp::McpFile>,
     pub remote: Option<crate::remote::RemoteFile>,
     pub storage: Option<crate::storage::StorageFile>,
+    pub tool_search: Option<crate::tool_search::ToolSearchFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -30,6 +30,7 @@ pub mod remote;
 pub mod show;
 pub mod source;
 pub mod storage;
+pub mod tool_search;
 pub mod trust;
 pub mod tui;
 

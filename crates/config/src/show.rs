@@ -274,6 +274,16 @@ fn loop_section(out: &mut String, eff: &Effective) {
     }
     out.push_str("\n[tasks]\n");
     off_when_zero(out, "remind_after", &settings.remind_after);
+    out.push_str("\n[tool_search]\n");
+    let search = &eff.tool_search;
+    num(out, "max_tools", &search.max_tools);
+    let share = &search.max_schema_share;
+    line(
+        out,
+        "max_schema_share",
+        &share.value.to_string(),
+        &share.source,
+    );
     out.push_str("\n[notify]\n");
     let wrapper = &eff.notify.wrapper;
     line(out, "wrapper", &quote(&wrapper.value), &wrapper.source);

@@ -217,12 +217,22 @@ impl SegmentState {
                 call_id,
                 content,
                 is_error,
+                meta,
                 ..
-            } => self.history.push(ModelItem::ToolResult {
-                call_id: call_id.clone(),
-                content: content.clone(),
-                is_error: *is_error,
-            }),
+            } => {
+                self.history.push(ModelItem::ToolResult {
+                    call_id: call_id.clone(),
+                    content: content.clone(),
+                    is_error: *is_error,
+                });
+                // Tools a `tool_search` result loaded join the segment's tools after those
+                // it offers, in load order; one already offered stays where it is.
+                for spec in &meta.loaded_tools {
+                    if !self.tools.iter().any(|t| t.name == spec.name) {
+                        self.tools.push(spec.clone());
+                    }
+                }
+            }
             EntryKind::SystemItem { item, queue_id } => {
                 match item {
                     SystemItem::Unknown => return Err(FoldError::UnknownSystemItem { seq }),

@@ -37,23 +37,21 @@ pub(crate) struct EditFile;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct EditFileArgs {
-    /// The file to edit: relative to the working directory, or absolute.
+    /// Relative to the working directory, or absolute.
     path: String,
-    /// The exact text to replace, including whitespace and indentation. It must occur exactly
-    /// once unless replace_all is true.
+    /// The exact text to replace, whitespace and indentation included.
     old: String,
     /// The text to put in its place.
     new: String,
-    /// Replace every occurrence of old instead of requiring exactly one. Default: false.
+    /// Replace every occurrence instead of requiring exactly one.
     #[serde(default)]
     replace_all: bool,
 }
 
 impl FileTool for EditFile {
     const DECL: ToolDecl = DECL;
-    const DESCRIPTION: &'static str = "Replace exact text in a file: old must occur exactly \
-        once (include enough surrounding lines to make it unique), or set replace_all. Copy old \
-        from read_file output without the line-number prefix. The write is atomic.";
+    const DESCRIPTION: &'static str = "Replace exact text in a file, atomically: old must \
+        occur exactly once (include surrounding lines to make it unique), or set replace_all.";
     type Args = EditFileArgs;
 
     fn run(scope: &Scope, args: EditFileArgs) -> ToolOutput {

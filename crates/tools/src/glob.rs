@@ -36,19 +36,18 @@ pub(crate) struct Glob;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct GlobArgs {
-    /// A glob matched against paths relative to `path`: `*` stays within one directory, `**`
-    /// crosses directories, `{a,b}` gives alternatives. Example: `**/*.rs`, `src/*/mod.rs`.
+    /// Matched against paths relative to `path`: `*` stays in one directory, `**` crosses
+    /// directories, `{a,b}` gives alternatives.
     pattern: String,
-    /// The directory to search in: relative to the working directory, or absolute. Default: ".".
+    /// The directory to search. Default: the working directory.
     path: Option<String>,
 }
 
 impl FileTool for Glob {
     const DECL: ToolDecl = DECL;
     const DESCRIPTION: &'static str = "Find files and directories whose path matches a glob \
-        pattern (e.g. `**/*.rs`), searching under path (default: the working directory). \
-        Honours .gitignore: ignored files are not listed. Returns up to 500 sorted paths, \
-        relative to the working directory.";
+        (e.g. `**/*.rs`). Returns up to 500 sorted paths relative to the working directory; \
+        git-ignored files are left out.";
     type Args = GlobArgs;
 
     fn run(scope: &Scope, args: GlobArgs) -> ToolOutput {

@@ -42,26 +42,22 @@ pub(crate) struct Grep;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct GrepArgs {
-    /// A regular expression (Rust regex syntax, like ripgrep's). Escape special characters to
-    /// match them literally, e.g. `fn main\(`.
+    /// A regular expression, as ripgrep's (e.g. `fn main\(`).
     pattern: String,
-    /// A file or directory to search: relative to the working directory, or absolute.
-    /// Default: ".".
+    /// A file or directory to search. Default: the working directory.
     path: Option<String>,
-    /// Only search files matching this glob, as ripgrep's `-g`: `*.rs` matches at any depth,
-    /// `!*.md` excludes.
+    /// Only files matching this glob, as ripgrep's `-g` (`*.rs`, `!*.md`).
     glob: Option<String>,
-    /// Match letters regardless of case. Default: false.
+    /// Ignore case.
     #[serde(default)]
     case_insensitive: bool,
 }
 
 impl FileTool for Grep {
     const DECL: ToolDecl = DECL;
-    const DESCRIPTION: &'static str = "Search file contents with a regular expression. Prints \
-        `path:line: text` for each matching line, up to 200 matches, with long lines cut. \
-        Honours .gitignore (ignored files are not searched) and skips binary files. Narrow with \
-        path and glob (e.g. glob `*.rs`).";
+    const DESCRIPTION: &'static str = "Search file contents with a regular expression: \
+        `path:line: text` per matching line, up to 200, long lines cut. Skips git-ignored and \
+        binary files.";
     type Args = GrepArgs;
 
     fn run(scope: &Scope, args: GrepArgs) -> ToolOutput {

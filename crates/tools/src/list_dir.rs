@@ -34,7 +34,7 @@ pub(crate) struct ListDir;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ListDirArgs {
-    /// The directory to list: relative to the working directory, or absolute. Default: ".".
+    /// Relative to the working directory, or absolute. Default: ".".
     #[serde(default = "dot")]
     path: String,
 }
@@ -45,10 +45,9 @@ fn dot() -> String {
 
 impl FileTool for ListDir {
     const DECL: ToolDecl = DECL;
-    const DESCRIPTION: &'static str = "List one directory's entries, sorted by name; \
-        directories end with `/`, symlinks show their target (`name -> target`). Hidden and \
-        ignored files are included. Shows up to 500 entries. To find files by name across \
-        directories, use glob.";
+    const DESCRIPTION: &'static str = "List one directory's entries, sorted, up to 500: \
+        directories end with `/`, symlinks show `name -> target`. Hidden and git-ignored \
+        entries are included.";
     type Args = ListDirArgs;
 
     fn run(scope: &Scope, args: ListDirArgs) -> ToolOutput {

@@ -44,7 +44,7 @@ pub(crate) struct ReadFile;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReadFileArgs {
-    /// The file to read: relative to the working directory, or absolute.
+    /// Relative to the working directory, or absolute.
     path: String,
     /// The first line to show, counting from 1. Default: 1.
     #[schemars(range(min = 1))]
@@ -56,10 +56,9 @@ pub(crate) struct ReadFileArgs {
 
 impl FileTool for ReadFile {
     const DECL: ToolDecl = DECL;
-    const DESCRIPTION: &'static str = "Read a text file. Lines come numbered (`   12\\tcontent`); \
-        the numbers are not part of the file. Shows up to 2000 lines or 256 KiB per call; a note \
-        at the end gives the offset to continue from. Use offset and limit to read part of a \
-        large file. Binary files are refused.";
+    const DESCRIPTION: &'static str = "Read a text file, its lines numbered \
+        (`   12\\tcontent`; the number is not content): up to 2000 lines or 256 KiB a call, \
+        with a closing note giving the offset to continue from. Binary files are refused.";
     type Args = ReadFileArgs;
 
     fn run(scope: &Scope, args: ReadFileArgs) -> ToolOutput {

@@ -99,15 +99,13 @@ pub(crate) struct Shell {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ShellArgs {
-    /// The command line, run by `bash -lc` in the working directory. Standard input is empty.
+    /// The command line. Standard input is empty.
     command: String,
-    /// Seconds before the command and every process it started are killed. The default and
-    /// maximum are in the tool description.
+    /// Seconds before it is killed (default and maximum: see the description).
     #[schemars(range(min = 1))]
     timeout_secs: Option<u64>,
-    /// false: run outside the sandbox, which asks the person first unless they allow every
-    /// shell command. Use it only when the sandbox stopped a command that must write outside
-    /// the writable directories or reach the network.
+    /// false: run outside the sandbox, after a person approves. Only for a command the
+    /// sandbox stopped that must write elsewhere or reach the network.
     sandbox: Option<bool>,
 }
 
@@ -163,28 +161,26 @@ impl Tool for Shell {
         ToolSpec {
             name: DECL.name.to_owned(),
             description: format!(
-                "Run a command line with `bash -lc` in the working directory and return its exit \
-                 code, stdout and stderr (each cut to {} KiB, keeping the start and the end). A \
-                 non-zero exit code or a timeout makes the call fail. Times out after {} s unless timeout_secs \
-                 says otherwise (at most {} s); on timeout the command and everything it started \
-                 are killed and the exit code is {TIMEOUT_EXIT_CODE}. {} Prefer read_file, \
-                 grep, glob and edit_file for files.",
+                "Run a command line with `bash -lc` in the working directory. Returns the exit \
+                 code, stdout and stderr (each cut to {} KiB, start and end kept). A non-zero \
+                 exit or a timeout fails the call. Times out after {} s unless timeout_secs says \
+                 otherwise (at most {} s): the command and everything it started are killed, \
+                 exit code {TIMEOUT_EXIT_CODE}. {}",
                 self.limits.max_output_bytes / 1024,
                 self.limits.default_timeout.as_secs(),
                 self.limits.max_timeout.as_secs(),
                 match &self.sandbox {
                     Some(sandbox) => format!(
-                        "Runs in a sandbox: it may write only inside the writable directories \
-                         of the file scope and $TMPDIR{}{}; \"sandbox\": false runs it \
-                         outside, after a person approves.",
+                        "Runs in a sandbox: writes only inside the writable directories and \
+                         $TMPDIR{}{}.",
                         if sandbox.network() {
                             ""
                         } else {
                             ", with no network"
                         },
                         if sandbox.complete() {
-                            ", and everything it starts ends when it does (run a server and \
-                             its client in one command)"
+                            "; what it starts ends with it (run a server and its client in one \
+                             command)"
                         } else {
                             ""
                         }

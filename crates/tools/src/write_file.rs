@@ -32,18 +32,16 @@ pub(crate) struct WriteFile;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct WriteFileArgs {
-    /// The file to write: relative to the working directory, or absolute. Missing parent
-    /// directories are created.
+    /// Relative to the working directory, or absolute.
     path: String,
-    /// The complete new content of the file.
+    /// The complete new content.
     content: String,
 }
 
 impl FileTool for WriteFile {
     const DECL: ToolDecl = DECL;
-    const DESCRIPTION: &'static str = "Create a file, or replace an existing file's whole \
-        content. The write is atomic (readers see the old or the new file, never half) and \
-        creates missing parent directories. To change part of an existing file, prefer \
+    const DESCRIPTION: &'static str = "Create a file, or replace a file's whole content, \
+        atomically; missing parent directories are created. For part of a file, use \
         edit_file.";
     type Args = WriteFileArgs;
 

@@ -123,6 +123,10 @@ pub fn assemble(inputs: PodInputs<'_>) -> Result<PodSession, AssembleError> {
         child_limits: ChildLimits::from_settings(&eff.children),
         notify_wrapper: eff.notify.wrapper.value.clone(),
         notify_max_chars: eff.notify.max_chars.value,
+        tool_search: crate::tool_search::Budget {
+            max_tools: eff.tool_search.max_tools.value,
+            max_schema_share: eff.tool_search.max_schema_share.value,
+        },
         mcp: McpSettings {
             servers: eff.mcp.servers.clone(),
             only: mcp_only,

@@ -30,7 +30,18 @@ impl Controller {
                 let mode =
                     crate::prompt::PromptMode::for_window(self.log.state.window.map(|w| w.tokens));
                 let now = crate::prompt::tools_for_mode(&now, mode, true);
-                if let Some(message) = tools_changed_alert(&server, &self.log.state.tools, &now) {
+                // A segment that offers `tool_search` holds only the MCP tools it loaded, as
+                // the server listed them when they were loaded: a search finds them as they
+                // are now, so there is nothing to compare.
+                let searching = self
+                    .log
+                    .state
+                    .tools
+                    .iter()
+                    .any(|t| t.name == crate::tool_search::TOOL_SEARCH);
+                if !searching
+                    && let Some(message) = tools_changed_alert(&server, &self.log.state.tools, &now)
+                {
                     self.publish_alert(AlertLevel::Warn, message);
                 }
                 self.guard_descriptions(&server, &now);

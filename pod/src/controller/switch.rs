@@ -183,6 +183,8 @@ impl Controller {
             window: self.log.state.window.map(|w| w.tokens),
             specs: &specs,
             child_tools_in_compact: self.session.context.child_tools_in_compact,
+            tool_search: self.session.tool_search,
+            previous: &self.log.state.tools,
         });
         let segment_id = new_segment_id();
         let start = SegmentStart {

@@ -68,13 +68,20 @@ pub(super) fn identity(inputs: &PromptInputs, vars: &Value) -> Result<Layer, Pro
     Ok(present(kind, source, text.to_string()))
 }
 
-pub(super) fn tool_catalogue(tools: &[ToolSpec]) -> Layer {
+pub(super) fn tool_catalogue(tools: &[ToolSpec], deferred: &[ToolSpec]) -> Layer {
     let kind = LayerKind::ToolCatalogue;
     let source = format!("generated from {}", count(tools.len(), "tool", "tools"));
     if tools.is_empty() {
         return absent(kind, source, "no tools are enabled".into());
     }
-    present(kind, source, catalogue::render(tools))
+    match catalogue::render(tools, deferred) {
+        Some(text) => present(kind, source, text),
+        None => absent(
+            kind,
+            source,
+            "the tool schemas sent with each request describe the tools".into(),
+        ),
+    }
 }
 
 pub(super) fn tool_protocols(protocols: &[(String, String)]) -> Layer {

@@ -4,7 +4,8 @@
 //!
 //! Layers, in order, each present or absent (`Layer::text` is None when absent):
 //! 1. identity — built-in (`identity.md`) or `PromptInputs::identity_file`;
-//! 2. tool catalogue — generated from the tool specs;
+//! 2. tool catalogue — what the schemas cannot say: MCP tools' origin, tools behind
+//!    `tool_search` (the schemas, sent with every request, describe every tool once);
 //! 3. tool protocols — how to use each enabled tool, as given by the caller;
 //! 4. workflows — `<cwd>/.seedpod/workflows/*.md`, from their front matter;
 //! 5. session instructions — given when the pod was created;
@@ -54,6 +55,9 @@ pub struct PromptInputs {
     /// Passed in rather than read from the clock, so rendering stays a function of its inputs.
     pub current_date: String,
     pub tools: Vec<ToolSpec>,
+    /// MCP tools the segment does not offer up front: `tool_search` finds and loads them
+    /// (docs/agent-loop.md §Tool search). The prompt names them so the model knows to look.
+    pub deferred_tools: Vec<ToolSpec>,
     /// (tool name, protocol text) for the enabled tools, in the order to show them.
     pub tool_protocols: Vec<(String, String)>,
     /// Replaces the built-in identity; an unreadable file is an error naming it.
@@ -159,7 +163,7 @@ pub fn render_prompt(inputs: &PromptInputs) -> Result<RenderedPrompt, PromptErro
     let layers = match inputs.mode {
         PromptMode::Full => vec![
             layers::identity(inputs, &vars)?,
-            layers::tool_catalogue(&inputs.tools),
+            layers::tool_catalogue(&inputs.tools, &inputs.deferred_tools),
             layers::tool_protocols(&inputs.tool_protocols),
             layers::workflows_layer(&inputs.cwd, inputs.scope.as_deref()),
             layers::session_instructions(inputs.session_instructions.as_deref(), &vars)?,

@@ -37,6 +37,7 @@ impl Fixture {
             model: "test-model".into(),
             current_date: "2026-05-01".into(),
             tools: Vec::new(),
+            deferred_tools: Vec::new(),
             tool_protocols: Vec::new(),
             identity_file: None,
             session_instructions: None,
@@ -58,11 +59,18 @@ impl Fixture {
             "Prefer British spelling, {{ pod_name }}.",
         );
         PromptInputs {
-            tools: vec![ToolSpec {
-                name: "shell".into(),
-                description: "Run a command.".into(),
-                parameters: json!({"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"]}),
-            }],
+            tools: vec![
+                ToolSpec {
+                    name: "shell".into(),
+                    description: "Run a command.".into(),
+                    parameters: json!({"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"]}),
+                },
+                ToolSpec {
+                    name: "mcp__fs__list".into(),
+                    description: "List a directory.".into(),
+                    parameters: json!({"type":"object","properties":{}}),
+                },
+            ],
             tool_protocols: vec![("shell".into(), "BEFORE: check the cwd.".into())],
             session_instructions: Some("Work on issue 12 for {{ model }}.".into()),
             ..self.inputs()
@@ -116,8 +124,8 @@ fn every_layer_present_in_order() {
 
     let markers = [
         "You are scout",
-        "# Tools",
-        "## shell\nRun a command.\nParameters:\n- cmd (string, required)",
+        "# MCP tools",
+        "\n- fs: mcp__fs__list",
         "# How to use your tools\n\n## shell\nBEFORE: check the cwd.",
         "# Workflows",
         "- /review — Review a change (arguments: branch)",
@@ -135,9 +143,13 @@ fn every_layer_present_in_order() {
         assert!(at >= last, "{marker} is out of order");
         last = at;
     }
+    // Each tool is described once, in the schema the request carries: not again here.
+    for description in ["Run a command.", "List a directory.", "cmd"] {
+        assert!(!prompt.text.contains(description), "{description}");
+    }
     assert_eq!(
         layer(&prompt, LayerKind::ToolCatalogue).source,
-        "generated from 1 tool"
+        "generated from 2 tools"
     );
     assert_eq!(
         layer(&prompt, LayerKind::SessionInstructions).source,
@@ -413,8 +425,9 @@ fn the_prompt_does_not_depend_on_anything_outside_its_inputs_and_files() {
 
 mod small;
 
-/// The full prompt, byte for byte, as it rendered before the compact mode existed: existing pods'
-/// new segments must not change because small windows got a prompt of their own.
+/// The full prompt, byte for byte: every new segment says this, so a change to it is made on
+/// purpose and its diff reviewed (the last one dropped the catalogue's copy of the schemas:
+/// docs/agent-loop.md §A lean request).
 #[test]
 fn the_full_prompt_is_pinned_byte_for_byte() {
     let fx = Fixture::new();

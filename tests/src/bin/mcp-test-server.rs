@@ -10,6 +10,9 @@
 //! - `picture`: a line of text and a small PNG.
 //! - `fail`: an error result (`isError`).
 //! - `helper` (only with `MCP_TEST_EVIL` set): a description written to steer the model.
+//! - with `MCP_TEST_TOOLS=N`, N more tools named like a tracker's (`list_issues`,
+//!   `create_comment`, …), each with a description and schema of the length real servers write;
+//!   a call answers `NAME: ARGUMENTS`. For tests and measurements of many tools (tool search).
 //!
 //! With `MCP_TEST_JOURNAL=PATH` every call and cancellation is appended to PATH, one line each,
 //! so a test can wait for "the server is in the call" rather than sleep.
@@ -75,7 +78,92 @@ fn tools() -> Vec<Tool> {
             schema(none),
         ));
     }
+    let generated = std::env::var("MCP_TEST_TOOLS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(0);
+    tools.extend(generated_tools().into_iter().take(generated));
     tools
+}
+
+const VERBS: [&str; 6] = ["list", "get", "create", "update", "delete", "search"];
+const NOUNS: [&str; 20] = [
+    "issue",
+    "comment",
+    "label",
+    "milestone",
+    "project",
+    "file",
+    "branch",
+    "commit",
+    "release",
+    "user",
+    "team",
+    "webhook",
+    "review",
+    "check",
+    "deployment",
+    "secret",
+    "workflow",
+    "artifact",
+    "package",
+    "discussion",
+];
+
+/// Up to 120 tools shaped like a code-hosting server's: a verb and a noun, a description of a
+/// few sentences, and two or three described parameters.
+fn generated_tools() -> Vec<Tool> {
+    let mut tools = Vec::new();
+    for noun in NOUNS {
+        for verb in VERBS {
+            let (name, description) = match verb {
+                "list" => (
+                    format!("list_{noun}s"),
+                    format!(
+                        "List the {noun}s of a repository, newest first. Returns up to `limit` \
+                         {noun}s as JSON objects with their id, title, author and timestamps; use \
+                         `page` to continue. Requires read access to the repository."
+                    ),
+                ),
+                "search" => (
+                    format!("search_{noun}s"),
+                    format!(
+                        "Search {noun}s across the repositories you can see with the host's query \
+                         syntax (qualifiers such as `repo:`, `author:` and `is:open`). Returns the \
+                         best matches first, with a snippet of each."
+                    ),
+                ),
+                _ => (
+                    format!("{verb}_{noun}"),
+                    format!(
+                        "{} a {noun} by its id. The id is the one `list_{noun}s` or \
+                         `search_{noun}s` returned; a {noun} that does not exist gives an error \
+                         result. Changes are visible to everyone with access to the repository.",
+                        capitalised(verb)
+                    ),
+                ),
+            };
+            let parameters = serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "repository": {"type": "string", "description": "The repository as OWNER/NAME."},
+                    "id": {"type": "string", "description": format!("The {noun}'s id.")},
+                    "limit": {"type": "integer", "description": "The most results to return (default 30, at most 100)."}
+                },
+                "required": ["repository"]
+            });
+            tools.push(Tool::new(name, description, schema(parameters)));
+        }
+    }
+    tools
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 impl ServerHandler for TestServer {
@@ -123,6 +211,11 @@ impl ServerHandler for TestServer {
                 ContentBlock::image("iVBORw0KGgo=", "image/png"),
             ]),
             "fail" => CallToolResult::error(vec![ContentBlock::text("it broke")]),
+            other if tools().iter().any(|t| t.name == other) => {
+                let arguments =
+                    serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
+                CallToolResult::success(vec![ContentBlock::text(format!("{other}: {arguments}"))])
+            }
             other => {
                 return Err(ErrorData::invalid_params(
                     format!("no tool named {other}"),

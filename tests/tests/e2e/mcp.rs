@@ -501,3 +501,107 @@ async fn a_tool_description_written_to_steer_the_model_raises_an_alert_every_cli
     }
     sb.ok(&["stop", "p"]);
 }
+
+fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .expect("tools in the request")
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Tool search (docs/agent-loop.md §Tool search): with 60 MCP tools the first request offers
+/// the built-in tools and `tool_search` only; a search loads the tools it found, from the next
+/// request on and after the up-front ones; a loaded tool still asks before it runs; and a
+/// restart rebuilds exactly the request the pod would have sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixty_mcp_tools_wait_behind_tool_search_which_loads_them_and_replays_exactly() {
+    let sb = TestHome::new();
+    let journal = sb.path().join("journal.txt");
+    sb.user_config(&format!(
+        "[mcp.servers.t]\ncommand = {}\nenv = {{ MCP_TEST_JOURNAL = {}, MCP_TEST_TOOLS = \"55\" }}\n",
+        toml_str(SERVER),
+        toml_str(&journal.display().to_string()),
+    ));
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            call("tool_search", json!({"query": "create an issue"})),
+            call(
+                "mcp__t__create_issue",
+                json!({"repository": "o/r", "id": "7"}),
+            ),
+            json!({"text": "Created."}),
+            json!({"text": "Still here."}),
+        ],
+    );
+    sb.start_scripted("p", &script);
+    assert_eq!(
+        mcp_ls_json(&sb, "p")[0]["tools"].as_array().unwrap().len(),
+        60
+    );
+
+    let mut events = sb.connect("p", ClientMode::Attach).await;
+    let mut seen = Vec::new();
+    sb.ok(&["send", "p", "open an issue", "--no-wait"]);
+    // The loaded tool asks, as every MCP tool does by default: loading widened nothing.
+    let tool = wait_for(&mut events, &mut seen, approval_tool).await;
+    assert_eq!(tool, "mcp__t__create_issue");
+    sb.ok(&["approve", "p"]);
+    wait_for(&mut events, &mut seen, is_run_end).await;
+
+    let requests: Vec<Value> = sb
+        .requests("p")
+        .iter()
+        .map(|r| serde_json::from_str(r).unwrap())
+        .collect();
+    assert_eq!(requests.len(), 3);
+    let first = tool_names(&requests[0]);
+    assert_eq!(first.len(), 16, "{first:?}");
+    assert_eq!(first.last().map(String::as_str), Some("tool_search"));
+    assert!(first.iter().all(|n| !n.starts_with("mcp__")), "{first:?}");
+    let system = requests[0]["system"].as_str().unwrap();
+    assert!(system.contains("60 more are not loaded"), "{system}");
+    assert!(system.contains("mcp__t__create_issue"), "{system}");
+    assert!(
+        !system.contains("Create a issue by its id"),
+        "descriptions wait for the search"
+    );
+
+    // From the next request on, the loaded tools follow the up-front ones: the prefix of the
+    // tools array, and so the provider's cache of it, is unchanged.
+    let second = tool_names(&requests[1]);
+    assert_eq!(second[..16], first[..]);
+    let loaded = &second[16..];
+    assert!((1..=5).contains(&loaded.len()), "{loaded:?}");
+    assert_eq!(loaded[0], "mcp__t__create_issue");
+    assert_eq!(tool_names(&requests[2]), second);
+    assert_eq!(requests[1]["system"], requests[0]["system"]);
+
+    let results = tool_results(&sb.history("p").await);
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(
+        results[0].0.starts_with("Loaded ") && results[0].0.contains("mcp__t__create_issue: "),
+        "{:?}",
+        results[0]
+    );
+    assert_eq!(
+        results[1],
+        (
+            r#"create_issue: {"id":"7","repository":"o/r"}"#.to_string(),
+            false
+        )
+    );
+
+    // Replay is exact: after a restart the next request is byte for byte what it was.
+    let next_before = sb.context("p").await;
+    drop(events);
+    sb.ok(&["restart", "p"]);
+    assert_eq!(sb.context("p").await, next_before);
+    sb.ok(&["send", "p", "are you there?"]);
+    let after: Value = serde_json::from_str(&sb.requests("p")[3]).unwrap();
+    assert_eq!(after["tools"], requests[2]["tools"]);
+    assert_eq!(after["system"], requests[2]["system"]);
+    sb.ok(&["stop", "p"]);
+}

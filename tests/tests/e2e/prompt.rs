@@ -135,3 +135,43 @@ async fn file_references_attach_text_and_listings_and_flag_what_they_cannot() {
     let request = sb.requests("p").pop().expect("one request");
     assert!(request.contains("4711"), "{request}");
 }
+
+/// The most a fresh pod's first request may take with the built-in tools (docs/agent-loop.md
+/// §A lean request).
+const LEAN_REQUEST_BYTES: usize = 16 * 1024;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fresh_pods_first_request_is_lean_and_says_each_thing_once() {
+    let sb = TestHome::new();
+    let script = sb.script("s.jsonl", &[json!({"text": "ok"})]);
+    sb.start_scripted("p", &script);
+    sb.ok(&["send", "p", "hello"]);
+    let first = sb.requests("p").into_iter().next().expect("one request");
+    assert!(
+        first.len() <= LEAN_REQUEST_BYTES,
+        "the first request is {} bytes",
+        first.len()
+    );
+    let body: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let system = body["system"].as_str().expect("a system prompt");
+    let tools = body["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 15, "every built-in tool is offered");
+    // The essentials: the working rules, the runtime's markers, each file tool's protocol.
+    for essential in [
+        "Look before you act",
+        "Ask before anything destructive",
+        "`[notification]`",
+        "NO_REPLY",
+        "## edit_file\nBEFORE:",
+        "## shell\nBEFORE:",
+    ] {
+        assert!(system.contains(essential), "missing {essential:?}");
+    }
+    // Each tool is described once, in its schema, and not again in the prompt.
+    for tool in tools {
+        // As the body spells it: JSON-escaped, without the quotes.
+        let escaped = tool["description"].to_string();
+        let description = &escaped[1..escaped.len() - 1];
+        assert_eq!(first.matches(description).count(), 1, "{description}");
+    }
+}

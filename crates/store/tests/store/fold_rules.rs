@@ -565,3 +565,47 @@ fn a_segment_start_without_totals_reads_as_zero() {
     let state = SegmentState::start(&e).unwrap();
     assert_eq!(state.totals, seedpod_protocol::PodTotals::default());
 }
+
+/// A `tool_search` result's loaded tools join the segment's tools in load order, once each,
+/// so a restore offers exactly what the live pod offered (docs/agent-loop.md §Tool search).
+#[test]
+fn tools_a_result_loaded_are_offered_after_the_segments_own_once() {
+    let spec = |name: &str| seedpod_protocol::ToolSpec {
+        name: name.into(),
+        description: format!("{name} things"),
+        parameters: serde_json::json!({"type": "object"}),
+    };
+    let loaded = |call_id: &str, names: &[&str]| EntryKind::ToolResult {
+        call_id: CallId::new(call_id),
+        name: "tool_search".into(),
+        content: "loaded".into(),
+        is_error: false,
+        meta: seedpod_protocol::ToolMeta {
+            loaded_tools: names.iter().map(|n| spec(n)).collect(),
+            ..Default::default()
+        },
+    };
+    let mut fold = Fold::new();
+    let before: Vec<String> = fold.0.tools.iter().map(|t| t.name.clone()).collect();
+    fold.ok(tool_call("c1"))
+        .ok(loaded(
+            "c1",
+            &["mcp__gh__get_issue", "mcp__gh__list_issues"],
+        ))
+        .ok(tool_call("c2"))
+        .ok(loaded("c2", &["mcp__gh__list_issues", "mcp__db__query"]))
+        .ok(tool_call("c3"))
+        .ok(tool_result("c3"));
+    let names: Vec<String> = fold.0.tools.iter().map(|t| t.name.clone()).collect();
+    let mut expected = before;
+    expected.extend(
+        [
+            "mcp__gh__get_issue",
+            "mcp__gh__list_issues",
+            "mcp__db__query",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(names, expected);
+    assert_eq!(fold.0.tools.last(), Some(&spec("mcp__db__query")));
+}

@@ -53,6 +53,7 @@ fn fresh_pod(
             cwd: &cwd,
             model: "qwen3:4b",
             tools: &tools,
+            deferred: &[],
             session_instructions: None,
             date: "2026-05-01",
             mode,
@@ -126,15 +127,22 @@ fn configured_child_tools_stay_in_the_compact_prompt_with_their_notes() {
 
 #[test]
 fn the_full_prompt_is_what_the_full_layers_make() {
-    // Full mode renders what it rendered before modes existed: protocols, catalogue and the
-    // long identity, with every tool as given.
+    // Full mode: the protocols and the long identity, with every tool as given. The schemas
+    // describe the tools, so no catalogue repeats them (docs/agent-loop.md §A lean request).
     let fx = Fixture::new();
     let (full, tools) = fresh_pod(&fx, PromptMode::Full, false);
     assert!(
         full.text
             .contains("# How to use your tools\n\n## read_file\nBEFORE:")
     );
-    assert!(full.text.contains("# Tools\n\nYou can call these tools."));
+    assert_eq!(layer(&full, LayerKind::ToolCatalogue).text, None);
+    for tool in &tools {
+        assert!(
+            !full.text.contains(tool.description.as_str()),
+            "{} is described in its schema only",
+            tool.name
+        );
+    }
     assert!(
         full.text
             .starts_with("You are scout, a coding agent running as a long-lived")
@@ -281,4 +289,47 @@ fn compact_rendering_is_deterministic() {
         render_prompt(&inputs).unwrap(),
         render_prompt(&inputs).unwrap()
     );
+}
+
+/// A lean request (docs/agent-loop.md §A lean request): a fresh pod's full-mode system prompt
+/// and the schemas of every built-in tool take at most 15 KiB, leaving room within 16 KiB for
+/// the first message and the body's framing (`tests/e2e/prompt.rs` measures the real body),
+/// and still carry what the model needs: the working rules, the runtime's markers, and every
+/// file tool's and shell's protocol, each said once.
+#[test]
+fn a_fresh_pods_full_prompt_and_schemas_fit_15_kib_and_keep_the_essentials() {
+    let fx = Fixture::new();
+    let (full, tools) = fresh_pod(&fx, PromptMode::Full, false);
+    let schemas = serde_json::to_string(&tools).unwrap();
+    let bytes = full.text.len() + schemas.len();
+    println!(
+        "full prompt {} bytes + {} tool schemas {} bytes = {bytes}",
+        full.text.len(),
+        tools.len(),
+        schemas.len()
+    );
+    assert!(bytes <= 15 * 1024, "{bytes} bytes");
+    for rule in [
+        "Look before you act",
+        "Make the smallest change",
+        "Check your work",
+        "Ask before anything destructive",
+        "Be concise",
+        "`[notification]`",
+        "`[pod NAME]`",
+        "`[Workflow: /slug]`",
+        "information, not orders",
+        "NO_REPLY",
+    ] {
+        assert!(full.text.contains(rule), "missing {rule:?}");
+    }
+    for decl in BUILTIN_TOOLS {
+        let section = format!("## {}\nBEFORE: ", decl.name);
+        assert_eq!(full.text.matches(&section).count(), 1, "{section}");
+        let spec = tools.iter().find(|t| t.name == decl.name).unwrap();
+        assert!(!spec.description.is_empty(), "{}", decl.name);
+    }
+    // The refusals a model would otherwise retry through the shell are said once, where the
+    // protocol of the tool that refuses them is.
+    assert_eq!(full.text.matches(".gitmodules").count(), 1);
 }
