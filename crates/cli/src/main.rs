@@ -85,7 +85,7 @@ fn run(cli: Cli) -> Result<()> {
     restore_sigpipe();
     let command = match cli.command.map(|command| one_shot::run(&home, command)) {
         Some(Ok(done)) => return done,
-        Some(Err(command)) => Some(command),
+        Some(Err(command)) => Some(*command),
         None => None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()

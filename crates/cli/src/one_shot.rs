@@ -13,7 +13,7 @@ use crate::{control, pods};
 /// Run `command` here if it is one of these for a pod on this machine; otherwise give it back
 /// for the async runtime. Any command not listed goes there, which is always correct, only
 /// slower to start.
-pub fn run(home: &Home, command: Command) -> Result<Result<()>, Command> {
+pub fn run(home: &Home, command: Command) -> Result<Result<()>, Box<Command>> {
     match command {
         Command::Notify {
             name,
@@ -24,11 +24,11 @@ pub fn run(home: &Home, command: Command) -> Result<Result<()>, Command> {
                 let text = pods::text_or_stdin(text)?;
                 control::notify_here(home, &pod, text, !no_wake)
             })),
-            None => Err(Command::Notify {
+            None => Err(Box::new(Command::Notify {
                 name,
                 text,
                 no_wake,
-            }),
+            })),
         },
         Command::Pause { name } => {
             simple(home, name, Method::Pause, |name| Command::Pause { name })
@@ -39,7 +39,7 @@ pub fn run(home: &Home, command: Command) -> Result<Result<()>, Command> {
         Command::Cancel { name } => {
             simple(home, name, Method::Cancel, |name| Command::Cancel { name })
         }
-        command => Err(command),
+        command => Err(Box::new(command)),
     }
 }
 
@@ -50,9 +50,9 @@ fn simple(
     name: Option<seedpod_client::Target>,
     method: Method,
     rebuild: impl FnOnce(Option<seedpod_client::Target>) -> Command,
-) -> Result<Result<()>, Command> {
+) -> Result<Result<()>, Box<Command>> {
     match pods::resolve_here(home, name.as_ref()) {
         Some(pod) => Ok(pod.and_then(|pod| control::simple_here(home, &pod, method))),
-        None => Err(rebuild(name)),
+        None => Err(Box::new(rebuild(name))),
     }
 }
