@@ -1,17 +1,30 @@
 //! Commands that change a pod: `notify`, `pause`, `resume`, `cancel`, `stop`, `restart`.
 
 use anyhow::Result;
-use seedpod_client::Home;
+use seedpod_client::{ClientError, Home};
 use seedpod_protocol::{AckOutcome, ClientMode, Method, PodName, ServerMsg};
 
 use crate::args::PodConfigArgs;
 use crate::exit::Exit;
-use crate::pods;
+use crate::pods::{self, CLIENT_NAME};
 use crate::start;
 
 pub async fn notify(home: &Home, pod: &pods::Pod, message: String, wake: bool) -> Result<()> {
     let mut conn = pods::connect_pod(home, pod, ClientMode::Control).await?;
-    match conn.call(Method::Notify { message, wake }).await? {
+    let reply = conn.call(Method::Notify { message, wake }).await?;
+    notified(pod, reply)
+}
+
+/// `notify` for a pod on this machine, without an async runtime (`one_shot.rs`).
+pub fn notify_here(home: &Home, name: &PodName, message: String, wake: bool) -> Result<()> {
+    let method = Method::Notify { message, wake };
+    let reply = seedpod_client::blocking::call_once(home, name, CLIENT_NAME, method)
+        .map_err(pods::stopped)?;
+    notified(&pods::Pod::Local(name.clone()), reply)
+}
+
+fn notified(pod: &pods::Pod, reply: ServerMsg) -> Result<()> {
+    match reply {
         ServerMsg::Ack { outcome, .. } => {
             let what = match outcome {
                 AckOutcome::Queued => {
@@ -29,15 +42,29 @@ pub async fn notify(home: &Home, pod: &pods::Pod, message: String, wake: bool) -
     }
 }
 
+/// `pause`, `resume`, `cancel`.
 pub async fn simple(home: &Home, pod: &pods::Pod, method: Method) -> Result<()> {
     let verb = method.name();
     let mut conn = pods::connect_pod(home, pod, ClientMode::Control).await?;
-    match conn.call(method).await {
+    simple_done(verb, conn.call(method).await)
+}
+
+/// `simple` for a pod on this machine, without an async runtime (`one_shot.rs`).
+pub fn simple_here(home: &Home, name: &PodName, method: Method) -> Result<()> {
+    let verb = method.name();
+    match seedpod_client::blocking::call_once(home, name, CLIENT_NAME, method) {
+        Err(err @ ClientError::NotRunning { .. }) => Err(pods::stopped(err)),
+        result => simple_done(verb, result),
+    }
+}
+
+fn simple_done(verb: &str, result: Result<ServerMsg, ClientError>) -> Result<()> {
+    match result {
         Ok(_) => {
             eprintln!("{verb}: ok");
             Ok(())
         }
-        Err(seedpod_client::ClientError::Refused { message, .. }) => {
+        Err(ClientError::Refused { message, .. }) => {
             Err(Exit::failure(format!("{verb} refused: {message}")))
         }
         Err(err) => Err(err.into()),

@@ -18,6 +18,7 @@ mod lineage;
 mod logfile;
 mod ls;
 mod mcp;
+mod one_shot;
 mod pods;
 mod prompt;
 mod redact;
@@ -82,10 +83,15 @@ fn run(cli: Cli) -> Result<()> {
         anyhow::bail!("{}", seedpod_tools::CLI_REFUSAL);
     }
     restore_sigpipe();
+    let command = match cli.command.map(|command| one_shot::run(&home, command)) {
+        Some(Ok(done)) => return done,
+        Some(Err(command)) => Some(*command),
+        None => None,
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    match cli.command {
+    match command {
         Some(command) => runtime.block_on(dispatch(home, command)),
         None => runtime.block_on(attach::attach(&home, None)),
     }

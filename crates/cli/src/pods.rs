@@ -145,6 +145,20 @@ pub fn resolve_target(home: &Home, target: Option<&seedpod_client::Target>) -> R
     }
 }
 
+/// The pod `target` names when it is one of this machine's (an existing pod, or this
+/// directory's for none); `None` for a pod on another machine.
+pub fn resolve_here(
+    home: &Home,
+    target: Option<&seedpod_client::Target>,
+) -> Option<Result<PodName>> {
+    use seedpod_client::Target;
+    match target {
+        None => Some(resolve_existing(home, None)),
+        Some(Target::Local(name)) => Some(resolve_existing(home, Some(name))),
+        Some(Target::Remote { .. }) => None,
+    }
+}
+
 /// Connect for requests; a stopped pod is exit 2 with the way to start it. A pod on another
 /// machine is reached through `ssh HOST seedpod bridge NAME`, without prompts (`BatchMode`).
 pub async fn connect_pod(home: &Home, pod: &Pod, mode: ClientMode) -> Result<Connection> {
@@ -154,12 +168,19 @@ pub async fn connect_pod(home: &Home, pod: &Pod, mode: ClientMode) -> Result<Con
             return Ok(remote.connect(name, CLIENT_NAME, mode, false, true).await?);
         }
     };
-    match Connection::connect(home, name, CLIENT_NAME, mode).await {
-        Ok(conn) => Ok(conn),
-        Err(ClientError::NotRunning { name }) => Err(Exit::usage(format!(
+    Connection::connect(home, name, CLIENT_NAME, mode)
+        .await
+        .map_err(stopped)
+}
+
+/// A connection's error as a command reports it: a pod that is not running is exit 2 with the
+/// way to start it.
+pub fn stopped(err: ClientError) -> anyhow::Error {
+    match err {
+        ClientError::NotRunning { name } => Exit::usage(format!(
             "pod \"{name}\" is stopped; start it with `seedpod start {name}` (it restores from its log)"
-        ))),
-        Err(err) => Err(err.into()),
+        )),
+        err => err.into(),
     }
 }
 

@@ -159,43 +159,11 @@ impl Connection {
             mode,
         })
         .await?;
-        let welcome = tokio::time::timeout(quick, conn.recv())
+        let first = tokio::time::timeout(quick, conn.recv())
             .await
             .map_err(|_| not_answering("to the handshake"))??;
-        match welcome {
-            Some(ServerMsg::Welcome {
-                pod,
-                server_version,
-                state,
-                instance,
-                seq,
-                ..
-            }) => {
-                conn.welcome = Welcome {
-                    pod,
-                    server_version,
-                    state,
-                    instance,
-                    seq,
-                };
-                Ok(conn)
-            }
-            Some(ServerMsg::Incompatible { reason, supported }) => Err(ClientError::Incompatible {
-                supported,
-                reason: reason.replace("NAME", name.as_str()),
-            }),
-            Some(ServerMsg::Error { message, code, .. }) => {
-                Err(ClientError::Refused { code, message })
-            }
-            Some(other) => Err(ClientError::Protocol(format!(
-                "expected welcome, got {}",
-                encode(&other)
-            ))),
-            None => Err(ClientError::Closed {
-                name: name.to_string(),
-                reason: Some("during the handshake".into()),
-            }),
-        }
+        conn.welcome = welcome_from(first, name)?;
+        Ok(conn)
     }
 
     /// Send a request; returns the id it was given.
@@ -261,29 +229,9 @@ impl Connection {
     async fn call_unbounded(&mut self, method: Method) -> Result<ServerMsg, ClientError> {
         let id = self.send(method).await?;
         loop {
-            let Some(msg) = self.recv().await? else {
-                return Err(ClientError::Closed {
-                    name: self.name.to_string(),
-                    reason: Some("before it answered".into()),
-                });
-            };
-            match reply_id(&msg) {
-                Some(reply) if reply == id => {
-                    return match msg {
-                        ServerMsg::Error { code, message, .. } => {
-                            Err(ClientError::Refused { code, message })
-                        }
-                        other => Ok(other),
-                    };
-                }
-                _ => {
-                    if let ServerMsg::Goodbye { message, .. } = msg {
-                        return Err(ClientError::Closed {
-                            name: self.name.to_string(),
-                            reason: Some(message),
-                        });
-                    }
-                }
+            let msg = self.recv().await?;
+            if let Some(answer) = answer_to(id, msg, &self.name) {
+                return answer;
             }
         }
     }
@@ -298,8 +246,70 @@ impl Connection {
     }
 }
 
+/// What the first frame of a connection says: the pod's welcome, or why there is none.
+pub(crate) fn welcome_from(
+    first: Option<ServerMsg>,
+    name: &PodName,
+) -> Result<Welcome, ClientError> {
+    match first {
+        Some(ServerMsg::Welcome {
+            pod,
+            server_version,
+            state,
+            instance,
+            seq,
+            ..
+        }) => Ok(Welcome {
+            pod,
+            server_version,
+            state,
+            instance,
+            seq,
+        }),
+        Some(ServerMsg::Incompatible { reason, supported }) => Err(ClientError::Incompatible {
+            supported,
+            reason: reason.replace("NAME", name.as_str()),
+        }),
+        Some(ServerMsg::Error { message, code, .. }) => Err(ClientError::Refused { code, message }),
+        Some(other) => Err(ClientError::Protocol(format!(
+            "expected welcome, got {}",
+            encode(&other)
+        ))),
+        None => Err(ClientError::Closed {
+            name: name.to_string(),
+            reason: Some("during the handshake".into()),
+        }),
+    }
+}
+
+/// What a frame read while waiting for the reply to request `id` means: the reply (an `error`
+/// reply is a refusal), the end of the connection, or `None` for a frame to skip (a live event).
+pub(crate) fn answer_to(
+    id: RequestId,
+    msg: Option<ServerMsg>,
+    name: &PodName,
+) -> Option<Result<ServerMsg, ClientError>> {
+    let Some(msg) = msg else {
+        return Some(Err(ClientError::Closed {
+            name: name.to_string(),
+            reason: Some("before it answered".into()),
+        }));
+    };
+    match (reply_id(&msg), msg) {
+        (Some(reply), ServerMsg::Error { code, message, .. }) if reply == id => {
+            Some(Err(ClientError::Refused { code, message }))
+        }
+        (Some(reply), other) if reply == id => Some(Ok(other)),
+        (_, ServerMsg::Goodbye { message, .. }) => Some(Err(ClientError::Closed {
+            name: name.to_string(),
+            reason: Some(message),
+        })),
+        _ => None,
+    }
+}
+
 /// The error for a request over the frame limit.
-fn too_large(bytes: usize) -> String {
+pub(crate) fn too_large(bytes: usize) -> String {
     format!(
         "the request is {:.1} MiB, over the {} MiB a pod accepts in one message; put the text \
          in a file in the pod's directory and send a message that names it (`@FILE`)",
@@ -308,7 +318,7 @@ fn too_large(bytes: usize) -> String {
     )
 }
 
-fn frames_error(err: FramesError) -> ClientError {
+pub(crate) fn frames_error(err: FramesError) -> ClientError {
     match err {
         FramesError::Io(io) => ClientError::Transport(io),
         other => ClientError::Protocol(format!("the pod's frames could not be read: {other}")),
