@@ -32,7 +32,7 @@ fn notified(pod: &pods::Pod, reply: ServerMsg) -> Result<()> {
                 }
                 AckOutcome::Started | AckOutcome::Done | AckOutcome::Unknown => "delivered",
             };
-            eprintln!("notified {pod}: {what}");
+            say(&format!("notified {pod}: {what}\n"));
             Ok(())
         }
         other => Err(Exit::failure(format!(
@@ -61,7 +61,7 @@ pub fn simple_here(home: &Home, name: &PodName, method: Method) -> Result<()> {
 fn simple_done(verb: &str, result: Result<ServerMsg, ClientError>) -> Result<()> {
     match result {
         Ok(_) => {
-            eprintln!("{verb}: ok");
+            say(&format!("{verb}: ok\n"));
             Ok(())
         }
         Err(ClientError::Refused { message, .. }) => {
@@ -97,4 +97,10 @@ pub async fn restart(home: &Home, name: &PodName) -> Result<()> {
     start::start_named(home, name, &meta.cwd, &config).await?;
     println!("{name}");
     Ok(())
+}
+
+/// The confirmation line on stderr: one write, not one per formatted piece (stderr is
+/// unbuffered), and a closed stderr is no reason to fail a request the pod has already done.
+fn say(line: &str) {
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
 }

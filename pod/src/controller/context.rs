@@ -607,7 +607,7 @@ impl Controller {
     }
 
     /// The window the current segment was planned for (its `segment_start`).
-    fn segment_window(&self) -> Option<u64> {
+    pub(super) fn segment_window(&self) -> Option<u64> {
         match self.log.entries.first().map(|e| &e.kind) {
             Some(EntryKind::SegmentStart(start)) => start.context_window.map(|w| w.tokens),
             _ => None,

@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::data_guard::{DataSource, Guarded};
 use super::{Activity, Controller, ControllerMsg};
+use crate::prompt::PromptMode;
 
 /// Handed to `drive_run`; every call is a command to the controller tagged with the run's
 /// generation, so a stopped run cannot commit anything.
@@ -245,6 +246,15 @@ impl Controller {
                 is_error,
                 mut meta,
             } => {
+                // A segment on the small prompt offers its tools shortened; what a search
+                // loads into it is shortened the same way, or one load could cost more of a
+                // small window than all the tools it was offered. Done before the commit, so
+                // the entry holds what the requests carry and replay stays exact.
+                if !meta.loaded_tools.is_empty()
+                    && PromptMode::for_window(self.segment_window()) == PromptMode::Small
+                {
+                    meta.loaded_tools = crate::prompt::small_tool_specs(&meta.loaded_tools);
+                }
                 let before = content.len();
                 let content = self.fit_tool_result(&name, content);
                 meta.dropped(before.saturating_sub(content.len()) as u64);

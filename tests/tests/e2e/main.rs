@@ -49,6 +49,7 @@ mod standing_rules;
 mod storage_full;
 mod tasks;
 mod terminal_safe;
+mod tool_search_small;
 mod totals;
 mod trust;
 mod tui;
