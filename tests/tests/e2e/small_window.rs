@@ -10,7 +10,7 @@ use serde_json::Value;
 
 const WINDOW: u64 = 4_096;
 
-fn start(server: &LimitServer) -> TestHome {
+pub(crate) fn start(server: &LimitServer) -> TestHome {
     let sb = TestHome::new();
     let mut cmd = sb.cmd();
     cmd.args(["start", "p"])
@@ -29,7 +29,7 @@ fn start(server: &LimitServer) -> TestHome {
 }
 
 /// Every entry of every segment of pod `p`, oldest segment first.
-fn log(sb: &TestHome) -> Vec<Value> {
+pub(crate) fn log(sb: &TestHome) -> Vec<Value> {
     sb.segment_files("p")
         .iter()
         .flat_map(|file| {

@@ -9,10 +9,12 @@
 //! classification of errors as transient or permanent (`http/error_body.rs`, which uses
 //! `overflow_in` so that an overflow is never retried blindly).
 
+mod cut_memo;
 mod overflow;
 mod probe;
 mod table;
 
+pub(crate) use self::cut_memo::CutMemo;
 pub(crate) use self::overflow::overflow_in;
 pub use self::overflow::{Overflow, overflow_of};
 pub use self::probe::{DEFAULT_PROBE_TIMEOUT, probe_window};

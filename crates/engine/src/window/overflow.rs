@@ -11,7 +11,7 @@
 //! | vLLM | `maximum context length is N tokens … your request has M input tokens`; `… is longer than the maximum model length of N` (`max_model_len`) |
 //! | Anthropic | `prompt is too long: M tokens > N maximum`; `input length and max_tokens exceed context limit: M + K > N` |
 //! | llama.cpp server | `request (M tokens) exceeds the available context size (N tokens)`; `input (M tokens) is larger than the max context size (N tokens)`; older builds `the request exceeds the available context size` with `n_prompt_tokens`/`n_ctx` fields; type `exceed_context_size_error` |
-//! | LM Studio | `… the model is loaded with context length of only N tokens, which is not enough`; MLX engine `Context size has been exceeded` |
+//! | LM Studio | `… the model is loaded with context length of only N tokens, which is not enough`; `tokens to keep from the initial prompt is greater than the context length (n_keep: M>= n_ctx: N)`; MLX engine `Context size has been exceeded` |
 //! | Ollama | `input length exceeds the context length` (its own runner; over the OpenAI API it usually truncates instead) |
 //! | Mistral | `Prompt contains M tokens … too large for model with N maximum context length` |
 //! | Gemini (OpenAI-compatible) | `The input token count (M) exceeds the maximum number of tokens allowed (N)` |
@@ -46,6 +46,7 @@ const MARKERS: &[&str] = &[
     "maximum model length",
     "context size has been exceeded",
     "context length of only",
+    "greater than the context length",
     "input length exceeds the context length",
     "too large for model with",
     "exceeds the maximum number of tokens allowed",
