@@ -142,14 +142,11 @@ impl Controller {
         if !due || self.failed_here() {
             return Ok(None);
         }
-        // A request that would not fit at all is cut even when the cut is small: sent as it is,
-        // the server would refuse it (or silently drop its start) for certain.
-        let trigger =
-            if forced.is_some() || fill.saturating_add(self.answer_reserve(window)) > window {
-                CompactionTrigger::Overflow
-            } else {
-                CompactionTrigger::Auto
-            };
+        let trigger = if forced.is_some() {
+            CompactionTrigger::Overflow
+        } else {
+            CompactionTrigger::Auto
+        };
         Ok(self
             .begin_compaction(forced.unwrap_or(Depth::Normal), trigger, None, None)
             .map(|body| PreparedRequest {
@@ -166,6 +163,15 @@ impl Controller {
     fn over_threshold(&self, fill: u64, window: u64) -> bool {
         fill as f64 >= window as f64 * self.session.context.compact_at
             || fill.saturating_add(self.answer_reserve(window)) > window
+    }
+
+    /// Whether the next request, with room for the answer, is over the window.
+    fn would_not_fit(&self, window: u64) -> bool {
+        window > 0
+            && self
+                .calibrated_fill()
+                .saturating_add(self.answer_reserve(window))
+                > window
     }
 
     /// Room for the answer: the output limit when one is set — though never more than a
@@ -214,8 +220,11 @@ impl Controller {
         // An automatic compaction must be worth a request: one that would summarise a
         // sliver of the window (a window too small for the system prompt, a segment that
         // was just compacted) would only repeat itself.
+        // A request that would not fit at all is cut even when the cut is small: sent as it is,
+        // the server would refuse it (or silently drop its start) for certain.
         .filter(|plan| {
             trigger != CompactionTrigger::Auto
+                || self.would_not_fit(window)
                 || estimate::items_tokens(&self.log.state.history[..plan.keep_from])
                     >= plan_window / MIN_WORTH_DIVISOR
         });

@@ -44,17 +44,16 @@ impl Controller {
             requested = ?overflow.requested,
             error = %err,
         );
-        match overflow
-            .limit
-            .filter(|l| crate::context::window::BELIEVABLE.contains(l))
-        {
-            Some(limit) => {
+        match overflow.limit {
+            Some(limit) if crate::context::window::BELIEVABLE.contains(&limit) => {
                 // A server that confirms the window the pod already had teaches nothing new.
                 if self.log.state.window.is_none_or(|w| w.tokens != limit) {
                     tracing::warn!(event = "context_window_learned", tokens = limit);
                     self.record_learned(limit).await?;
                 }
             }
+            // A number no server could mean is a broken server's: nothing is learned.
+            Some(_) => {}
             None => self.shrink_window().await?,
         }
         if self.needs_small_prompt() {
@@ -223,8 +222,18 @@ impl Controller {
     /// the pod works within half of the smaller of the window it knew and its estimate of the
     /// refused request, never below `SHRINK_FLOOR`, records that like a learned window and
     /// says so. Refused again, it halves again; at the floor it stops shrinking and the usual
-    /// compaction (harder the second time) decides.
+    /// compaction (harder the second time) decides. A configured window is never shrunk.
     async fn shrink_window(&mut self) -> Result<(), HostError> {
+        // The person's `context_window` is theirs to change; the advice when the run fails
+        // names it.
+        if self
+            .log
+            .state
+            .window
+            .is_some_and(|w| w.source == WindowSource::Config)
+        {
+            return Ok(());
+        }
         let known = self.log.state.window.map(|w| w.tokens);
         let sent = self.fitting.fit.sent_estimate;
         let Some(base) = known.into_iter().chain(sent).min() else {

@@ -82,6 +82,16 @@ fn session(config: LimitConfig, turns: usize) -> Session {
             trace(&server.exchanges())
         );
     }
+    let exchanges = server.exchanges();
+    // The numbers the docs quote (docs/configuration.md §Context): how many requests a turn
+    // cost against this server.
+    eprintln!(
+        "{turns} turns answered with {} requests ({} refused or cut, {} unstreamed, {} summaries)",
+        exchanges.len(),
+        exchanges.iter().filter(|e| e.refused()).count(),
+        unstreamed(&exchanges),
+        exchanges.iter().filter(|e| e.is_summary()).count(),
+    );
     Session { sb, server, stderr }
 }
 
