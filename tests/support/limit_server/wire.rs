@@ -30,7 +30,7 @@ pub fn openai_too_long(limit: u64, tokens: u64) -> String {
 }
 
 /// Whose words a refusal on the OpenAI wire is in. Each is the shape the real server sends
-/// for a prompt over its window (docs/configuration.md §Context lists the servers checked).
+/// for a prompt over its window (the servers checked: docs/configuration.md §Context).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wording {
     /// OpenAI's own error object; llama-cpp-python sends the same, unstreamed.

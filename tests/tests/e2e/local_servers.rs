@@ -1,5 +1,5 @@
 //! A long conversation with each kind of local model server, as they really behave past a
-//! 2,048-token window the pod is not told about (docs/configuration.md §Context lists them):
+//! 2,048-token window the pod is not told about (the servers: docs/configuration.md §Context):
 //! llama-cpp-python's (cuts a streamed answer, refuses properly unstreamed), Ollama's (drops
 //! the start of the prompt without a word), vLLM's and LM Studio's (refuse in their own
 //! words), and one that refuses without saying its window. Every turn must be answered; the
