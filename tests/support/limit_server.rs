@@ -10,7 +10,8 @@
 //!   empty stream, as llama-cpp-python answers; with `truncates_silently` it is answered and
 //!   its usage counts only `limit` prompt tokens, as Ollama does past its `num_ctx`; with
 //!   `wording` the refusal is in vLLM's or LM Studio's words and shape, or states no window at
-//!   all — `Wording` says what each real server sends);
+//!   all — `Wording` says what each real server sends; with `drops_unstreamed` an unstreamed
+//!   one gets no answer at all);
 //! - a summary request (no tools offered, a system prompt that asks for a summary) gets a
 //!   summary that repeats every `FACT:` line it was shown, so a test can see a fact survive
 //!   compaction;
@@ -63,6 +64,9 @@ pub struct LimitConfig {
     /// Refuse a streamed request over the limit the way llama-cpp-python's server does: `200`,
     /// then the stream ends with nothing in it. An unstreamed one still gets the 400.
     pub cuts_streams: bool,
+    /// Close the connection without a word on an unstreamed request over the limit (a server
+    /// that fails the prompt both ways and never says why).
+    pub drops_unstreamed: bool,
     /// Answer a request over the limit the way Ollama does past its `num_ctx`: as if it were
     /// not, from the end of the prompt, reporting only `limit` prompt tokens.
     pub truncates_silently: bool,
@@ -80,6 +84,7 @@ impl LimitConfig {
             chars_per_token: 3.2,
             reply_chars: 200,
             cuts_streams: false,
+            drops_unstreamed: false,
             truncates_silently: false,
             wording: Wording::OpenAi,
         }
@@ -279,6 +284,8 @@ fn respond(request: &HttpRequest, config: LimitConfig, log: &Log) -> Vec<u8> {
     let over = tokens > config.limit;
     let (answer, response) = if over && config.cuts_streams && streamed {
         (Answer::Refused, wire::stream_response(""))
+    } else if over && config.drops_unstreamed && !streamed {
+        (Answer::Refused, Vec::new())
     } else if over && streamed && wire == Wire::OpenAi && config.wording == Wording::LmStudio {
         // LM Studio opens the stream and sends its refusal as an `error` event.
         let body = too_long(config.wording, config.limit, tokens);

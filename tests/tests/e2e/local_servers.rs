@@ -14,7 +14,7 @@ use seedpod_e2e::limit_server::{Exchange, LimitConfig, LimitServer, Wire, Wordin
 use seedpod_protocol::{PodState, ServerMsg};
 use serde_json::Value;
 
-use super::small_window::{log, start};
+use super::small_window::{log, start, start_in};
 
 /// The server's window, which the pod is never told.
 const LIMIT: u64 = 2_048;
@@ -297,6 +297,39 @@ fn a_server_that_never_states_its_window_is_met_by_halving_the_pods_own() {
     );
     assert_learned_in_ls(&s.sb, LIMIT);
     s.sb.ok(&["stop", "p"]);
+}
+
+/// A server that cuts a stream over its window and drops the same request unstreamed without
+/// a word: after the usual retries the pod takes it as "too long" with no window, halves its
+/// own, says so, and every turn is answered.
+#[test]
+fn a_server_that_fails_both_ways_without_a_word_is_met_by_halving() {
+    let server = LimitServer::start(LimitConfig {
+        cuts_streams: true,
+        drops_unstreamed: true,
+        ..LimitConfig::new(LIMIT)
+    });
+    let sb = TestHome::new();
+    // Retries of the cut are made as usual, without waiting a second each here.
+    sb.user_config("[retry]\nbase_delay_ms = 1\nmax_delay_ms = 2\n");
+    let sb = start_in(sb, &server);
+    let mut stderr = String::new();
+    for turn in 0..4 {
+        let out = sb.run(&["send", "p", &message(turn)]);
+        stderr.push_str(&String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "turn {turn}: {stderr}\nrequests: {:?}",
+            trace(&server.exchanges())
+        );
+    }
+    assert!(
+        stderr.contains("without saying how much it holds"),
+        "says the pod halved its window: {stderr}"
+    );
+    assert_eq!(learned_windows(&sb).last(), Some(&LIMIT));
+    assert_learned_in_ls(&sb, LIMIT);
+    sb.ok(&["stop", "p"]);
 }
 
 /// A server whose window is too small for even the compact prompt: the turn fails, saying

@@ -11,7 +11,11 @@ use serde_json::Value;
 const WINDOW: u64 = 4_096;
 
 pub(crate) fn start(server: &LimitServer) -> TestHome {
-    let sb = TestHome::new();
+    start_in(TestHome::new(), server)
+}
+
+/// `start` in a home prepared by the caller (a config file written first).
+pub(crate) fn start_in(sb: TestHome, server: &LimitServer) -> TestHome {
     let mut cmd = sb.cmd();
     cmd.args(["start", "p"])
         .args(server.start_args(Wire::OpenAi));

@@ -15,7 +15,7 @@ mod probe;
 mod table;
 
 pub(crate) use self::cut_memo::CutMemo;
-pub(crate) use self::overflow::overflow_in;
 pub use self::overflow::{Overflow, overflow_of};
+pub(crate) use self::overflow::{overflow_in, unstated_overflow};
 pub use self::probe::{DEFAULT_PROBE_TIMEOUT, probe_window};
 pub use self::table::family_window;

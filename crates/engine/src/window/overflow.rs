@@ -31,8 +31,13 @@ pub struct Overflow {
     pub requested: Option<u64>,
 }
 
+/// Our own words for a request the server failed both streamed and unstreamed without saying
+/// why (`retry.rs`): read like a refusal that states no window.
+const UNSTATED: &str = "taken as a prompt over the server's context window, which it did not state";
+
 /// Phrases (lowercase) that mean the prompt does not fit, whoever says them.
 const MARKERS: &[&str] = &[
+    UNSTATED,
     "context_length_exceeded",
     "context length exceeded",
     "exceed_context_size_error",
@@ -51,6 +56,14 @@ const MARKERS: &[&str] = &[
     "too large for model with",
     "exceeds the maximum number of tokens allowed",
 ];
+
+/// The refusal a server made by cutting a stream (`cut`, retried as usual) and failing the same
+/// request unstreamed (`answer`) without a reason: permanent, and an overflow with no window.
+pub(crate) fn unstated_overflow(cut: &ProviderError, answer: &ProviderError) -> ProviderError {
+    ProviderError::permanent(format!(
+        "{cut}; the same request unstreamed failed too ({answer}): {UNSTATED}"
+    ))
+}
 
 /// What an error says about a context overflow, or `None` if it is not one. A rate limit (HTTP
 /// 429) is never an overflow, whatever its words (OpenAI's "tokens per minute" errors count
