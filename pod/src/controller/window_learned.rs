@@ -2,7 +2,8 @@
 //! §Provider failures): a "too long" refusal that states the window, one that does not (the pod
 //! then halves its own working window, down to `SHRINK_FLOOR`), and a server that silently read
 //! less than it was sent. Each is recorded as a learned `context_window` entry, so restores keep
-//! it and `seedpod ls` shows it; fitting the next request to it is `context.rs`'s work.
+//! it and `seedpod ls` shows it; fitting the next request to it is `context.rs`'s work, measured
+//! with how much more this server counts than the pod's estimate (`calibrated_fill`).
 
 use seedpod_engine::{HostError, ProviderError};
 use seedpod_protocol::{AlertLevel, ContextWindow, EntryKind, Origin, WindowSource, thousands};
