@@ -8,7 +8,10 @@
 //! - a request over the limit gets HTTP 400 with the provider's real "too long" body, stating
 //!   the limit and the request's size (or, with `cuts_streams`, a streamed one gets 200 and an
 //!   empty stream, as llama-cpp-python answers; with `truncates_silently` it is answered and
-//!   its usage counts only `limit` prompt tokens, as Ollama does past its `num_ctx`);
+//!   its usage counts only `limit` prompt tokens, as Ollama does past its `num_ctx`; with
+//!   `wording` the refusal is in vLLM's or LM Studio's words and shape, or states no window at
+//!   all — `Wording` says what each real server sends; with `drops_unstreamed` an unstreamed
+//!   one gets no answer at all);
 //! - a summary request (no tools offered, a system prompt that asks for a summary) gets a
 //!   summary that repeats every `FACT:` line it was shown, so a test can see a fact survive
 //!   compaction;
@@ -41,7 +44,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
 pub use request::{Answer, Wire};
-pub use wire::{anthropic_too_long, openai_too_long};
+pub use wire::{Wording, anthropic_too_long, openai_too_long, too_long};
 
 /// A request head larger than this is not one our providers send.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -61,9 +64,14 @@ pub struct LimitConfig {
     /// Refuse a streamed request over the limit the way llama-cpp-python's server does: `200`,
     /// then the stream ends with nothing in it. An unstreamed one still gets the 400.
     pub cuts_streams: bool,
+    /// Close the connection without a word on an unstreamed request over the limit (a server
+    /// that fails the prompt both ways and never says why).
+    pub drops_unstreamed: bool,
     /// Answer a request over the limit the way Ollama does past its `num_ctx`: as if it were
     /// not, from the end of the prompt, reporting only `limit` prompt tokens.
     pub truncates_silently: bool,
+    /// Whose words an OpenAI-wire refusal is in (the Anthropic wire always speaks Anthropic's).
+    pub wording: Wording,
 }
 
 impl LimitConfig {
@@ -76,7 +84,9 @@ impl LimitConfig {
             chars_per_token: 3.2,
             reply_chars: 200,
             cuts_streams: false,
+            drops_unstreamed: false,
             truncates_silently: false,
+            wording: Wording::OpenAi,
         }
     }
 
@@ -271,11 +281,19 @@ fn respond(request: &HttpRequest, config: LimitConfig, log: &Log) -> Vec<u8> {
     served.count += 1;
     let streamed = serde_json::from_str::<serde_json::Value>(&request.body)
         .is_ok_and(|v| v["stream"] == serde_json::Value::Bool(true));
-    let (answer, response) = if tokens > config.limit && config.cuts_streams && streamed {
+    let over = tokens > config.limit;
+    let (answer, response) = if over && config.cuts_streams && streamed {
         (Answer::Refused, wire::stream_response(""))
-    } else if tokens > config.limit && !config.truncates_silently {
+    } else if over && config.drops_unstreamed && !streamed {
+        (Answer::Refused, Vec::new())
+    } else if over && streamed && wire == Wire::OpenAi && config.wording == Wording::LmStudio {
+        // LM Studio opens the stream and sends its refusal as an `error` event.
+        let body = too_long(config.wording, config.limit, tokens);
+        let event = format!("event: error\ndata: {body}\n\n");
+        (Answer::Refused, wire::stream_response(&event))
+    } else if over && !config.truncates_silently {
         let body = match wire {
-            Wire::OpenAi => openai_too_long(config.limit, tokens),
+            Wire::OpenAi => too_long(config.wording, config.limit, tokens),
             Wire::Anthropic => anthropic_too_long(config.limit, tokens),
         };
         (Answer::Refused, wire::json_response(400, &body))

@@ -84,6 +84,8 @@ impl fmt::Debug for OpenAiConfig {
 pub struct OpenAiProvider {
     config: OpenAiConfig,
     endpoint: Endpoint,
+    /// What `diagnose_cut` learned, so it asks once per window.
+    cuts: crate::window::CutMemo,
 }
 
 impl OpenAiProvider {
@@ -100,7 +102,11 @@ impl OpenAiProvider {
             config.connect_timeout,
             config.idle_read_timeout,
         )?;
-        Ok(OpenAiProvider { config, endpoint })
+        Ok(OpenAiProvider {
+            config,
+            endpoint,
+            cuts: crate::window::CutMemo::default(),
+        })
     }
 }
 
@@ -135,9 +141,18 @@ impl Provider for OpenAiProvider {
         &self,
         body: &str,
     ) -> futures::future::BoxFuture<'static, Option<ProviderError>> {
+        if let Some(refusal) = self.cuts.recall(body.len()) {
+            return Box::pin(async move { Some(refusal) });
+        }
         let endpoint = self.endpoint.clone();
         let probe = unstreamed_probe(body);
-        Box::pin(async move { endpoint.send(probe?).await.err() })
+        let cuts = self.cuts.clone();
+        let len = body.len();
+        Box::pin(async move {
+            let answer = endpoint.send(probe?).await.err()?;
+            cuts.remember(len, &answer);
+            Some(answer)
+        })
     }
 
     fn list_models(&self) -> futures::future::BoxFuture<'static, Result<Vec<String>, String>> {

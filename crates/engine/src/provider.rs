@@ -174,7 +174,8 @@ pub trait Provider: Send + Sync {
     /// refusal (llama-cpp-python's server: docs/agent-loop.md §Provider failures). Ask once
     /// without streaming, for a one-token answer, and return the server's error if it gives
     /// one; `None` when the request was accepted (the cut was the network) or the provider has
-    /// no such question to ask.
+    /// no such question to ask. A provider may answer from what it was told before, so that
+    /// it asks once per window rather than once per turn (`window/cut_memo.rs`).
     fn diagnose_cut(
         &self,
         _body: &str,

@@ -131,6 +131,9 @@ pub(crate) async fn request_with_retries<H: RunHost>(
 ) -> Result<Response, ProviderError> {
     let name = provider.kind().as_str();
     let mut retry = 0;
+    // The server's answer to the same request unstreamed, when that failed too without a
+    // reason (`overflow_behind_cut`).
+    let mut failed_both_ways: Option<ProviderError> = None;
     loop {
         let attempt = retry + 1;
         tracing::info!(event = "llm_request_start", provider = name, attempt);
@@ -142,17 +145,26 @@ pub(crate) async fn request_with_retries<H: RunHost>(
             Ok(response) => return Ok(response),
             Err(error) => error,
         };
-        if retry == 0
-            && progress.first_event.is_none()
-            && crate::http::is_cut(&error)
-            && let Some(refusal) = overflow_behind_cut(provider, body).await
-        {
-            log_final_error(name, attempt, &refusal);
-            return Err(refusal);
+        if retry == 0 && progress.first_event.is_none() && crate::http::is_cut(&error) {
+            match overflow_behind_cut(provider, body).await {
+                CutAnswer::TooLong(refusal) => {
+                    log_final_error(name, attempt, &refusal);
+                    return Err(refusal);
+                }
+                CutAnswer::FailedToo(answer) => failed_both_ways = Some(answer),
+                CutAnswer::Accepted => {}
+            }
         }
         if let Next::Fail(note) = next_step(&error, &progress, retry, policy) {
+            let error = with_note(error, note);
+            let error = match failed_both_ways.take() {
+                Some(answer) if crate::http::is_cut_at_start(&error, &progress) => {
+                    crate::window::unstated_overflow(&error, &answer)
+                }
+                Some(_) | None => error,
+            };
             log_final_error(name, attempt, &error);
-            return Err(with_note(error, note));
+            return Err(error);
         }
         let wait = error
             .retry_after()
@@ -170,8 +182,15 @@ pub(crate) async fn request_with_retries<H: RunHost>(
 /// same way, every turn, and the compaction that would save the pod would never run. Ask the
 /// server once, unstreamed; its "too long" answer, if that is what it says, ends the attempt
 /// like any refusal, so the run learns the window and fits the request to it.
-async fn overflow_behind_cut(provider: &dyn Provider, body: &str) -> Option<ProviderError> {
-    let answer = provider.diagnose_cut(body).await?;
+///
+/// A server that fails the unstreamed question too, without a reason (the connection dropped,
+/// a 5xx), may be one that cannot read the prompt either way: if the usual retries of the cut
+/// all fail as well, the request ends as a "too long" refusal that states no window, so the
+/// run shrinks its working window instead of failing the same way every turn.
+async fn overflow_behind_cut(provider: &dyn Provider, body: &str) -> CutAnswer {
+    let Some(answer) = provider.diagnose_cut(body).await else {
+        return CutAnswer::Accepted;
+    };
     let overflow = crate::window::overflow_of(&answer).is_some();
     tracing::info!(
         event = "provider_cut_diagnosed",
@@ -180,7 +199,28 @@ async fn overflow_behind_cut(provider: &dyn Provider, body: &str) -> Option<Prov
         answer = %answer,
         "a stream was cut before any content; asked again without streaming"
     );
-    overflow.then_some(answer)
+    if overflow {
+        return CutAnswer::TooLong(answer);
+    }
+    let unexplained = match answer.status() {
+        None => answer.is_transient(),
+        Some(status) => status >= 500,
+    };
+    if unexplained {
+        CutAnswer::FailedToo(answer)
+    } else {
+        CutAnswer::Accepted
+    }
+}
+
+/// What asking about a cut stream found.
+enum CutAnswer {
+    /// The server refused the request as too long: that refusal.
+    TooLong(ProviderError),
+    /// The server failed it unstreamed as well, saying nothing of why: its answer.
+    FailedToo(ProviderError),
+    /// The server took it, or the provider has no question to ask: the cut was the network.
+    Accepted,
 }
 
 fn log_final_error(provider: &str, attempt: u32, error: &ProviderError) {

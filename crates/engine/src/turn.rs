@@ -137,7 +137,7 @@ pub async fn drive_run_with_retry<H: RunHost>(
                 continue;
             }
             Err(err) => {
-                let message = err.to_string();
+                let message = failure_message(&err, recoveries);
                 tracing::warn!(error = %message, transient = err.is_transient(), "provider request failed");
                 end_run(host, RunEndReason::Error, Some(message.clone())).await?;
                 return Ok(RunOutcome::Failed { message });
@@ -155,6 +155,29 @@ pub async fn drive_run_with_retry<H: RunHost>(
         answer(host, tools, &calls, &prepared.run_calls, limits).await?;
         end_turn(host, iteration, FinishReason::ToolUse).await?;
     }
+}
+
+/// What a run that failed says. A "too long" refusal the pod could not recover from says what
+/// the pod tried and which setting decides (docs/agent-loop.md §Provider failures); the
+/// person's message is never the suspect, since the pod would have said so when it fitted it.
+fn failure_message(err: &ProviderError, recoveries: u32) -> String {
+    if crate::window::overflow_of(err).is_none() {
+        return err.to_string();
+    }
+    let tried = match recoveries {
+        0 => "the pod could not make it smaller".to_owned(),
+        1 => "the pod fitted the request to the window once (learning the window or halving its \
+              own, compacting, the compact prompt) and it still does not fit"
+            .to_owned(),
+        n => format!(
+            "the pod fitted the request to the window {n} times (learning the window or halving \
+             its own, compacting, the compact prompt) and it still does not fit"
+        ),
+    };
+    format!(
+        "{err} — {tried}: set context_window in the pod's config to the window the server \
+         really holds, or start the server with a larger one"
+    )
 }
 
 /// One model request, streamed to the end, with transient failures retried as `retry.rs`

@@ -25,6 +25,12 @@ pub const BELIEVABLE: std::ops::RangeInclusive<u64> = 512..=10_000_000;
 /// the family could hold, and some cut a stream or drop context instead of saying "too long".
 pub const LOCAL_TABLE_CAP: u64 = 8_192;
 
+/// The smallest working window the pod shrinks itself to when a server refuses a request as
+/// too long without saying how much it holds (`controller/window_learned.rs`): the compact
+/// prompt and a short exchange fit in it, and the smallest windows local servers are commonly
+/// started with (llama.cpp's and llama-cpp-python's old `-c` default) are this size.
+pub const SHRINK_FLOOR: u64 = 2_048;
+
 /// The window from the configuration or the family table, without asking anyone.
 pub fn configured(settings: &ContextSettings, model: &str) -> Option<ContextWindow> {
     if let Some(tokens) = settings.window.filter(|t| *t > 0) {

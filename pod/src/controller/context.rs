@@ -1,13 +1,13 @@
 //! The controller's side of context management (DESIGN invariant 7): before each request it
 //! prunes or compacts when the fill calls for it, it commits the compaction the run task's
-//! summary request produced, it learns the window from a "too long" refusal, and it compacts
-//! after a run and on `/compact`. The decisions are `crate::context`'s pure functions; this file
+//! summary request produced, and it compacts after a run and on `/compact`. Learning the
+//! window from how the server answered is `window_learned.rs`. The decisions are `crate::context`'s pure functions; this file
 //! only commits them.
 
 use seedpod_engine::{HostError, PreparedRequest, ProviderError, Purpose};
 use seedpod_protocol::{
-    AlertLevel, Compaction, CompactionTrigger, ContextWindow, EntryKind, ErrorCode, Origin,
-    PodCommand, RequestId, SegmentId, ServerMsg, WindowSource, thousands,
+    AlertLevel, Compaction, CompactionTrigger, EntryKind, ErrorCode, Origin, PodCommand, RequestId,
+    SegmentId, ServerMsg, thousands,
 };
 use seedpod_store::Durability;
 use tokio::sync::oneshot;
@@ -98,14 +98,14 @@ pub(super) struct FitState {
     failed_at: Option<(SegmentId, usize)>,
     /// The server refused the last request: the next one compacts, however full the estimate
     /// says the context is, this hard.
-    forced: Option<Depth>,
+    pub(super) forced: Option<Depth>,
     /// The pod's estimate of the answer request last sent, to hold the server's count against
     /// (`check_truncation`).
     pub(super) sent_estimate: Option<u64>,
     /// The pod's estimate and the server's count of the last request the server read whole:
     /// how this server's tokenizer compares with the estimate, so a count that stops growing
     /// with the request stands out.
-    last_whole: Option<(u64, u64)>,
+    pub(super) last_whole: Option<(u64, u64)>,
 }
 
 /// Fitting the context: the compaction under way and what earlier attempts taught.
@@ -137,7 +137,7 @@ impl Controller {
                 self.publish_fill();
             }
         }
-        let fill = estimate::fill_tokens(&self.log.state);
+        let fill = self.calibrated_fill();
         let due = forced.is_some() || self.over_threshold(fill, window);
         if !due || self.failed_here() {
             return Ok(None);
@@ -161,17 +161,28 @@ impl Controller {
     /// Whether the next request passes `compact_at` of the window, or would leave no room for
     /// the answer.
     fn over_threshold(&self, fill: u64, window: u64) -> bool {
-        // Room for the answer: the output limit when one is set — though never more than a
-        // quarter of the window, or a misconfigured limit would compact before every request.
-        let reserve = self
-            .log
+        fill as f64 >= window as f64 * self.session.context.compact_at
+            || fill.saturating_add(self.answer_reserve(window)) > window
+    }
+
+    /// Whether the next request, with room for the answer, is over the window.
+    fn would_not_fit(&self, window: u64) -> bool {
+        window > 0
+            && self
+                .calibrated_fill()
+                .saturating_add(self.answer_reserve(window))
+                > window
+    }
+
+    /// Room for the answer: the output limit when one is set — though never more than a
+    /// quarter of the window, or a misconfigured limit would compact before every request.
+    fn answer_reserve(&self, window: u64) -> u64 {
+        self.log
             .state
             .model
             .max_tokens
             .map_or((window / 8).min(4_096), u64::from)
-            .min(window / 4);
-        fill as f64 >= window as f64 * self.session.context.compact_at
-            || fill.saturating_add(reserve) > window
+            .min(window / 4)
     }
 
     fn failed_here(&self) -> bool {
@@ -198,7 +209,7 @@ impl Controller {
             // `/compact` on a pod whose window is unknown: size the cut for what it holds.
             estimate::fill_tokens(&self.log.state).max(4_096)
         } else {
-            window
+            self.planning_window(window)
         };
         let plan = compact::plan(
             &self.log.state.history,
@@ -209,8 +220,11 @@ impl Controller {
         // An automatic compaction must be worth a request: one that would summarise a
         // sliver of the window (a window too small for the system prompt, a segment that
         // was just compacted) would only repeat itself.
+        // A request that would not fit at all is cut even when the cut is small: sent as it is,
+        // the server would refuse it (or silently drop its start) for certain.
         .filter(|plan| {
             trigger != CompactionTrigger::Auto
+                || self.would_not_fit(window)
                 || estimate::items_tokens(&self.log.state.history[..plan.keep_from])
                     >= plan_window / MIN_WORTH_DIVISOR
         });
@@ -430,145 +444,10 @@ impl Controller {
         Ok((new, old, summary_tokens, tokens_after))
     }
 
-    /// The server refused a request. If it was for length, learn the window it states; then
-    /// move the conversation under the compact prompt when that window calls for it, or make
-    /// the next request compact (harder the second time). `Fail` when nothing is left to cut.
-    pub(super) async fn refused(
-        &mut self,
-        generation: u64,
-        err: &ProviderError,
-    ) -> Result<Refusal, HostError> {
-        if !self.is_current(generation) {
-            return Err(HostError::Stopped);
-        }
-        let Some(overflow) = seedpod_engine::overflow_of(err) else {
-            return Ok(Refusal::Fail);
-        };
-        tracing::warn!(
-            event = "context_overflow",
-            limit = ?overflow.limit,
-            requested = ?overflow.requested,
-            error = %err,
-        );
-        if let Some(limit) = overflow
-            .limit
-            .filter(|l| crate::context::window::BELIEVABLE.contains(l))
-        {
-            let known = self.log.state.window;
-            // A server that confirms the window the pod already had teaches nothing new.
-            if known.is_none_or(|w| w.tokens != limit) {
-                tracing::warn!(event = "context_window_learned", tokens = limit);
-                self.commit(
-                    EntryKind::ContextWindow(ContextWindow {
-                        tokens: limit,
-                        source: WindowSource::Learned,
-                    }),
-                    Durability::Sync,
-                )
-                .await
-                .map_err(HostError::log)?;
-                self.publish_fill();
-            }
-        }
-        if self.needs_small_prompt() {
-            return Ok(Refusal::SmallPrompt);
-        }
-        let window = self.log.state.window.map_or(4_096, |w| w.tokens);
-        // A compaction this run already made did not suffice: keep only the last exchange.
-        let depth = if matches!(self.state_origin(), Origin::CompactedFrom { .. })
-            && self.log.state.history.len() <= self.compacted_seed_len()
-        {
-            Depth::Deep
-        } else {
-            Depth::Normal
-        };
-        if compact::plan(&self.log.state.history, window, depth, None).is_none() {
-            let advice = self.nothing_to_cut(window);
-            self.publish_alert(AlertLevel::Error, advice);
-            return Ok(Refusal::Fail);
-        }
-        self.publish_alert(
-            AlertLevel::Warn,
-            format!(
-                "the model server refused the request as too long for its {}-token context \
-                 window; compacting and sending it again",
-                thousands(window)
-            ),
-        );
-        self.fitting.fit.forced = Some(depth);
-        Ok(Refusal::Retry)
-    }
-
-    /// A server that read far fewer tokens than the pod sent dropped the rest without a word
-    /// (Ollama past its `num_ctx` keeps the end of the prompt and reports what it kept). The
-    /// count it reports is then the most it reads: learn it as the window, so the next request
-    /// is compacted to fit, and say so once (docs/agent-loop.md §Provider failures). What no
-    /// estimate error explains: a count that grew by under a quarter of what the request grew
-    /// (in this server's tokens, from its count of the last request it read whole), or, with
-    /// nothing to compare, a count under half the estimate and over 1,024 tokens short.
-    pub(super) async fn check_truncation(&mut self, reported: u64) -> Result<(), HostError> {
-        let Some(sent) = self.fitting.fit.sent_estimate.take() else {
-            return Ok(());
-        };
-        if reported == 0 || sent == 0 {
-            return Ok(());
-        }
-        let (truncated, expected) = match self.fitting.fit.last_whole {
-            Some((prev_sent, prev_reported)) if prev_sent > 0 => {
-                let ratio = prev_reported as f64 / prev_sent as f64;
-                let expected = sent as f64 * ratio;
-                let grew = sent > prev_sent + 256;
-                let expected_growth = sent.saturating_sub(prev_sent) as f64 * ratio;
-                let growth = reported as f64 - prev_reported as f64;
-                (grew && growth < expected_growth / 4.0, expected)
-            }
-            Some(_) | None => (
-                reported.saturating_mul(2) < sent && sent - reported > 1_024,
-                sent as f64,
-            ),
-        };
-        let truncated = truncated
-            && crate::context::window::BELIEVABLE.contains(&reported)
-            && self.log.state.window.is_none_or(|w| w.tokens > reported);
-        if !truncated {
-            self.fitting.fit.last_whole = Some((sent, reported));
-            return Ok(());
-        }
-        tracing::warn!(
-            event = "context_truncated_by_server",
-            reported,
-            estimated = sent,
-            expected = expected as u64
-        );
-        self.commit(
-            EntryKind::ContextWindow(ContextWindow {
-                tokens: reported,
-                source: WindowSource::Learned,
-            }),
-            Durability::Sync,
-        )
-        .await
-        .map_err(HostError::log)?;
-        self.publish_fill();
-        self.publish_alert(
-            AlertLevel::Warn,
-            format!(
-                "the model server read only {} of the about {} tokens sent: it dropped the start \
-                 of the conversation without saying so (Ollama does this past its num_ctx). The \
-                 pod now keeps the conversation within {} tokens and compacts to fit; if the \
-                 server has more room, raise it (Ollama: num_ctx) and set context_window",
-                thousands(reported),
-                thousands(expected as u64),
-                thousands(reported)
-            ),
-        );
-        Ok(())
-    }
-
     /// Why a request that cannot be cut still does not fit, and what to do. A message that is
     /// small beside the window is not the culprit: the system prompt and tools are, and the
     /// person is told which key fixes that (docs/configuration.md, `context_window`).
-    fn nothing_to_cut(&self, window: u64) -> String {
+    pub(super) fn nothing_to_cut(&self, window: u64) -> String {
         let base = estimate::base_tokens(&self.log.state.system_prompt, &self.log.state.tools);
         let last = self
             .log
@@ -617,7 +496,7 @@ impl Controller {
     /// The window known now calls for the compact prompt, but this segment was planned with
     /// the full one (its window was unknown or larger then): only a new segment can change
     /// the system prompt, which is stored once per segment (DESIGN invariant 2).
-    fn needs_small_prompt(&self) -> bool {
+    pub(super) fn needs_small_prompt(&self) -> bool {
         use crate::prompt::PromptMode;
         PromptMode::for_window(self.log.state.window.map(|w| w.tokens)) == PromptMode::Small
             && PromptMode::for_window(self.segment_window()) == PromptMode::Full
@@ -625,15 +504,29 @@ impl Controller {
 
     /// Move the conversation, whole, to a new segment planned with the compact prompt; the run
     /// task waiting in `refused` is answered when it is in place (`switch_ended`).
-    pub(super) fn recompose(&mut self, reply: oneshot::Sender<Result<bool, HostError>>) {
+    /// `resend`: a run task waits to send its refused request again (else the move is made
+    /// between runs, after a window learned from a silent truncation).
+    pub(super) fn recompose(
+        &mut self,
+        reply: oneshot::Sender<Result<bool, HostError>>,
+        resend: bool,
+    ) {
         let old = self.log.state.segment_id.clone();
         let window = self.log.state.window.map_or(0, |w| w.tokens);
+        let (cause, then) = if resend {
+            (
+                "the model server refused the request: ",
+                " and sending it again",
+            )
+        } else {
+            ("", "")
+        };
         self.publish_alert(
             AlertLevel::Warn,
             format!(
-                "the model server refused the request: its context window is only {} tokens, \
-                 too small for the full system prompt; continuing the conversation in a new \
-                 segment with the compact prompt and sending it again",
+                "{cause}the model's context window is only {} tokens, too small for the full \
+                 system prompt; continuing the conversation in a new segment with the compact \
+                 prompt{then}",
                 thousands(window)
             ),
         );
@@ -674,7 +567,7 @@ impl Controller {
         self.publish_state();
     }
 
-    fn state_origin(&self) -> Origin {
+    pub(super) fn state_origin(&self) -> Origin {
         match self.log.entries.first().map(|e| &e.kind) {
             Some(EntryKind::SegmentStart(start)) => start.origin.clone(),
             _ => Origin::New,
@@ -682,7 +575,7 @@ impl Controller {
     }
 
     /// The history length a compacted segment started with (its seed plus the carried run).
-    fn compacted_seed_len(&self) -> usize {
+    pub(super) fn compacted_seed_len(&self) -> usize {
         match self.log.entries.first().map(|e| &e.kind) {
             Some(EntryKind::SegmentStart(start)) => start.seed.len(),
             _ => 0,
@@ -690,12 +583,22 @@ impl Controller {
     }
 
     /// After a run: compact when the fill passed `compact_at`. Returns true when a compaction
-    /// task started (the pod shows `compacting`; the queue drains when it is done).
+    /// task started (the pod shows `compacting`; the queue drains when it is done), or a move
+    /// to the compact prompt did (the queue drains when the new segment is in place).
     pub(super) fn compact_after_run(&mut self) -> bool {
+        // A window learned during the run (a server that dropped context without a word) may
+        // call for the compact prompt, which only a new segment can bring; the refusal path
+        // moves at once, this one between runs. Nobody waits for the answer: `switch_ended`
+        // drains the queue.
+        if self.needs_small_prompt() {
+            let (reply, _) = oneshot::channel();
+            self.recompose(reply, false);
+            return true;
+        }
         let Some(window) = self.log.state.window.map(|w| w.tokens) else {
             return false;
         };
-        let fill = estimate::fill_tokens(&self.log.state);
+        let fill = self.calibrated_fill();
         if !self.over_threshold(fill, window) || self.failed_here() {
             return false;
         }

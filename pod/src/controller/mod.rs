@@ -34,6 +34,7 @@ mod standing;
 mod switch;
 #[cfg(test)]
 mod tests;
+mod window_learned;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -492,7 +493,7 @@ impl Controller {
                 error,
                 reply,
             } => match self.refused(generation, &error).await {
-                Ok(context::Refusal::SmallPrompt) => self.recompose(reply),
+                Ok(context::Refusal::SmallPrompt) => self.recompose(reply, true),
                 Ok(context::Refusal::Retry) => {
                     let _ = reply.send(Ok(true));
                 }

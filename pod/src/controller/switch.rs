@@ -365,7 +365,11 @@ impl Controller {
             AfterSwitch::Compaction(done) => {
                 self.compaction_switched(*done, result);
             }
-            AfterSwitch::Recompose { reply, old } => self.recomposed(reply, old, result),
+            AfterSwitch::Recompose { reply, old } => {
+                self.recomposed(reply, old, result);
+                // A move made between runs: what was queued meanwhile runs now.
+                self.after_run().await;
+            }
         }
     }
 

@@ -318,3 +318,39 @@ async fn ids_stay_unique_after_the_exchanges_are_taken() {
         [CallId::new("call_limit_1"), CallId::new("call_limit_2")]
     );
 }
+
+/// Every wording reaches seedpod's OpenAI provider as a "too long" refusal that is never
+/// retried blindly, stating the window where the real server states it; LM Studio's streamed
+/// refusal comes as an `error` event in a `200`, its unstreamed one as a `400`.
+#[tokio::test]
+async fn each_server_wording_is_read_as_an_overflow_with_the_window_it_states() {
+    let cases = [
+        (Wording::OpenAi, Some(100), 400),
+        (Wording::Vllm, Some(100), 400),
+        (Wording::LmStudio, Some(100), 200),
+        (Wording::Unsized, None, 400),
+    ];
+    for (wording, limit, streamed_status) in cases {
+        let server = LimitServer::start(LimitConfig {
+            wording,
+            ..LimitConfig::new(100)
+        });
+        let provider = &providers(&server)[0].1;
+        let body = body(&**provider, "sys", &[], &[user(&"word ".repeat(400))]);
+        let (status, answer) = post(&server, "/v1/chat/completions", &body).await;
+        assert_eq!(status, streamed_status, "{wording:?}: {answer}");
+        let unstreamed = body.replace("\"stream\":true", "\"stream\":false");
+        let (status, _) = post(&server, "/v1/chat/completions", &unstreamed).await;
+        assert_eq!(status, 400, "{wording:?}: unstreamed");
+
+        let events = drain(provider.stream(body.clone())).await;
+        let err = events
+            .into_iter()
+            .find_map(Result::err)
+            .expect("the stream fails");
+        let overflow =
+            overflow_of(&err).unwrap_or_else(|| panic!("{wording:?}: not an overflow: {err}"));
+        assert_eq!(overflow.limit, limit, "{wording:?}: {err}");
+        assert!(!err.is_transient(), "{wording:?}: {err}");
+    }
+}

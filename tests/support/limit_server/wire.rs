@@ -29,6 +29,57 @@ pub fn openai_too_long(limit: u64, tokens: u64) -> String {
     )
 }
 
+/// Whose words a refusal on the OpenAI wire is in. Each is the shape the real server sends
+/// for a prompt over its window (the servers checked: docs/configuration.md §Context).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wording {
+    /// OpenAI's own error object; llama-cpp-python sends the same, unstreamed.
+    OpenAi,
+    /// vLLM's flat error (`"object": "error"`, the status again in `code`), stating its
+    /// `max_model_len` and the prompt plus the answer it would have had to hold.
+    Vllm,
+    /// LM Studio's llama.cpp engine: `error` as a bare string naming the context length it
+    /// loaded the model with; a streamed request gets it as an `error` event in a `200`.
+    LmStudio,
+    /// A server that says "too long" and nothing more (llama.cpp builds before the counts were
+    /// added): the pod must shrink its own window.
+    Unsized,
+}
+
+/// The body of a refusal over `limit` of a `tokens`-token request, in `wording`.
+pub fn too_long(wording: Wording, limit: u64, tokens: u64) -> String {
+    match wording {
+        Wording::OpenAi => openai_too_long(limit, tokens),
+        Wording::Vllm => vllm_too_long(limit, tokens),
+        Wording::LmStudio => lm_studio_too_long(limit, tokens),
+        Wording::Unsized => "{\"error\":{\"code\":400,\"message\":\"the request exceeds the \
+             available context size, try increasing it\",\"type\":\"exceed_context_size_error\"}}"
+            .to_owned(),
+    }
+}
+
+/// vLLM's body: the requested count is the prompt plus the answer's room (here 16 tokens).
+fn vllm_too_long(limit: u64, tokens: u64) -> String {
+    const COMPLETION: u64 = 16;
+    let requested = tokens + COMPLETION;
+    format!(
+        "{{\"object\":\"error\",\"message\":\"This model's maximum context length is {limit} \
+         tokens. However, you requested {requested} tokens ({tokens} in the messages, \
+         {COMPLETION} in the completion). Please reduce the length of the messages or \
+         completion.\",\"type\":\"BadRequestError\",\"param\":null,\"code\":400}}"
+    )
+}
+
+/// LM Studio's body: a bare string, not an error object.
+fn lm_studio_too_long(limit: u64, tokens: u64) -> String {
+    format!(
+        "{{\"error\":\"Trying to keep the first {tokens} tokens when context the overflows. \
+         However, the model is loaded with context length of only {limit} tokens, which is not \
+         enough. Try to load the model with a larger context length, or provide a shorter \
+         input\"}}"
+    )
+}
+
 /// Anthropic's body for a request over the window, byte for byte as the API sends it.
 pub fn anthropic_too_long(limit: u64, tokens: u64) -> String {
     format!(

@@ -28,6 +28,7 @@ mod docs;
 mod exhaustion;
 mod guard;
 mod lifecycle;
+mod local_servers;
 mod loop_brakes;
 mod mcp;
 mod no_reply;

@@ -10,8 +10,12 @@ use serde_json::Value;
 
 const WINDOW: u64 = 4_096;
 
-fn start(server: &LimitServer) -> TestHome {
-    let sb = TestHome::new();
+pub(crate) fn start(server: &LimitServer) -> TestHome {
+    start_in(TestHome::new(), server)
+}
+
+/// `start` in a home prepared by the caller (a config file written first).
+pub(crate) fn start_in(sb: TestHome, server: &LimitServer) -> TestHome {
     let mut cmd = sb.cmd();
     cmd.args(["start", "p"])
         .args(server.start_args(Wire::OpenAi));
@@ -29,7 +33,7 @@ fn start(server: &LimitServer) -> TestHome {
 }
 
 /// Every entry of every segment of pod `p`, oldest segment first.
-fn log(sb: &TestHome) -> Vec<Value> {
+pub(crate) fn log(sb: &TestHome) -> Vec<Value> {
     sb.segment_files("p")
         .iter()
         .flat_map(|file| {

@@ -223,5 +223,13 @@ pub(crate) fn is_cut(error: &ProviderError) -> bool {
     matches!(error, ProviderError::Transient { message, status: None, .. } if message.ends_with(CUT_MARK))
 }
 
+/// `is_cut` for a cut before anything of the answer arrived: nothing was shown, so the
+/// request can be judged again (`retry.rs`). A note after the mark (the retries given up) is
+/// allowed.
+pub(crate) fn is_cut_at_start(error: &ProviderError, progress: &crate::response::Progress) -> bool {
+    progress.first_event.is_none()
+        && matches!(error, ProviderError::Transient { message, status: None, .. } if message.contains(CUT_MARK))
+}
+
 /// The most characters of an unexpected JSON answer quoted in the error.
 const MAX_QUOTED_JSON_CHARS: usize = 200;

@@ -675,3 +675,38 @@ async fn a_cut_stream_the_server_accepts_unstreamed_is_retried_as_before() {
     assert_eq!(answers(&host).len(), 1);
     assert_eq!(statuses(&host).len(), 1, "the retry was announced");
 }
+
+/// A server that cuts the stream and fails the same request unstreamed without a reason: the
+/// cut is retried as usual, and when every retry is cut too the request ends as a "too long"
+/// refusal stating no window, permanent, so the host can shrink its window instead of failing
+/// the same way every turn. A network cut that the retries get past is unaffected.
+#[tokio::test(start_paused = true)]
+async fn a_stream_cut_and_failed_unstreamed_too_ends_as_an_unstated_overflow() {
+    let policy = RetryPolicy {
+        max_retries: 1,
+        ..RetryPolicy::default()
+    };
+    let server = MockServer::start(vec![
+        Reply::sse(Vec::new()),
+        Reply::status(503, r#"{"error":{"message":"upstream died"}}"#),
+        Reply::sse(Vec::new()),
+    ])
+    .await;
+    let mut first = host(Kind::OpenAi, &server.base_url());
+    let message = failure(run(&mut first, &policy).await);
+    assert_eq!(server.requests().len(), 3, "asked once, retried once");
+    assert!(message.contains("upstream died"), "{message}");
+    let error = ProviderError::permanent(message.clone());
+    let overflow = crate::window::overflow_of(&error).expect("read as too long");
+    assert_eq!(overflow.limit, None, "{message}");
+
+    let server = MockServer::start(vec![
+        Reply::sse(Vec::new()),
+        Reply::status(503, r#"{"error":{"message":"upstream died"}}"#),
+        Reply::sse(Kind::OpenAi.answer()),
+    ])
+    .await;
+    let mut second = host(Kind::OpenAi, &server.base_url());
+    let outcome = run(&mut second, &policy).await;
+    assert!(matches!(outcome, RunOutcome::Completed), "{outcome:?}");
+}

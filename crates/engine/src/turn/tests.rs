@@ -588,3 +588,28 @@ async fn a_resumed_run_brakes_as_the_uninterrupted_one_would() {
         "the model was not asked again"
     );
 }
+
+/// A run that fails for length says what the pod tried and which setting decides; any other
+/// failure is the server's message alone.
+#[test]
+fn a_run_failed_for_length_says_what_was_tried_and_what_to_set() {
+    let too_long = ProviderError::permanent(
+        "openai: HTTP 400: This model's maximum context length is 2048 tokens. However, your \
+         messages resulted in 2600 tokens.",
+    );
+    let message = failure_message(&too_long, MAX_REFUSAL_RECOVERIES);
+    assert!(message.starts_with(&too_long.to_string()), "{message}");
+    assert!(message.contains("3 times"), "{message}");
+    assert!(
+        message.contains("set context_window in the pod's config"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("shorten"),
+        "never blames the message: {message}"
+    );
+    assert!(failure_message(&too_long, 1).contains("once"));
+
+    let other = ProviderError::permanent("openai: HTTP 401: bad key");
+    assert_eq!(failure_message(&other, 2), other.to_string());
+}

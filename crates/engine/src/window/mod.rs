@@ -9,11 +9,13 @@
 //! classification of errors as transient or permanent (`http/error_body.rs`, which uses
 //! `overflow_in` so that an overflow is never retried blindly).
 
+mod cut_memo;
 mod overflow;
 mod probe;
 mod table;
 
-pub(crate) use self::overflow::overflow_in;
+pub(crate) use self::cut_memo::CutMemo;
 pub use self::overflow::{Overflow, overflow_of};
+pub(crate) use self::overflow::{overflow_in, unstated_overflow};
 pub use self::probe::{DEFAULT_PROBE_TIMEOUT, probe_window};
 pub use self::table::family_window;

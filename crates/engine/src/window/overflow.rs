@@ -11,7 +11,7 @@
 //! | vLLM | `maximum context length is N tokens … your request has M input tokens`; `… is longer than the maximum model length of N` (`max_model_len`) |
 //! | Anthropic | `prompt is too long: M tokens > N maximum`; `input length and max_tokens exceed context limit: M + K > N` |
 //! | llama.cpp server | `request (M tokens) exceeds the available context size (N tokens)`; `input (M tokens) is larger than the max context size (N tokens)`; older builds `the request exceeds the available context size` with `n_prompt_tokens`/`n_ctx` fields; type `exceed_context_size_error` |
-//! | LM Studio | `… the model is loaded with context length of only N tokens, which is not enough`; MLX engine `Context size has been exceeded` |
+//! | LM Studio | `… the model is loaded with context length of only N tokens, which is not enough`; `tokens to keep from the initial prompt is greater than the context length (n_keep: M>= n_ctx: N)`; MLX engine `Context size has been exceeded` |
 //! | Ollama | `input length exceeds the context length` (its own runner; over the OpenAI API it usually truncates instead) |
 //! | Mistral | `Prompt contains M tokens … too large for model with N maximum context length` |
 //! | Gemini (OpenAI-compatible) | `The input token count (M) exceeds the maximum number of tokens allowed (N)` |
@@ -31,8 +31,13 @@ pub struct Overflow {
     pub requested: Option<u64>,
 }
 
+/// Our own words for a request the server failed both streamed and unstreamed without saying
+/// why (`retry.rs`): read like a refusal that states no window.
+const UNSTATED: &str = "taken as a prompt over the server's context window, which it did not state";
+
 /// Phrases (lowercase) that mean the prompt does not fit, whoever says them.
 const MARKERS: &[&str] = &[
+    UNSTATED,
     "context_length_exceeded",
     "context length exceeded",
     "exceed_context_size_error",
@@ -46,10 +51,19 @@ const MARKERS: &[&str] = &[
     "maximum model length",
     "context size has been exceeded",
     "context length of only",
+    "greater than the context length",
     "input length exceeds the context length",
     "too large for model with",
     "exceeds the maximum number of tokens allowed",
 ];
+
+/// The refusal a server made by cutting a stream (`cut`, retried as usual) and failing the same
+/// request unstreamed (`answer`) without a reason: permanent, and an overflow with no window.
+pub(crate) fn unstated_overflow(cut: &ProviderError, answer: &ProviderError) -> ProviderError {
+    ProviderError::permanent(format!(
+        "{cut}; the same request unstreamed failed too ({answer}): {UNSTATED}"
+    ))
+}
 
 /// What an error says about a context overflow, or `None` if it is not one. A rate limit (HTTP
 /// 429) is never an overflow, whatever its words (OpenAI's "tokens per minute" errors count

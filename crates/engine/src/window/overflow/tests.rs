@@ -174,6 +174,15 @@ const STATUS_CASES: &[(&str, u16, &str, Option<Overflow>)] = &[
         }),
     ),
     (
+        "LM Studio, a prompt whose kept start outgrows the window",
+        400,
+        r#"{"error":"The number of tokens to keep from the initial prompt is greater than the context length (n_keep: 13055>= n_ctx: 4096). Try to load the model with a larger context length, or provide a shorter input."}"#,
+        Some(Overflow {
+            limit: Some(4_096),
+            requested: None,
+        }),
+    ),
+    (
         "LM Studio, MLX engine",
         400,
         r#"{"error":"Context size has been exceeded."}"#,
