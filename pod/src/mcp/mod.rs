@@ -15,8 +15,10 @@
 //! configuration says for a tool), the log, or the configuration's format.
 
 pub use crate::mcp_names as names;
+pub mod http;
 pub mod result;
 pub mod server;
+pub mod words;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -429,14 +431,16 @@ async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOu
              effect. The server is being started again."
         )),
         Ok(Some(Err(err))) => {
-            let gone = peer.is_transport_closed();
-            let message = if gone {
+            let why = words::service_error(&err);
+            let message = if peer.is_transport_closed() {
                 format!(
-                    "MCP server {server} stopped during the call ({err}); the call may or may \
+                    "MCP server {server} stopped during the call ({why}); the call may or may \
                      not have taken effect. The server is being started again."
                 )
+            } else if matches!(err, rmcp::ServiceError::McpError(_)) {
+                format!("MCP server {server}: {why}")
             } else {
-                format!("MCP server {server} answered with an error: {err}")
+                format!("{name} could not be completed: MCP server {server}: {why}")
             };
             ToolOutput::error(message)
         }

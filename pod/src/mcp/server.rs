@@ -22,6 +22,7 @@ use tokio::process::Child;
 use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::http::{Lost, SessionClient};
 use super::names;
 
 /// Tries in a row before the pod stops trying (a server that lived a minute or more starts
@@ -167,6 +168,8 @@ impl rmcp::ClientHandler for Handler {
 struct Live {
     running: RunningService<RoleClient, Handler>,
     child: Option<Child>,
+    /// An HTTP server's connection says here when it is gone (`http.rs`).
+    lost: Option<Arc<Lost>>,
     tools: Vec<McpToolInfo>,
     note: Option<String>,
 }
@@ -240,7 +243,11 @@ impl Supervisor {
             };
             failures += 1;
             tracing::warn!(event = "mcp_server_down", server = %name, error = %failure.message, tries = failures);
-            let give_up = failure.permanent || failures >= MAX_TRIES;
+            // An HTTP server that cannot be reached is often being deployed or restarted: the
+            // pod keeps trying (every MAX_BACKOFF once the count is spent) rather than give up
+            // on it for the pod's life; a stdio server that keeps dying stops being started.
+            let http = matches!(self.config.transport, McpTransport::Http { .. });
+            let give_up = failure.permanent || (failures >= MAX_TRIES && !http);
             self.view.send_modify(|v| {
                 v.state = if give_up {
                     McpState::Failed
@@ -271,7 +278,7 @@ impl Supervisor {
                 break;
             }
             let delay = backoff(failures);
-            if !announced {
+            if !announced && failures <= MAX_TRIES {
                 self.alert(
                     AlertLevel::Warn,
                     format!(
@@ -299,6 +306,7 @@ impl Supervisor {
         let Live {
             running,
             mut child,
+            lost,
             tools,
             note,
         } = live;
@@ -332,11 +340,15 @@ impl Supervisor {
             tokio::select! {
                 _ = self.shutdown.cancelled() => break Ended::Shutdown,
                 status = wait_child(&mut child) => break Ended::Died(status),
+                why = wait_lost(lost.as_deref()) => break Ended::Died(why),
                 quit = &mut finished => {
                     drained = true;
                     let closed = match quit {
                         Ok(_) => "its connection closed".to_owned(),
-                        Err(err) => format!("its connection failed ({err})"),
+                        Err(err) => format!(
+                            "its connection failed ({})",
+                            super::words::transport(&err)
+                        ),
                     };
                     // A stdio server's exit status says more than its closed pipe, and it
                     // comes at once when the process is gone.
@@ -426,7 +438,7 @@ fn backoff(failures: u32) -> Duration {
 
 /// Start the server, initialise it and list its tools.
 async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live, StartError> {
-    let (running, child) = match &config.transport {
+    let (running, child, lost) = match &config.transport {
         McpTransport::Stdio {
             command,
             args,
@@ -474,7 +486,7 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
             }
             let running = serve_client(handler, (stdout, stdin)).await;
             match running {
-                Ok(running) => (running, Some(child)),
+                Ok(running) => (running, Some(child), None),
                 Err(err) => {
                     // The process may have said why on stderr (it is in the log); its exit
                     // status says the rest.
@@ -486,7 +498,8 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
                         }
                     };
                     return Err(StartError::retry(format!(
-                        "it did not initialise{status}: {err}"
+                        "it did not initialise{status}: {}",
+                        super::words::init_error(&err)
                     )));
                 }
             }
@@ -534,25 +547,30 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
                     message: format!("could not make an HTTP client: {err}"),
                     permanent: true,
                 })?;
+            let shown = seedpod_config::show::mask_url(url);
+            let lost = Arc::new(Lost::default());
+            let client = SessionClient::new(client, shown.to_string(), lost.clone());
             let transport = StreamableHttpClientTransport::with_client(client, config_http);
             let running = serve_client(handler, transport).await.map_err(|err| {
                 StartError::retry(format!(
-                    "{} did not initialise: {err}",
-                    seedpod_config::show::mask_url(url)
+                    "{shown} did not initialise: {}",
+                    super::words::init_error(&err)
                 ))
             })?;
-            (running, None)
+            (running, None, Some(lost))
         }
     };
-    let tools = running
-        .peer()
-        .list_all_tools()
-        .await
-        .map_err(|err| StartError::retry(format!("tools/list failed: {err}")))?;
+    let tools = running.peer().list_all_tools().await.map_err(|err| {
+        StartError::retry(format!(
+            "listing its tools failed: {}",
+            super::words::service_error(&err)
+        ))
+    })?;
     let (tools, note) = convert(&config.name, tools);
     Ok(Live {
         running,
         child,
+        lost,
         tools,
         note,
     })
@@ -581,6 +599,14 @@ fn convert(server: &str, listed: Vec<RmcpTool>) -> (Vec<McpToolInfo>, Option<Str
         )
     });
     (tools, note)
+}
+
+/// Why an HTTP server's connection is gone; never for a stdio server.
+async fn wait_lost(lost: Option<&Lost>) -> String {
+    match lost {
+        Some(lost) => lost.wait().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// A stdio server's exit, described; never for an HTTP server.

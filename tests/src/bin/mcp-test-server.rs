@@ -1,6 +1,10 @@
 //! A small MCP server for the end-to-end tests, on the official Rust SDK's server side: what a
 //! pod meets in a third-party server, on stdio (default) or Streamable HTTP (`--http`: listens
-//! on a loopback port and prints `http://127.0.0.1:PORT/mcp` as its first line).
+//! on a loopback port, `--port N` or any, and prints `http://127.0.0.1:PORT/mcp` as its first
+//! line). Over HTTP it answers a session id it did not hand out (a restarted server's) as
+//! `--lost-session` says: 404 (default), `400-null-id` or `400-text`, each journaled as
+//! `unknown session answered MODE`; `--no-get-stream` refuses the event stream a client keeps
+//! open between calls.
 //!
 //! Tools:
 //! - `echo {text}`: `echo: TEXT`; declares itself read-only.
@@ -232,7 +236,7 @@ async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     journal(&format!("started {}", std::process::id()));
     match args.get(1).map(String::as_str) {
-        Some("--http") => serve_http().await,
+        Some("--http") => serve_http(HttpOptions::parse(&args[2..])?).await,
         _ => {
             let running = TestServer::default()
                 .serve(rmcp::transport::stdio())
@@ -243,11 +247,102 @@ async fn main() -> anyhow::Result<()> {
     }
 }
 
-async fn serve_http() -> anyhow::Result<()> {
+/// How a session id this process did not hand out is answered (a restarted server knows none
+/// of its predecessor's): the spec's 404, or the 400s real servers send.
+#[derive(Clone, Copy)]
+enum LostSession {
+    /// 404 with a JSON-RPC error, `id: null` (the TypeScript SDK's "Session not found").
+    NotFound,
+    /// 400 with a JSON-RPC error whose `id` is null (server-everything, the TypeScript SDK's
+    /// examples).
+    BadRequestNullId,
+    /// 400 with a text/plain body.
+    BadRequestText,
+}
+
+/// `--http [--port N] [--lost-session 404|400-null-id|400-text] [--no-get-stream]`.
+struct HttpOptions {
+    port: u16,
+    lost_session: LostSession,
+    /// Answer GET with 405: the client then holds no connection between calls, so a restart
+    /// is noticed only by the next request's session id.
+    no_get_stream: bool,
+}
+
+impl HttpOptions {
+    fn parse(args: &[String]) -> anyhow::Result<HttpOptions> {
+        let mut options = HttpOptions {
+            port: 0,
+            lost_session: LostSession::NotFound,
+            no_get_stream: false,
+        };
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--port" => {
+                    options.port = args
+                        .next()
+                        .ok_or_else(|| anyhow::anyhow!("--port needs a number"))?
+                        .parse()?;
+                }
+                "--lost-session" => {
+                    options.lost_session = match args.next().map(String::as_str) {
+                        Some("404") => LostSession::NotFound,
+                        Some("400-null-id") => LostSession::BadRequestNullId,
+                        Some("400-text") => LostSession::BadRequestText,
+                        other => anyhow::bail!("--lost-session: unknown mode {other:?}"),
+                    };
+                }
+                "--no-get-stream" => options.no_get_stream = true,
+                other => anyhow::bail!("unknown argument {other}"),
+            }
+        }
+        Ok(options)
+    }
+}
+
+type Answer =
+    hyper::Response<http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>>;
+
+fn answer(status: u16, content_type: &str, body: &str) -> Answer {
+    use http_body_util::BodyExt as _;
+    let mut response = hyper::Response::new(
+        http_body_util::Full::new(bytes::Bytes::from(body.to_owned())).boxed(),
+    );
+    *response.status_mut() = hyper::StatusCode::from_u16(status).unwrap_or_default();
+    if let Ok(value) = hyper::header::HeaderValue::from_str(content_type) {
+        response
+            .headers_mut()
+            .insert(hyper::header::CONTENT_TYPE, value);
+    }
+    response
+}
+
+fn lost_session_answer(mode: LostSession) -> Answer {
+    match mode {
+        LostSession::NotFound => answer(
+            404,
+            "application/json",
+            r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}"#,
+        ),
+        LostSession::BadRequestNullId => answer(
+            400,
+            "application/json",
+            r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}"#,
+        ),
+        LostSession::BadRequestText => {
+            answer(400, "text/plain", "Bad Request: unknown or expired session")
+        }
+    }
+}
+
+async fn serve_http(options: HttpOptions) -> anyhow::Result<()> {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+    use std::collections::HashSet;
+    use std::sync::Mutex;
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", options.port)).await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
     let service: StreamableHttpService<TestServer, LocalSessionManager> =
         StreamableHttpService::new(
@@ -255,32 +350,70 @@ async fn serve_http() -> anyhow::Result<()> {
             Default::default(),
             StreamableHttpServerConfig::default(),
         );
+    // The sessions this process handed out.
+    let sessions: Arc<Mutex<HashSet<String>>> = Arc::default();
+    let mode = options.lost_session;
+    let no_get_stream = options.no_get_stream;
     let mut out = std::io::stdout();
     writeln!(out, "{url}")?;
     out.flush()?;
     loop {
         let (stream, _) = listener.accept().await?;
         let service = service.clone();
+        let sessions = sessions.clone();
         tokio::spawn(async move {
-            // Whether each request carried the header the pod was told to send, for the test
-            // to read in the journal.
             let checked = hyper::service::service_fn(move |request: hyper::Request<_>| {
                 let mut service = service.clone();
-                let wanted = std::env::var("MCP_TEST_KEY").ok();
-                let got = request
-                    .headers()
-                    .get("x-test-key")
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned);
-                if wanted.is_some() {
-                    journal(if got == wanted {
-                        "key ok"
-                    } else {
-                        "key missing"
-                    });
+                let sessions = sessions.clone();
+                async move {
+                    // Whether each request carried the header the pod was told to send, for
+                    // the test to read in the journal.
+                    let wanted = std::env::var("MCP_TEST_KEY").ok();
+                    let got = request
+                        .headers()
+                        .get("x-test-key")
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_owned);
+                    if wanted.is_some() {
+                        journal(if got == wanted {
+                            "key ok"
+                        } else {
+                            "key missing"
+                        });
+                    }
+                    if no_get_stream && request.method() == hyper::Method::GET {
+                        return Ok(answer(405, "text/plain", "no event stream here"));
+                    }
+                    let named = request
+                        .headers()
+                        .get("mcp-session-id")
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_owned);
+                    if let Some(named) = named
+                        && !sessions.lock().is_ok_and(|known| known.contains(&named))
+                    {
+                        journal(&format!(
+                            "unknown session answered {}",
+                            match mode {
+                                LostSession::NotFound => "404",
+                                LostSession::BadRequestNullId => "400-null-id",
+                                LostSession::BadRequestText => "400-text",
+                            }
+                        ));
+                        return Ok(lost_session_answer(mode));
+                    }
+                    use tower_service::Service as _;
+                    let response = service.call(request).await?;
+                    if let Some(id) = response
+                        .headers()
+                        .get("mcp-session-id")
+                        .and_then(|v| v.to_str().ok())
+                        && let Ok(mut known) = sessions.lock()
+                    {
+                        known.insert(id.to_owned());
+                    }
+                    Ok::<_, std::convert::Infallible>(response)
                 }
-                use tower_service::Service as _;
-                service.call(request)
             });
             let io = hyper_util::rt::TokioIo::new(stream);
             let _ = hyper::server::conn::http1::Builder::new()

@@ -30,6 +30,7 @@ mod guard;
 mod lifecycle;
 mod loop_brakes;
 mod mcp;
+mod mcp_http;
 mod no_reply;
 mod notify;
 mod private;
