@@ -17,6 +17,7 @@
 pub use crate::mcp_names as names;
 pub mod http;
 pub mod result;
+pub mod schema;
 pub mod server;
 pub mod words;
 

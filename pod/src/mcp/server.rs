@@ -76,7 +76,10 @@ pub struct McpToolInfo {
 }
 
 impl McpToolInfo {
-    fn from_rmcp(server: &str, tool: RmcpTool) -> McpToolInfo {
+    /// The tool as the pod offers it; `Err` (its exposed name, and why) when no provider would
+    /// take its schema (`schema.rs`).
+    fn from_rmcp(server: &str, tool: RmcpTool) -> Result<McpToolInfo, (String, String)> {
+        let exposed = names::exposed_name(server, &tool.name);
         let description = tool
             .description
             .map(|d| d.into_owned())
@@ -84,23 +87,23 @@ impl McpToolInfo {
             .unwrap_or_default();
         let description = description.trim();
         let description = cut_description(description, MAX_DESCRIPTION_CHARS);
-        let mut schema = serde_json::Value::Object((*tool.input_schema).clone());
-        // Providers want an object schema with properties, which some servers leave out.
-        if let Some(map) = schema.as_object_mut() {
-            map.entry("type").or_insert_with(|| "object".into());
-            map.entry("properties")
-                .or_insert_with(|| serde_json::Value::Object(Default::default()));
+        let (schema, changes) = match super::schema::normalise((*tool.input_schema).clone()) {
+            Ok(normalised) => normalised,
+            Err(why) => return Err((exposed, why)),
+        };
+        if !changes.is_empty() {
+            tracing::debug!(event = "mcp_schema_normalised", server, tool = %exposed, changes = ?changes);
         }
-        McpToolInfo {
-            exposed: names::exposed_name(server, &tool.name),
+        Ok(McpToolInfo {
+            exposed,
             original: tool.name.into_owned(),
             description,
-            schema,
+            schema: serde_json::Value::Object(schema),
             read_only: tool
                 .annotations
                 .and_then(|a| a.read_only_hint)
                 .unwrap_or(false),
-        }
+        })
     }
 
     pub fn spec(&self) -> seedpod_protocol::ToolSpec {
@@ -320,11 +323,12 @@ impl Supervisor {
             v.tools = Arc::new(tools);
             v.peer = Some(peer.clone());
             v.pid = pid;
-            v.last_error = note;
+            v.last_error = note.clone();
             v.settled = true;
         });
         tracing::info!(event = "mcp_server_ready", server = %name, tools = count, pid = ?pid);
         self.changed().await;
+        self.note_alert(None, note.as_deref()).await;
         if came_back {
             self.alert(
                 AlertLevel::Info,
@@ -399,11 +403,13 @@ impl Supervisor {
         match listed {
             Ok(Ok(tools)) => {
                 let (tools, note) = convert(&self.config.name, tools);
+                let before = self.view.borrow().last_error.clone();
                 self.view.send_modify(|v| {
                     v.tools = Arc::new(tools);
-                    v.last_error = note;
+                    v.last_error = note.clone();
                 });
                 self.changed().await;
+                self.note_alert(before.as_deref(), note.as_deref()).await;
             }
             Ok(Err(err)) => {
                 tracing::warn!(event = "mcp_relist_failed", server = %self.config.name, error = %err);
@@ -411,6 +417,19 @@ impl Supervisor {
             Err(_) => {
                 tracing::warn!(event = "mcp_relist_failed", server = %self.config.name, error = "timed out");
             }
+        }
+    }
+
+    /// Tell people what of the server's tool list was left out, when that is news.
+    async fn note_alert(&self, before: Option<&str>, note: Option<&str>) {
+        if let Some(note) = note
+            && before != Some(note)
+        {
+            self.alert(
+                AlertLevel::Warn,
+                format!("MCP server {}: {note}.", self.config.name),
+            )
+            .await;
         }
     }
 
@@ -576,13 +595,22 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
     })
 }
 
-/// The server's tools as the pod offers them: named, deduplicated, at most
-/// `MAX_TOOLS_PER_SERVER`; and a note when some were left out.
+/// The server's tools as the pod offers them: named, deduplicated, their schemas made
+/// acceptable, at most `MAX_TOOLS_PER_SERVER`; and a note when some were left out, saying
+/// which and why.
 fn convert(server: &str, listed: Vec<RmcpTool>) -> (Vec<McpToolInfo>, Option<String>) {
     let total = listed.len();
     let mut tools: Vec<McpToolInfo> = Vec::new();
+    let mut refused: Vec<String> = Vec::new();
     for tool in listed {
-        let info = McpToolInfo::from_rmcp(server, tool);
+        let info = match McpToolInfo::from_rmcp(server, tool) {
+            Ok(info) => info,
+            Err((name, why)) => {
+                tracing::warn!(event = "mcp_tool_refused", server, tool = %name, reason = %why);
+                refused.push(format!("{name} ({why})"));
+                continue;
+            }
+        };
         if tools.iter().any(|t| t.exposed == info.exposed) {
             tracing::warn!(event = "mcp_duplicate_tool", server, tool = %info.original);
             continue;
@@ -592,12 +620,20 @@ fn convert(server: &str, listed: Vec<RmcpTool>) -> (Vec<McpToolInfo>, Option<Str
         }
         tools.push(info);
     }
-    let note = (total > MAX_TOOLS_PER_SERVER).then(|| {
-        format!(
+    let mut notes = Vec::new();
+    if !refused.is_empty() {
+        notes.push(format!(
+            "left out because no provider would accept its schema: {}",
+            refused.join("; ")
+        ));
+    }
+    if total > MAX_TOOLS_PER_SERVER {
+        notes.push(format!(
             "it lists {total} tools; the first {MAX_TOOLS_PER_SERVER} are offered, to keep room \
              for the conversation"
-        )
-    });
+        ));
+    }
+    let note = (!notes.is_empty()).then(|| notes.join(". "));
     (tools, note)
 }
 

@@ -31,6 +31,7 @@ mod lifecycle;
 mod loop_brakes;
 mod mcp;
 mod mcp_http;
+mod mcp_schema;
 mod no_reply;
 mod notify;
 mod private;
