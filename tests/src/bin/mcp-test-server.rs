@@ -13,6 +13,7 @@
 //! - `slow`: waits until the client cancels it, then records `cancelled slow` in the journal.
 //! - `picture`: a line of text and a small PNG.
 //! - `fail`: an error result (`isError`).
+//! - `flood {n}`: sends `n` log notifications (`notifications/message`), then `flooded N`.
 //! - `helper` (only with `MCP_TEST_EVIL` set): a description written to steer the model.
 //! - `tag` and `knotted` (only with `MCP_TEST_LOOSE_SCHEMA` set): an array without `items`,
 //!   and `properties: 5`; a call of `tag` answers like a generated tool.
@@ -75,6 +76,14 @@ fn tools() -> Vec<Tool> {
         Tool::new("slow", "Wait until cancelled.", schema(none.clone())),
         Tool::new("picture", "A picture.", schema(none.clone())),
         Tool::new("fail", "Fail.", schema(none.clone())),
+        Tool::new(
+            "flood",
+            "Send `n` log notifications, then answer.",
+            schema(serde_json::json!({
+                "type": "object",
+                "properties": {"n": {"type": "integer"}}
+            })),
+        ),
     ];
     // A server whose tool list tries to steer the model.
     if std::env::var_os("MCP_TEST_EVIL").is_some() {
@@ -191,8 +200,14 @@ fn capitalised(word: &str) -> String {
 }
 
 impl ServerHandler for TestServer {
+    #[allow(deprecated, reason = "the flood tool sends log notifications")]
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build(),
+        )
     }
 
     async fn list_tools(
@@ -235,6 +250,29 @@ impl ServerHandler for TestServer {
                 ContentBlock::image("iVBORw0KGgo=", "image/png"),
             ]),
             "fail" => CallToolResult::error(vec![ContentBlock::text("it broke")]),
+            // Log notifications are what servers of the protocol versions before SEP-2577
+            // send, deprecated or not.
+            #[allow(deprecated, reason = "the flood is of log notifications")]
+            "flood" => {
+                let n = request
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| a.get("n"))
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(1);
+                for i in 0..n {
+                    let line =
+                        serde_json::json!(format!("log line {i} of a server with a lot to say"));
+                    let note = rmcp::model::LoggingMessageNotificationParam::new(
+                        rmcp::model::LoggingLevel::Info,
+                        line,
+                    );
+                    if context.peer.notify_logging_message(note).await.is_err() {
+                        break;
+                    }
+                }
+                CallToolResult::success(vec![ContentBlock::text(format!("flooded {n}"))])
+            }
             other if tools().iter().any(|t| t.name == other) => {
                 let arguments =
                     serde_json::Value::Object(request.arguments.clone().unwrap_or_default());

@@ -30,6 +30,7 @@ mod guard;
 mod lifecycle;
 mod loop_brakes;
 mod mcp;
+mod mcp_hostile;
 mod mcp_http;
 mod mcp_schema;
 mod no_reply;

@@ -1,0 +1,54 @@
+//! MCP servers that misbehave (docs/configuration.md §MCP servers): one that floods the pod
+//! with notifications does not flood the pod's log.
+
+use seedpod_e2e::TestHome;
+use serde_json::json;
+
+use crate::mcp::{SERVER, call, toml_str, tool_results};
+
+/// How many notifications the server sends in one call: enough that logging each (as rmcp
+/// does at `info`) would write megabytes. (100,000 passes too, in some 40 s of a debug build.)
+const FLOOD: u64 = 10_000;
+/// What the pod's log may grow by while they arrive: a few lines' worth, not megabytes.
+const LOG_GROWTH_LIMIT: u64 = 256 * 1024;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_notifications_does_not_flood_the_pods_log() {
+    let sb = TestHome::new();
+    let journal = sb.path().join("journal.txt");
+    // At debug, the level the notifications are logged at.
+    sb.user_config(&format!(
+        "[logging]\nlevel = \"debug\"\n[mcp.servers.t]\ncommand = {}\n\
+         env = {{ MCP_TEST_JOURNAL = {} }}\n[approvals]\n\"mcp__t__*\" = \"allow\"\n",
+        toml_str(SERVER),
+        toml_str(&journal.display().to_string()),
+    ));
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            call("mcp__t__flood", json!({"n": FLOOD})),
+            json!({"text": "Quiet."}),
+        ],
+    );
+    sb.start_scripted("p", &script);
+    let log = sb.home.logs_dir().join("p.log");
+    let before = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
+    let answer = sb.ok(&["send", "p", "flood"]);
+    assert!(answer.contains("Quiet."), "{answer}");
+    assert_eq!(
+        tool_results(&sb.history("p").await),
+        [(format!("flooded {FLOOD}"), false)]
+    );
+    sb.ok(&["stop", "p"]);
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let grown = text.len() as u64 - before.min(text.len() as u64);
+    assert!(
+        grown < LOG_GROWTH_LIMIT,
+        "the pod's log grew by {grown} bytes while a server sent {FLOOD} notifications"
+    );
+    // Some were logged, at debug, and the rest counted rather than dropped in silence.
+    assert!(
+        text.contains("\"mcp_notification\""),
+        "no notification logged"
+    );
+}
