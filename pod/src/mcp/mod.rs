@@ -19,6 +19,7 @@ pub mod http;
 pub mod result;
 pub mod schema;
 pub mod server;
+pub mod tree;
 pub mod words;
 
 use std::collections::{BTreeMap, HashMap};

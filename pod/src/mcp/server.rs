@@ -23,7 +23,7 @@ use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::http::{Lost, SessionClient};
-use super::names;
+use super::{names, tree};
 
 /// Tries in a row before the pod stops trying (a server that lived a minute or more starts
 /// the count again).
@@ -266,6 +266,8 @@ impl rmcp::ClientHandler for Handler {
 struct Live {
     running: RunningService<RoleClient, Handler>,
     child: Option<Child>,
+    /// What marks a stdio server's processes (`tree.rs`).
+    tag: String,
     /// An HTTP server's connection says here when it is gone (`http.rs`).
     lost: Option<Arc<Lost>>,
     tools: Vec<McpToolInfo>,
@@ -402,6 +404,7 @@ impl Supervisor {
         let Live {
             running,
             mut child,
+            tag,
             lost,
             tools,
             note,
@@ -475,7 +478,7 @@ impl Supervisor {
             let _ = tokio::time::timeout(STOP_GRACE, finished).await;
         }
         if let Some(child) = child.as_mut() {
-            stop_group(child).await;
+            stop_group(child, &tag).await;
         }
         if let Ended::Died(why) = &ended {
             self.alert(
@@ -550,6 +553,7 @@ fn backoff(failures: u32) -> Duration {
 
 /// Start the server, initialise it and list its tools.
 async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live, StartError> {
+    let tag = tree::new_tag();
     let (running, child, lost) = match &config.transport {
         McpTransport::Stdio {
             command,
@@ -581,6 +585,8 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
                 }
             }
             cmd.envs(env);
+            // Marks everything the server starts, wherever it goes (`tree.rs`).
+            cmd.env(tree::TAG_VAR, &tag);
             let mut child = cmd.spawn().map_err(|err| StartError {
                 permanent: matches!(
                     err.kind(),
@@ -605,7 +611,7 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
                     let status = match tokio::time::timeout(STOP_GRACE, child.wait()).await {
                         Ok(Ok(status)) => format!(" ({})", describe_exit(status)),
                         _ => {
-                            stop_group(&mut child).await;
+                            stop_group(&mut child, &tag).await;
                             String::new()
                         }
                     };
@@ -682,6 +688,7 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
     Ok(Live {
         running,
         child,
+        tag,
         lost,
         tools,
         note,
@@ -758,24 +765,44 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
     }
 }
 
-/// SIGTERM to the server's process group, then SIGKILL if it is still there.
-async fn stop_group(child: &mut Child) {
-    let Some(pid) = child.id() else {
-        return;
-    };
-    let Ok(group) = i32::try_from(pid) else {
-        return;
-    };
-    signal_group(group, libc::SIGTERM);
+/// SIGTERM to the server's process group and every process of its tree (`tree.rs`), then
+/// SIGKILL to what is still there; then whatever carries its tag.
+async fn stop_group(child: &mut Child, tag: &str) {
+    let group = child.id().and_then(|pid| i32::try_from(pid).ok());
+    let found = find_tree(child.id(), tag).await;
+    if let Some(group) = group {
+        signal_group(group, libc::SIGTERM);
+    }
+    tree::signal(&found, libc::SIGTERM);
     if tokio::time::timeout(STOP_GRACE, child.wait())
         .await
         .is_err()
+        && let Some(group) = group
     {
         signal_group(group, libc::SIGKILL);
         let _ = child.wait().await;
     }
     // Whatever the leader started and left behind goes too.
-    signal_group(group, libc::SIGKILL);
+    if let Some(group) = group {
+        signal_group(group, libc::SIGKILL);
+    }
+    tree::signal(&found, libc::SIGKILL);
+    // Started since the first look, or re-parented away from the server: the tag finds it.
+    let late = find_tree(None, tag).await;
+    tree::signal(&late, libc::SIGKILL);
+    if !late.is_empty() || !found.is_empty() {
+        tracing::info!(
+            event = "mcp_tree_stopped",
+            processes = found.len() + late.len()
+        );
+    }
+}
+
+async fn find_tree(root: Option<u32>, tag: &str) -> Vec<tree::Found> {
+    let tag = tag.to_owned();
+    tokio::task::spawn_blocking(move || tree::find(root, &tag))
+        .await
+        .unwrap_or_default()
 }
 
 fn signal_group(group: i32, signal: i32) {

@@ -13,6 +13,8 @@
 //! - `slow`: waits until the client cancels it, then records `cancelled slow` in the journal.
 //! - `picture`: a line of text and a small PNG.
 //! - `fail`: an error result (`isError`).
+//! - `escape`: leaves `sleep 1000` behind under `setsid`, orphaned (its parent shell exits);
+//!   answers `escaped PID`.
 //! - `flood {n}`: sends `n` log notifications (`notifications/message`), then `flooded N`.
 //! - `helper` (only with `MCP_TEST_EVIL` set): a description written to steer the model.
 //! - `tag` and `knotted` (only with `MCP_TEST_LOOSE_SCHEMA` set): an array without `items`,
@@ -76,6 +78,11 @@ fn tools() -> Vec<Tool> {
         Tool::new("slow", "Wait until cancelled.", schema(none.clone())),
         Tool::new("picture", "A picture.", schema(none.clone())),
         Tool::new("fail", "Fail.", schema(none.clone())),
+        Tool::new(
+            "escape",
+            "Leave a process behind in a session of its own.",
+            schema(none.clone()),
+        ),
         Tool::new(
             "flood",
             "Send `n` log notifications, then answer.",
@@ -250,6 +257,22 @@ impl ServerHandler for TestServer {
                 ContentBlock::image("iVBORw0KGgo=", "image/png"),
             ]),
             "fail" => CallToolResult::error(vec![ContentBlock::text("it broke")]),
+            "escape" => {
+                // The shell exits at once: `sleep` is re-parented away from this server, in a
+                // session (and process group) of its own.
+                let out = std::process::Command::new("sh")
+                    .args([
+                        "-c",
+                        "setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!",
+                    ])
+                    .output();
+                let pid = out
+                    .ok()
+                    .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+                    .unwrap_or_default();
+                journal(&format!("escaped {pid}"));
+                CallToolResult::success(vec![ContentBlock::text(format!("escaped {pid}"))])
+            }
             // Log notifications are what servers of the protocol versions before SEP-2577
             // send, deprecated or not.
             #[allow(deprecated, reason = "the flood is of log notifications")]

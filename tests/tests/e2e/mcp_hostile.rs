@@ -1,5 +1,6 @@
 //! MCP servers that misbehave (docs/configuration.md §MCP servers): one that floods the pod
-//! with notifications does not flood the pod's log.
+//! with notifications does not flood the pod's log; a process a server leaves behind in a
+//! session of its own ends with the pod.
 
 use seedpod_e2e::TestHome;
 use serde_json::json;
@@ -51,4 +52,35 @@ async fn a_flood_of_notifications_does_not_flood_the_pods_log() {
         text.contains("\"mcp_notification\""),
         "no notification logged"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_a_server_left_behind_under_setsid_ends_with_the_pod() {
+    let sb = TestHome::new();
+    let journal = sb.path().join("journal.txt");
+    sb.user_config(&format!(
+        "[mcp.servers.t]\ncommand = {}\nenv = {{ MCP_TEST_JOURNAL = {} }}\n\
+         [approvals]\n\"mcp__t__*\" = \"allow\"\n",
+        toml_str(SERVER),
+        toml_str(&journal.display().to_string()),
+    ));
+    let script = sb.script(
+        "s.jsonl",
+        &[call("mcp__t__escape", json!({})), json!({"text": "Left."})],
+    );
+    sb.start_scripted("p", &script);
+    sb.ok(&["send", "p", "escape"]);
+    let results = tool_results(&sb.history("p").await);
+    let pid: u32 = results[0]
+        .0
+        .strip_prefix("escaped ")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {results:?}"));
+    // It is alive, out of the server's process group and session.
+    // SAFETY: getpgid and getsid only read another process's ids.
+    let (group, session) = unsafe { (libc::getpgid(pid as i32), libc::getsid(pid as i32)) };
+    assert!(group > 0 && group == pid as i32, "group {group} of {pid}");
+    assert!(session == pid as i32, "session {session} of {pid}");
+    sb.ok(&["stop", "p"]);
+    seedpod_e2e::wait_exit(pid).await;
 }
