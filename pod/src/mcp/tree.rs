@@ -8,6 +8,7 @@
 //!   finds an escapee even after its parent exited and it was re-parented to init;
 //! - the server's descendants by parent pid, taken while the server still lives, which finds
 //!   one that cleared its environment but whose parent is still around.
+//!
 //! A process that does both (leaves the group and clears its environment) and whose parent has
 //! already exited is not found; catching that would need a cgroup per server (or the pod as a
 //! child subreaper, which would also make it the parent of every orphan of every shell command
