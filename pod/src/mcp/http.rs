@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use reqwest::header::{HeaderName, HeaderValue};
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ErrorData, RequestId, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
     StreamableHttpResponseLimits,
@@ -148,23 +148,30 @@ impl SessionClient {
         }
     }
 
-    /// A response stream that reports its connection breaking.
-    fn watched<T: Send + 'static>(
+    /// A response stream that reports its connection breaking, and answers request `id`
+    /// with an error at once when the server's answer is over `MAX_ANSWER_BYTES` (rmcp would
+    /// drop it and leave the call waiting).
+    fn watched(
         &self,
-        stream: BoxStream<'static, Result<T, SseError>>,
-    ) -> BoxStream<'static, Result<T, SseError>> {
+        stream: BoxStream<'static, Result<sse_event::Sse, SseError>>,
+        id: Option<RequestId>,
+    ) -> BoxStream<'static, Result<sse_event::Sse, SseError>> {
         let lost = self.lost.clone();
         let url = self.shown.clone();
         stream
-            .inspect(move |item| {
-                if let Err(err) = item
-                    && !is_too_large(err)
-                {
+            .map(move |item| match item {
+                Err(err) if is_too_large(&err) => match &id {
+                    Some(id) => Ok(too_large_answer(id)),
+                    None => Err(err),
+                },
+                Err(err) => {
                     lost.signal(format!(
                         "the connection to {url} broke: {}",
-                        root_cause(err)
+                        root_cause(&err)
                     ));
+                    Err(err)
                 }
+                ok => ok,
             })
             .boxed()
     }
@@ -172,6 +179,21 @@ impl SessionClient {
 
 fn is_too_large(err: &SseError) -> bool {
     err.to_string().contains("maximum size")
+}
+
+/// The event standing in for an answer to `id` too large to read.
+fn too_large_answer(id: &RequestId) -> sse_event::Sse {
+    let answer = ServerJsonRpcMessage::error(
+        ErrorData::internal_error(
+            format!(
+                "its answer was over {} MiB and was not read; ask the tool for less",
+                MAX_ANSWER_BYTES / (1024 * 1024)
+            ),
+            None,
+        ),
+        Some(id.clone()),
+    );
+    sse_event::Sse::default().data(serde_json::to_string(&answer).unwrap_or_default())
 }
 
 /// What a server answered to a request with a session id, as rmcp should take it: a session it
@@ -290,6 +312,10 @@ impl StreamableHttpClient for SessionClient {
         limits.max_sse_event_size = limits.max_sse_event_size.max(MAX_ANSWER_BYTES);
         limits.max_json_response_size = limits.max_json_response_size.max(MAX_ANSWER_BYTES);
         let had_session = session_id.is_some();
+        let id = match &message {
+            ClientJsonRpcMessage::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
         let answer = self
             .http
             .post_message_with_response_limits(
@@ -304,7 +330,7 @@ impl StreamableHttpClient for SessionClient {
             .map_err(|err| self.convert(err));
         let answer = match answer {
             Ok(StreamableHttpPostResponse::Sse(stream, session)) => Ok(
-                StreamableHttpPostResponse::Sse(self.watched(stream), session),
+                StreamableHttpPostResponse::Sse(self.watched(stream, id), session),
             ),
             other => other,
         };
@@ -384,7 +410,7 @@ impl StreamableHttpClient for SessionClient {
             .await
             .map_err(|err| self.convert(err));
         match stream {
-            Ok(stream) => Ok(self.watched(stream)),
+            Ok(stream) => Ok(self.watched(stream, None)),
             Err(StreamableHttpError::Client(failure @ HttpFailure::Connect { .. })) => {
                 self.lost.signal(failure.to_string());
                 Err(StreamableHttpError::Client(failure))
@@ -403,7 +429,7 @@ mod sse_event {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rmcp::model::{ErrorData, NumberOrString, RequestId};
+    use rmcp::model::NumberOrString;
 
     #[test]
     fn servers_words_for_a_lost_session_are_recognised() {
@@ -470,6 +496,21 @@ mod tests {
                 "HTTP 500 Internal Server Error: session store down, invalid".into()
             )
         )));
+    }
+
+    #[test]
+    fn an_answer_too_large_to_read_ends_its_call_with_an_error() {
+        let event = too_large_answer(&NumberOrString::Number(4));
+        let answer: serde_json::Value =
+            serde_json::from_str(event.data.as_deref().unwrap()).unwrap();
+        assert_eq!(answer["id"], 4);
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("over 64 MiB"),
+            "{answer}"
+        );
     }
 
     #[test]

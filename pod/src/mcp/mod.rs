@@ -15,6 +15,7 @@
 //! configuration says for a tool), the log, or the configuration's format.
 
 pub use crate::mcp_names as names;
+pub mod frames;
 pub mod http;
 pub mod result;
 pub mod schema;

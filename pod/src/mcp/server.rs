@@ -463,24 +463,15 @@ impl Supervisor {
                 _ = tools_changed.notified() => self.relist(&peer).await,
             }
         };
-        // Calls in flight end now (they watch this), not when the old connection has drained.
-        if let Ended::Died(_) = &ended {
+        // Calls in flight end now (they watch this), not when the old connection has drained;
+        // and people hear of it now, not after the clean-up below.
+        if let Ended::Died(why) = &ended {
             self.view.send_modify(|v| {
                 v.state = McpState::Restarting;
                 v.peer = None;
                 v.pid = None;
+                v.last_error = Some(why.clone());
             });
-        }
-        stop.cancel();
-        // The transport closes the server's stdin; a server that does not take the hint gets
-        // SIGTERM and then SIGKILL, to its whole group (what it started dies with it).
-        if !drained {
-            let _ = tokio::time::timeout(STOP_GRACE, finished).await;
-        }
-        if let Some(child) = child.as_mut() {
-            stop_group(child, &tag).await;
-        }
-        if let Ended::Died(why) = &ended {
             self.alert(
                 AlertLevel::Warn,
                 format!(
@@ -489,6 +480,15 @@ impl Supervisor {
                 ),
             )
             .await;
+        }
+        stop.cancel();
+        // The transport closes the server's stdin; a server that does not take the hint gets
+        // SIGTERM and then SIGKILL, with its whole tree (what it started dies with it).
+        if !drained {
+            let _ = tokio::time::timeout(STOP_GRACE, finished).await;
+        }
+        if let Some(child) = child.as_mut() {
+            stop_group(child, &tag).await;
         }
         ended
     }
@@ -602,6 +602,8 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
             if let Some(stderr) = child.stderr.take() {
                 tokio::spawn(log_stderr(config.name.clone(), stderr));
             }
+            // An answer too large for rmcp is cut rather than dropped (`frames.rs`).
+            let stdout = super::frames::cut_oversized(config.name.clone(), stdout);
             let running = serve_client(handler, (stdout, stdin)).await;
             match running {
                 Ok(running) => (running, Some(child), None),

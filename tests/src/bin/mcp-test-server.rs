@@ -13,6 +13,8 @@
 //! - `slow`: waits until the client cancels it, then records `cancelled slow` in the journal.
 //! - `picture`: a line of text and a small PNG.
 //! - `fail`: an error result (`isError`).
+//! - with `MCP_TEST_HOSTILE` set:
+//! - `big {bytes}`: `BEGIN ` and that many bytes of text, in one answer.
 //! - `escape`: leaves `sleep 1000` behind under `setsid`, orphaned (its parent shell exits);
 //!   answers `escaped PID`.
 //! - `flood {n}`: sends `n` log notifications (`notifications/message`), then `flooded N`.
@@ -78,20 +80,33 @@ fn tools() -> Vec<Tool> {
         Tool::new("slow", "Wait until cancelled.", schema(none.clone())),
         Tool::new("picture", "A picture.", schema(none.clone())),
         Tool::new("fail", "Fail.", schema(none.clone())),
-        Tool::new(
-            "escape",
-            "Leave a process behind in a session of its own.",
-            schema(none.clone()),
-        ),
-        Tool::new(
-            "flood",
-            "Send `n` log notifications, then answer.",
-            schema(serde_json::json!({
-                "type": "object",
-                "properties": {"n": {"type": "integer"}}
-            })),
-        ),
     ];
+    // Tools a hostile or careless server has: a flood, an escapee, an answer too large.
+    if std::env::var_os("MCP_TEST_HOSTILE").is_some() {
+        tools.extend([
+            Tool::new(
+                "big",
+                "Answer `bytes` bytes of text.",
+                schema(serde_json::json!({
+                    "type": "object",
+                    "properties": {"bytes": {"type": "integer"}}
+                })),
+            ),
+            Tool::new(
+                "escape",
+                "Leave a process behind in a session of its own.",
+                schema(none.clone()),
+            ),
+            Tool::new(
+                "flood",
+                "Send `n` log notifications, then answer.",
+                schema(serde_json::json!({
+                    "type": "object",
+                    "properties": {"n": {"type": "integer"}}
+                })),
+            ),
+        ]);
+    }
     // A server whose tool list tries to steer the model.
     if std::env::var_os("MCP_TEST_EVIL").is_some() {
         tools.push(Tool::new(
@@ -257,6 +272,16 @@ impl ServerHandler for TestServer {
                 ContentBlock::image("iVBORw0KGgo=", "image/png"),
             ]),
             "fail" => CallToolResult::error(vec![ContentBlock::text("it broke")]),
+            "big" => {
+                let bytes = request
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| a.get("bytes"))
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(0);
+                let text = format!("BEGIN {}", "z".repeat(bytes as usize));
+                CallToolResult::success(vec![ContentBlock::text(text)])
+            }
             "escape" => {
                 // The shell exits at once: `sleep` is re-parented away from this server, in a
                 // session (and process group) of its own.

@@ -1,6 +1,7 @@
 //! MCP servers that misbehave (docs/configuration.md §MCP servers): one that floods the pod
 //! with notifications does not flood the pod's log; a process a server leaves behind in a
-//! session of its own ends with the pod.
+//! session of its own ends with the pod; an answer over the 16 MiB a message may be is cut,
+//! not dropped, and the call ends with it.
 
 use seedpod_e2e::TestHome;
 use serde_json::json;
@@ -20,7 +21,7 @@ async fn a_flood_of_notifications_does_not_flood_the_pods_log() {
     // At debug, the level the notifications are logged at.
     sb.user_config(&format!(
         "[logging]\nlevel = \"debug\"\n[mcp.servers.t]\ncommand = {}\n\
-         env = {{ MCP_TEST_JOURNAL = {} }}\n[approvals]\n\"mcp__t__*\" = \"allow\"\n",
+         env = {{ MCP_TEST_JOURNAL = {}, MCP_TEST_HOSTILE = \"1\" }}\n[approvals]\n\"mcp__t__*\" = \"allow\"\n",
         toml_str(SERVER),
         toml_str(&journal.display().to_string()),
     ));
@@ -59,7 +60,7 @@ async fn a_process_a_server_left_behind_under_setsid_ends_with_the_pod() {
     let sb = TestHome::new();
     let journal = sb.path().join("journal.txt");
     sb.user_config(&format!(
-        "[mcp.servers.t]\ncommand = {}\nenv = {{ MCP_TEST_JOURNAL = {} }}\n\
+        "[mcp.servers.t]\ncommand = {}\nenv = {{ MCP_TEST_JOURNAL = {}, MCP_TEST_HOSTILE = \"1\" }}\n\
          [approvals]\n\"mcp__t__*\" = \"allow\"\n",
         toml_str(SERVER),
         toml_str(&journal.display().to_string()),
@@ -83,4 +84,36 @@ async fn a_process_a_server_left_behind_under_setsid_ends_with_the_pod() {
     assert!(session == pid as i32, "session {session} of {pid}");
     sb.ok(&["stop", "p"]);
     seedpod_e2e::wait_exit(pid).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_over_sixteen_mib_is_cut_and_the_call_ends_with_it() {
+    let sb = TestHome::new();
+    let journal = sb.path().join("journal.txt");
+    sb.user_config(&format!(
+        "[mcp]\nmax_output = 4096\n[mcp.servers.t]\ncommand = {}\n\
+         env = {{ MCP_TEST_JOURNAL = {}, MCP_TEST_HOSTILE = \"1\" }}\n[approvals]\n\"mcp__t__*\" = \"allow\"\n",
+        toml_str(SERVER),
+        toml_str(&journal.display().to_string()),
+    ));
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            call("mcp__t__big", json!({"bytes": 17 * 1024 * 1024})),
+            json!({"text": "Big."}),
+        ],
+    );
+    sb.start_scripted("p", &script);
+    // `send` waits for the run's end: the call did not wait for its timeout (300 s).
+    let answer = sb.ok(&["send", "p", "big"]);
+    assert!(answer.contains("Big."), "{answer}");
+    let results = tool_results(&sb.history("p").await);
+    let (text, is_error) = &results[0];
+    assert!(!is_error, "{text}");
+    assert!(text.starts_with("BEGIN zzz"), "{}", &text[..40]);
+    assert!(text.ends_with("only its start is shown]"), "{text}");
+    // `max_output` holds, and the note names the tool.
+    assert!(text.len() < 4096 + 400, "{}", text.len());
+    assert!(text.contains("ask mcp__t__big for less"), "{text}");
+    sb.ok(&["stop", "p"]);
 }
