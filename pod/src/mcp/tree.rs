@@ -12,7 +12,7 @@
 //! A process that does both (leaves the group and clears its environment) and whose parent has
 //! already exited is not found; catching that would need a cgroup per server (or the pod as a
 //! child subreaper, which would also make it the parent of every orphan of every shell command
-//! it runs, with no one to reap them). docs/decisions.md §MCP process trees says so.
+//! it runs, with no one to reap them): see docs/decisions.md §MCP process trees.
 //!
 //! A pid is signalled only if it still has the start time it had when it was found, so a pid
 //! reused meanwhile by another process is left alone.
