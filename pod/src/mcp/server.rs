@@ -40,6 +40,11 @@ pub const MAX_TOOLS_PER_SERVER: usize = 128;
 /// A tool description longer than this (characters) is cut at a word boundary with a marker:
 /// it goes with every request, and a server decides its length.
 const MAX_DESCRIPTION_CHARS: usize = 2_000;
+/// How often an HTTP server is pinged, to notice it died or forgot its session while no call
+/// is being made.
+const HEALTH_INTERVAL: Duration = Duration::from_secs(15);
+/// How long a health ping may take before it is left to itself.
+const PING_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a stopping server gets after its stdin closes before its group is signalled.
 const STOP_GRACE: Duration = Duration::from_secs(2);
 
@@ -434,6 +439,12 @@ impl Supervisor {
         }
         let stop = running.cancellation_token();
         let mut finished = Box::pin(running.waiting());
+        // An HTTP server that keeps no stream open is otherwise only found dead (or restarted)
+        // by the next call; a ping that cannot connect says `Lost` (`http.rs`).
+        let mut health = tokio::time::interval_at(
+            tokio::time::Instant::now() + HEALTH_INTERVAL,
+            HEALTH_INTERVAL,
+        );
         // Whether `finished` already completed (it must not be polled again).
         let mut drained = false;
         let ended = loop {
@@ -461,6 +472,7 @@ impl Supervisor {
                     break Ended::Died(why);
                 }
                 _ = tools_changed.notified() => self.relist(&peer).await,
+                _ = health.tick(), if lost.is_some() => ping(&peer),
             }
         };
         // Calls in flight end now (they watch this), not when the old connection has drained;
@@ -671,12 +683,16 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
             let lost = Arc::new(Lost::default());
             let client = SessionClient::new(client, shown.to_string(), lost.clone());
             let transport = StreamableHttpClientTransport::with_client(client, config_http);
-            let running = serve_client(handler, transport).await.map_err(|err| {
-                StartError::retry(format!(
-                    "{shown} did not initialise: {}",
-                    super::words::init_error(&err)
-                ))
-            })?;
+            let running = serve_client(handler, transport)
+                .await
+                .map_err(|err| StartError {
+                    message: format!(
+                        "{shown} did not initialise: {}",
+                        super::words::init_error(&err)
+                    ),
+                    // A 401 fails at once: trying again cannot help until a person acts.
+                    permanent: super::words::needs_login(&err),
+                })?;
             (running, None, Some(lost))
         }
     };
@@ -737,6 +753,18 @@ fn convert(server: &str, listed: Vec<RmcpTool>) -> (Vec<McpToolInfo>, Option<Str
     }
     let note = (!notes.is_empty()).then(|| notes.join(". "));
     (tools, note)
+}
+
+/// Ping the server, not waiting for the answer: what matters is what the transport finds on
+/// the way (a refused connection says `Lost`; a forgotten session gets a new one).
+fn ping(peer: &Peer<RoleClient>) {
+    let peer = peer.clone();
+    tokio::spawn(async move {
+        let request = rmcp::model::ClientRequest::PingRequest(Default::default());
+        if let Ok(Err(err)) = tokio::time::timeout(PING_TIMEOUT, peer.send_request(request)).await {
+            tracing::debug!(event = "mcp_ping_failed", error = %super::words::service_error(&err));
+        }
+    });
 }
 
 /// Why an HTTP server's connection is gone; never for a stdio server.

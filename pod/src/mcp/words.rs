@@ -11,6 +11,10 @@ use rmcp::transport::worker::WorkerQuitReason;
 
 use super::http::HttpFailure;
 
+/// What a 401 or 403 means for the pod today.
+const LOGIN_NEEDED: &str = "the server wants authorisation (HTTP 401/403); seedpod does not log \
+     in to MCP servers with OAuth yet: give it a token with bearer_token_env or a header";
+
 /// Why a request to a running server failed.
 pub fn service_error(err: &ServiceError) -> String {
     match err {
@@ -38,6 +42,31 @@ pub fn init_error(err: &ClientInitializeError) -> String {
             format!("it refused to initialise: {}", error.message)
         }
         other => other.to_string(),
+    }
+}
+
+/// Whether a server refused to initialise for want of authorisation (HTTP 401 or 403): trying
+/// again cannot help until a person gives the pod a token.
+pub fn needs_login(err: &ClientInitializeError) -> bool {
+    let ClientInitializeError::TransportError { error, .. } = err else {
+        return false;
+    };
+    let mut at: &(dyn Error + 'static) = error.error.as_ref();
+    loop {
+        if let Some(error) = at.downcast_ref::<StreamableHttpError<HttpFailure>>() {
+            return match error {
+                StreamableHttpError::AuthRequired(_)
+                | StreamableHttpError::InsufficientScope(_) => true,
+                StreamableHttpError::UnexpectedServerResponse(text) => {
+                    text.starts_with("HTTP 401") || text.starts_with("HTTP 403")
+                }
+                _ => false,
+            };
+        }
+        match at.source() {
+            Some(next) => at = next,
+            None => return false,
+        }
     }
 }
 
@@ -82,6 +111,11 @@ pub fn http(err: &StreamableHttpError<HttpFailure>) -> String {
     match err {
         E::Client(failure) => failure.to_string(),
         E::HttpStatus(status) => format!("the server answered HTTP {}", status.status),
+        E::UnexpectedServerResponse(text)
+            if text.starts_with("HTTP 401") || text.starts_with("HTTP 403") =>
+        {
+            format!("{LOGIN_NEEDED} (it answered {})", &text["HTTP ".len()..])
+        }
         E::UnexpectedServerResponse(text) => match text.strip_prefix("HTTP ") {
             Some(rest) => format!("the server answered {rest}"),
             None => format!("the server sent something unexpected: {text}"),
@@ -99,11 +133,7 @@ pub fn http(err: &StreamableHttpError<HttpFailure>) -> String {
             "its answer was larger than {} MiB and was not read",
             max_size / (1024 * 1024)
         ),
-        E::AuthRequired(_) | E::InsufficientScope(_) => {
-            "the server wants an OAuth login (HTTP 401/403), which seedpod does not do yet; give \
-             it a token with bearer_token_env or a header"
-                .to_owned()
-        }
+        E::AuthRequired(_) | E::InsufficientScope(_) => LOGIN_NEEDED.to_owned(),
         E::UnexpectedContentType(kind) => format!(
             "the server answered with content of type {}, not JSON or an event stream",
             kind.as_deref().unwrap_or("(none)")

@@ -4,7 +4,7 @@
 //! line). Over HTTP it answers a session id it did not hand out (a restarted server's) as
 //! `--lost-session` says: 404 (default), `400-null-id` or `400-text`, each journaled as
 //! `unknown session answered MODE`; `--no-get-stream` refuses the event stream a client keeps
-//! open between calls.
+//! open between calls; `--unauthorized` answers everything 401 with a bearer challenge.
 //!
 //! Tools:
 //! - `echo {text}`: `echo: TEXT`; declares itself read-only.
@@ -373,6 +373,8 @@ struct HttpOptions {
     /// Answer GET with 405: the client then holds no connection between calls, so a restart
     /// is noticed only by the next request's session id.
     no_get_stream: bool,
+    /// Answer every request 401 with a bearer challenge, as a server that wants OAuth does.
+    unauthorized: bool,
 }
 
 impl HttpOptions {
@@ -381,6 +383,7 @@ impl HttpOptions {
             port: 0,
             lost_session: LostSession::NotFound,
             no_get_stream: false,
+            unauthorized: false,
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -400,6 +403,7 @@ impl HttpOptions {
                     };
                 }
                 "--no-get-stream" => options.no_get_stream = true,
+                "--unauthorized" => options.unauthorized = true,
                 other => anyhow::bail!("unknown argument {other}"),
             }
         }
@@ -460,6 +464,7 @@ async fn serve_http(options: HttpOptions) -> anyhow::Result<()> {
     let sessions: Arc<Mutex<HashSet<String>>> = Arc::default();
     let mode = options.lost_session;
     let no_get_stream = options.no_get_stream;
+    let unauthorized = options.unauthorized;
     let mut out = std::io::stdout();
     writeln!(out, "{url}")?;
     out.flush()?;
@@ -486,6 +491,15 @@ async fn serve_http(options: HttpOptions) -> anyhow::Result<()> {
                         } else {
                             "key missing"
                         });
+                    }
+                    if unauthorized {
+                        journal("answered 401");
+                        let mut refused = answer(401, "text/plain", "Unauthorized");
+                        refused.headers_mut().insert(
+                            hyper::header::WWW_AUTHENTICATE,
+                            hyper::header::HeaderValue::from_static("Bearer realm=\"mcp\""),
+                        );
+                        return Ok(refused);
                     }
                     if no_get_stream && request.method() == hyper::Method::GET {
                         return Ok(answer(405, "text/plain", "no event stream here"));

@@ -2,13 +2,15 @@
 //! a server restarted between calls answers the old session id with 404, or with a 400 whose
 //! JSON-RPC error has `id: null`, or with a text/plain 400 — the next call starts a new session
 //! and succeeds; a server killed mid-call ends the call at once with a clear error, `mcp ls`
-//! says it is down and why, and it is reconnected when it returns.
+//! says it is down and why, and it is reconnected when it returns; one killed while idle, with
+//! no stream open, is found dead by the pod's health ping; one that wants OAuth fails at once
+//! and says what to do.
 //!
 //! "Within 5 s" is a test deadline on the events the pod sends, not a measured budget.
 
 use std::time::Duration;
 
-use seedpod_e2e::{TestHome, is_run_end, wait_for};
+use seedpod_e2e::{TestHome, heavy_scenario, is_run_end, wait_for};
 use seedpod_protocol::{AlertLevel, ClientMode};
 use serde_json::json;
 
@@ -147,5 +149,59 @@ async fn an_http_server_killed_mid_call_ends_the_call_shows_down_and_is_reconnec
     wait_for(&mut events, &mut seen, is_run_end).await;
     let results = tool_results(&sb.history("p").await);
     assert_eq!(results.last(), Some(&("count 1".to_string(), false)));
+    sb.ok(&["stop", "p"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_wants_oauth_fails_at_once_and_says_what_to_do() {
+    let sb = TestHome::new();
+    let journal = sb.path().join("journal.txt");
+    let server = HttpServer::start_with(&journal, "", &["--unauthorized"]);
+    config_with_http_server(&sb, &server.url);
+    let script = sb.script("s.jsonl", &[json!({"text": "Here."})]);
+    sb.start_scripted("p", &script);
+    let status = mcp_ls_json(&sb, "p");
+    // Failed for good at its first start: no retries that cannot help.
+    assert_eq!(status[0]["state"], "failed", "{status}");
+    assert_eq!(status[0]["restarts"], 0, "{status}");
+    let why = status[0]["last_error"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("HTTP 401") && why.contains("bearer_token_env"),
+        "{why}"
+    );
+    assert!(
+        !why.contains("rmcp::") && !why.contains("Transport ["),
+        "{why}"
+    );
+    let tries = std::fs::read_to_string(&journal).unwrap_or_default();
+    assert_eq!(tries.matches("answered 401").count(), 1, "{tries}");
+    sb.ok(&["stop", "p"]);
+}
+
+/// The health ping runs every 15 s, so this takes that long: a heavy scenario.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_http_server_without_a_stream_is_found_dead_by_the_health_ping() {
+    if !heavy_scenario("an idle HTTP server found dead by its health ping") {
+        return;
+    }
+    let sb = TestHome::new();
+    let journal = sb.path().join("journal.txt");
+    let server = HttpServer::start_with(&journal, "", &["--no-get-stream"]);
+    config_with_http_server(&sb, &server.url);
+    let script = sb.script("s.jsonl", &[json!({"text": "Here."})]);
+    sb.start_scripted("p", &script);
+    let mut events = sb.connect("p", ClientMode::Attach).await;
+    let mut seen = Vec::new();
+    assert_eq!(mcp_ls_json(&sb, "p")[0]["state"], "ready");
+    server.kill();
+    let (level, message) = wait_for(
+        &mut events,
+        &mut seen,
+        alert_containing("MCP server web stopped"),
+    )
+    .await;
+    assert_eq!(level, AlertLevel::Warn);
+    assert!(message.contains("could not connect"), "{message}");
+    assert_eq!(mcp_ls_json(&sb, "p")[0]["state"], "restarting");
     sb.ok(&["stop", "p"]);
 }
