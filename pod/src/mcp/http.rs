@@ -148,13 +148,16 @@ impl SessionClient {
         }
     }
 
-    /// A response stream that reports its connection breaking, and answers request `id`
-    /// with an error at once when the server's answer is over `MAX_ANSWER_BYTES` (rmcp would
-    /// drop it and leave the call waiting).
+    /// A response stream that answers request `id` with an error at once when the server's
+    /// answer is over `MAX_ANSWER_BYTES` (rmcp would drop it and leave the call waiting), and,
+    /// with `report_breaks`, reports its connection breaking. The server's own event stream
+    /// (GET) does not report: a proxy may cut an idle stream, and rmcp opens it again — which
+    /// reports a server that is gone, as does the health ping.
     fn watched(
         &self,
         stream: BoxStream<'static, Result<sse_event::Sse, SseError>>,
         id: Option<RequestId>,
+        report_breaks: bool,
     ) -> BoxStream<'static, Result<sse_event::Sse, SseError>> {
         let lost = self.lost.clone();
         let url = self.shown.clone();
@@ -164,14 +167,14 @@ impl SessionClient {
                     Some(id) => Ok(too_large_answer(id)),
                     None => Err(err),
                 },
-                Err(err) => {
+                Err(err) if report_breaks => {
                     lost.signal(format!(
                         "the connection to {url} broke: {}",
                         root_cause(&err)
                     ));
                     Err(err)
                 }
-                ok => ok,
+                other => other,
             })
             .boxed()
     }
@@ -330,7 +333,7 @@ impl StreamableHttpClient for SessionClient {
             .map_err(|err| self.convert(err));
         let answer = match answer {
             Ok(StreamableHttpPostResponse::Sse(stream, session)) => Ok(
-                StreamableHttpPostResponse::Sse(self.watched(stream, id), session),
+                StreamableHttpPostResponse::Sse(self.watched(stream, id, true), session),
             ),
             other => other,
         };
@@ -410,7 +413,7 @@ impl StreamableHttpClient for SessionClient {
             .await
             .map_err(|err| self.convert(err));
         match stream {
-            Ok(stream) => Ok(self.watched(stream, None)),
+            Ok(stream) => Ok(self.watched(stream, None, false)),
             Err(StreamableHttpError::Client(failure @ HttpFailure::Connect { .. })) => {
                 self.lost.signal(failure.to_string());
                 Err(StreamableHttpError::Client(failure))
