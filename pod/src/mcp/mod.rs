@@ -16,7 +16,9 @@
 
 pub use crate::mcp_names as names;
 pub mod frames;
+mod handler;
 pub mod http;
+mod process;
 pub mod result;
 pub mod schema;
 pub mod server;

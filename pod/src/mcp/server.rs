@@ -2,27 +2,27 @@
 //! its own process group, or a Streamable HTTP session), initialise it and list its tools
 //! within the startup timeout, publish what it offers, notice when it dies, and start it
 //! again with backoff. Everyone else reads the published `ServerView`; nobody else touches
-//! the process.
+//! the process. How a process is stopped and watched is `process.rs`; what a server says
+//! outside answers, `handler.rs`.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, Tool as RmcpTool,
-};
-use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, serve_client};
+use rmcp::model::Tool as RmcpTool;
+use rmcp::service::{Peer, RoleClient, RunningService, serve_client};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use seedpod_config::{McpServer, McpTransport};
 use seedpod_protocol::{AlertLevel, McpState};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Child;
 use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::handler::Handler;
 use super::http::{Lost, SessionClient};
+use super::process::{STOP_GRACE, describe_exit, log_stderr, stop_group, wait_child};
 use super::{names, tree};
 
 /// Tries in a row before the pod stops trying (a server that lived a minute or more starts
@@ -32,9 +32,6 @@ const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// A server that ran this long before dying was working; its next death starts a fresh count.
 const HEALTHY_AFTER: Duration = Duration::from_secs(60);
-/// A server's stderr reaches the pod's log up to this much per start, then is drained unread.
-const STDERR_BUDGET: usize = 256 * 1024;
-const STDERR_LINE_CHARS: usize = 2_000;
 /// More tools than this from one server would crowd out the conversation.
 pub const MAX_TOOLS_PER_SERVER: usize = 128;
 /// A tool description longer than this (characters) is cut at a word boundary with a marker:
@@ -45,8 +42,6 @@ const MAX_DESCRIPTION_CHARS: usize = 2_000;
 const HEALTH_INTERVAL: Duration = Duration::from_secs(15);
 /// How long a health ping may take before it is left to itself.
 const PING_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a stopping server gets after its stdin closes before its group is signalled.
-const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// Variables a stdio server gets from the pod's environment without asking (`env_vars` adds
 /// more): enough to find programs, a home, a locale and a temp dir, and no API key.
@@ -149,121 +144,6 @@ impl ServerView {
             settled: false,
             started: 0,
         }
-    }
-}
-
-/// Answers the server's notifications: a changed tool list wakes the supervisor; the rest are
-/// logged at debug, within a budget.
-#[derive(Clone)]
-struct Handler {
-    server: Arc<str>,
-    tools_changed: Arc<Notify>,
-    budget: Arc<Mutex<NotificationBudget>>,
-}
-
-/// Server notifications the pod's log takes per `NOTIFICATION_WINDOW`; the rest are counted
-/// and the count logged once the window ends. A server decides how many it sends, and the log
-/// must not grow by megabytes because one is chatty (docs/configuration.md §MCP servers).
-const NOTIFICATIONS_PER_WINDOW: u32 = 20;
-const NOTIFICATION_WINDOW: Duration = Duration::from_secs(10);
-/// Most characters of a notification's text that reach the log.
-const NOTIFICATION_CHARS: usize = 200;
-
-#[derive(Debug)]
-struct NotificationBudget {
-    window_start: Instant,
-    logged: u32,
-    dropped: u64,
-}
-
-impl NotificationBudget {
-    fn new(now: Instant) -> NotificationBudget {
-        NotificationBudget {
-            window_start: now,
-            logged: 0,
-            dropped: 0,
-        }
-    }
-
-    /// Whether a notification arriving `now` may be logged; and, when a window ended with
-    /// some left unlogged, how many.
-    fn take(&mut self, now: Instant) -> (bool, Option<u64>) {
-        let mut ended = None;
-        if now.duration_since(self.window_start) >= NOTIFICATION_WINDOW {
-            if self.dropped > 0 {
-                ended = Some(self.dropped);
-            }
-            *self = NotificationBudget::new(now);
-        }
-        if self.logged < NOTIFICATIONS_PER_WINDOW {
-            self.logged += 1;
-            (true, ended)
-        } else {
-            self.dropped += 1;
-            (false, ended)
-        }
-    }
-}
-
-impl Handler {
-    fn new(server: &str, tools_changed: Arc<Notify>) -> Handler {
-        Handler {
-            server: server.into(),
-            tools_changed,
-            budget: Arc::new(Mutex::new(NotificationBudget::new(Instant::now()))),
-        }
-    }
-
-    /// Log one notification of `kind` at debug, if the budget allows.
-    fn note(&self, kind: &str, text: impl FnOnce() -> String) {
-        let (log, unlogged) = match self.budget.lock() {
-            Ok(mut budget) => budget.take(Instant::now()),
-            Err(_) => (false, None),
-        };
-        if let Some(count) = unlogged {
-            tracing::debug!(event = "mcp_notifications_unlogged", server = %self.server, count);
-        }
-        if log {
-            let text = text();
-            let text = seedpod_protocol::char_prefix(&text, NOTIFICATION_CHARS).unwrap_or(&text);
-            tracing::debug!(event = "mcp_notification", server = %self.server, kind, text);
-        }
-    }
-}
-
-impl rmcp::ClientHandler for Handler {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.note("tools/list_changed", String::new);
-        self.tools_changed.notify_one();
-    }
-
-    // Servers on protocol versions before SEP-2577 deprecated logging still send these, and
-    // they are what a chatty server floods with.
-    #[allow(deprecated, reason = "older servers still send notifications/message")]
-    async fn on_logging_message(
-        &self,
-        params: rmcp::model::LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.note("message", || params.data.to_string());
-    }
-
-    async fn on_progress(
-        &self,
-        params: rmcp::model::ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.note("progress", || {
-            format!("{} of {:?}", params.progress, params.total)
-        });
-    }
-
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("seedpod", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 }
 
@@ -775,102 +655,6 @@ async fn wait_lost(lost: Option<&Lost>) -> String {
     }
 }
 
-/// A stdio server's exit, described; never for an HTTP server.
-async fn wait_child(child: &mut Option<Child>) -> String {
-    match child {
-        Some(child) => match child.wait().await {
-            Ok(status) => describe_exit(status),
-            Err(err) => format!("waiting for it failed: {err}"),
-        },
-        None => std::future::pending().await,
-    }
-}
-
-fn describe_exit(status: std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("it exited with status {code}"),
-        (None, Some(signal)) => format!("it was killed by signal {signal}"),
-        (None, None) => "it exited".to_owned(),
-    }
-}
-
-/// SIGTERM to the server's process group and every process of its tree (`tree.rs`), then
-/// SIGKILL to what is still there; then whatever carries its tag.
-async fn stop_group(child: &mut Child, tag: &str) {
-    let group = child.id().and_then(|pid| i32::try_from(pid).ok());
-    let found = find_tree(child.id(), tag).await;
-    if let Some(group) = group {
-        signal_group(group, libc::SIGTERM);
-    }
-    tree::signal(&found, libc::SIGTERM);
-    if tokio::time::timeout(STOP_GRACE, child.wait())
-        .await
-        .is_err()
-        && let Some(group) = group
-    {
-        signal_group(group, libc::SIGKILL);
-        let _ = child.wait().await;
-    }
-    // Whatever the leader started and left behind goes too.
-    if let Some(group) = group {
-        signal_group(group, libc::SIGKILL);
-    }
-    tree::signal(&found, libc::SIGKILL);
-    // Started since the first look, or re-parented away from the server: the tag finds it.
-    let late = find_tree(None, tag).await;
-    tree::signal(&late, libc::SIGKILL);
-    if !late.is_empty() || !found.is_empty() {
-        tracing::info!(
-            event = "mcp_tree_stopped",
-            processes = found.len() + late.len()
-        );
-    }
-}
-
-async fn find_tree(root: Option<u32>, tag: &str) -> Vec<tree::Found> {
-    let tag = tag.to_owned();
-    tokio::task::spawn_blocking(move || tree::find(root, &tag))
-        .await
-        .unwrap_or_default()
-}
-
-fn signal_group(group: i32, signal: i32) {
-    // SAFETY: killpg only sends a signal; `group` is the process group this pod created for
-    // the server (`process_group(0)` makes the child its leader, so its pid names it).
-    unsafe {
-        libc::killpg(group, signal);
-    }
-}
-
-/// Copy the server's stderr into the pod's log, a line at a time, up to a budget.
-async fn log_stderr(server: String, stderr: tokio::process::ChildStderr) {
-    let mut lines = BufReader::new(stderr).lines();
-    let mut spent = 0usize;
-    loop {
-        match lines.next_line().await {
-            Ok(Some(line)) => {
-                if spent > STDERR_BUDGET {
-                    continue;
-                }
-                spent += line.len();
-                let line = seedpod_protocol::char_prefix(&line, STDERR_LINE_CHARS).unwrap_or(&line);
-                tracing::info!(event = "mcp_stderr", server = %server, line = %line);
-                if spent > STDERR_BUDGET {
-                    tracing::warn!(event = "mcp_stderr", server = %server, line = "[further stderr of this server is not logged]");
-                }
-            }
-            Ok(None) => break,
-            // Not UTF-8, or the pipe broke: what is left is drained unread.
-            Err(_) => {
-                let mut rest = lines.into_inner();
-                let _ = tokio::io::copy(&mut rest, &mut tokio::io::sink()).await;
-                break;
-            }
-        }
-    }
-}
-
 /// `text` if it has at most `max` characters; else its words up to `max` characters (a word
 /// longer than that is cut inside) and a marker saying how much was cut, so neither the model
 /// nor a person reading the schema takes a cut description for the whole one.
@@ -917,21 +701,6 @@ mod tests {
         let cut = cut_description(long.trim_end(), MAX_DESCRIPTION_CHARS);
         assert!(cut.ends_with("more characters]"), "{cut}");
         assert!(cut.chars().count() < MAX_DESCRIPTION_CHARS + 50);
-    }
-
-    #[test]
-    fn notifications_past_the_budget_are_counted_not_logged() {
-        let start = Instant::now();
-        let mut budget = NotificationBudget::new(start);
-        let logged = (0..100_000).filter(|_| budget.take(start).0).count();
-        assert_eq!(logged, NOTIFICATIONS_PER_WINDOW as usize);
-        // The next window logs again, and says how many the last one left out.
-        let later = start + NOTIFICATION_WINDOW;
-        assert_eq!(
-            budget.take(later),
-            (true, Some(100_000 - u64::from(NOTIFICATIONS_PER_WINDOW)))
-        );
-        assert_eq!(budget.take(later), (true, None));
     }
 
     #[test]
