@@ -44,6 +44,8 @@ async fn a_flood_of_notifications_does_not_flood_the_pods_log() {
     sb.ok(&["stop", "p"]);
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     let grown = text.len() as u64 - before.min(text.len() as u64);
+    // For a person reading a run (`--nocapture`): what the flood cost the log.
+    eprintln!("the pod's log grew by {grown} bytes during {FLOOD} notifications");
     assert!(
         grown < LOG_GROWTH_LIMIT,
         "the pod's log grew by {grown} bytes while a server sent {FLOOD} notifications"
