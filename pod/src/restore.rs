@@ -71,7 +71,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
     // or run out of its startup time).
     opts.mcp.settle().await;
     let mut specs = opts.tools.specs();
-    specs.extend(opts.mcp.tool_specs());
+    specs.extend(opts.mcp.offer());
     let planned = segment_plan::plan(&segment_plan::Plan {
         prompt: &opts.session.prompt,
         pod_name: &opts.name,

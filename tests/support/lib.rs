@@ -7,6 +7,7 @@
 pub mod binary;
 pub mod events;
 pub mod limit_server;
+pub mod openai_fake;
 pub mod pty;
 
 use std::io::Write as _;

@@ -25,8 +25,11 @@ use crate::{session, settings};
 const BYTES_PER_MB: u64 = 1024 * 1024;
 
 /// HTTP client internals log every connection at debug; a pod log at `debug` is for seedpod's
-/// own decisions, so they stay at `info` unless asked for by `trace`.
-const QUIET_AT_DEBUG: &str = "hyper=info,hyper_util=info,reqwest=info,rustls=info,h2=info";
+/// own decisions, so they stay at `info` unless asked for by `trace`. rmcp logs every message
+/// an MCP server sends at `info` (a chatty server wrote tens of megabytes): only its warnings
+/// reach the log; the pod logs servers' notifications itself, within a budget (pod/src/mcp).
+const QUIET_AT_DEBUG: &str =
+    "hyper=info,hyper_util=info,reqwest=info,rustls=info,h2=info,rmcp=warn";
 
 /// `[storage]` as the pod's archiver applies it; 0 turns a rule off.
 fn archive_rule(storage: &seedpod_config::StorageSettings) -> seedpod_store::ArchiveRule {

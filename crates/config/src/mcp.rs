@@ -30,6 +30,13 @@ use crate::source::Source;
 pub const DEFAULT_STARTUP_TIMEOUT_SECS: u64 = 30;
 /// How long one tool call may run before it is cancelled with an error result.
 pub const DEFAULT_TOOL_TIMEOUT_SECS: u64 = 300;
+/// What of one tool result reaches the model by default (`max_output`), in bytes: the first
+/// and last halves, as for `shell`.
+pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 200 * 1024;
+/// The bounds of `max_output`: under 1 KiB a result says nothing; over 16 MiB one result
+/// would crowd out the conversation (and the frames clients read).
+pub const MIN_MAX_OUTPUT_BYTES: u64 = 1024;
+pub const MAX_MAX_OUTPUT_BYTES: u64 = 16 * 1024 * 1024;
 /// The longest either limit may be set to: a day.
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 /// A server's name is part of every tool name the model sees (`mcp__NAME__TOOL`), and
@@ -41,6 +48,8 @@ pub const MAX_SERVER_NAME_CHARS: usize = 24;
 #[serde(deny_unknown_fields)]
 pub struct McpFile {
     pub servers: Option<BTreeMap<String, McpServerFile>>,
+    /// Bytes of one tool result the model reads, for every server that sets none.
+    pub max_output: Option<u64>,
 }
 
 /// One `[mcp.servers.NAME]` table as written. Every key is optional so a higher layer can set
@@ -65,6 +74,8 @@ pub struct McpServerFile {
     pub trust_read_only: Option<bool>,
     pub startup_timeout_secs: Option<u64>,
     pub tool_timeout_secs: Option<u64>,
+    /// Bytes of one of its tool results the model reads (`[mcp] max_output` otherwise).
+    pub max_output: Option<u64>,
 }
 
 impl McpServerFile {
@@ -101,6 +112,7 @@ impl McpServerFile {
         take(&mut self.trust_read_only, higher.trust_read_only);
         take(&mut self.startup_timeout_secs, higher.startup_timeout_secs);
         take(&mut self.tool_timeout_secs, higher.tool_timeout_secs);
+        take(&mut self.max_output, higher.max_output);
     }
 }
 
@@ -142,6 +154,8 @@ pub struct McpServer {
     pub trust_read_only: bool,
     pub startup_timeout: Duration,
     pub tool_timeout: Duration,
+    /// Bytes of one tool result the model reads; the rest is cut out of the middle.
+    pub max_output: usize,
     /// The highest layer that set anything of this server.
     pub source: Source,
 }
@@ -150,11 +164,16 @@ pub struct McpServer {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct McpSettings {
     written: BTreeMap<String, (McpServerFile, Source)>,
+    /// `[mcp] max_output` as the highest layer that set it wrote it.
+    max_output: Option<(u64, Source)>,
     pub servers: Vec<McpServer>,
 }
 
 impl McpSettings {
     pub(crate) fn layer(&mut self, file: McpFile, source: &Source) {
+        if let Some(bytes) = file.max_output {
+            self.max_output = Some((bytes, source.clone()));
+        }
         for (name, server) in file.servers.unwrap_or_default() {
             match self.written.get_mut(&name) {
                 Some((below, at)) => {
@@ -171,8 +190,12 @@ impl McpSettings {
     /// Check each server and resolve it into `servers`, in name order.
     pub(crate) fn resolve(&mut self) -> Result<(), ConfigError> {
         let mut servers = Vec::new();
+        let global = match &self.max_output {
+            Some((bytes, source)) => Some(output_bytes("mcp.max_output", *bytes, source)?),
+            None => None,
+        };
         for (name, (file, source)) in &self.written {
-            servers.push(resolve_server(name, file, source)?);
+            servers.push(resolve_server(name, file, source, global)?);
         }
         self.servers = servers;
         Ok(())
@@ -193,10 +216,32 @@ impl McpSettings {
     }
 }
 
+/// `bytes` if it is a `max_output` the pod takes.
+fn output_bytes(key: &str, bytes: u64, source: &Source) -> Result<usize, ConfigError> {
+    if !(MIN_MAX_OUTPUT_BYTES..=MAX_MAX_OUTPUT_BYTES).contains(&bytes) {
+        return Err(ConfigError::Invalid {
+            key: key.to_owned(),
+            value: bytes.to_string(),
+            origin: source.clone(),
+            reason: format!(
+                "is in bytes, between {MIN_MAX_OUTPUT_BYTES} and {MAX_MAX_OUTPUT_BYTES} (the \
+                 default is {DEFAULT_MAX_OUTPUT_BYTES})"
+            ),
+        });
+    }
+    usize::try_from(bytes).map_err(|_| ConfigError::Invalid {
+        key: key.to_owned(),
+        value: bytes.to_string(),
+        origin: source.clone(),
+        reason: "is too large for this machine".to_owned(),
+    })
+}
+
 fn resolve_server(
     name: &str,
     file: &McpServerFile,
     source: &Source,
+    max_output: Option<usize>,
 ) -> Result<McpServer, ConfigError> {
     let key = |field: &str| format!("mcp.servers.{name}{field}");
     let bad = |field: &str, value: String, reason: &str| ConfigError::Invalid {
@@ -328,6 +373,10 @@ fn resolve_server(
             file.tool_timeout_secs,
             DEFAULT_TOOL_TIMEOUT_SECS,
         )?,
+        max_output: match file.max_output {
+            Some(bytes) => output_bytes(&key(".max_output"), bytes, source)?,
+            None => max_output.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES as usize),
+        },
         source: source.clone(),
     })
 }
@@ -441,6 +490,26 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn max_output_is_the_servers_else_the_sections_else_200_kib_within_bounds() {
+        let settings = parse(
+            "max_output = 4096\n[servers.a]\ncommand = \"x\"\n[servers.b]\ncommand = \"x\"\n\
+             max_output = 2048\n",
+        )
+        .unwrap();
+        assert_eq!(settings.server("a").unwrap().max_output, 4096);
+        assert_eq!(settings.server("b").unwrap().max_output, 2048);
+        let plain = parse("[servers.a]\ncommand = \"x\"\n").unwrap();
+        assert_eq!(plain.server("a").unwrap().max_output, 200 * 1024);
+        let low = parse("[servers.a]\ncommand = \"x\"\nmax_output = 10\n").unwrap_err();
+        assert!(
+            low.contains("mcp.servers.a.max_output") && low.contains("in bytes"),
+            "{low}"
+        );
+        let high = parse("max_output = 999999999999\n[servers.a]\ncommand = \"x\"\n").unwrap_err();
+        assert!(high.contains("mcp.max_output"), "{high}");
     }
 
     #[test]

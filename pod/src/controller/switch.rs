@@ -172,7 +172,7 @@ impl Controller {
             .into_iter()
             .filter(|s| crate::mcp::names::server_of(&s.name).is_none())
             .collect();
-        specs.extend(self.mcp.hub.tool_specs());
+        specs.extend(self.mcp.hub.offer());
         let model = self.log.state.model.clone();
         let planned = crate::segment_plan::plan(&crate::segment_plan::Plan {
             prompt: &self.session.prompt,

@@ -15,10 +15,17 @@
 //! configuration says for a tool), the log, or the configuration's format.
 
 pub use crate::mcp_names as names;
+pub mod frames;
+mod handler;
+pub mod http;
+mod process;
 pub mod result;
+pub mod schema;
 pub mod server;
+pub mod tree;
+pub mod words;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -74,6 +81,11 @@ struct Inner {
     policies: Policies,
     shutdown: CancellationToken,
     tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// Each tool's `readOnlyHint` as it was when the segment offered it (or, in a restored
+    /// segment, when the pod first saw the tool): what `trust_read_only` judges by, so a
+    /// server that turns a hint on mid-segment widens nothing (docs/configuration.md §MCP
+    /// servers). A new segment records them afresh (`offer`).
+    offered_hints: Mutex<HashMap<String, bool>>,
 }
 
 struct Slot {
@@ -82,6 +94,8 @@ struct Slot {
     trust_read_only: bool,
     startup_timeout: Duration,
     tool_timeout: Duration,
+    /// Bytes of one result the model reads (`max_output`).
+    max_output: usize,
     view: watch::Receiver<ServerView>,
 }
 
@@ -138,6 +152,7 @@ impl McpHub {
                 trust_read_only: config.trust_read_only,
                 startup_timeout: config.startup_timeout,
                 tool_timeout: config.tool_timeout,
+                max_output: config.max_output,
                 view: rx,
             });
         }
@@ -147,6 +162,7 @@ impl McpHub {
                 policies,
                 shutdown,
                 tasks: Mutex::new(tasks),
+                offered_hints: Mutex::default(),
             }),
         }
     }
@@ -181,6 +197,21 @@ impl McpHub {
             }
         }
         specs
+    }
+
+    /// What a new segment offers: `tool_specs`, with each tool's hints recorded as the
+    /// segment's (approvals judge by these until the next segment).
+    pub fn offer(&self) -> Vec<ToolSpec> {
+        let mut hints = HashMap::new();
+        for slot in &self.inner.servers {
+            for tool in slot.view.borrow().tools.iter() {
+                hints.insert(tool.exposed.clone(), tool.read_only);
+            }
+        }
+        if let Ok(mut offered) = self.inner.offered_hints.lock() {
+            *offered = hints;
+        }
+        self.tool_specs()
     }
 
     /// The specs of `server`'s tools now, denied ones left out.
@@ -224,15 +255,22 @@ impl McpHub {
         if names::server_of(name).is_some_and(|server| self.slot(server).is_none()) {
             return Policy::Allow;
         }
-        let read_only = names::server_of(name)
-            .and_then(|server| self.slot(server))
-            .filter(|slot| slot.trust_read_only)
-            .is_some_and(|slot| {
-                slot.view
-                    .borrow()
-                    .tools
-                    .iter()
-                    .any(|t| t.exposed == name && t.read_only)
+        let slot = names::server_of(name).and_then(|server| self.slot(server));
+        let now = slot.and_then(|slot| {
+            slot.view
+                .borrow()
+                .tools
+                .iter()
+                .find(|t| t.exposed == name)
+                .map(|t| t.read_only)
+        });
+        // Read-only only if it was when offered and still is: a hint turned on later widens
+        // nothing; one turned off narrows at once. A tool first seen now is recorded as seen;
+        // one its server does not list (yet) is not read-only.
+        let read_only = slot.is_some_and(|slot| slot.trust_read_only)
+            && now.is_some_and(|now| match self.inner.offered_hints.lock() {
+                Ok(mut offered) => *offered.entry(name.to_owned()).or_insert(now) && now,
+                Err(_) => false,
             });
         self.inner.policies.for_mcp_tool(name, read_only)
     }
@@ -423,20 +461,22 @@ async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOu
     };
     // Dropping this future (a pause, a cancel, the timeout) sends `notifications/cancelled`.
     match tokio::time::timeout(slot.tool_timeout, call).await {
-        Ok(Some(Ok(result))) => result::to_output(result),
+        Ok(Some(Ok(result))) => result::to_output(result, name, slot.max_output),
         Ok(None) => ToolOutput::error(format!(
             "MCP server {server} stopped during the call; the call may or may not have taken \
              effect. The server is being started again."
         )),
         Ok(Some(Err(err))) => {
-            let gone = peer.is_transport_closed();
-            let message = if gone {
+            let why = words::service_error(&err);
+            let message = if peer.is_transport_closed() {
                 format!(
-                    "MCP server {server} stopped during the call ({err}); the call may or may \
+                    "MCP server {server} stopped during the call ({why}); the call may or may \
                      not have taken effect. The server is being started again."
                 )
+            } else if matches!(err, rmcp::ServiceError::McpError(_)) {
+                format!("MCP server {server}: {why}")
             } else {
-                format!("MCP server {server} answered with an error: {err}")
+                format!("{name} could not be completed: MCP server {server}: {why}")
             };
             ToolOutput::error(message)
         }
@@ -528,6 +568,70 @@ mod tests {
         assert!(alert.contains("1 changed"), "{alert}");
         assert!(!alert.contains("mcp__u__other"), "{alert}");
         assert!(alert.contains("next segment"), "{alert}");
+    }
+
+    /// A hub with one `trust_read_only` server `t` whose view the test writes.
+    fn hub_with_view() -> (McpHub, watch::Sender<ServerView>) {
+        let (tx, rx) = watch::channel(ServerView::new(McpState::Ready));
+        let slot = Slot {
+            name: "t".into(),
+            transport: "stdio",
+            trust_read_only: true,
+            startup_timeout: Duration::from_secs(1),
+            tool_timeout: Duration::from_secs(1),
+            max_output: 1024,
+            view: rx,
+        };
+        let hub = McpHub {
+            inner: Arc::new(Inner {
+                servers: vec![slot],
+                ..Inner::default()
+            }),
+        };
+        (hub, tx)
+    }
+
+    fn set_tool(view: &watch::Sender<ServerView>, read_only: bool) {
+        view.send_modify(|v| {
+            v.tools = Arc::new(vec![server::McpToolInfo {
+                exposed: "mcp__t__write".into(),
+                original: "write".into(),
+                description: "Write.".into(),
+                schema: serde_json::json!({"type": "object", "properties": {}}),
+                read_only,
+            }]);
+        });
+    }
+
+    #[test]
+    fn a_hint_turned_on_mid_segment_widens_nothing_until_the_next_segment() {
+        let (hub, view) = hub_with_view();
+        set_tool(&view, false);
+        let offered = hub.offer();
+        assert_eq!(offered.len(), 1);
+        assert_eq!(hub.policy("mcp__t__write"), Policy::Ask);
+        // The server now says the tool changes nothing: it still asks in this segment.
+        set_tool(&view, true);
+        assert_eq!(hub.policy("mcp__t__write"), Policy::Ask);
+        assert_eq!(
+            hub.status(None, &offered)[0].tools[0].approval,
+            McpApproval::Ask
+        );
+        // A new segment offers it as it is now.
+        hub.offer();
+        assert_eq!(hub.policy("mcp__t__write"), Policy::Allow);
+        // Turned off again: it asks at once.
+        set_tool(&view, false);
+        assert_eq!(hub.policy("mcp__t__write"), Policy::Ask);
+    }
+
+    #[test]
+    fn a_tool_not_listed_yet_is_not_read_only_and_is_judged_when_it_is() {
+        let (hub, view) = hub_with_view();
+        // A restored segment, its server still starting.
+        assert_eq!(hub.policy("mcp__t__write"), Policy::Ask);
+        set_tool(&view, true);
+        assert_eq!(hub.policy("mcp__t__write"), Policy::Allow);
     }
 
     #[tokio::test]

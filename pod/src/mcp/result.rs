@@ -7,11 +7,9 @@ use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use seedpod_engine::ToolOutput;
 use seedpod_protocol::{ToolAttachment, ToolMeta, thousands};
 
-/// What of a result reaches the model, as for `shell`: the first and last halves of this
-/// many bytes.
-pub const MAX_RESULT_BYTES: usize = 200 * 1024;
-
-pub fn to_output(result: CallToolResult) -> ToolOutput {
+/// The result of MCP tool `tool` as the model reads it: at most `max` bytes of it (the
+/// server's `max_output`, docs/configuration.md §MCP servers), its first and last halves.
+pub fn to_output(result: CallToolResult, tool: &str, max: usize) -> ToolOutput {
     let mut parts: Vec<String> = Vec::new();
     let mut attachments = Vec::new();
     for block in result.content {
@@ -87,7 +85,7 @@ pub fn to_output(result: CallToolResult) -> ToolOutput {
         attachments,
         ..ToolMeta::default()
     };
-    let text = cap(text, MAX_RESULT_BYTES, &mut meta);
+    let text = cap(text, max, tool, &mut meta);
     ToolOutput {
         content: text,
         is_error,
@@ -96,8 +94,8 @@ pub fn to_output(result: CallToolResult) -> ToolOutput {
 }
 
 /// `text` cut to about `max` bytes, keeping its start and end (at character boundaries) with a
-/// note in between.
-pub fn cap(text: String, max: usize, meta: &mut ToolMeta) -> String {
+/// note in between that names `tool`, so the model knows which tool to ask for less.
+pub fn cap(text: String, max: usize, tool: &str, meta: &mut ToolMeta) -> String {
     if text.len() <= max {
         return text;
     }
@@ -112,8 +110,8 @@ pub fn cap(text: String, max: usize, meta: &mut ToolMeta) -> String {
     let dropped = (tail_start - head_end) as u64;
     meta.dropped(dropped);
     format!(
-        "{}\n[… {} bytes of the result dropped here ({} in total); ask the tool for less at a \
-         time …]\n{}",
+        "{}\n[… {} bytes of the result of {tool} dropped here ({} in total); ask {tool} for less \
+         at a time …]\n{}",
         &text[..head_end],
         thousands(dropped),
         thousands(text.len() as u64),
@@ -144,7 +142,7 @@ mod tests {
             ))),
         ]);
         result.is_error = Some(true);
-        let out = to_output(result);
+        let out = to_output(result, "mcp__t__x", 1024);
         assert!(out.is_error);
         assert_eq!(
             out.content,
@@ -158,8 +156,8 @@ mod tests {
     fn structured_content_stands_in_only_for_missing_text() {
         let mut result = CallToolResult::success(Vec::new());
         result.structured_content = Some(serde_json::json!({"n": 1}));
-        assert_eq!(to_output(result).content, r#"{"n":1}"#);
-        let empty = to_output(CallToolResult::success(Vec::new()));
+        assert_eq!(to_output(result, "mcp__t__x", 1024).content, r#"{"n":1}"#);
+        let empty = to_output(CallToolResult::success(Vec::new()), "mcp__t__x", 1024);
         assert_eq!(empty.content, "(the tool returned no content)");
         assert!(!empty.is_error);
     }
@@ -167,10 +165,30 @@ mod tests {
     #[test]
     fn a_huge_result_keeps_its_ends_and_says_what_was_dropped() {
         let text = format!("{}{}", "é".repeat(200_000), "END");
-        let out = to_output(CallToolResult::success(vec![ContentBlock::text(text)]));
-        assert!(out.content.len() < MAX_RESULT_BYTES + 200);
+        let max = 200 * 1024;
+        let out = to_output(
+            CallToolResult::success(vec![ContentBlock::text(text.clone())]),
+            "mcp__fs__read_text_file",
+            max,
+        );
+        assert!(out.content.len() < max + 300);
         assert!(out.content.starts_with('é') && out.content.ends_with("END"));
-        assert!(out.content.contains("bytes of the result dropped here"));
+        // The note names the tool that produced the result.
+        assert!(
+            out.content
+                .contains("of the result of mcp__fs__read_text_file dropped here")
+                && out.content.contains("ask mcp__fs__read_text_file for less"),
+            "{}",
+            &out.content[max / 2 - 10..max / 2 + 200]
+        );
+        assert!(!out.content.contains("read_file "));
         assert!(out.meta.truncated && out.meta.bytes_dropped > 0);
+        // A smaller `max_output` keeps less.
+        let small = to_output(
+            CallToolResult::success(vec![ContentBlock::text(text)]),
+            "mcp__fs__read_text_file",
+            4096,
+        );
+        assert!(small.content.len() < 4096 + 300, "{}", small.content.len());
     }
 }

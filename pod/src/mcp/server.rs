@@ -2,27 +2,28 @@
 //! its own process group, or a Streamable HTTP session), initialise it and list its tools
 //! within the startup timeout, publish what it offers, notice when it dies, and start it
 //! again with backoff. Everyone else reads the published `ServerView`; nobody else touches
-//! the process.
+//! the process. How a process is stopped and watched is `process.rs`; what a server says
+//! outside answers, `handler.rs`.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, Tool as RmcpTool,
-};
-use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, serve_client};
+use rmcp::model::Tool as RmcpTool;
+use rmcp::service::{Peer, RoleClient, RunningService, serve_client};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use seedpod_config::{McpServer, McpTransport};
 use seedpod_protocol::{AlertLevel, McpState};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Child;
 use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::names;
+use super::handler::Handler;
+use super::http::{Lost, SessionClient};
+use super::process::{STOP_GRACE, describe_exit, log_stderr, stop_group, wait_child};
+use super::{names, tree};
 
 /// Tries in a row before the pod stops trying (a server that lived a minute or more starts
 /// the count again).
@@ -31,16 +32,16 @@ const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// A server that ran this long before dying was working; its next death starts a fresh count.
 const HEALTHY_AFTER: Duration = Duration::from_secs(60);
-/// A server's stderr reaches the pod's log up to this much per start, then is drained unread.
-const STDERR_BUDGET: usize = 256 * 1024;
-const STDERR_LINE_CHARS: usize = 2_000;
 /// More tools than this from one server would crowd out the conversation.
 pub const MAX_TOOLS_PER_SERVER: usize = 128;
 /// A tool description longer than this (characters) is cut at a word boundary with a marker:
 /// it goes with every request, and a server decides its length.
 const MAX_DESCRIPTION_CHARS: usize = 2_000;
-/// How long a stopping server gets after its stdin closes before its group is signalled.
-const STOP_GRACE: Duration = Duration::from_secs(2);
+/// How often an HTTP server is pinged, to notice it died or forgot its session while no call
+/// is being made.
+const HEALTH_INTERVAL: Duration = Duration::from_secs(15);
+/// How long a health ping may take before it is left to itself.
+const PING_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Variables a stdio server gets from the pod's environment without asking (`env_vars` adds
 /// more): enough to find programs, a home, a locale and a temp dir, and no API key.
@@ -75,7 +76,10 @@ pub struct McpToolInfo {
 }
 
 impl McpToolInfo {
-    fn from_rmcp(server: &str, tool: RmcpTool) -> McpToolInfo {
+    /// The tool as the pod offers it; `Err` (its exposed name, and why) when no provider would
+    /// take its schema (`schema.rs`).
+    fn from_rmcp(server: &str, tool: RmcpTool) -> Result<McpToolInfo, (String, String)> {
+        let exposed = names::exposed_name(server, &tool.name);
         let description = tool
             .description
             .map(|d| d.into_owned())
@@ -83,23 +87,23 @@ impl McpToolInfo {
             .unwrap_or_default();
         let description = description.trim();
         let description = cut_description(description, MAX_DESCRIPTION_CHARS);
-        let mut schema = serde_json::Value::Object((*tool.input_schema).clone());
-        // Providers want an object schema with properties, which some servers leave out.
-        if let Some(map) = schema.as_object_mut() {
-            map.entry("type").or_insert_with(|| "object".into());
-            map.entry("properties")
-                .or_insert_with(|| serde_json::Value::Object(Default::default()));
+        let (schema, changes) = match super::schema::normalise((*tool.input_schema).clone()) {
+            Ok(normalised) => normalised,
+            Err(why) => return Err((exposed, why)),
+        };
+        if !changes.is_empty() {
+            tracing::debug!(event = "mcp_schema_normalised", server, tool = %exposed, changes = ?changes);
         }
-        McpToolInfo {
-            exposed: names::exposed_name(server, &tool.name),
+        Ok(McpToolInfo {
+            exposed,
             original: tool.name.into_owned(),
             description,
-            schema,
+            schema: serde_json::Value::Object(schema),
             read_only: tool
                 .annotations
                 .and_then(|a| a.read_only_hint)
                 .unwrap_or(false),
-        }
+        })
     }
 
     pub fn spec(&self) -> seedpod_protocol::ToolSpec {
@@ -143,30 +147,14 @@ impl ServerView {
     }
 }
 
-/// Answers the server's notifications: a changed tool list wakes the supervisor.
-#[derive(Clone)]
-struct Handler {
-    tools_changed: Arc<Notify>,
-}
-
-impl rmcp::ClientHandler for Handler {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.tools_changed.notify_one();
-    }
-
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("seedpod", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-    }
-}
-
 /// A started, initialised server.
 struct Live {
     running: RunningService<RoleClient, Handler>,
     child: Option<Child>,
+    /// What marks a stdio server's processes (`tree.rs`).
+    tag: String,
+    /// An HTTP server's connection says here when it is gone (`http.rs`).
+    lost: Option<Arc<Lost>>,
     tools: Vec<McpToolInfo>,
     note: Option<String>,
 }
@@ -205,9 +193,7 @@ impl Supervisor {
         let mut failures: u32 = 0;
         loop {
             let tools_changed = Arc::new(Notify::new());
-            let handler = Handler {
-                tools_changed: tools_changed.clone(),
-            };
+            let handler = Handler::new(&name, tools_changed.clone());
             let started = tokio::select! {
                 _ = self.shutdown.cancelled() => break,
                 started = tokio::time::timeout(
@@ -240,7 +226,11 @@ impl Supervisor {
             };
             failures += 1;
             tracing::warn!(event = "mcp_server_down", server = %name, error = %failure.message, tries = failures);
-            let give_up = failure.permanent || failures >= MAX_TRIES;
+            // An HTTP server that cannot be reached is often being deployed or restarted: the
+            // pod keeps trying (every MAX_BACKOFF once the count is spent) rather than give up
+            // on it for the pod's life; a stdio server that keeps dying stops being started.
+            let http = matches!(self.config.transport, McpTransport::Http { .. });
+            let give_up = failure.permanent || (failures >= MAX_TRIES && !http);
             self.view.send_modify(|v| {
                 v.state = if give_up {
                     McpState::Failed
@@ -271,7 +261,7 @@ impl Supervisor {
                 break;
             }
             let delay = backoff(failures);
-            if !announced {
+            if !announced && failures <= MAX_TRIES {
                 self.alert(
                     AlertLevel::Warn,
                     format!(
@@ -299,6 +289,8 @@ impl Supervisor {
         let Live {
             running,
             mut child,
+            tag,
+            lost,
             tools,
             note,
         } = live;
@@ -312,11 +304,12 @@ impl Supervisor {
             v.tools = Arc::new(tools);
             v.peer = Some(peer.clone());
             v.pid = pid;
-            v.last_error = note;
+            v.last_error = note.clone();
             v.settled = true;
         });
         tracing::info!(event = "mcp_server_ready", server = %name, tools = count, pid = ?pid);
         self.changed().await;
+        self.note_alert(None, note.as_deref()).await;
         if came_back {
             self.alert(
                 AlertLevel::Info,
@@ -326,17 +319,27 @@ impl Supervisor {
         }
         let stop = running.cancellation_token();
         let mut finished = Box::pin(running.waiting());
+        // An HTTP server that keeps no stream open is otherwise only found dead (or restarted)
+        // by the next call; a ping that cannot connect says `Lost` (`http.rs`).
+        let mut health = tokio::time::interval_at(
+            tokio::time::Instant::now() + HEALTH_INTERVAL,
+            HEALTH_INTERVAL,
+        );
         // Whether `finished` already completed (it must not be polled again).
         let mut drained = false;
         let ended = loop {
             tokio::select! {
                 _ = self.shutdown.cancelled() => break Ended::Shutdown,
                 status = wait_child(&mut child) => break Ended::Died(status),
+                why = wait_lost(lost.as_deref()) => break Ended::Died(why),
                 quit = &mut finished => {
                     drained = true;
                     let closed = match quit {
                         Ok(_) => "its connection closed".to_owned(),
-                        Err(err) => format!("its connection failed ({err})"),
+                        Err(err) => format!(
+                            "its connection failed ({})",
+                            super::words::transport(&err)
+                        ),
                     };
                     // A stdio server's exit status says more than its closed pipe, and it
                     // comes at once when the process is gone.
@@ -349,26 +352,18 @@ impl Supervisor {
                     break Ended::Died(why);
                 }
                 _ = tools_changed.notified() => self.relist(&peer).await,
+                _ = health.tick(), if lost.is_some() => ping(&peer),
             }
         };
-        // Calls in flight end now (they watch this), not when the old connection has drained.
-        if let Ended::Died(_) = &ended {
+        // Calls in flight end now (they watch this), not when the old connection has drained;
+        // and people hear of it now, not after the clean-up below.
+        if let Ended::Died(why) = &ended {
             self.view.send_modify(|v| {
                 v.state = McpState::Restarting;
                 v.peer = None;
                 v.pid = None;
+                v.last_error = Some(why.clone());
             });
-        }
-        stop.cancel();
-        // The transport closes the server's stdin; a server that does not take the hint gets
-        // SIGTERM and then SIGKILL, to its whole group (what it started dies with it).
-        if !drained {
-            let _ = tokio::time::timeout(STOP_GRACE, finished).await;
-        }
-        if let Some(child) = child.as_mut() {
-            stop_group(child).await;
-        }
-        if let Ended::Died(why) = &ended {
             self.alert(
                 AlertLevel::Warn,
                 format!(
@@ -377,6 +372,15 @@ impl Supervisor {
                 ),
             )
             .await;
+        }
+        stop.cancel();
+        // The transport closes the server's stdin; a server that does not take the hint gets
+        // SIGTERM and then SIGKILL, with its whole tree (what it started dies with it).
+        if !drained {
+            let _ = tokio::time::timeout(STOP_GRACE, finished).await;
+        }
+        if let Some(child) = child.as_mut() {
+            stop_group(child, &tag).await;
         }
         ended
     }
@@ -387,11 +391,13 @@ impl Supervisor {
         match listed {
             Ok(Ok(tools)) => {
                 let (tools, note) = convert(&self.config.name, tools);
+                let before = self.view.borrow().last_error.clone();
                 self.view.send_modify(|v| {
                     v.tools = Arc::new(tools);
-                    v.last_error = note;
+                    v.last_error = note.clone();
                 });
                 self.changed().await;
+                self.note_alert(before.as_deref(), note.as_deref()).await;
             }
             Ok(Err(err)) => {
                 tracing::warn!(event = "mcp_relist_failed", server = %self.config.name, error = %err);
@@ -399,6 +405,19 @@ impl Supervisor {
             Err(_) => {
                 tracing::warn!(event = "mcp_relist_failed", server = %self.config.name, error = "timed out");
             }
+        }
+    }
+
+    /// Tell people what of the server's tool list was left out, when that is news.
+    async fn note_alert(&self, before: Option<&str>, note: Option<&str>) {
+        if let Some(note) = note
+            && before != Some(note)
+        {
+            self.alert(
+                AlertLevel::Warn,
+                format!("MCP server {}: {note}.", self.config.name),
+            )
+            .await;
         }
     }
 
@@ -426,7 +445,8 @@ fn backoff(failures: u32) -> Duration {
 
 /// Start the server, initialise it and list its tools.
 async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live, StartError> {
-    let (running, child) = match &config.transport {
+    let tag = tree::new_tag();
+    let (running, child, lost) = match &config.transport {
         McpTransport::Stdio {
             command,
             args,
@@ -457,6 +477,8 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
                 }
             }
             cmd.envs(env);
+            // Marks everything the server starts, wherever it goes (`tree.rs`).
+            cmd.env(tree::TAG_VAR, &tag);
             let mut child = cmd.spawn().map_err(|err| StartError {
                 permanent: matches!(
                     err.kind(),
@@ -472,21 +494,24 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
             if let Some(stderr) = child.stderr.take() {
                 tokio::spawn(log_stderr(config.name.clone(), stderr));
             }
+            // An answer too large for rmcp is cut rather than dropped (`frames.rs`).
+            let stdout = super::frames::cut_oversized(config.name.clone(), stdout);
             let running = serve_client(handler, (stdout, stdin)).await;
             match running {
-                Ok(running) => (running, Some(child)),
+                Ok(running) => (running, Some(child), None),
                 Err(err) => {
                     // The process may have said why on stderr (it is in the log); its exit
                     // status says the rest.
                     let status = match tokio::time::timeout(STOP_GRACE, child.wait()).await {
                         Ok(Ok(status)) => format!(" ({})", describe_exit(status)),
                         _ => {
-                            stop_group(&mut child).await;
+                            stop_group(&mut child, &tag).await;
                             String::new()
                         }
                     };
                     return Err(StartError::retry(format!(
-                        "it did not initialise{status}: {err}"
+                        "it did not initialise{status}: {}",
+                        super::words::init_error(&err)
                     )));
                 }
             }
@@ -534,37 +559,56 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
                     message: format!("could not make an HTTP client: {err}"),
                     permanent: true,
                 })?;
+            let shown = seedpod_config::show::mask_url(url);
+            let lost = Arc::new(Lost::default());
+            let client = SessionClient::new(client, shown.to_string(), lost.clone());
             let transport = StreamableHttpClientTransport::with_client(client, config_http);
-            let running = serve_client(handler, transport).await.map_err(|err| {
-                StartError::retry(format!(
-                    "{} did not initialise: {err}",
-                    seedpod_config::show::mask_url(url)
-                ))
-            })?;
-            (running, None)
+            let running = serve_client(handler, transport)
+                .await
+                .map_err(|err| StartError {
+                    message: format!(
+                        "{shown} did not initialise: {}",
+                        super::words::init_error(&err)
+                    ),
+                    // A 401 fails at once: trying again cannot help until a person acts.
+                    permanent: super::words::needs_login(&err),
+                })?;
+            (running, None, Some(lost))
         }
     };
-    let tools = running
-        .peer()
-        .list_all_tools()
-        .await
-        .map_err(|err| StartError::retry(format!("tools/list failed: {err}")))?;
+    let tools = running.peer().list_all_tools().await.map_err(|err| {
+        StartError::retry(format!(
+            "listing its tools failed: {}",
+            super::words::service_error(&err)
+        ))
+    })?;
     let (tools, note) = convert(&config.name, tools);
     Ok(Live {
         running,
         child,
+        tag,
+        lost,
         tools,
         note,
     })
 }
 
-/// The server's tools as the pod offers them: named, deduplicated, at most
-/// `MAX_TOOLS_PER_SERVER`; and a note when some were left out.
+/// The server's tools as the pod offers them: named, deduplicated, their schemas made
+/// acceptable, at most `MAX_TOOLS_PER_SERVER`; and a note when some were left out, saying
+/// which and why.
 fn convert(server: &str, listed: Vec<RmcpTool>) -> (Vec<McpToolInfo>, Option<String>) {
     let total = listed.len();
     let mut tools: Vec<McpToolInfo> = Vec::new();
+    let mut refused: Vec<String> = Vec::new();
     for tool in listed {
-        let info = McpToolInfo::from_rmcp(server, tool);
+        let info = match McpToolInfo::from_rmcp(server, tool) {
+            Ok(info) => info,
+            Err((name, why)) => {
+                tracing::warn!(event = "mcp_tool_refused", server, tool = %name, reason = %why);
+                refused.push(format!("{name} ({why})"));
+                continue;
+            }
+        };
         if tools.iter().any(|t| t.exposed == info.exposed) {
             tracing::warn!(event = "mcp_duplicate_tool", server, tool = %info.original);
             continue;
@@ -574,88 +618,40 @@ fn convert(server: &str, listed: Vec<RmcpTool>) -> (Vec<McpToolInfo>, Option<Str
         }
         tools.push(info);
     }
-    let note = (total > MAX_TOOLS_PER_SERVER).then(|| {
-        format!(
+    let mut notes = Vec::new();
+    if !refused.is_empty() {
+        notes.push(format!(
+            "left out because no provider would accept its schema: {}",
+            refused.join("; ")
+        ));
+    }
+    if total > MAX_TOOLS_PER_SERVER {
+        notes.push(format!(
             "it lists {total} tools; the first {MAX_TOOLS_PER_SERVER} are offered, to keep room \
              for the conversation"
-        )
-    });
+        ));
+    }
+    let note = (!notes.is_empty()).then(|| notes.join(". "));
     (tools, note)
 }
 
-/// A stdio server's exit, described; never for an HTTP server.
-async fn wait_child(child: &mut Option<Child>) -> String {
-    match child {
-        Some(child) => match child.wait().await {
-            Ok(status) => describe_exit(status),
-            Err(err) => format!("waiting for it failed: {err}"),
-        },
-        None => std::future::pending().await,
-    }
-}
-
-fn describe_exit(status: std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("it exited with status {code}"),
-        (None, Some(signal)) => format!("it was killed by signal {signal}"),
-        (None, None) => "it exited".to_owned(),
-    }
-}
-
-/// SIGTERM to the server's process group, then SIGKILL if it is still there.
-async fn stop_group(child: &mut Child) {
-    let Some(pid) = child.id() else {
-        return;
-    };
-    let Ok(group) = i32::try_from(pid) else {
-        return;
-    };
-    signal_group(group, libc::SIGTERM);
-    if tokio::time::timeout(STOP_GRACE, child.wait())
-        .await
-        .is_err()
-    {
-        signal_group(group, libc::SIGKILL);
-        let _ = child.wait().await;
-    }
-    // Whatever the leader started and left behind goes too.
-    signal_group(group, libc::SIGKILL);
-}
-
-fn signal_group(group: i32, signal: i32) {
-    // SAFETY: killpg only sends a signal; `group` is the process group this pod created for
-    // the server (`process_group(0)` makes the child its leader, so its pid names it).
-    unsafe {
-        libc::killpg(group, signal);
-    }
-}
-
-/// Copy the server's stderr into the pod's log, a line at a time, up to a budget.
-async fn log_stderr(server: String, stderr: tokio::process::ChildStderr) {
-    let mut lines = BufReader::new(stderr).lines();
-    let mut spent = 0usize;
-    loop {
-        match lines.next_line().await {
-            Ok(Some(line)) => {
-                if spent > STDERR_BUDGET {
-                    continue;
-                }
-                spent += line.len();
-                let line = seedpod_protocol::char_prefix(&line, STDERR_LINE_CHARS).unwrap_or(&line);
-                tracing::info!(event = "mcp_stderr", server = %server, line = %line);
-                if spent > STDERR_BUDGET {
-                    tracing::warn!(event = "mcp_stderr", server = %server, line = "[further stderr of this server is not logged]");
-                }
-            }
-            Ok(None) => break,
-            // Not UTF-8, or the pipe broke: what is left is drained unread.
-            Err(_) => {
-                let mut rest = lines.into_inner();
-                let _ = tokio::io::copy(&mut rest, &mut tokio::io::sink()).await;
-                break;
-            }
+/// Ping the server, not waiting for the answer: what matters is what the transport finds on
+/// the way (a refused connection says `Lost`; a forgotten session gets a new one).
+fn ping(peer: &Peer<RoleClient>) {
+    let peer = peer.clone();
+    tokio::spawn(async move {
+        let request = rmcp::model::ClientRequest::PingRequest(Default::default());
+        if let Ok(Err(err)) = tokio::time::timeout(PING_TIMEOUT, peer.send_request(request)).await {
+            tracing::debug!(event = "mcp_ping_failed", error = %super::words::service_error(&err));
         }
+    });
+}
+
+/// Why an HTTP server's connection is gone; never for a stdio server.
+async fn wait_lost(lost: Option<&Lost>) -> String {
+    match lost {
+        Some(lost) => lost.wait().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -14,9 +14,9 @@ use seedpod_e2e::{TestHome, is_run_end, kill, wait_for};
 use seedpod_protocol::{AlertLevel, ClientMode, EntryKind, ServerMsg};
 use serde_json::{Value, json};
 
-const SERVER: &str = env!("CARGO_BIN_EXE_mcp-test-server");
+pub(crate) const SERVER: &str = env!("CARGO_BIN_EXE_mcp-test-server");
 
-fn call(tool: &str, arguments: Value) -> Value {
+pub(crate) fn call(tool: &str, arguments: Value) -> Value {
     json!({"tool_calls": [{"name": tool, "arguments": arguments.to_string()}]})
 }
 
@@ -29,13 +29,13 @@ fn config_with_stdio_server(sb: &TestHome, journal: &Path, extra: &str) {
     ));
 }
 
-fn toml_str(text: &str) -> String {
+pub(crate) fn toml_str(text: &str) -> String {
     serde_json::to_string(text).unwrap()
 }
 
 /// Wait until the server's journal has a line equal to `line` (the server is another process
 /// with no channel to the test but this file).
-fn wait_for_journal(journal: &Path, line: &str) {
+pub(crate) fn wait_for_journal(journal: &Path, line: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let text = std::fs::read_to_string(journal).unwrap_or_default();
@@ -50,7 +50,7 @@ fn wait_for_journal(journal: &Path, line: &str) {
     }
 }
 
-fn tool_results(entries: &[seedpod_protocol::Entry]) -> Vec<(String, bool)> {
+pub(crate) fn tool_results(entries: &[seedpod_protocol::Entry]) -> Vec<(String, bool)> {
     entries
         .iter()
         .filter_map(|e| match &e.kind {
@@ -62,7 +62,7 @@ fn tool_results(entries: &[seedpod_protocol::Entry]) -> Vec<(String, bool)> {
         .collect()
 }
 
-fn approval_tool(msg: &ServerMsg) -> Option<String> {
+pub(crate) fn approval_tool(msg: &ServerMsg) -> Option<String> {
     match msg {
         ServerMsg::Committed { entry, .. } => match &entry.kind {
             EntryKind::ApprovalRequest(request) => Some(request.tool.clone()),
@@ -72,7 +72,7 @@ fn approval_tool(msg: &ServerMsg) -> Option<String> {
     }
 }
 
-fn alert_containing(
+pub(crate) fn alert_containing(
     needle: &'static str,
 ) -> impl FnMut(&ServerMsg) -> Option<(AlertLevel, String)> {
     move |msg| match msg {
@@ -83,7 +83,7 @@ fn alert_containing(
     }
 }
 
-fn mcp_ls_json(sb: &TestHome, pod: &str) -> Value {
+pub(crate) fn mcp_ls_json(sb: &TestHome, pod: &str) -> Value {
     serde_json::from_str(&sb.ok(&["mcp", "ls", pod, "--json"])).unwrap()
 }
 
@@ -206,7 +206,10 @@ async fn a_server_killed_mid_call_gives_an_error_result_and_an_alert_and_comes_b
     .await;
     assert_eq!(level, AlertLevel::Warn);
     assert!(message.contains("signal 9"), "{message}");
-    wait_for(&mut events, &mut seen, is_run_end).await;
+    // The call's end and the alert race: look back first.
+    if !seen.iter().any(|m| is_run_end(m).is_some()) {
+        wait_for(&mut events, &mut seen, is_run_end).await;
+    }
     let results = tool_results(&sb.history("p").await);
     assert_eq!(results.len(), 1);
     assert!(results[0].1, "the interrupted call is an error result");
@@ -297,15 +300,21 @@ async fn a_server_that_cannot_start_leaves_the_pod_running_and_mcp_ls_says_why()
 }
 
 /// The server on Streamable HTTP, as a process of the test's own; it prints its URL first.
-struct HttpServer {
+pub(crate) struct HttpServer {
     child: std::process::Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl HttpServer {
     fn start(journal: &Path, key: &str) -> HttpServer {
+        HttpServer::start_with(journal, key, &[])
+    }
+
+    /// With more of the server's flags (`--port`, `--lost-session`, `--no-get-stream`).
+    pub(crate) fn start_with(journal: &Path, key: &str, flags: &[&str]) -> HttpServer {
         let mut child = std::process::Command::new(SERVER)
             .arg("--http")
+            .args(flags)
             .env("MCP_TEST_JOURNAL", journal)
             .env("MCP_TEST_KEY", key)
             .stdout(std::process::Stdio::piped())
@@ -320,6 +329,24 @@ impl HttpServer {
             child,
             url: url.trim().to_owned(),
         }
+    }
+}
+
+impl HttpServer {
+    /// Its port, to start it again at the same address.
+    pub(crate) fn port(&self) -> String {
+        self.url
+            .trim_end_matches("/mcp")
+            .rsplit(':')
+            .next()
+            .expect("a port in the URL")
+            .to_owned()
+    }
+
+    /// Kill it (SIGKILL, as a crash) and wait until it is gone.
+    pub(crate) fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
