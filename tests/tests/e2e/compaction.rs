@@ -51,6 +51,10 @@ async fn kill_9_while_the_summary_streams_changes_nothing_and_compacting_again_w
     let mut control = sb.connect("p", ClientMode::Control).await;
     control.send(compact()).await.expect("send /compact");
     wait_for(&mut events, &mut seen, is_state(PodState::Compacting)).await;
+    // The state is published before the summary request reaches the scripted server; killed
+    // in between, the restarted pod's /compact would be answered by the held step. The
+    // server's record file is the only channel from that other process.
+    wait_for_requests(&sb, "p", 4);
     sb.kill9("p").await;
 
     sb.start_scripted("p", &script);
@@ -178,4 +182,17 @@ async fn a_tool_left_out_of_a_compact_prompt_cannot_be_called_anyway() {
         !sb.home.pod_dir(&PodName::new("kid").unwrap()).exists(),
         "no child was started"
     );
+}
+
+/// Wait until the scripted server has recorded `count` requests of pod `name`.
+fn wait_for_requests(sb: &TestHome, name: &str, count: usize) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while sb.requests(name).len() < count {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the scripted server recorded {} requests, not {count}",
+            sb.requests(name).len()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }

@@ -1,5 +1,6 @@
-//! `tool_search` in a segment on the small prompt: a loaded tool is shortened like every tool
-//! the segment offered (docs/context.md §Small windows), and replay stays exact.
+//! `tool_search` in a segment on the small prompt: a loaded tool is shortened like every tool the
+//! segment offered (docs/configuration.md §Context: windows, pruning and compaction), and replay
+//! stays exact.
 
 use seedpod_e2e::TestHome;
 use serde_json::{Value, json};
