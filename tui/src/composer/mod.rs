@@ -12,7 +12,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 use seedpod_protocol::Segment;
 
-pub use self::paste::Paste;
+pub use self::paste::{Paste, PasteLimits};
 pub use self::segments::{Reference, Sigil};
 use crate::history::HistoryEntry;
 
@@ -40,6 +40,8 @@ pub struct Composer {
     pastes: Vec<Paste>,
     next_paste: u32,
     references: Vec<Reference>,
+    /// How big a paste may be and still go in as text.
+    paste_limits: PasteLimits,
 }
 
 impl Default for Composer {
@@ -65,7 +67,13 @@ impl Composer {
             pastes: Vec::new(),
             next_paste: 1,
             references: Vec::new(),
+            paste_limits: PasteLimits::default(),
         }
+    }
+
+    /// Set how big a paste may be and still go in as text (`[tui] inline_paste_*`).
+    pub fn set_paste_limits(&mut self, limits: PasteLimits) {
+        self.paste_limits = limits;
     }
 
     pub fn is_empty(&self) -> bool {
@@ -85,7 +93,9 @@ impl Composer {
     }
 
     pub fn clear(&mut self) {
+        let limits = self.paste_limits;
         *self = Composer::new();
+        self.paste_limits = limits;
     }
 
     /// Replace the contents (history recall), cursor at the end.
@@ -125,7 +135,7 @@ impl Composer {
     /// label when one was made.
     pub fn paste(&mut self, raw: &str) -> Option<String> {
         let content = paste::normalise(raw);
-        if !paste::wants_chip(&content) {
+        if !paste::wants_chip(&content, self.paste_limits) {
             self.area.insert_str(&content);
             return None;
         }
@@ -172,6 +182,47 @@ impl Composer {
             .map(|(i, _)| i)
             .unwrap_or(line.len());
         (line[..split].to_string(), line[split..].to_string())
+    }
+
+    /// Whether the cursor touches a chip (right after or right before its label).
+    pub fn on_chip(&self) -> bool {
+        let (before, after) = self.line_split();
+        self.pastes
+            .iter()
+            .any(|p| before.ends_with(&p.label()) || after.starts_with(&p.label()))
+    }
+
+    /// Replace the chip the cursor touches with its text, to read and edit before sending.
+    /// False when the cursor touches none.
+    pub fn expand_chip(&mut self) -> bool {
+        let (before, after) = self.line_split();
+        let Some(index) = self
+            .pastes
+            .iter()
+            .position(|p| before.ends_with(&p.label()))
+        else {
+            return match self
+                .pastes
+                .iter()
+                .position(|p| after.starts_with(&p.label()))
+            {
+                Some(index) => {
+                    let paste = self.pastes.remove(index);
+                    self.area.delete_str(paste.label().chars().count());
+                    self.area.insert_str(&paste.content);
+                    true
+                }
+                None => false,
+            };
+        };
+        let paste = self.pastes.remove(index);
+        let chars = paste.label().chars().count();
+        for _ in 0..chars {
+            self.area.move_cursor(CursorMove::Back);
+        }
+        self.area.delete_str(chars);
+        self.area.insert_str(&paste.content);
+        true
     }
 
     fn delete_chip_before(&mut self) -> bool {
@@ -331,6 +382,37 @@ mod tests {
         assert_eq!(segments.len(), 2);
         assert!(
             matches!(&segments[1], Segment::Paste { id: 1, lines: 40, content, .. } if !content.contains('\r'))
+        );
+    }
+
+    #[test]
+    fn paste_limits_are_lines_and_characters() {
+        let mut composer = Composer::new();
+        assert_eq!(composer.paste("fn main() {\n    run();\n}\n"), None);
+        assert_eq!(composer.text(), "fn main() {\n    run();\n}\n");
+        let mut strict = Composer::new();
+        strict.set_paste_limits(PasteLimits {
+            lines: 1,
+            chars: 100,
+        });
+        assert!(strict.paste("two\nlines").is_some());
+        assert!(strict.paste(&"x".repeat(101)).is_some());
+        assert_eq!(strict.paste("one line"), None);
+    }
+
+    #[test]
+    fn a_chip_expands_into_its_text() {
+        let mut composer = typed("see ");
+        let content = "line\n".repeat(40);
+        composer.paste(&content).expect("a chip");
+        assert!(composer.on_chip());
+        assert!(composer.expand_chip());
+        assert_eq!(composer.text(), format!("see {content}"));
+        assert!(composer.pastes().is_empty());
+        assert!(!composer.expand_chip());
+        assert_eq!(
+            composer.segments(),
+            vec![Segment::text(format!("see {content}"))]
         );
     }
 
