@@ -53,4 +53,7 @@ mod totals;
 mod trust;
 mod tui;
 mod tui_compaction;
+mod tui_demo;
+mod tui_find;
+mod tui_stopped;
 mod unresponsive;
