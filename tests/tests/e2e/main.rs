@@ -53,6 +53,7 @@ mod totals;
 mod trust;
 mod tui;
 mod tui_compaction;
+mod tui_composer;
 mod tui_demo;
 mod tui_find;
 mod tui_stopped;

@@ -11,6 +11,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Modifier, Style};
 use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 use seedpod_protocol::Segment;
+use seedpod_transcript::render::{join_emoji, split_emoji};
 
 pub use self::paste::{Paste, PasteLimits};
 pub use self::segments::{Reference, Sigil};
@@ -80,8 +81,11 @@ impl Composer {
         self.area.is_empty()
     }
 
+    /// What was typed. The text area holds emoji sequences split as the transcript draws them
+    /// (`seedpod_transcript::render::split_emoji`), so both look the same in every terminal;
+    /// this is the text joined back.
     pub fn text(&self) -> String {
-        self.area.lines().join("\n")
+        join_emoji(&self.area.lines().join("\n")).into_owned()
     }
 
     pub fn lines(&self) -> &[String] {
@@ -100,7 +104,10 @@ impl Composer {
 
     /// Replace the contents (history recall), cursor at the end.
     pub fn set(&mut self, entry: &HistoryEntry) {
-        let lines = entry.text.split('\n').map(str::to_string).collect();
+        let lines = split_emoji(&entry.text)
+            .split('\n')
+            .map(str::to_string)
+            .collect();
         self.area = new_area(lines);
         self.area.move_cursor(CursorMove::Bottom);
         self.area.move_cursor(CursorMove::End);
@@ -136,7 +143,7 @@ impl Composer {
     pub fn paste(&mut self, raw: &str) -> Option<String> {
         let content = paste::normalise(raw);
         if !paste::wants_chip(&content, self.paste_limits) {
-            self.area.insert_str(&content);
+            self.area.insert_str(split_emoji(&content));
             return None;
         }
         let chip = Paste {
@@ -155,7 +162,7 @@ impl Composer {
     }
 
     pub fn insert_str(&mut self, text: &str) {
-        self.area.insert_str(text);
+        self.area.insert_str(split_emoji(text));
     }
 
     /// An editing key. Backspace right after a chip (or Delete right before one) removes the
@@ -169,6 +176,20 @@ impl Composer {
         }
         if plain && key.code == KeyCode::Delete && self.delete_chip_after() {
             return true;
+        }
+        // A skin tone or a joiner typed after an emoji is split from it as the transcript
+        // splits it, so the composer draws what the transcript will.
+        if plain && let KeyCode::Char(c) = key.code {
+            let (before, _) = self.line_split();
+            let prev = before.chars().next_back().unwrap_or(' ').to_string();
+            let alone = format!("{}{c}", split_emoji(&prev));
+            let split = split_emoji(&format!("{prev}{c}")).into_owned();
+            if split != alone
+                && let Some(piece) = split.strip_prefix(split_emoji(&prev).as_ref())
+            {
+                self.area.insert_str(piece);
+                return true;
+            }
         }
         self.area.input(key)
     }
@@ -209,7 +230,7 @@ impl Composer {
                 Some(index) => {
                     let paste = self.pastes.remove(index);
                     self.area.delete_str(paste.label().chars().count());
-                    self.area.insert_str(&paste.content);
+                    self.area.insert_str(split_emoji(&paste.content));
                     true
                 }
                 None => false,
@@ -221,7 +242,7 @@ impl Composer {
             self.area.move_cursor(CursorMove::Back);
         }
         self.area.delete_str(chars);
-        self.area.insert_str(&paste.content);
+        self.area.insert_str(split_emoji(&paste.content));
         true
     }
 
@@ -414,6 +435,25 @@ mod tests {
             composer.segments(),
             vec![Segment::text(format!("see {content}"))]
         );
+    }
+
+    #[test]
+    fn emoji_sequences_are_split_as_the_transcript_splits_them() {
+        let typed = "A 👍🏽 B 👨\u{200D}👩\u{200D}👧 C";
+        let mut composer = Composer::new();
+        for c in typed.chars() {
+            composer.edit(key(KeyCode::Char(c)));
+        }
+        assert_eq!(composer.text(), typed, "sent as typed");
+        assert_eq!(
+            composer.lines()[0],
+            seedpod_transcript::render::sanitize(typed),
+            "drawn as the transcript draws it"
+        );
+        let mut pasted = Composer::new();
+        pasted.paste(typed);
+        assert_eq!(pasted.text(), typed);
+        assert_eq!(pasted.lines()[0], composer.lines()[0]);
     }
 
     #[test]

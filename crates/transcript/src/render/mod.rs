@@ -35,7 +35,7 @@ use crate::model::{Cell, CellKind};
 pub use approval::{COLLAPSED_ARGUMENT_LINES, argument_lines, standing_scope};
 pub use highlight::preload as preload_highlighting;
 pub use status_line::{CONTEXT_WARN_PERCENT, STOPPED, status_line, status_line_at};
-pub use text::{sanitize, tail, truncate, width, wrap_columns};
+pub use text::{join_emoji, sanitize, split_emoji, tail, truncate, width, wrap_columns};
 pub use theme::{Role, Theme};
 pub use tool::COLLAPSED_OUTPUT_LINES;
 pub use view::{TranscriptView, ViewState};
