@@ -34,6 +34,9 @@ const NOTIFICATION: &str =
 /// Written into a demo pod's directory: the pod is a demo's, to delete when it is over.
 const SCRIPT_FILE: &str = "demo.script.jsonl";
 
+/// Attempts at deleting a demo pod's directory while its last files land.
+const REMOVE_TRIES: u32 = 5;
+
 /// Demo pods are named `demo-<pid>` after the demo process that owns them.
 const NAME_PREFIX: &str = "demo-";
 
@@ -125,8 +128,9 @@ pub async fn reap_stale(home: &Home) -> Vec<PodName> {
         let Ok(name) = PodName::new(format!("{NAME_PREFIX}{pid}")) else {
             continue;
         };
-        if remove(home, &name).await.is_ok() {
-            reaped.push(name);
+        match remove(home, &name).await {
+            Ok(()) => reaped.push(name),
+            Err(err) => eprintln!("{err:#}"),
         }
     }
     reaped
@@ -173,11 +177,22 @@ async fn drive(home: Home, name: PodName) -> Result<()> {
 async fn remove(home: &Home, name: &PodName) -> Result<()> {
     start::stop(home, name).await?;
     let pod_dir = home.pod_dir(name);
-    if !pod_dir.exists() {
-        return Ok(());
+    // The pod's last files (its socket, a log flush) can land while the directory is being
+    // removed: a removal that finds the directory not empty is tried again, a few times.
+    let mut tries = 0;
+    while pod_dir.exists() {
+        tries += 1;
+        match std::fs::remove_dir_all(&pod_dir) {
+            Ok(()) => break,
+            Err(_) if tries < REMOVE_TRIES => {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Err(err) => {
+                return Err(err)
+                    .with_context(|| format!("cannot delete the demo pod {}", pod_dir.display()));
+            }
+        }
     }
-    std::fs::remove_dir_all(&pod_dir)
-        .with_context(|| format!("cannot delete the demo pod {}", pod_dir.display()))?;
     for log in [
         home.log_path(name),
         home.logs_dir().join(format!("{name}.stderr")),
