@@ -1453,3 +1453,19 @@ fn model_alone_asks_the_pod_and_lists_its_answer() {
     };
     assert!(text.contains("\n  m2\n"), "{text}");
 }
+
+#[test]
+fn a_bracket_typed_while_scrolled_up_is_typed() {
+    let mut h = Harness::connected();
+    for n in 0..3 {
+        h.commit(EntryKind::AssistantItem {
+            item: seedpod_protocol::ModelItem::AssistantText {
+                text: format!("answer {n}"),
+            },
+        });
+    }
+    h.key(key(KeyCode::PageUp));
+    assert!(!h.app.view.is_following(), "scrolled up");
+    h.type_text("[ ] todo");
+    assert_eq!(h.app.composer.text(), "[ ] todo");
+}
