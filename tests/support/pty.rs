@@ -125,6 +125,11 @@ impl Tui {
         }
     }
 
+    /// The process id of the app in the terminal (to signal it as a closing terminal would).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.process_id()
+    }
+
     /// Type `keys` (text or escape sequences from `keys`).
     pub fn send(&mut self, keys: &str) {
         self.writer

@@ -5,6 +5,9 @@
 /// is refused with a message instead of being silently cut.
 pub const MAX_OSC52_BYTES: usize = 100_000;
 
+/// What `/copy` says inside tmux, which passes OSC 52 on to the terminal only when allowed.
+pub const TMUX_NOTE: &str = "sent to tmux for the clipboard — it reaches the terminal's only with `set -g set-clipboard on` in tmux.conf";
+
 /// The escape sequence that copies `text`, or `None` when it is too long to send.
 pub fn osc52(text: &str) -> Option<String> {
     let encoded = base64(text.as_bytes());

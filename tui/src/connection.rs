@@ -69,6 +69,9 @@ pub enum ConnectionEvent {
     Failed { tag: RequestTag, reason: String },
     /// The connection is gone; `attempt` counts reconnection attempts so far.
     Down { attempt: u32, reason: String },
+    /// No pod process answers: it was stopped or killed, and stays so until someone starts
+    /// it (the link keeps trying, so a restart elsewhere is picked up).
+    Stopped { attempt: u32 },
     /// The pod speaks another protocol version; `message` says which side is older.
     Incompatible { message: String },
 }
@@ -200,6 +203,20 @@ async fn run(
                     return;
                 }
                 attempt = attempt.saturating_add(1);
+                if !wait(backoff(attempt), &mut requests, &events).await {
+                    return;
+                }
+                continue;
+            }
+            Err(ClientError::NotRunning { .. }) if matches!(endpoint, Endpoint::Local(_)) => {
+                attempt = attempt.saturating_add(1);
+                if events
+                    .send(ConnectionEvent::Stopped { attempt })
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
                 if !wait(backoff(attempt), &mut requests, &events).await {
                     return;
                 }
@@ -350,14 +367,14 @@ mod tests {
         let link = spawn(Endpoint::Local(home), "absent".parse().unwrap(), tx);
         let first = rx.recv().await.unwrap();
         assert!(
-            matches!(&first, ConnectionEvent::Down { attempt: 1, reason } if reason.contains("not running")),
+            matches!(&first, ConnectionEvent::Stopped { attempt: 1 }),
             "{first:?}"
         );
         assert!(link.send(RequestTag::new(7), Method::Pause));
         loop {
             match rx.recv().await.unwrap() {
                 ConnectionEvent::Failed { tag, .. } => break assert_eq!(tag, RequestTag::new(7)),
-                ConnectionEvent::Down { .. } => continue, // a retry may come first
+                ConnectionEvent::Stopped { .. } => continue, // a retry may come first
                 other => panic!("unexpected {other:?}"),
             }
         }

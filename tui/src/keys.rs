@@ -3,8 +3,9 @@
 //!
 //! Keys that would otherwise move the composer's cursor (Home, End) navigate the transcript only
 //! while the composer is empty. `[` and `]` are characters people type first (`[ ] todo`), so
-//! they move between turns only while the person is reading: the transcript scrolled up or a
-//! cell focused. Alt-Up and Alt-Down move between turns always.
+//! they move between turns only while a cell is focused (Tab), when typing is plainly not what
+//! the person is doing; scrolled up, they are typed like any character (a scroll is no
+//! promise not to type). Alt-Up and Alt-Down move between turns always.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -17,8 +18,12 @@ pub struct KeyContext {
     pub on_last_line: bool,
     /// A tool call waits for approval and its prompt is hidden (Ctrl-A shows it).
     pub approval_hidden: bool,
-    /// The person is reading the transcript: scrolled away from the bottom, or a cell focused.
-    pub reading: bool,
+    /// A transcript cell is focused (Tab): the person is reading, not typing.
+    pub cell_focused: bool,
+    /// No pod process answers: Ctrl-S starts it again from its log.
+    pub pod_stopped: bool,
+    /// The composer's cursor touches a paste chip: Ctrl-X expands it into its text.
+    pub on_chip: bool,
 }
 
 /// What a key asks for.
@@ -43,6 +48,10 @@ pub enum Intent {
     GoBack,
     /// Ctrl-R.
     SearchHistory,
+    /// Ctrl-S while the pod is stopped: start it again from its log and reattach.
+    Restore,
+    /// Ctrl-X on a paste chip: put its text in the composer instead, to read and edit.
+    ExpandPaste,
     /// Ctrl-L: repaint everything.
     Redraw,
     /// Ctrl-T: fold or unfold the pinned task list.
@@ -87,6 +96,8 @@ pub fn intent(key: &KeyEvent, ctx: KeyContext) -> Intent {
         KeyCode::Char('g') if ctrl => Intent::GoToChild,
         KeyCode::Char('o') if ctrl => Intent::GoBack,
         KeyCode::Char('r') if ctrl => Intent::SearchHistory,
+        KeyCode::Char('s') if ctrl && ctx.pod_stopped => Intent::Restore,
+        KeyCode::Char('x') if ctrl && ctx.on_chip => Intent::ExpandPaste,
         KeyCode::Char('l') if ctrl => Intent::Redraw,
         KeyCode::Char('t') if ctrl => Intent::ToggleTasks,
         KeyCode::Char('f') if ctrl => Intent::Find,
@@ -100,10 +111,10 @@ pub fn intent(key: &KeyEvent, ctx: KeyContext) -> Intent {
         KeyCode::End if ctx.composer_empty || ctrl => Intent::Bottom,
         KeyCode::Up if alt && !ctrl => Intent::PrevTurn,
         KeyCode::Down if alt && !ctrl => Intent::NextTurn,
-        KeyCode::Char('[') if ctx.composer_empty && ctx.reading && !ctrl && !alt => {
+        KeyCode::Char('[') if ctx.composer_empty && ctx.cell_focused && !ctrl && !alt => {
             Intent::PrevTurn
         }
-        KeyCode::Char(']') if ctx.composer_empty && ctx.reading && !ctrl && !alt => {
+        KeyCode::Char(']') if ctx.composer_empty && ctx.cell_focused && !ctrl && !alt => {
             Intent::NextTurn
         }
         KeyCode::Tab if !ctrl && !alt && !shift => Intent::Tab,
@@ -125,17 +136,21 @@ mod tests {
         on_first_line: true,
         on_last_line: true,
         approval_hidden: false,
-        reading: false,
+        cell_focused: false,
+        pod_stopped: false,
+        on_chip: false,
     };
     const TYPING: KeyContext = KeyContext {
         composer_empty: false,
         on_first_line: false,
         on_last_line: false,
         approval_hidden: false,
-        reading: false,
+        cell_focused: false,
+        pod_stopped: false,
+        on_chip: false,
     };
     const READING: KeyContext = KeyContext {
-        reading: true,
+        cell_focused: true,
         ..EMPTY
     };
 
@@ -214,6 +229,17 @@ mod tests {
         }
         let plain_g = k(KeyCode::Char('g'), KeyModifiers::NONE);
         assert_eq!(intent(&plain_g, EMPTY), Intent::Edit);
+    }
+
+    #[test]
+    fn ctrl_s_restores_only_a_stopped_pod() {
+        let s = k(KeyCode::Char('s'), KeyModifiers::CONTROL);
+        assert_eq!(intent(&s, EMPTY), Intent::Edit);
+        let stopped = KeyContext {
+            pod_stopped: true,
+            ..TYPING
+        };
+        assert_eq!(intent(&s, stopped), Intent::Restore);
     }
 
     #[test]

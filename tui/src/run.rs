@@ -56,6 +56,8 @@ pub struct TuiOptions {
     pub hosts_timeout: std::time::Duration,
     /// The tools' declarations (the pod's catalogue), which say how a call is previewed.
     pub tools: crate::app::DeclLookup,
+    /// `[tui] inline_paste_lines` and `inline_paste_chars`.
+    pub paste: crate::composer::PasteLimits,
 }
 
 /// How the TUI ended.
@@ -114,6 +116,7 @@ pub async fn run(options: TuiOptions) -> Result<Outcome> {
     let history = load_history(&options, &options.pod);
     let mut app = App::new(&options.pod, history, Theme::from_env(), options.tools);
     app.banner = options.banner.clone();
+    app.composer.set_paste_limits(options.paste);
     let first = match &options.remote {
         Some(remote) => connection::Endpoint::Remote(remote.clone()),
         None => connection::Endpoint::Local(options.home.clone()),
@@ -377,7 +380,14 @@ impl Loop {
                 }
             }
             Effect::Copy(text) => match clipboard::osc52(&text) {
-                Some(sequence) => terminal::write_raw(term, &sequence)?,
+                Some(sequence) => {
+                    terminal::write_raw(term, &sequence)?;
+                    // tmux keeps OSC 52 to itself unless told otherwise: say so rather than
+                    // "copied".
+                    if std::env::var_os("TMUX").is_some() {
+                        self.app.flash(FlashLevel::Info, clipboard::TMUX_NOTE, now);
+                    }
+                }
                 None => self.app.flash(
                     FlashLevel::Warn,
                     "the answer is too long to copy through the terminal",

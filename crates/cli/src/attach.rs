@@ -38,6 +38,7 @@ pub async fn attach(home: &Home, name: Option<PodName>) -> Result<()> {
         hosts: crate::remote::picker_hosts(home),
         hosts_timeout: crate::remote::hosts_timeout(home),
         tools: seedpod_pod::catalogue::decl_for,
+        paste: crate::attach::tui_paste(home),
     })
     .await?;
     println!("{}", outcome.message());
@@ -77,10 +78,26 @@ pub async fn attach_remote(home: &Home, pod: &pods::Pod) -> Result<()> {
         hosts: crate::remote::picker_hosts(home),
         hosts_timeout: crate::remote::hosts_timeout(home),
         tools: seedpod_pod::catalogue::decl_for,
+        paste: crate::attach::tui_paste(home),
     })
     .await?;
     println!("{}", outcome.message());
     Ok(())
+}
+
+/// `[tui] inline_paste_lines` and `inline_paste_chars` as the configuration here says; one
+/// that does not resolve leaves the defaults.
+pub fn tui_paste(home: &Home) -> seedpod_tui::composer::PasteLimits {
+    let Ok(cwd) = canonical_cwd(None) else {
+        return Default::default();
+    };
+    match crate::settings::resolve(home, &cwd, &PodConfigArgs::default(), None) {
+        Ok(eff) => seedpod_tui::composer::PasteLimits {
+            lines: eff.tui.inline_paste_lines.value,
+            chars: eff.tui.inline_paste_chars.value,
+        },
+        Err(_) => Default::default(),
+    }
 }
 
 /// `[tui] notify` as the configuration here says; a configuration that does not resolve (it

@@ -4,9 +4,13 @@
 //! current directory and the approved `shell` call runs `echo`.
 //!
 //! The demo pod lives under the normal home (it is a real pod: real socket, real log) and is
-//! stopped and deleted when the demo ends, so demos never pile up in `seedpod ls`. A driver task
-//! plays the other side: it sends the opening prompt, and after the first answer sends a
-//! `notify` exactly as a script would.
+//! stopped and deleted when the demo ends — Ctrl-D, a closed terminal (SIGHUP) or SIGTERM —
+//! so demos never pile up in `seedpod ls`. A demo that could not clean up (killed with
+//! SIGKILL, a crash) leaves a pod whose demo process is gone: `seedpod ls` reaps those
+//! (`reap_stale`). A driver task plays the other side: it sends the opening prompt, and after
+//! the first answer sends a `notify` exactly as a script would.
+
+use std::io::Write as _;
 
 use anyhow::{Context as _, Result};
 use seedpod_client::{Connection, Home};
@@ -27,17 +31,33 @@ const OPENING_PROMPT: &str = "Show me what you can do.";
 const NOTIFICATION: &str =
     "Hello from outside the TUI: this came in like `seedpod notify` from a script.";
 
-const BANNER: &str = "DEMO · a scripted model plays a fixed script (no API key; its tool calls are real: list_dir, and an echo you approve) · Ctrl-D ends the demo and deletes its pod";
+/// Written into a demo pod's directory: the pod is a demo's, to delete when it is over.
+const SCRIPT_FILE: &str = "demo.script.jsonl";
+
+/// Attempts at deleting a demo pod's directory while its last files land.
+const REMOVE_TRIES: u32 = 5;
+
+/// Demo pods are named `demo-<pid>` after the demo process that owns them.
+const NAME_PREFIX: &str = "demo-";
+
+/// Wrapped to the terminal's width (a few rows at most), so keep it short.
+const BANNER: &str = "DEMO · a scripted model, no API key · its tool calls are real (list_dir, an echo you approve) · Ctrl-D ends the demo and deletes its pod";
 
 pub async fn demo(home: &Home) -> Result<()> {
     require_terminal()?;
-    let name = PodName::new(format!("demo-{}", std::process::id()))
+    // A closed terminal or `kill` while the pod starts must still end in its removal: from
+    // here on SIGHUP and SIGTERM are ours (the TUI watches them too, and leaves cleanly).
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+        .context("cannot watch SIGHUP")?;
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("cannot watch SIGTERM")?;
+    let name = PodName::new(format!("{NAME_PREFIX}{}", std::process::id()))
         .map_err(|e| Exit::failure(format!("cannot name the demo pod: {e}")))?;
     let cwd = canonical_cwd(None)?;
     let pod_dir = home.pod_dir(&name);
     seedpod_client::private::create_dir_all(&pod_dir)
         .with_context(|| format!("cannot create {}", pod_dir.display()))?;
-    let script = pod_dir.join("demo.script.jsonl");
+    let script = pod_dir.join(SCRIPT_FILE);
     std::fs::write(&script, DEMO_SCRIPT)
         .with_context(|| format!("cannot write {}", script.display()))?;
     let config = PodConfigArgs {
@@ -47,8 +67,13 @@ pub async fn demo(home: &Home) -> Result<()> {
         script: Some(script),
         ..PodConfigArgs::default()
     };
-    if let Err(err) = start::start_named(home, &name, &cwd, &config).await {
-        let _ = std::fs::remove_dir_all(&pod_dir);
+    let started = tokio::select! {
+        started = start::start_named(home, &name, &cwd, &config) => started,
+        _ = hangup.recv() => Err(Exit::failure("the terminal closed")),
+        _ = terminate.recv() => Err(Exit::failure("terminated")),
+    };
+    if let Err(err) = started {
+        let _ = remove(home, &name).await;
         return Err(err);
     }
     let driver = tokio::spawn(drive(home.clone(), name.clone()));
@@ -63,6 +88,7 @@ pub async fn demo(home: &Home) -> Result<()> {
         hosts: Vec::new(),
         hosts_timeout: std::time::Duration::from_secs(1),
         tools: seedpod_pod::catalogue::decl_for,
+        paste: crate::attach::tui_paste(home),
     })
     .await;
     driver.abort();
@@ -73,8 +99,57 @@ pub async fn demo(home: &Home) -> Result<()> {
         println!("{}", outcome.message());
     }
     removed?;
-    println!("demo over — pod {name} was stopped and deleted");
+    // The terminal may be gone (closed window): saying so is best effort.
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "demo over — pod {name} was stopped and deleted");
     Ok(())
+}
+
+/// Stop and delete the demo pods whose demo process is gone (killed before it could clean
+/// up); returns their names. A pod is a demo's when it is named `demo-<pid>` and its
+/// directory holds the demo script; one whose process lives is left alone.
+pub async fn reap_stale(home: &Home) -> Vec<PodName> {
+    let Ok(dirs) = std::fs::read_dir(home.pods_dir()) else {
+        return Vec::new();
+    };
+    let mut reaped = Vec::new();
+    for dir in dirs.filter_map(|d| d.ok()) {
+        let file_name = dir.file_name();
+        let Some(pid) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(NAME_PREFIX))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !dir.path().join(SCRIPT_FILE).is_file() || demo_process_alive(pid) {
+            continue;
+        }
+        let Ok(name) = PodName::new(format!("{NAME_PREFIX}{pid}")) else {
+            continue;
+        };
+        match remove(home, &name).await {
+            Ok(()) => reaped.push(name),
+            Err(err) => eprintln!("{err:#}"),
+        }
+    }
+    reaped
+}
+
+/// Whether process `pid` is a running `seedpod demo` (a reused pid running something else is
+/// not).
+fn demo_process_alive(pid: u32) -> bool {
+    let proc_dir = std::path::Path::new("/proc").join(pid.to_string());
+    if std::path::Path::new("/proc/self").exists() {
+        return std::fs::read(proc_dir.join("cmdline"))
+            .is_ok_and(|cmdline| cmdline.split(|b| *b == 0).any(|arg| arg == b"demo"));
+    }
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only asks whether the process exists; nothing is sent.
+    let sent = unsafe { libc::kill(pid, 0) };
+    sent == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Play the world around the pod: the opening prompt, then a notification after the answer.
@@ -102,8 +177,22 @@ async fn drive(home: Home, name: PodName) -> Result<()> {
 async fn remove(home: &Home, name: &PodName) -> Result<()> {
     start::stop(home, name).await?;
     let pod_dir = home.pod_dir(name);
-    std::fs::remove_dir_all(&pod_dir)
-        .with_context(|| format!("cannot delete the demo pod {}", pod_dir.display()))?;
+    // The pod's last files (its socket, a log flush) can land while the directory is being
+    // removed: a removal that finds the directory not empty is tried again, a few times.
+    let mut tries = 0;
+    while pod_dir.exists() {
+        tries += 1;
+        match std::fs::remove_dir_all(&pod_dir) {
+            Ok(()) => break,
+            Err(_) if tries < REMOVE_TRIES => {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Err(err) => {
+                return Err(err)
+                    .with_context(|| format!("cannot delete the demo pod {}", pod_dir.display()));
+            }
+        }
+    }
     for log in [
         home.log_path(name),
         home.logs_dir().join(format!("{name}.stderr")),

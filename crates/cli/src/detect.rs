@@ -70,20 +70,34 @@ fn model_ids(body: &str) -> Option<Vec<String>> {
 
 /// What to tell someone who has configured nothing and runs no local server: first what works
 /// with nothing at all (`seedpod demo`, built in, no files needed), then the two ways to point
-/// at a real model, an API key or a local server.
-pub fn nothing_configured(name: &PodName) -> String {
+/// at a real model, an API key or a local server. `key_set` says whether a provider's key
+/// variable is set: a key already there is not asked for again, only the flag that uses it.
+pub fn nothing_configured(name: &PodName, key_set: impl Fn(&str) -> bool) -> String {
     let locals: Vec<String> = LOCAL_SERVERS
         .iter()
         .map(|(label, addr)| format!("{label} on {addr}"))
         .collect();
+    let way = |var: &str, provider: &str| {
+        if key_set(var) {
+            format!("{var} is set: run `seedpod start {name} --provider {provider}`")
+        } else {
+            format!("set {var} and run `seedpod start {name} --provider {provider}`")
+        }
+    };
     format!(
         "pod \"{name}\" needs a model, and none is configured.\n  \
          - to see seedpod work right now, with a built-in scripted model: `seedpod demo`\n  \
-         - with an API key: set ANTHROPIC_API_KEY and run `seedpod start {name} --provider anthropic`, \
-         or set OPENAI_API_KEY and run `seedpod start {name} --provider openai` (OPENAI_BASE_URL for other endpoints)\n  \
+         - with an API key: {}, or {} (OPENAI_BASE_URL for other endpoints)\n  \
          - with a local model: run an OpenAI-compatible server ({}) and `seedpod start {name}` finds it by itself",
+        way("ANTHROPIC_API_KEY", "anthropic"),
+        way("OPENAI_API_KEY", "openai"),
         locals.join(", ")
     )
+}
+
+/// Whether environment variable `var` holds something (an empty one is as good as unset).
+pub fn env_set(var: &str) -> bool {
+    std::env::var_os(var).is_some_and(|value| !value.is_empty())
 }
 
 #[cfg(test)]
@@ -129,7 +143,7 @@ mod tests {
 
     #[test]
     fn the_nothing_configured_message_names_every_way_out() {
-        let text = nothing_configured(&PodName::new("p").unwrap());
+        let text = nothing_configured(&PodName::new("p").unwrap(), |_| false);
         for needle in [
             "ANTHROPIC_API_KEY",
             "OPENAI_API_KEY",
@@ -144,5 +158,17 @@ mod tests {
         let local = text.find("11434").unwrap_or(0);
         assert!(demo < key && key < local, "{text}");
         assert!(!text.contains("examples/"), "{text}");
+    }
+
+    #[test]
+    fn a_key_already_set_is_not_asked_for() {
+        let name = PodName::new("p").unwrap();
+        let text = nothing_configured(&name, |var| var == "OPENAI_API_KEY");
+        assert!(!text.contains("set OPENAI_API_KEY"), "{text}");
+        assert!(
+            text.contains("OPENAI_API_KEY is set: run `seedpod start p --provider openai`"),
+            "{text}"
+        );
+        assert!(text.contains("set ANTHROPIC_API_KEY and run"), "{text}");
     }
 }

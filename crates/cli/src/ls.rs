@@ -13,6 +13,11 @@ use crate::pods::CLIENT_NAME;
 const LEARNED_LEGEND: &str = "* window learned from the model server's \"too long\" answer (the configured window was wrong or unknown)";
 
 pub async fn ls(home: &Home, json: bool) -> Result<()> {
+    // A demo killed before it could delete its pod leaves one behind: gone from the listing
+    // and the data directory (`demo::reap_stale`).
+    for name in crate::demo::reap_stale(home).await {
+        eprintln!("removed pod {name}, left behind by a demo that is no longer running");
+    }
     let pods = seedpod_client::list_pods(home, CLIENT_NAME).await;
     if json {
         for pod in &pods {

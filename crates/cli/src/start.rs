@@ -68,7 +68,10 @@ pub async fn start_named(
         // Only a new pod looks for a local server: an existing one keeps the provider it was
         // created with (and one recorded by a newer seedpod fails in the pod, saying to upgrade).
         let Some(local) = detect::find_local_server(detect::LOCAL_SERVERS).await else {
-            return Err(Exit::failure(detect::nothing_configured(name)));
+            return Err(Exit::failure(detect::nothing_configured(
+                name,
+                detect::env_set,
+            )));
         };
         let model = eff
             .model()

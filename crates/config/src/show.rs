@@ -291,6 +291,8 @@ fn loop_section(out: &mut String, eff: &Effective) {
     out.push_str("\n[tui]\n");
     let notify = &eff.tui.notify;
     line(out, "notify", &quote(notify.value.as_str()), &notify.source);
+    num(out, "inline_paste_lines", &eff.tui.inline_paste_lines);
+    num(out, "inline_paste_chars", &eff.tui.inline_paste_chars);
     out.push_str("\n[storage]\n");
     off_when_zero(out, "archive_after_days", &eff.storage.archive_after_days);
     off_when_zero(out, "archive_over_mb", &eff.storage.archive_over_mb);

@@ -487,3 +487,26 @@ async fn model_names_complete_from_the_server_asked_once() {
     }
     assert_eq!(server.requests().len(), 1, "the list is fetched once");
 }
+
+/// With OPENAI_API_KEY already set (and no provider chosen), the first advice says it is set
+/// and how to use it, instead of asking to set it.
+#[test]
+fn the_first_advice_knows_a_key_is_set() {
+    let sb = TestHome::new();
+    let out = clean(sb.cmd().args(["start", "p"]))
+        .env("OPENAI_API_KEY", "sk-test-not-a-real-key")
+        .output()
+        .unwrap();
+    if out.status.success() {
+        missing_prerequisite(
+            "no local model server on the usual ports (one answered, so nothing was missing)",
+        );
+        return;
+    }
+    let err = stderr(&out);
+    assert!(!err.contains("set OPENAI_API_KEY"), "{err}");
+    assert!(
+        err.contains("OPENAI_API_KEY is set: run `seedpod start p --provider openai`"),
+        "{err}"
+    );
+}

@@ -58,4 +58,8 @@ mod totals;
 mod trust;
 mod tui;
 mod tui_compaction;
+mod tui_composer;
+mod tui_demo;
+mod tui_find;
+mod tui_stopped;
 mod unresponsive;

@@ -65,6 +65,8 @@ pub enum Pending {
     },
     /// A command the pod carries out (`/clear`, `/model NAME`, `/memory TEXT`).
     Command(PodCommand),
+    /// `/model` alone: the model in use and what the server offers, shown as a listing.
+    Models,
     /// `/approvals`: the list, or what is left after a revocation.
     Approvals,
     /// `/spawn NAME TASK`: the pod starts child `name`.

@@ -1,9 +1,12 @@
 //! Ctrl-F and `/find TEXT`: search the transcript (every cell held, earlier pages included).
-//! Typing narrows the matches and shows the newest; Enter stops typing, then `n` goes to the
-//! older match and `N` to the newer one, the match's cell focused (highlighted) and scrolled
-//! into view; Esc ends the search.
+//! A match is one occurrence of the text, however many a cell holds. Typing narrows the
+//! matches and shows the newest; Enter stops typing, then `n` goes to the older match and `N`
+//! to the newer one: the line that holds it is scrolled into view, every occurrence on screen
+//! is highlighted (the current one more strongly) and its cell is focused; Esc ends the search.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use seedpod_transcript::Occurrence;
 
 use super::{App, Effect, Overlay};
 
@@ -13,8 +16,8 @@ pub struct Find {
     pub query: String,
     /// Keys go to the query (until Enter).
     pub typing: bool,
-    /// The cells that match, oldest first.
-    pub matches: Vec<usize>,
+    /// Every occurrence of the query, oldest first.
+    pub matches: Vec<Occurrence>,
     /// Which of `matches` is shown.
     pub current: Option<usize>,
 }
@@ -45,27 +48,31 @@ impl App {
 
     /// Look again for `find.query` and show the newest match.
     fn refind(&mut self, find: &mut Find) {
-        find.matches = self.transcript.find(&find.query);
+        find.matches = self.transcript.occurrences(&find.query);
         find.current = find.matches.len().checked_sub(1);
         self.show_match(find);
     }
 
     fn show_match(&mut self, find: &Find) {
-        if let Some(index) = find.current.and_then(|at| find.matches.get(at)) {
-            self.view.set_focus(Some(*index));
-            self.view.jump_to_cell(*index);
-        }
+        let current = find.current.and_then(|at| find.matches.get(at)).copied();
+        self.view.set_search(&find.query, current);
+    }
+
+    /// The search is over: no marks. The match's cell stays focused, for `/copy` or Enter;
+    /// Esc again drops it.
+    fn end_find(&mut self) {
+        self.view.clear_search();
     }
 
     pub(super) fn find_key(&mut self, mut find: Find, key: &KeyEvent) -> (Overlay, Vec<Effect>) {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Esc => {
-                self.view.set_focus(None);
+                self.end_find();
                 return (Overlay::None, Vec::new());
             }
             KeyCode::Char('c') if ctrl => {
-                self.view.set_focus(None);
+                self.end_find();
                 return (Overlay::None, Vec::new());
             }
             KeyCode::Char('f') if ctrl => find.typing = true,

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use crossterm::event::KeyEvent;
 use seedpod_protocol::{Method, PodCommand, PodState, QueuedItem};
+use seedpod_transcript::ConnectionState;
 
 use super::completion::{Popup, kinds_for};
 use super::{App, DOUBLE_CTRL_C, Effect, ExitReason, FlashLevel, Overlay, Pending, Search};
@@ -39,7 +40,9 @@ impl App {
             on_first_line: self.composer.on_first_line(),
             on_last_line: self.composer.on_last_line(),
             approval_hidden: self.approval_hidden(),
-            reading: !self.view.is_following() || self.view.focused().is_some(),
+            cell_focused: self.view.focused().is_some(),
+            pod_stopped: self.link == ConnectionState::Stopped,
+            on_chip: self.composer.on_chip(),
         };
         match intent(&key, ctx) {
             Intent::Submit => self.submit(now),
@@ -59,6 +62,19 @@ impl App {
                 Vec::new()
             }
             Intent::Redraw => vec![Effect::Repaint],
+            Intent::ExpandPaste => {
+                self.composer.expand_chip();
+                self.edited()
+            }
+            Intent::Restore => {
+                self.flash(
+                    FlashLevel::Info,
+                    format!("restoring pod {}…", self.pod),
+                    now,
+                );
+                // The picker's path: start it from its log, then attach afresh.
+                vec![Effect::Attach(self.pod.clone())]
+            }
             Intent::Find => {
                 self.open_find(None);
                 Vec::new()
@@ -329,13 +345,13 @@ impl App {
             Command::Clear => return vec![self.pod_command(PodCommand::Clear, String::new())],
             Command::Compact(focus) => return vec![self.pod_command(PodCommand::Compact, focus)],
             Command::Model(Some(name)) => return vec![self.pod_command(PodCommand::Model, name)],
+            // The pod answers with the model in use and what the server offers.
             Command::Model(None) => {
-                let status = self.transcript.status();
-                let text = format!(
-                    "usage: /model NAME — the pod uses {}/{} now",
-                    status.provider, status.model
-                );
-                self.flash(FlashLevel::Warn, text, now);
+                let method = Method::Command {
+                    name: PodCommand::Model,
+                    args: String::new(),
+                };
+                return vec![self.request(Pending::Models, method)];
             }
             Command::Memory(Some(text)) => {
                 return vec![self.pod_command(PodCommand::Memory, text)];

@@ -68,7 +68,10 @@ impl App {
     fn link_event(&mut self, event: ConnectionEvent, now: Instant) -> (bool, Vec<Effect>) {
         match event {
             ConnectionEvent::Connected(welcome) => {
-                if matches!(self.link, ConnectionState::Reconnecting { .. }) {
+                if matches!(
+                    self.link,
+                    ConnectionState::Reconnecting { .. } | ConnectionState::Stopped
+                ) {
                     self.flash(FlashLevel::Info, "reconnected to the pod", now);
                 }
                 self.welcomed(welcome);
@@ -106,6 +109,15 @@ impl App {
                 }
                 self.link = ConnectionState::Reconnecting { attempt, reason };
                 (true, Vec::new())
+            }
+            ConnectionEvent::Stopped { attempt } => {
+                if self.is_pending(|p| matches!(p, Pending::Stop)) {
+                    return (true, vec![self.exit(ExitReason::Stopped)]);
+                }
+                // Once is news; the link's later attempts change nothing on screen.
+                let changed = self.link != ConnectionState::Stopped || attempt == 1;
+                self.link = ConnectionState::Stopped;
+                (changed, Vec::new())
             }
             ConnectionEvent::Incompatible { message } => {
                 self.link = ConnectionState::Incompatible { message };
@@ -166,6 +178,15 @@ impl App {
                 self.command_done(command, &message, now);
                 (true, Vec::new())
             }
+            // `/model` alone: the model in use and the server's list, which a footer line cuts.
+            (Pending::Models, ServerMsg::CommandDone { message, .. }) => {
+                self.overlay = super::Overlay::Text {
+                    title: "models",
+                    text: model_listing(&message),
+                    top: 0,
+                };
+                (true, Vec::new())
+            }
             (Pending::Approvals, ServerMsg::Approvals { standing, .. }) => {
                 self.approvals_listed(standing);
                 (true, Vec::new())
@@ -195,6 +216,7 @@ impl App {
                 | Pending::Completion { .. }
                 | Pending::Approve { .. }
                 | Pending::Command(_)
+                | Pending::Models
                 | Pending::Spawn { .. }
                 | Pending::Approvals
                 | Pending::Earlier { .. },
@@ -266,6 +288,7 @@ impl App {
                     now,
                 );
             }
+            Pending::Models => self.flash(FlashLevel::Warn, format!("/model: {reason}"), now),
             Pending::Spawn { name } => self.spawn_failed(&name, reason, now),
             Pending::Approvals => self.approvals_failed(reason, now),
             Pending::Earlier { generation } => self.earlier_failed(generation, reason, now),
@@ -275,4 +298,28 @@ impl App {
         }
         (true, Vec::new())
     }
+}
+
+/// The pod's one-line answer to `/model` ("model: m (p); the server offers 3: a, b, c;
+/// /model NAME switches") as a listing: one model per line.
+fn model_listing(message: &str) -> String {
+    let mut out = String::new();
+    for part in message.trim().split("; ") {
+        match part.split_once(": ") {
+            Some((head, models)) if head.starts_with("the server offers") => {
+                out.push_str(head);
+                out.push('\n');
+                for model in models.split(", ") {
+                    out.push_str("  ");
+                    out.push_str(model);
+                    out.push('\n');
+                }
+            }
+            Some(_) | None => {
+                out.push_str(part);
+                out.push('\n');
+            }
+        }
+    }
+    out
 }

@@ -103,6 +103,9 @@ pub struct App {
     last_child: Option<PodName>,
     /// The person scrolled up since the last frame: if the frame shows the top, page back.
     moved_up: bool,
+    /// The transcript generation whose compacted segment already asked for the page before it
+    /// by itself (`earlier.rs`).
+    filled: Option<u64>,
     /// The pinned task list shows its tasks (Ctrl-T folds it to one line).
     pub tasks_expanded: bool,
     /// The terminal has focus (focus events; assumed until the terminal says otherwise).
@@ -134,6 +137,7 @@ impl App {
             previous_pod: None,
             last_child: None,
             moved_up: false,
+            filled: None,
             tasks_expanded: true,
             focused: true,
             tools,

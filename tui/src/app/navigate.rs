@@ -45,10 +45,16 @@ impl App {
         }
     }
 
-    /// Tab / Shift-Tab over the cells that expand and collapse, and child pods' reports.
+    /// Tab / Shift-Tab over the cells that expand and collapse, the model's answers (for
+    /// `/copy`), and child pods' reports.
     pub(super) fn cycle_focus(&mut self, forward: bool) {
-        let toggleable: Vec<usize> = (0..self.transcript.cells().len())
-            .filter(|i| self.transcript.is_toggleable(*i) || self.reporter_at(*i).is_some())
+        let cells = self.transcript.cells();
+        let toggleable: Vec<usize> = (0..cells.len())
+            .filter(|i| {
+                self.transcript.is_toggleable(*i)
+                    || matches!(cells[*i].kind, CellKind::AssistantText { .. })
+                    || self.reporter_at(*i).is_some()
+            })
             .collect();
         if toggleable.is_empty() {
             return;

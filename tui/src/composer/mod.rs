@@ -11,8 +11,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Modifier, Style};
 use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 use seedpod_protocol::Segment;
+use seedpod_transcript::render::{join_emoji, split_emoji};
 
-pub use self::paste::Paste;
+pub use self::paste::{Paste, PasteLimits};
 pub use self::segments::{Reference, Sigil};
 use crate::history::HistoryEntry;
 
@@ -40,6 +41,8 @@ pub struct Composer {
     pastes: Vec<Paste>,
     next_paste: u32,
     references: Vec<Reference>,
+    /// How big a paste may be and still go in as text.
+    paste_limits: PasteLimits,
 }
 
 impl Default for Composer {
@@ -65,15 +68,24 @@ impl Composer {
             pastes: Vec::new(),
             next_paste: 1,
             references: Vec::new(),
+            paste_limits: PasteLimits::default(),
         }
+    }
+
+    /// Set how big a paste may be and still go in as text (`[tui] inline_paste_*`).
+    pub fn set_paste_limits(&mut self, limits: PasteLimits) {
+        self.paste_limits = limits;
     }
 
     pub fn is_empty(&self) -> bool {
         self.area.is_empty()
     }
 
+    /// What was typed. The text area holds emoji sequences split as the transcript draws them
+    /// (`seedpod_transcript::render::split_emoji`), so both look the same in every terminal;
+    /// this is the text joined back.
     pub fn text(&self) -> String {
-        self.area.lines().join("\n")
+        join_emoji(&self.area.lines().join("\n")).into_owned()
     }
 
     pub fn lines(&self) -> &[String] {
@@ -85,12 +97,17 @@ impl Composer {
     }
 
     pub fn clear(&mut self) {
+        let limits = self.paste_limits;
         *self = Composer::new();
+        self.paste_limits = limits;
     }
 
     /// Replace the contents (history recall), cursor at the end.
     pub fn set(&mut self, entry: &HistoryEntry) {
-        let lines = entry.text.split('\n').map(str::to_string).collect();
+        let lines = split_emoji(&entry.text)
+            .split('\n')
+            .map(str::to_string)
+            .collect();
         self.area = new_area(lines);
         self.area.move_cursor(CursorMove::Bottom);
         self.area.move_cursor(CursorMove::End);
@@ -125,8 +142,8 @@ impl Composer {
     /// label when one was made.
     pub fn paste(&mut self, raw: &str) -> Option<String> {
         let content = paste::normalise(raw);
-        if !paste::wants_chip(&content) {
-            self.area.insert_str(&content);
+        if !paste::wants_chip(&content, self.paste_limits) {
+            self.area.insert_str(split_emoji(&content));
             return None;
         }
         let chip = Paste {
@@ -145,7 +162,7 @@ impl Composer {
     }
 
     pub fn insert_str(&mut self, text: &str) {
-        self.area.insert_str(text);
+        self.area.insert_str(split_emoji(text));
     }
 
     /// An editing key. Backspace right after a chip (or Delete right before one) removes the
@@ -160,6 +177,20 @@ impl Composer {
         if plain && key.code == KeyCode::Delete && self.delete_chip_after() {
             return true;
         }
+        // A skin tone or a joiner typed after an emoji is split from it as the transcript
+        // splits it, so the composer draws what the transcript will.
+        if plain && let KeyCode::Char(c) = key.code {
+            let (before, _) = self.line_split();
+            let prev = before.chars().next_back().unwrap_or(' ').to_string();
+            let alone = format!("{}{c}", split_emoji(&prev));
+            let split = split_emoji(&format!("{prev}{c}")).into_owned();
+            if split != alone
+                && let Some(piece) = split.strip_prefix(split_emoji(&prev).as_ref())
+            {
+                self.area.insert_str(piece);
+                return true;
+            }
+        }
         self.area.input(key)
     }
 
@@ -172,6 +203,47 @@ impl Composer {
             .map(|(i, _)| i)
             .unwrap_or(line.len());
         (line[..split].to_string(), line[split..].to_string())
+    }
+
+    /// Whether the cursor touches a chip (right after or right before its label).
+    pub fn on_chip(&self) -> bool {
+        let (before, after) = self.line_split();
+        self.pastes
+            .iter()
+            .any(|p| before.ends_with(&p.label()) || after.starts_with(&p.label()))
+    }
+
+    /// Replace the chip the cursor touches with its text, to read and edit before sending.
+    /// False when the cursor touches none.
+    pub fn expand_chip(&mut self) -> bool {
+        let (before, after) = self.line_split();
+        let Some(index) = self
+            .pastes
+            .iter()
+            .position(|p| before.ends_with(&p.label()))
+        else {
+            return match self
+                .pastes
+                .iter()
+                .position(|p| after.starts_with(&p.label()))
+            {
+                Some(index) => {
+                    let paste = self.pastes.remove(index);
+                    self.area.delete_str(paste.label().chars().count());
+                    self.area.insert_str(split_emoji(&paste.content));
+                    true
+                }
+                None => false,
+            };
+        };
+        let paste = self.pastes.remove(index);
+        let chars = paste.label().chars().count();
+        for _ in 0..chars {
+            self.area.move_cursor(CursorMove::Back);
+        }
+        self.area.delete_str(chars);
+        self.area.insert_str(split_emoji(&paste.content));
+        true
     }
 
     fn delete_chip_before(&mut self) -> bool {
@@ -332,6 +404,56 @@ mod tests {
         assert!(
             matches!(&segments[1], Segment::Paste { id: 1, lines: 40, content, .. } if !content.contains('\r'))
         );
+    }
+
+    #[test]
+    fn paste_limits_are_lines_and_characters() {
+        let mut composer = Composer::new();
+        assert_eq!(composer.paste("fn main() {\n    run();\n}\n"), None);
+        assert_eq!(composer.text(), "fn main() {\n    run();\n}\n");
+        let mut strict = Composer::new();
+        strict.set_paste_limits(PasteLimits {
+            lines: 1,
+            chars: 100,
+        });
+        assert!(strict.paste("two\nlines").is_some());
+        assert!(strict.paste(&"x".repeat(101)).is_some());
+        assert_eq!(strict.paste("one line"), None);
+    }
+
+    #[test]
+    fn a_chip_expands_into_its_text() {
+        let mut composer = typed("see ");
+        let content = "line\n".repeat(40);
+        composer.paste(&content).expect("a chip");
+        assert!(composer.on_chip());
+        assert!(composer.expand_chip());
+        assert_eq!(composer.text(), format!("see {content}"));
+        assert!(composer.pastes().is_empty());
+        assert!(!composer.expand_chip());
+        assert_eq!(
+            composer.segments(),
+            vec![Segment::text(format!("see {content}"))]
+        );
+    }
+
+    #[test]
+    fn emoji_sequences_are_split_as_the_transcript_splits_them() {
+        let typed = "A 👍🏽 B 👨\u{200D}👩\u{200D}👧 C";
+        let mut composer = Composer::new();
+        for c in typed.chars() {
+            composer.edit(key(KeyCode::Char(c)));
+        }
+        assert_eq!(composer.text(), typed, "sent as typed");
+        assert_eq!(
+            composer.lines()[0],
+            seedpod_transcript::render::sanitize(typed),
+            "drawn as the transcript draws it"
+        );
+        let mut pasted = Composer::new();
+        pasted.paste(typed);
+        assert_eq!(pasted.text(), typed);
+        assert_eq!(pasted.lines()[0], composer.lines()[0]);
     }
 
     #[test]

@@ -1,16 +1,29 @@
 //! Paste chips: a big bracketed paste is shown in the composer as one short token
 //! (`[Paste #1 · 1,234 chars · 40 lines]`) and sent as a `paste` segment, so a 2,000-line log
-//! neither floods the composer nor gets mangled by accidental edits.
+//! neither floods the composer nor gets mangled by accidental edits. A small one (within
+//! `PasteLimits`, `[tui] inline_paste_lines` and `inline_paste_chars`) goes in as text, to be
+//! seen and edited; a chip can be expanded into its text before sending (Ctrl-X on it).
 
 use seedpod_transcript::render::thousands;
 use serde::{Deserialize, Serialize};
 
-/// A paste longer than this many characters becomes a chip.
-pub const PASTE_CHIP_CHARS: usize = 1_000;
+/// How big a paste may be and still go into the composer as text: one over either limit
+/// becomes a chip. The CLI passes `[tui] inline_paste_lines` and `inline_paste_chars`; the
+/// default is theirs (`seedpod_config::tui`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PasteLimits {
+    pub lines: usize,
+    pub chars: usize,
+}
 
-/// A paste of at least this many lines ("several") becomes a chip; one or two lines stay
-/// inline where they can be edited.
-pub const PASTE_CHIP_LINES: usize = 3;
+impl Default for PasteLimits {
+    fn default() -> PasteLimits {
+        PasteLimits {
+            lines: 10,
+            chars: 1_000,
+        }
+    }
+}
 
 /// One chipped paste held by the composer until the input is sent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,8 +60,8 @@ pub fn normalise(text: &str) -> String {
 }
 
 /// Whether a (normalised) paste should become a chip rather than inline text.
-pub fn wants_chip(content: &str) -> bool {
-    content.chars().count() > PASTE_CHIP_CHARS || content.lines().count() >= PASTE_CHIP_LINES
+pub fn wants_chip(content: &str, limits: PasteLimits) -> bool {
+    content.chars().count() > limits.chars || content.lines().count() > limits.lines
 }
 
 #[cfg(test)]
@@ -71,12 +84,20 @@ mod tests {
     }
 
     #[test]
-    fn thresholds() {
-        assert!(!wants_chip("short"));
-        assert!(!wants_chip("two\nlines"));
-        assert!(wants_chip("three\nshort\nlines"));
-        assert!(!wants_chip(&"x".repeat(PASTE_CHIP_CHARS)));
-        assert!(wants_chip(&"x".repeat(PASTE_CHIP_CHARS + 1)));
+    fn thresholds_in_lines_and_characters() {
+        let limits = PasteLimits::default();
+        assert!(!wants_chip("short", limits));
+        assert!(!wants_chip("three\nshort\nlines", limits));
+        assert!(!wants_chip(&"line\n".repeat(10), limits));
+        assert!(wants_chip(&"line\n".repeat(11), limits));
+        assert!(!wants_chip(&"x".repeat(1_000), limits));
+        assert!(wants_chip(&"x".repeat(1_001), limits));
+        let strict = PasteLimits {
+            lines: 2,
+            chars: 50,
+        };
+        assert!(wants_chip("three\nshort\nlines", strict));
+        assert!(wants_chip(&"x".repeat(51), strict));
     }
 
     #[test]

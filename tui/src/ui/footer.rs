@@ -1,4 +1,5 @@
-//! The footer: the few keys that matter right now, or a flash message in its place.
+//! The footer: the few keys that matter right now, or a flash message in its place. Keys take
+//! one row; a message or warning that must be read whole wraps onto a few.
 
 use std::time::Instant;
 
@@ -9,8 +10,38 @@ use seedpod_transcript::{ConnectionState, Role};
 use super::fit;
 use crate::app::{App, FlashLevel, Overlay};
 
-/// The footer line for the app's current situation.
-pub fn footer(app: &App, width: u16, now: Instant) -> Line<'static> {
+/// Rows a flash message or warning may take.
+const MESSAGE_ROWS: usize = 3;
+
+/// The footer's rows for the app's current situation.
+pub fn footer(app: &App, width: u16, now: Instant) -> Vec<Line<'static>> {
+    match message(app) {
+        Some((text, role)) => super::words::wrap_words(&text, width, MESSAGE_ROWS)
+            .into_iter()
+            .map(|row| Line::from(Span::styled(row, app.theme.style(role))))
+            .collect(),
+        None => vec![line(app, width, now)],
+    }
+}
+
+/// A flash message or the paste warning, which take the keys' place.
+fn message(app: &App) -> Option<(String, Role)> {
+    if matches!(app.overlay, Overlay::Search(_) | Overlay::Find(_)) {
+        return None;
+    }
+    if let Some(flash) = &app.flash {
+        let role = match flash.level {
+            FlashLevel::Info => Role::Ok,
+            FlashLevel::Warn => Role::Warn,
+            FlashLevel::Error => Role::Error,
+        };
+        return Some((flash.text.clone(), role));
+    }
+    paste_over_cap(app).map(|warning| (warning, Role::Warn))
+}
+
+/// The one-row footer: a search's state, or the keys.
+fn line(app: &App, width: u16, now: Instant) -> Line<'static> {
     let theme = &app.theme;
     if let Overlay::Search(search) = &app.overlay {
         let found = app
@@ -34,17 +65,6 @@ pub fn footer(app: &App, width: u16, now: Instant) -> Line<'static> {
             )
         };
         return Line::from(Span::styled(fit(&text, width), theme.style(Role::Focus)));
-    }
-    if let Some(flash) = &app.flash {
-        let role = match flash.level {
-            FlashLevel::Info => Role::Ok,
-            FlashLevel::Warn => Role::Warn,
-            FlashLevel::Error => Role::Error,
-        };
-        return Line::from(Span::styled(fit(&flash.text, width), theme.style(role)));
-    }
-    if let Some(warning) = paste_over_cap(app) {
-        return Line::from(Span::styled(fit(&warning, width), theme.style(Role::Warn)));
     }
     Line::from(Span::styled(
         fit(&hints(app, now).join(" · "), width),
@@ -191,7 +211,17 @@ fn static_hints(app: &App, now: Instant) -> Option<Hints> {
                 "Ctrl-P pods",
             ]));
         }
+        ConnectionState::Stopped => {
+            return Some(Hints::Main(vec![
+                "Ctrl-S restore the pod",
+                "Ctrl-D detach",
+                "Ctrl-P pods",
+            ]));
+        }
         ConnectionState::Incompatible { .. } => return None,
+    }
+    if app.composer.on_chip() {
+        hints.push("Ctrl-X expand the paste");
     }
     if !app.view.is_following() {
         hints.push("End follow");

@@ -7,6 +7,7 @@ mod approval;
 mod footer;
 mod popups;
 mod tasks;
+mod words;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -27,6 +28,9 @@ pub const QUEUE_ROWS: usize = 3;
 /// The composer's prompt, drawn in a gutter left of the text.
 const PROMPT: &str = "› ";
 
+/// Rows the banner may take: wrapped rather than cut, so a narrow terminal still reads it.
+const BANNER_ROWS: usize = 3;
+
 /// Draw the screen as it reads at `now` (the running clock in the status line).
 pub fn draw(frame: &mut Frame, app: &mut App, now: Instant) {
     app.approval_drawn(now);
@@ -36,21 +40,25 @@ pub fn draw(frame: &mut Frame, app: &mut App, now: Instant) {
     let task_list = tasks::task_lines(app, area.width, usize::from(area.height / 4));
     let gutter = PROMPT.width() as u16;
     let composer_rows = app.composer.height(area.width.saturating_sub(gutter));
+    let banner_lines: Vec<Line> = app
+        .banner
+        .iter()
+        .flat_map(|text| words::wrap_words(text, area.width, BANNER_ROWS))
+        .map(|row| Line::from(Span::styled(row, app.theme.style(Role::Focus))))
+        .collect();
+    let footer_lines = footer::footer(app, area.width, now);
     let [banner, transcript, status, pinned, queued, composer, footer] = Layout::vertical([
-        Constraint::Length(u16::from(app.banner.is_some())),
+        Constraint::Length(banner_lines.len() as u16),
         Constraint::Min(1),
         Constraint::Length(1),
         Constraint::Length(task_list.len() as u16),
         Constraint::Length(queue.len() as u16),
         Constraint::Length(composer_rows),
-        Constraint::Length(1),
+        Constraint::Length(footer_lines.len() as u16),
     ])
     .areas(area);
 
-    if let Some(text) = &app.banner {
-        let line = Span::styled(fit(text, area.width), app.theme.style(Role::Focus));
-        frame.render_widget(Paragraph::new(Line::from(line)), banner);
-    }
+    frame.render_widget(Paragraph::new(banner_lines), banner);
     let view = TranscriptView {
         transcript: &app.transcript,
         theme: &app.theme,
@@ -67,10 +75,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, now: Instant) {
     frame.render_widget(Paragraph::new(task_list), pinned);
     frame.render_widget(Paragraph::new(queue), queued);
     draw_composer(frame, app, composer, gutter);
-    frame.render_widget(
-        Paragraph::new(footer::footer(app, footer.width, now)),
-        footer,
-    );
+    frame.render_widget(Paragraph::new(footer_lines), footer);
     // Completion opens upwards from just above the status line, over the transcript's end.
     popups::draw(frame, app, transcript);
     let laid_out = app

@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Clear, Padding, Paragraph};
 use seedpod_client::pods::ago;
 use seedpod_protocol::{PodName, SLASH_COMMANDS};
 use seedpod_transcript::{Role, Theme};
@@ -34,7 +34,8 @@ pub fn draw(frame: &mut Frame, app: &App, above: Rect) {
 /// A listing from the pod, wrapped to the popup's width (up to 100 columns) and scrolled.
 fn text_popup(frame: &mut Frame, theme: &Theme, title: &str, text: &str, top: u16) {
     let area_width = frame.area().width.min(100);
-    let inner = usize::from(area_width.saturating_sub(2)).max(10);
+    // Inside the borders and a column of padding each side: text never touches the box.
+    let inner = area_width.saturating_sub(2 + 2 * PADDING).max(10);
     let mut lines: Vec<Line> = Vec::new();
     for line in text.lines() {
         let indent = line.len() - line.trim_start().len();
@@ -43,7 +44,7 @@ fn text_popup(frame: &mut Frame, theme: &Theme, title: &str, text: &str, top: u1
         } else {
             ratatui::style::Style::default()
         };
-        for piece in seedpod_transcript::render::wrap_columns(line, inner) {
+        for piece in super::words::wrap_indented(line, inner) {
             lines.push(Line::styled(piece, style));
         }
     }
@@ -53,8 +54,12 @@ fn text_popup(frame: &mut Frame, theme: &Theme, title: &str, text: &str, top: u1
     let area = centred(frame.area(), area_width, height);
     frame.render_widget(Clear, area);
     let shown: Vec<Line> = lines.into_iter().skip(top).collect();
-    frame.render_widget(Paragraph::new(shown).block(boxed(title, theme)), area);
+    let block = boxed(title, theme).padding(Padding::horizontal(PADDING));
+    frame.render_widget(Paragraph::new(shown).block(block), area);
 }
+
+/// Columns between a popup's border and its text.
+const PADDING: u16 = 1;
 
 pub(super) fn boxed<'a>(title: &'a str, theme: &Theme) -> Block<'a> {
     Block::default()
@@ -130,7 +135,10 @@ fn help(frame: &mut Frame, theme: &Theme, top: u16) {
             "PgUp/PgDn  Home/End",
             "scroll / top (then earlier), bottom (follow)",
         ),
-        ("Alt-↑ Alt-↓", "previous / next turn ([ ] when scrolled up)"),
+        (
+            "Alt-↑ Alt-↓",
+            "previous / next turn ([ ] with a cell focused)",
+        ),
         ("Tab  Enter", "focus a cell / expand it, or go into a child"),
         ("@  #  /", "complete files, knowledge, commands"),
         ("Ctrl-P", "pods (children under their parent)"),
@@ -138,6 +146,8 @@ fn help(frame: &mut Frame, theme: &Theme, top: u16) {
         ("Ctrl-O", "back to the pod you came from"),
         ("Ctrl-A", "show a hidden approval request"),
         ("Ctrl-T", "show or fold the model's task list"),
+        ("Ctrl-S", "restore the pod when it is stopped"),
+        ("Ctrl-X", "expand the paste chip at the cursor"),
         (
             "Ctrl-F  n  N",
             "find in the transcript, older / newer match",
@@ -159,7 +169,7 @@ fn help(frame: &mut Frame, theme: &Theme, top: u16) {
     // As wide as the screen allows (up to 100 columns); descriptions wrap under themselves
     // rather than being cut.
     let area_width = frame.area().width.min(100);
-    let text_width = usize::from(area_width.saturating_sub(2))
+    let text_width = usize::from(area_width.saturating_sub(2 + 2 * PADDING))
         .saturating_sub(key_width)
         .max(10);
     let mut lines: Vec<Line> = Vec::new();
@@ -183,7 +193,7 @@ fn help(frame: &mut Frame, theme: &Theme, top: u16) {
     frame.render_widget(
         Paragraph::new(lines)
             .scroll((top, 0))
-            .block(boxed(title, theme)),
+            .block(boxed(title, theme).padding(Padding::horizontal(PADDING))),
         area,
     );
 }
@@ -297,10 +307,27 @@ fn confirm_stop(frame: &mut Frame, theme: &Theme, pod: &PodName) {
 /// The name column: the tree's guides and the name, cut to fit.
 const NAME_COLUMN: u16 = 24;
 
+/// The narrowest the state column is (`unresponsive`).
+const MIN_STATE_COLUMN: usize = 12;
+
+/// The picker's keys, on its bottom border: the box covers the middle of the screen, where the
+/// eye is, and the footer alone was missed.
+const PICKER_KEYS: &str = " ↑↓ choose · Enter attach · r refresh · Esc close ";
+
 fn pods(frame: &mut Frame, theme: &Theme, picker: &Picker) {
     let screen = frame.area();
     let width = screen.width.saturating_sub(4).min(100);
     let inner = width.saturating_sub(2);
+    // As wide as the longest state listed (`waiting_for_approval`), so every row's columns
+    // line up whatever its state.
+    let state_column = picker
+        .rows
+        .iter()
+        .flatten()
+        .map(|row| row.pod.state().len())
+        .max()
+        .unwrap_or(0)
+        .max(MIN_STATE_COLUMN);
     let mut lines: Vec<Line> = match &picker.rows {
         None => vec![Line::styled("listing pods…", theme.style(Role::Dim))],
         Some(rows) if rows.is_empty() => vec![Line::styled(
@@ -324,7 +351,7 @@ fn pods(frame: &mut Frame, theme: &Theme, picker: &Picker) {
                 let name = fit(&format!("{}{}", row.guide, pod.name), NAME_COLUMN);
                 let pad = usize::from(NAME_COLUMN).saturating_sub(name.width());
                 let text = format!(
-                    "{marker} {name}{:pad$} {:<12} {:>8}  {}",
+                    "{marker} {name}{:pad$} {:<state_column$} {:>8}  {}",
                     "",
                     pod.state(),
                     activity,
@@ -395,8 +422,9 @@ fn pods(frame: &mut Frame, theme: &Theme, picker: &Picker) {
     let scroll = selected_line.saturating_sub(rows - 1) as u16;
     let area = centred(screen, width, height);
     frame.render_widget(Clear, area);
+    let keys = Line::styled(PICKER_KEYS, theme.style(Role::Dim));
     let list = Paragraph::new(lines)
-        .block(boxed("pods", theme))
+        .block(boxed("pods", theme).title_bottom(keys))
         .scroll((scroll, 0));
     frame.render_widget(list, area);
 }

@@ -32,21 +32,24 @@ impl Cell {
     /// Whether `expanded` changes what this cell shows.
     pub fn is_toggleable(&self) -> bool {
         match &self.kind {
+            // What was pasted shows folded under its chip.
+            CellKind::UserInput { segments } => {
+                segments.iter().any(|s| matches!(s, Segment::Paste { .. }))
+            }
             CellKind::Thinking { .. }
             | CellKind::ToolCall { .. }
             | CellKind::FileAttachment { .. }
             | CellKind::Knowledge { .. }
             | CellKind::Workflow { .. }
             | CellKind::TaskReminder { .. }
+            | CellKind::Interrupt { .. }
             | CellKind::Approval { .. }
             | CellKind::Compaction { .. } => true,
             CellKind::SegmentStart { .. }
-            | CellKind::UserInput { .. }
             | CellKind::AssistantText { .. }
             | CellKind::Noted
             | CellKind::Notification { .. }
             | CellKind::PodEvent { .. }
-            | CellKind::Interrupt { .. }
             | CellKind::Alert { .. }
             | CellKind::RunEnd { .. }
             | CellKind::ModelChanged { .. }
@@ -192,7 +195,7 @@ pub enum CellKind {
         body: String,
     },
     TaskReminder {
-        source: String,
+        source: seedpod_protocol::ReminderSource,
         body: String,
     },
     Interrupt {

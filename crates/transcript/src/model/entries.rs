@@ -371,7 +371,7 @@ fn system_cell(item: &SystemItem, entry: &Entry) -> CellKind {
             body: body.clone(),
         },
         SystemItem::TaskReminder { source, body } => CellKind::TaskReminder {
-            source: source.as_str().to_owned(),
+            source: *source,
             body: body.clone(),
         },
         SystemItem::Interrupt { body } => CellKind::Interrupt { body: body.clone() },

@@ -1,6 +1,8 @@
-//! Searching the transcript (`/find`, Ctrl-F): which cells hold a text, in order. Works on
-//! every cell the client holds, the pages loaded from earlier segments included; what a cell
-//! is searched by is what it shows (or shows when expanded), not the wire format.
+//! Searching the transcript (`/find`, Ctrl-F): which cells hold a text and how many times, in
+//! order. Works on every cell the client holds, the pages loaded from earlier segments
+//! included; what a cell is searched by is what it shows (or shows when expanded), not the
+//! wire format. Where an occurrence sits on screen (its line) is the view's to say
+//! (`render/search.rs`), since only the view knows the width.
 
 use std::borrow::Cow;
 
@@ -23,6 +25,33 @@ impl Transcript {
             .filter(|(_, cell)| searchable(&cell.kind).to_lowercase().contains(&query))
             .map(|(index, _)| index)
             .collect()
+    }
+}
+
+/// One occurrence of a search: the `nth` (from 0) time the text appears in cell `cell`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Occurrence {
+    pub cell: usize,
+    pub nth: usize,
+}
+
+impl Transcript {
+    /// Every occurrence of `query` in the committed cells, ignoring case, oldest first: a text
+    /// found eleven times in one answer is eleven occurrences. An empty query finds nothing.
+    pub fn occurrences(&self, query: &str) -> Vec<Occurrence> {
+        let query = query.trim().to_lowercase();
+        if query.is_empty() {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        for (cell, held) in self.cells[..self.committed].iter().enumerate() {
+            let count = searchable(&held.kind)
+                .to_lowercase()
+                .matches(query.as_str())
+                .count();
+            found.extend((0..count).map(|nth| Occurrence { cell, nth }));
+        }
+        found
     }
 }
 

@@ -18,7 +18,7 @@ mod transcript;
 
 pub use cells::{ApprovalStatus, Cell, CellKind, LogHead, SegmentOrigin, ToolStatus};
 pub use earlier::EARLIER_ENTRIES_CAP;
-pub use find::last_code_block;
+pub use find::{Occurrence, last_code_block};
 pub use seedpod_protocol::{AlertLevel, PodState, QueueEntry};
 pub use status::{ConnectionState, Notice, PodView};
 pub use transcript::Transcript;

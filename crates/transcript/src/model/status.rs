@@ -90,6 +90,8 @@ pub enum ConnectionState {
         attempt: u32,
         reason: String,
     },
+    /// No pod process answers (stopped or killed); it stays so until someone starts it.
+    Stopped,
     /// The handshake failed on a protocol mismatch; `message` says which side is older.
     Incompatible {
         message: String,

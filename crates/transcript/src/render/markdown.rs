@@ -390,17 +390,45 @@ impl<'t> Md<'t> {
         }
     }
 
+    /// A fenced block: its language on a line of its own, then its lines indented (behind a
+    /// bar without colour, where nothing else tells code from prose), each wrapped line
+    /// continuing under its own indentation.
     fn code_block(&mut self) {
         let Some((lang, code)) = self.code.take() else {
             return;
         };
         let code = code.strip_suffix('\n').unwrap_or(&code);
-        let indent = Span::raw("  ");
-        for (n, spans) in highlight(code, &lang, self.theme).into_iter().enumerate() {
-            let mut first = self.prefix(n == 0);
+        let indent = if self.theme.is_colored() {
+            Span::raw(CODE_INDENT)
+        } else {
+            Span::styled(CODE_BAR, self.theme.style(Role::Dim))
+        };
+        let lang = lang.split_whitespace().next().unwrap_or("");
+        let mut labelled = false;
+        if !lang.is_empty() {
+            let mut spans = self.prefix(true);
+            spans.push(Span::raw(CODE_INDENT));
+            spans.push(Span::styled(
+                sanitize(lang).into_owned(),
+                self.theme.style(Role::Dim),
+            ));
+            self.out.extend(hard_wrap(&spans, self.width, &[], &[]));
+            labelled = true;
+        }
+        for (n, spans) in highlight(code, lang, self.theme).into_iter().enumerate() {
+            let mut first = self.prefix(n == 0 && !labelled);
             first.push(indent.clone());
             let mut rest = self.prefix(false);
             rest.push(indent.clone());
+            let own: String = spans
+                .iter()
+                .flat_map(|s| s.content.chars())
+                .take_while(|c| *c == ' ')
+                .collect();
+            // Deep indentation would leave no room: then the wrap starts at the block's edge.
+            if width(&own) * 2 < self.width {
+                rest.push(Span::raw(own));
+            }
             self.out
                 .extend(hard_wrap(&spans, self.width, &first, &rest));
         }
@@ -419,6 +447,12 @@ impl<'t> Md<'t> {
         }
     }
 }
+
+/// Code lines sit this far in from the text around them.
+const CODE_INDENT: &str = "  ";
+
+/// The same room without colour: a bar, so code stands apart from prose.
+const CODE_BAR: &str = "│ ";
 
 fn spans_width(spans: &[Span<'_>]) -> usize {
     spans.iter().map(|s| width(&s.content)).sum()
@@ -473,6 +507,29 @@ mod tests {
     #[test]
     fn code_blocks_are_indented_and_not_word_wrapped() {
         let lines = render("```\nlet  x = 1;\n```", 40);
-        assert_eq!(lines, ["  let  x = 1;"]);
+        assert_eq!(lines, ["│ let  x = 1;"], "a bar marks code without colour");
+        let colored: Vec<String> = markdown("```\nlet  x = 1;\n```", 40, &Theme::colored())
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert_eq!(colored, ["  let  x = 1;"]);
+    }
+
+    #[test]
+    fn code_blocks_say_their_language_and_wrap_under_their_indentation() {
+        let lines = render(
+            "```rust\nfn main() {\n    let total = first + second + third;\n}\n```",
+            30,
+        );
+        assert_eq!(
+            lines,
+            [
+                "  rust",
+                "│ fn main() {",
+                "│     let total = first + seco",
+                "│     nd + third;",
+                "│ }",
+            ]
+        );
     }
 }

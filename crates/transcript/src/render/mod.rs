@@ -17,6 +17,7 @@ mod format;
 pub use format::thousands;
 mod highlight;
 mod markdown;
+mod search;
 mod status_line;
 mod system;
 mod table;
@@ -33,8 +34,8 @@ use crate::model::{Cell, CellKind};
 
 pub use approval::{COLLAPSED_ARGUMENT_LINES, argument_lines, standing_scope};
 pub use highlight::preload as preload_highlighting;
-pub use status_line::{CONTEXT_WARN_PERCENT, status_line, status_line_at};
-pub use text::{sanitize, tail, truncate, width, wrap_columns};
+pub use status_line::{CONTEXT_WARN_PERCENT, STOPPED, status_line, status_line_at};
+pub use text::{join_emoji, sanitize, split_emoji, tail, truncate, width, wrap_columns};
 pub use theme::{Role, Theme};
 pub use tool::COLLAPSED_OUTPUT_LINES;
 pub use view::{TranscriptView, ViewState};
@@ -63,7 +64,9 @@ fn dispatch(cell: &Cell, available: usize, theme: &Theme) -> Vec<Line<'static>> 
             model,
             origin,
         } => system::segment_start(segment_id, provider, model, origin, available, theme),
-        CellKind::UserInput { segments } => user::user_input(segments, available, theme),
+        CellKind::UserInput { segments } => {
+            user::user_input(segments, cell.expanded, available, theme)
+        }
         CellKind::AssistantText {
             text,
             streaming,
@@ -117,11 +120,11 @@ fn dispatch(cell: &Cell, available: usize, theme: &Theme) -> Vec<Line<'static>> 
             system::collapsible(header, body, cell.expanded, available, theme)
         }
         CellKind::TaskReminder { source, body } => {
-            let from = format!("from {source}");
-            let header = system::body_header("reminder".to_string(), Some(&from), body, theme);
+            let why = system::reminder_reason(*source);
+            let header = system::body_header("reminder".to_string(), why, body, theme);
             system::collapsible(header, body, cell.expanded, available, theme)
         }
-        CellKind::Interrupt { body } => system::interrupt(body, available, theme),
+        CellKind::Interrupt { body } => system::interrupt(body, cell.expanded, available, theme),
         CellKind::Alert { level, message } => system::alert(*level, message, available, theme),
         CellKind::RunEnd {
             reason,

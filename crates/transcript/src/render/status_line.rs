@@ -107,7 +107,10 @@ fn parts(view: &PodView, link: &ConnectionState, theme: &Theme, now: Instant) ->
         style: theme.style(Role::Heading).add_modifier(Modifier::BOLD),
         priority: 10,
     });
-    parts.push(state_part(view, theme, now));
+    // A stopped pod has no state to speak of; its last one would read as if it were live.
+    if *link != ConnectionState::Stopped {
+        parts.push(state_part(view, theme, now));
+    }
     if !view.model.is_empty() {
         parts.push(Part {
             text: one_line(&format!("{}/{}", view.provider, view.model)),
@@ -152,7 +155,7 @@ fn state_part(view: &PodView, theme: &Theme, now: Instant) -> Part {
     let (text, role) = if view.waiting_for_approval {
         ("waiting for approval".to_string(), Role::Warn)
     } else if let Some(retry) = &view.retry_notice {
-        (format!("retrying: {}", one_line(retry)), Role::Warn)
+        (retrying(&one_line(retry)), Role::Warn)
     } else {
         match view.state {
             PodState::Running => {
@@ -189,6 +192,16 @@ fn state_part(view: &PodView, theme: &Theme, now: Instant) -> Part {
     }
 }
 
+/// A retry notice with when and which attempt first: the status line cuts a long part at its
+/// end, and the provider's message ("Provider error: … . Retrying in 4s (attempt 2/5)") puts
+/// them last.
+fn retrying(notice: &str) -> String {
+    match notice.rsplit_once(". Retrying in ") {
+        Some((why, when)) => format!("retrying in {when} · {why}"),
+        None => format!("retrying: {notice}"),
+    }
+}
+
 /// From this fill on, the gauge takes the warning colour (and stays when space is short): the
 /// pod compacts by default at 75%, so 80% means it is about to, or could not.
 pub const CONTEXT_WARN_PERCENT: u64 = 80;
@@ -211,12 +224,17 @@ fn context_part(view: &PodView, theme: &Theme) -> Option<Part> {
     })
 }
 
+/// What the status line says of a pod no process answers for, and the key that brings it
+/// back (the app binds it: `tui/src/keys.rs`).
+pub const STOPPED: &str = "pod stopped · Ctrl-S restores it";
+
 fn link_part(link: &ConnectionState, theme: &Theme) -> Part {
     // "connected" is the normal case and goes first when space is short; trouble stays.
     let priority = match link {
         ConnectionState::Connected => 5,
         ConnectionState::Connecting
         | ConnectionState::Reconnecting { .. }
+        | ConnectionState::Stopped
         | ConnectionState::Incompatible { .. } => 9,
     };
     let (text, role) = match link {
@@ -231,6 +249,7 @@ fn link_part(link: &ConnectionState, theme: &Theme) -> Part {
             format!("reconnecting (attempt {attempt}): {}", one_line(reason)),
             Role::Warn,
         ),
+        ConnectionState::Stopped => (STOPPED.to_string(), Role::Error),
         ConnectionState::Incompatible { message } => {
             (format!("incompatible: {}", one_line(message)), Role::Error)
         }

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use seedpod_protocol::{AlertLevel, PodEvent, RunEndReason, SegmentId, Usage};
+use seedpod_protocol::{AlertLevel, PodEvent, ReminderSource, RunEndReason, SegmentId, Usage};
 
 use super::format::{bytes, compact, count, duration_ms};
 use super::text::{sanitize, truncate, width};
@@ -106,20 +106,43 @@ pub(crate) fn body_header(
     ]
 }
 
-pub(crate) fn interrupt(body: &str, available: usize, theme: &Theme) -> Vec<Line<'static>> {
-    let first = [
-        Span::styled("■ ", theme.style(Role::Warn)),
-        Span::styled("interrupted", theme.style(Role::Warn)),
-        Span::styled(" · ", theme.style(Role::Dim)),
+/// Why a reminder was sent, in a person's words (`None`: a kind this client does not know).
+pub(crate) fn reminder_reason(source: ReminderSource) -> Option<&'static str> {
+    match source {
+        ReminderSource::TaskInactivity => Some("open tasks left untouched for a while"),
+        ReminderSource::Unknown => None,
+    }
+}
+
+/// The note a stopped turn leaves. Its body is written for the model ("The user cancelled
+/// …"), so the person sees what happened; the body shows, as what the model was told, when
+/// the cell is expanded.
+pub(crate) fn interrupt(
+    body: &str,
+    expanded: bool,
+    available: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let toggle = if expanded { "▾ " } else { "▸ " };
+    let header = [
+        Span::styled(toggle, theme.style(Role::Dim)),
+        Span::styled("■ turn interrupted", theme.style(Role::Warn)),
+        Span::styled(" · what was not shown was not done", theme.style(Role::Dim)),
     ];
-    let body = sanitize(body);
-    wrap_text(
-        without_tag(body.trim()),
-        theme.style(Role::Dim),
-        available,
-        &first,
-        &HANG,
-    )
+    let mut out = wrap(&header, available, &[], &HANG);
+    if expanded {
+        let body = sanitize(body);
+        let told = format!("the model was told: {}", without_tag(body.trim()));
+        let bar = [Span::styled("  │ ", theme.style(Role::Dim))];
+        out.extend(wrap_text(
+            &told,
+            theme.style(Role::Dim),
+            available,
+            &bar,
+            &bar,
+        ));
+    }
+    out
 }
 
 /// Bodies written for the model open with a tag (`[interrupted] ...`); the header already
@@ -238,6 +261,21 @@ pub(crate) fn rule(label: Vec<Span<'static>>, available: usize, theme: &Theme) -
     Line::from(spans)
 }
 
+/// Hex digits of a segment id a label shows.
+const SHORT_ID_DIGITS: usize = 8;
+
+/// A segment id as a label shows it: the last eight hex digits. Ids are UUIDv7, whose first
+/// digits are a timestamp (segments made within a minute share them) and whose last are
+/// random, so the tail tells segments apart.
+pub(crate) fn short_segment_id(id: &str) -> String {
+    let digits: Vec<char> = id.chars().filter(char::is_ascii_hexdigit).collect();
+    if digits.len() < SHORT_ID_DIGITS || digits.len() + 4 < id.chars().count() {
+        // Not a UUID (a test's `s1`, a hand-made id): as it is.
+        return id.to_string();
+    }
+    digits[digits.len() - SHORT_ID_DIGITS..].iter().collect()
+}
+
 pub(crate) fn segment_start(
     segment_id: &SegmentId,
     provider: &str,
@@ -246,8 +284,7 @@ pub(crate) fn segment_start(
     available: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
-    let short = |id: &str| -> String { id.chars().take(8).collect() };
-    let this = short(segment_id.as_str());
+    let this = short_segment_id(segment_id.as_str());
     let label = match origin {
         SegmentOrigin::New => format!("segment {this} · {provider}/{model}"),
         // Like `/clear`'s: the compaction cell under it says what the summary replaced.

@@ -165,6 +165,44 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The emoji split `sanitize` makes, alone: for text a person edits (the composer), which
+/// must draw as the transcript does and turn back into what was typed (`join_emoji`).
+pub fn split_emoji(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_emoji_joiner) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            ZWJ if out.chars().next_back().is_some_and(is_emoji_part) => out.push(SPLIT),
+            c if is_skin_tone(c) => {
+                out.push(SPLIT);
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Undo `split_emoji`: the text as it was typed (a split before a skin tone goes, any other
+/// is the joiner it stood for).
+pub fn join_emoji(s: &str) -> Cow<'_, str> {
+    if !s.contains(SPLIT) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != SPLIT {
+            out.push(c);
+        } else if !chars.peek().is_some_and(|next| is_skin_tone(*next)) {
+            out.push(ZWJ);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Between the parts of an emoji sequence: no cell of its own in ratatui, nothing drawn by a
 /// terminal.
 const SPLIT: char = '\u{200B}';
@@ -214,6 +252,14 @@ fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_emoji_is_what_sanitize_draws_and_join_undoes_it() {
+        for text in ["A 👍🏽 B", "👨\u{200D}👩\u{200D}👧", "plain", "क्\u{200D}ष"] {
+            assert_eq!(split_emoji(text), sanitize(text), "{text}");
+            assert_eq!(join_emoji(&split_emoji(text)), text, "{text}");
+        }
+    }
 
     #[test]
     fn emoji_sequences_are_split_into_what_terminals_draw() {

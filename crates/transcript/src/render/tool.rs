@@ -30,6 +30,9 @@ const KEY_ARGUMENTS: [&str; 10] = [
     "slug",
 ];
 
+/// Argument names of what a search looks for: shown before the path it looks in.
+const SEARCH_ARGUMENTS: [&str; 2] = ["pattern", "query"];
+
 /// The parts of a tool call cell a renderer needs.
 pub(crate) struct ToolView<'a> {
     pub(crate) name: &'a str,
@@ -233,9 +236,18 @@ fn key_argument(arguments: &str) -> Option<String> {
     else {
         return Some(one_line(trimmed));
     };
-    let preferred = KEY_ARGUMENTS
-        .iter()
-        .find_map(|key| map.get(*key).and_then(|v| v.as_str()));
+    let text = |key: &str| map.get(key).and_then(|v| v.as_str());
+    // A search says what it looks for first, and where only when that narrows it (`grep .`
+    // would say nothing of the call).
+    if let Some(pattern) = SEARCH_ARGUMENTS.iter().find_map(|key| text(key)) {
+        return Some(match text("path").map(str::trim) {
+            Some(path) if !path.is_empty() && path != "." => {
+                format!("{} in {}", one_line(pattern), one_line(path))
+            }
+            Some(_) | None => one_line(pattern),
+        });
+    }
+    let preferred = KEY_ARGUMENTS.iter().find_map(|key| text(key));
     let first_string = || map.values().find_map(|v| v.as_str());
     match preferred.or_else(first_string) {
         Some(value) => Some(one_line(value)),
@@ -256,6 +268,18 @@ mod tests {
         assert_eq!(key_argument(r#"{"x":"first"}"#).as_deref(), Some("first"));
         assert_eq!(key_argument(r#"{"pa"#).as_deref(), Some(r#"{"pa"#));
         assert_eq!(key_argument("{}"), None);
+    }
+
+    #[test]
+    fn a_search_shows_its_pattern_before_its_path() {
+        assert_eq!(
+            key_argument(r#"{"path":".","pattern":"fn main"}"#).as_deref(),
+            Some("fn main")
+        );
+        assert_eq!(
+            key_argument(r#"{"path":"src","pattern":"TODO"}"#).as_deref(),
+            Some("TODO in src")
+        );
     }
 
     fn header_text(status: ToolStatus, outcome: Option<&str>) -> String {

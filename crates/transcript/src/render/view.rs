@@ -17,9 +17,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::StatefulWidget;
 
 use super::cache::LineCache;
+use super::search::Marks;
 use super::theme::{Role, Theme};
 use super::wrap::line_width;
-use crate::model::{Cell, Transcript};
+use crate::model::{Cell, Occurrence, Transcript};
 
 /// Draws a [`Transcript`]; its scroll position and line cache live in [`ViewState`].
 pub struct TranscriptView<'a> {
@@ -59,6 +60,10 @@ pub struct ViewState {
     focus: Option<usize>,
     /// Scroll the focused cell into view on the next frame.
     reveal: bool,
+    /// The search whose occurrences are highlighted, if one is open.
+    marks: Option<Marks>,
+    /// Scroll the line of the current occurrence into view on the next frame.
+    reveal_match: bool,
     visible: Range<usize>,
     new_below: usize,
     /// The last frame showed the transcript's first line.
@@ -89,6 +94,8 @@ impl ViewState {
             seen: 0,
             focus: None,
             reveal: false,
+            marks: None,
+            reveal_match: false,
             visible: 0..0,
             new_below: 0,
             at_top: false,
@@ -157,6 +164,23 @@ impl ViewState {
     pub fn set_focus(&mut self, index: Option<usize>) {
         self.focus = index;
         self.reveal = index.is_some();
+    }
+
+    /// Highlight every occurrence of `query` on screen; with `current`, focus its cell and
+    /// scroll the line that shows it into view on the next frame.
+    pub fn set_search(&mut self, query: &str, current: Option<Occurrence>) {
+        self.marks = Marks::new(query, current);
+        if let Some(at) = current {
+            self.focus = Some(at.cell);
+            self.reveal = false;
+            self.reveal_match = true;
+        }
+    }
+
+    /// Stop highlighting a search.
+    pub fn clear_search(&mut self) {
+        self.marks = None;
+        self.reveal_match = false;
     }
 
     /// Whether the last frame showed the first line of the transcript: scrolling up further
@@ -252,6 +276,19 @@ impl Layout<'_> {
         shown <= rows
     }
 
+    /// Move `top` so line `line` of cell `index` is on screen (a third of the way down when it
+    /// was not, so what comes before it shows too); `rows` are the rows the content may use.
+    fn reveal_line(&mut self, top: Spot, target: Spot, rows: usize) -> Spot {
+        let bottom = self.down(top, rows.saturating_sub(1));
+        let above = (target.cell, target.line) < (top.cell, top.line);
+        let below = bottom.is_some_and(|b| (target.cell, target.line) > (b.cell, b.line));
+        if above || below {
+            self.up(target, rows / 3)
+        } else {
+            top
+        }
+    }
+
     /// Move `top` so cell `index`'s first line is on screen.
     fn reveal(&mut self, top: Spot, index: usize, rows: usize) -> Spot {
         let header = Spot {
@@ -321,7 +358,16 @@ impl StatefulWidget for TranscriptView<'_> {
                 ..area
             }
         };
-        let last_visible = draw(&mut layout, top, content, buf, state.focus, self.theme);
+        let marks = state.marks.as_ref();
+        let last_visible = draw(
+            &mut layout,
+            top,
+            content,
+            buf,
+            state.focus,
+            marks,
+            self.theme,
+        );
         state.visible = if cells.is_empty() {
             0..0
         } else {
@@ -417,6 +463,23 @@ fn resolve(layout: &mut Layout<'_>, state: &mut ViewState, rows: usize) -> Spot 
             top = layout.reveal(top, focus, rows);
         }
     }
+    if std::mem::take(&mut state.reveal_match)
+        && let Some(marks) = &state.marks
+        && let Some(current) = marks.current
+        && current.cell < layout.cells.len()
+    {
+        let separator = usize::from(current.cell > 0);
+        let lines = layout
+            .cache
+            .lines(&layout.cells[current.cell], layout.width, layout.theme);
+        let line = marks.locate(lines, current.nth).map_or(0, |(line, _)| line);
+        let target = Spot {
+            cell: current.cell,
+            line: separator + line,
+        };
+        // The bottom row is the "more below" marker's once the view leaves the tail.
+        top = layout.reveal_line(top, target, rows.saturating_sub(1));
+    }
     if layout.reaches_end(top, rows) {
         state.position = Position::Tail;
         layout.tail_top(rows)
@@ -433,6 +496,7 @@ fn draw(
     area: Rect,
     buf: &mut Buffer,
     focus: Option<usize>,
+    marks: Option<&Marks>,
     theme: &Theme,
 ) -> usize {
     let rows = usize::from(area.height);
@@ -446,6 +510,9 @@ fn draw(
             .cache
             .lines(&layout.cells[index], layout.width, layout.theme);
         let total = lines.len() + separator;
+        let current = marks
+            .and_then(|m| m.current.filter(|c| c.cell == index).map(|c| (m, c.nth)))
+            .and_then(|(m, nth)| m.locate(lines, nth));
         for row in skip..total {
             if y >= rows {
                 break;
@@ -462,6 +529,12 @@ fn draw(
                         height: 1,
                     };
                     buf.set_style(highlight, theme.style(Role::Focus));
+                }
+                if let Some(marks) = marks {
+                    let here = current
+                        .filter(|(line, _)| *line == row - separator)
+                        .map(|(_, k)| k);
+                    marks.paint(line, area.x, screen_y, area.width, here, buf);
                 }
             }
             y += 1;

@@ -187,8 +187,9 @@ fn fenced_code_is_highlighted_when_coloured() {
     });
     let lines = cell_lines(&cell, 80, &Theme::colored());
     let keyword = Theme::colored().style(Role::SyntaxKeyword);
+    // Line 0 is the block's language.
     assert!(
-        lines[0]
+        lines[1]
             .spans
             .iter()
             .any(|s| s.content == "fn" && s.style == keyword)

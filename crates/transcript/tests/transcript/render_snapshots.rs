@@ -65,3 +65,46 @@ fn narrow_widths_still_render_every_kind() {
         }
     }
 }
+
+/// Two segments made within a minute (UUIDv7 ids sharing their time prefix) get different
+/// labels: the label shows the id's random tail.
+#[test]
+fn segments_made_a_minute_apart_have_different_labels() {
+    use seedpod_protocol::SegmentId;
+    use seedpod_transcript::SegmentOrigin;
+    let start = |id: &str| {
+        crate::support::cell(CellKind::SegmentStart {
+            segment_id: SegmentId::new(id),
+            provider: "openai".into(),
+            model: "gpt-4o".into(),
+            origin: SegmentOrigin::CompactedFrom(SegmentId::new(
+                "01a2146a-0000-7000-8000-000000000000",
+            )),
+        })
+    };
+    let first = at_widths(&start("01a2146b-3c4d-7e5f-9a8b-1c2d3e4f5a6b"));
+    let second = at_widths(&start("01a2146b-77aa-7e5f-8c01-9f8e7d6c5b4a"));
+    assert_ne!(first, second);
+    assert!(
+        first.contains("3e4f5a6b") && second.contains("7d6c5b4a"),
+        "{first}{second}"
+    );
+    insta::assert_snapshot!("segment_labels_a_minute_apart", format!("{first}{second}"));
+}
+
+/// A `grep` call's header says what it searched for, not only where (`grep .`).
+#[test]
+fn grep_header_shows_the_pattern() {
+    let cell = crate::support::cell(CellKind::ToolCall {
+        call_id: CallId::new("c"),
+        name: "grep".into(),
+        arguments: r#"{"path":".","pattern":"fn render_frame"}"#.into(),
+        status: ToolStatus::Ok,
+        output: "tui/src/ui/mod.rs:12:fn render_frame(".into(),
+        duration_ms: Some(40),
+        outcome: None,
+    });
+    let text = at_widths(&cell);
+    assert_eq!(text.matches("grep fn render_frame").count(), 3, "{text}");
+    insta::assert_snapshot!("tool_grep_header", text);
+}

@@ -185,7 +185,9 @@ fn compacting_keeps_the_clock_ticking() {
 fn tab_then_enter_opens_the_compaction_summary() {
     let mut h = after_compaction();
     h.draw();
+    // Tab lands on the newest answer, Shift-Tab goes back to the compaction cell.
     h.key(key(KeyCode::Tab));
+    h.key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT));
     let focused = h
         .app
         .view
@@ -211,15 +213,10 @@ fn tab_then_enter_opens_the_compaction_summary() {
 }
 
 #[test]
-fn home_at_the_top_asks_for_the_page_before_and_puts_it_above() {
+fn a_compacted_segment_that_fits_asks_for_the_page_before_and_puts_it_above() {
     let mut h = after_compaction();
-    assert!(
-        h.draw().is_empty(),
-        "nothing is asked before the person scrolls"
-    );
-    assert_eq!(h.head(), Some(LogHead::More));
-
-    h.key(key(KeyCode::Home));
+    // The new segment fits on the screen with room to spare: the page before it, where the
+    // turns the model kept are, is asked for at once.
     let effects = h.draw();
     let (tag, method) = request(&effects);
     assert_eq!(
@@ -316,10 +313,10 @@ fn pgup_reaching_the_top_asks_and_scrolling_elsewhere_does_not() {
     };
     assert!(matches!(method, Method::Earlier { .. }));
 
-    // At the top without having scrolled (a short transcript): nothing is asked.
+    // At the top without having scrolled (a short compacted segment): asked once, at once.
     let mut short = after_compaction();
     assert!(short.app.transcript.cells().len() < 8);
-    assert!(short.draw().is_empty());
+    assert!(matches!(request(&short.draw()).1, Method::Earlier { .. }));
     short.key(key(KeyCode::End));
     assert!(short.draw().is_empty());
 }
@@ -327,8 +324,6 @@ fn pgup_reaching_the_top_asks_and_scrolling_elsewhere_does_not() {
 #[test]
 fn a_failed_page_says_why_and_the_next_scroll_asks_again() {
     let mut h = after_compaction();
-    h.draw();
-    h.key(key(KeyCode::Home));
     let (tag, _) = request(&h.draw());
     h.link(ConnectionEvent::Failed {
         tag,
@@ -340,6 +335,7 @@ fn a_failed_page_says_why_and_the_next_scroll_asks_again() {
         "{}",
         h.flash()
     );
+    assert!(h.draw().is_empty(), "not asked again by itself");
     h.key(key(KeyCode::Home));
     let (_, method) = request(&h.draw());
     assert!(matches!(method, Method::Earlier { .. }));
@@ -348,8 +344,6 @@ fn a_failed_page_says_why_and_the_next_scroll_asks_again() {
 #[test]
 fn an_answer_for_a_replaced_transcript_is_dropped() {
     let mut h = after_compaction();
-    h.draw();
-    h.key(key(KeyCode::Home));
     let effects = h.draw();
     let (tag, _) = request(&effects);
     assert!(h.app.is_pending(|p| matches!(p, Pending::Earlier { .. })));
@@ -436,8 +430,8 @@ fn tab_after_home_stays_near_the_top() {
         .iter()
         .position(|c| matches!(&c.kind, CellKind::ToolCall { call_id, .. } if *call_id == CallId::new("early")))
         .expect("the early call's cell");
-    assert_eq!(
-        focused, early,
-        "the nearest call below the top, not the last one"
+    assert!(
+        focused <= early,
+        "a cell near the top ({focused}), not the last call"
     );
 }

@@ -399,14 +399,9 @@ fn pod_commands_are_sent_to_the_pod_and_their_answers_shown() {
 #[test]
 fn pod_commands_without_their_argument_explain_themselves() {
     let mut h = Harness::connected();
-    for (command, usage) in [
-        ("/model", "usage: /model NAME"),
-        ("/memory", "usage: /memory TEXT"),
-    ] {
-        h.type_text(command);
-        assert!(h.key(key(KeyCode::Enter)).is_empty(), "{command}");
-        assert!(h.flash().contains(usage), "{}", h.flash());
-    }
+    h.type_text("/memory");
+    assert!(h.key(key(KeyCode::Enter)).is_empty());
+    assert!(h.flash().contains("usage: /memory TEXT"), "{}", h.flash());
     h.type_text("/bogus");
     assert!(h.key(key(KeyCode::Enter)).is_empty());
     assert!(h.flash().contains("unknown command /bogus"));
@@ -637,11 +632,11 @@ fn a_lost_connection_fails_pending_requests_and_a_pending_stop_ends_the_tui() {
 #[test]
 fn history_entries_keep_their_chips() {
     let mut h = Harness::connected();
-    h.app.on_paste(&"x\n".repeat(5), h.now);
+    h.app.on_paste(&"x\n".repeat(15), h.now);
     h.key(key(KeyCode::Enter));
     h.key(key(KeyCode::Up));
     let HistoryEntry { text, pastes } = h.app.composer.entry();
-    assert_eq!(text, "[Paste #1 · 10 chars · 5 lines]");
+    assert_eq!(text, "[Paste #1 · 30 chars · 15 lines]");
     assert_eq!(pastes.len(), 1);
 }
 
@@ -1290,9 +1285,12 @@ fn ctrl_f_finds_cells_and_n_moves_to_older_matches() {
         h.app.composer.is_empty(),
         "the search keys never reach the composer"
     );
+    // Esc ends the search and leaves the match focused (for `/copy`); Esc again drops it.
+    h.key(key(KeyCode::Esc));
+    assert_eq!(h.app.view.focused(), newest);
+    assert_eq!(h.app.overlay, Overlay::None);
     h.key(key(KeyCode::Esc));
     assert_eq!(h.app.view.focused(), None);
-    assert_eq!(h.app.overlay, Overlay::None);
 
     // `/find TEXT` runs at once; "2 of 2" is where it stands.
     h.type_text("/find needle");
@@ -1382,4 +1380,92 @@ fn a_model_name_completes_from_the_servers_list() {
     h.type_text("q");
     h.key(key(KeyCode::Tab));
     assert_eq!(h.app.composer.text(), "/model qwen3:8b ");
+}
+
+#[test]
+fn find_counts_occurrences_not_cells() {
+    let mut h = Harness::connected();
+    h.commit(EntryKind::AssistantItem {
+        item: seedpod_protocol::ModelItem::AssistantText {
+            text: "END4 then END40, END41 and end49".into(),
+        },
+    });
+    h.type_text("/find END4");
+    h.key(key(KeyCode::Enter));
+    let Overlay::Find(find) = &h.app.overlay else {
+        panic!("the search is open: {:?}", h.app.overlay);
+    };
+    assert_eq!(find.position(), "4 of 4");
+}
+
+#[test]
+fn tab_reaches_an_earlier_answer_for_copy() {
+    let mut h = Harness::connected();
+    for answer in ["The first answer.", "The second answer."] {
+        h.commit(EntryKind::AssistantItem {
+            item: seedpod_protocol::ModelItem::AssistantText {
+                text: answer.into(),
+            },
+        });
+    }
+    // Nothing drawn yet, so Tab starts from the top: the first answer.
+    h.key(key(KeyCode::Tab));
+    h.type_text("/copy");
+    let copied: Vec<String> = h
+        .key(key(KeyCode::Enter))
+        .into_iter()
+        .filter_map(|e| match e {
+            Effect::Copy(text) => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(copied, ["The first answer."]);
+}
+
+#[test]
+fn model_alone_asks_the_pod_and_lists_its_answer() {
+    let mut h = Harness::connected();
+    h.type_text("/model");
+    let effects = h.key(key(KeyCode::Enter));
+    let tag = match effects.as_slice() {
+        [
+            Effect::Request {
+                tag,
+                method:
+                    Method::Command {
+                        name: PodCommand::Model,
+                        args,
+                    },
+            },
+        ] if args.is_empty() => *tag,
+        other => panic!("expected /model to ask the pod, got {other:?}"),
+    };
+    h.link(ConnectionEvent::Reply {
+        tag,
+        msg: ServerMsg::CommandDone {
+            id: RequestId::new(1),
+            command: PodCommand::Model,
+            message: "model: m1 (openai); the server offers 2: m1, m2; /model NAME switches".into(),
+        },
+    });
+    let Overlay::Text { text, .. } = &h.app.overlay else {
+        panic!("a listing: {:?}", h.app.overlay);
+    };
+    assert!(text.contains("\n  m2\n"), "{text}");
+}
+
+#[test]
+fn a_bracket_typed_while_scrolled_up_is_typed() {
+    let mut h = Harness::connected();
+    for n in 0..3 {
+        h.commit(EntryKind::AssistantItem {
+            item: seedpod_protocol::ModelItem::AssistantText {
+                text: format!("answer {n}"),
+            },
+        });
+    }
+    h.key(key(KeyCode::PageUp));
+    assert!(!h.app.view.is_following(), "scrolled up");
+    h.type_text("[ ] todo");
+    assert_eq!(h.app.composer.text(), "[ ] todo");
 }

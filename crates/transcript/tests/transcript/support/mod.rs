@@ -489,7 +489,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
         (
             "task_reminder",
             cell(CellKind::TaskReminder {
-                source: "todo".into(),
+                source: seedpod_protocol::ReminderSource::TaskInactivity,
                 body: "- [ ] write tests\n- [ ] run clippy".into(),
             }),
         ),
