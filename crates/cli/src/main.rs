@@ -20,6 +20,7 @@ mod ls;
 mod mcp;
 mod mcp_edit;
 mod mcp_get;
+mod mcp_report;
 mod one_shot;
 mod pods;
 mod prompt;
