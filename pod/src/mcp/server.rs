@@ -166,6 +166,14 @@ struct StartError {
 }
 
 impl StartError {
+    /// A failure trying again cannot mend (a person must change something first).
+    fn permanent(message: String) -> StartError {
+        StartError {
+            message,
+            permanent: true,
+        }
+    }
+
     fn retry(message: impl Into<String>) -> StartError {
         StartError {
             message: message.into(),
@@ -449,159 +457,138 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
     // `${VAR}` templates take their values now and only here (`seedpod_config::expand`):
     // messages below name what was written, never what it expanded to.
     let lookup = |var: &str| std::env::var(var).ok();
-    let expanded =
-        seedpod_config::expand::transport(&config.transport, &lookup).map_err(|message| {
-            StartError {
-                message,
-                permanent: true,
-            }
-        })?;
-    let (running, child, lost) =
-        match (&expanded, &config.transport) {
-            (
-                McpTransport::Stdio {
-                    command,
-                    args,
-                    env,
-                    env_vars,
-                    cwd: dir,
-                },
-                written,
-            ) => {
-                let written_command = match written {
-                    McpTransport::Stdio { command, .. } => command,
-                    McpTransport::Http { url, .. } => url,
-                };
-                let dir = match dir {
-                    Some(dir) => cwd.join(dir),
-                    None => cwd.to_path_buf(),
-                };
-                let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args)
-                    .current_dir(&dir)
-                    .env_clear()
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .process_group(0)
-                    .kill_on_drop(true);
-                for var in BASE_ENV
-                    .iter()
-                    .copied()
-                    .chain(env_vars.iter().map(String::as_str))
-                {
-                    if let Some(value) = std::env::var_os(var) {
-                        cmd.env(var, value);
-                    }
-                }
-                cmd.envs(env);
-                // Marks everything the server starts, wherever it goes (`tree.rs`).
-                cmd.env(tree::TAG_VAR, &tag);
-                let mut child = cmd.spawn().map_err(|err| StartError {
-                    permanent: matches!(
-                        err.kind(),
-                        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
-                    ),
-                    message: format!(
-                        "cannot start `{written_command}` in {}: {err}",
-                        dir.display()
-                    ),
-                })?;
-                let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-                    return Err(StartError::retry(
-                        "its stdin and stdout could not be opened",
-                    ));
-                };
-                if let Some(stderr) = child.stderr.take() {
-                    tokio::spawn(log_stderr(config.name.clone(), stderr));
-                }
-                // An answer too large for rmcp is cut rather than dropped (`frames.rs`).
-                let stdout = super::frames::cut_oversized(config.name.clone(), stdout);
-                let running = serve_client(handler, (stdout, stdin)).await;
-                match running {
-                    Ok(running) => (running, Some(child), None),
-                    Err(err) => {
-                        // The process may have said why on stderr (it is in the log); its exit
-                        // status says the rest.
-                        let status = match tokio::time::timeout(STOP_GRACE, child.wait()).await {
-                            Ok(Ok(status)) => format!(" ({})", describe_exit(status)),
-                            _ => {
-                                stop_group(&mut child, &tag).await;
-                                String::new()
-                            }
-                        };
-                        return Err(StartError::retry(format!(
-                            "it did not initialise{status}: {}",
-                            super::words::init_error(&err)
-                        )));
-                    }
+    let expanded = seedpod_config::expand::transport(&config.transport, &lookup)
+        .map_err(StartError::permanent)?;
+    let written = match &config.transport {
+        McpTransport::Stdio { command, .. } => command,
+        McpTransport::Http { url, .. } => url,
+    };
+    let (running, child, lost) = match &expanded {
+        McpTransport::Stdio {
+            command,
+            args,
+            env,
+            env_vars,
+            cwd: dir,
+        } => {
+            let dir = match dir {
+                Some(dir) => cwd.join(dir),
+                None => cwd.to_path_buf(),
+            };
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args)
+                .current_dir(&dir)
+                .env_clear()
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .process_group(0)
+                .kill_on_drop(true);
+            for var in BASE_ENV
+                .iter()
+                .copied()
+                .chain(env_vars.iter().map(String::as_str))
+            {
+                if let Some(value) = std::env::var_os(var) {
+                    cmd.env(var, value);
                 }
             }
-            (
-                McpTransport::Http {
-                    url,
-                    headers,
-                    bearer_token_env,
-                },
-                written,
-            ) => {
-                let written_url = match written {
-                    McpTransport::Http { url, .. } => url,
-                    McpTransport::Stdio { command, .. } => command,
-                };
-                let mut config_http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-                let mut values = std::collections::HashMap::new();
-                for (header, var) in headers {
-                    let value = seedpod_config::expand::header_value(header, var, &lookup)
-                        .map_err(|message| StartError {
-                            message,
-                            permanent: true,
-                        })?;
-                    let name = reqwest::header::HeaderName::from_bytes(header.as_bytes()).map_err(
-                        |e| StartError {
+            cmd.envs(env);
+            // Marks everything the server starts, wherever it goes (`tree.rs`).
+            cmd.env(tree::TAG_VAR, &tag);
+            let mut child = cmd.spawn().map_err(|err| StartError {
+                permanent: matches!(
+                    err.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
+                ),
+                message: format!("cannot start `{written}` in {}: {err}", dir.display()),
+            })?;
+            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                return Err(StartError::retry(
+                    "its stdin and stdout could not be opened",
+                ));
+            };
+            if let Some(stderr) = child.stderr.take() {
+                tokio::spawn(log_stderr(config.name.clone(), stderr));
+            }
+            // An answer too large for rmcp is cut rather than dropped (`frames.rs`).
+            let stdout = super::frames::cut_oversized(config.name.clone(), stdout);
+            let running = serve_client(handler, (stdout, stdin)).await;
+            match running {
+                Ok(running) => (running, Some(child), None),
+                Err(err) => {
+                    // The process may have said why on stderr (it is in the log); its exit
+                    // status says the rest.
+                    let status = match tokio::time::timeout(STOP_GRACE, child.wait()).await {
+                        Ok(Ok(status)) => format!(" ({})", describe_exit(status)),
+                        _ => {
+                            stop_group(&mut child, &tag).await;
+                            String::new()
+                        }
+                    };
+                    return Err(StartError::retry(format!(
+                        "it did not initialise{status}: {}",
+                        super::words::init_error(&err)
+                    )));
+                }
+            }
+        }
+        McpTransport::Http {
+            url,
+            headers,
+            bearer_token_env,
+        } => {
+            let mut config_http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            let mut values = std::collections::HashMap::new();
+            for (header, var) in headers {
+                let value = seedpod_config::expand::header_value(header, var, &lookup)
+                    .map_err(StartError::permanent)?;
+                let name =
+                    reqwest::header::HeaderName::from_bytes(header.as_bytes()).map_err(|e| {
+                        StartError {
                             message: format!("header {header}: {e}"),
                             permanent: true,
-                        },
-                    )?;
-                    let mut value =
-                        reqwest::header::HeaderValue::from_str(&value).map_err(|_| StartError {
-                            message: format!("header {header} ({var}) is not a valid header value"),
-                            permanent: true,
-                        })?;
-                    value.set_sensitive(true);
-                    values.insert(name, value);
-                }
-                config_http = config_http.custom_headers(values);
-                if let Some(var) = bearer_token_env {
-                    let token = std::env::var(var).map_err(|_| StartError {
-                        message: format!("the bearer token comes from ${var}, which is not set"),
+                        }
+                    })?;
+                let mut value =
+                    reqwest::header::HeaderValue::from_str(&value).map_err(|_| StartError {
+                        message: format!("header {header} ({var}) is not a valid value"),
                         permanent: true,
                     })?;
-                    config_http = config_http.auth_header(token);
-                }
-                let client = seedpod_engine::http_client_builder()
-                    .build()
-                    .map_err(|err| StartError {
-                        message: format!("could not make an HTTP client: {err}"),
-                        permanent: true,
-                    })?;
-                let shown = seedpod_config::show::mask_url(written_url);
-                let lost = Arc::new(Lost::default());
-                let client = SessionClient::new(client, shown.to_string(), lost.clone());
-                let transport = StreamableHttpClientTransport::with_client(client, config_http);
-                let running = serve_client(handler, transport)
-                    .await
-                    .map_err(|err| StartError {
-                        message: format!(
-                            "{shown} did not initialise: {}",
-                            super::words::init_error(&err)
-                        ),
-                        // A 401 fails at once: trying again cannot help until a person acts.
-                        permanent: super::words::needs_login(&err),
-                    })?;
-                (running, None, Some(lost))
+                value.set_sensitive(true);
+                values.insert(name, value);
             }
-        };
+            config_http = config_http.custom_headers(values);
+            if let Some(var) = bearer_token_env {
+                let token = std::env::var(var).map_err(|_| StartError {
+                    message: format!("the bearer token comes from ${var}, which is not set"),
+                    permanent: true,
+                })?;
+                config_http = config_http.auth_header(token);
+            }
+            let client = seedpod_engine::http_client_builder()
+                .build()
+                .map_err(|err| StartError {
+                    message: format!("could not make an HTTP client: {err}"),
+                    permanent: true,
+                })?;
+            let shown = seedpod_config::show::mask_url(written);
+            let lost = Arc::new(Lost::default());
+            let client = SessionClient::new(client, shown.to_string(), lost.clone());
+            let transport = StreamableHttpClientTransport::with_client(client, config_http);
+            let running = serve_client(handler, transport)
+                .await
+                .map_err(|err| StartError {
+                    message: format!(
+                        "{shown} did not initialise: {}",
+                        super::words::init_error(&err)
+                    ),
+                    // A 401 fails at once: trying again cannot help until a person acts.
+                    permanent: super::words::needs_login(&err),
+                })?;
+            (running, None, Some(lost))
+        }
+    };
     let tools = running.peer().list_all_tools().await.map_err(|err| {
         StartError::retry(format!(
             "listing its tools failed: {}",
