@@ -502,6 +502,22 @@ mod tests {
     }
 
     #[test]
+    fn required_and_templates_resolve_and_a_header_value_is_still_refused() {
+        let settings = parse(
+            "[servers.a]\ncommand = \"x\"\nrequired = true\n[servers.w]\n\
+             url = \"${BASE:-http://127.0.0.1:9}/mcp\"\n\
+             headers = { Authorization = \"Bearer ${TOKEN}\" }\n",
+        )
+        .unwrap();
+        assert!(settings.server("a").unwrap().required);
+        assert!(!settings.server("w").unwrap().required);
+        let literal =
+            parse("[servers.w]\nurl = \"http://h\"\nheaders = { Authorization = \"Bearer x\" }\n")
+                .unwrap_err();
+        assert!(literal.contains("never written"), "{literal}");
+    }
+
+    #[test]
     fn max_output_is_the_servers_else_the_sections_else_200_kib_within_bounds() {
         let settings = parse(
             "max_output = 4096\n[servers.a]\ncommand = \"x\"\n[servers.b]\ncommand = \"x\"\n\

@@ -2,6 +2,8 @@
 //! first start of its required servers only (a pod without one says ready as before) and
 //! gives the reason of the first that is not ready, for `seedpod start` to show.
 
+use std::time::Duration;
+
 use seedpod_protocol::McpState;
 
 use super::McpHub;
@@ -10,10 +12,19 @@ impl McpHub {
     /// Why the pod must not start: a required server whose first start ended without it
     /// running. Waits (each within its startup timeout) only when a server is required.
     pub async fn required_failure(&self) -> Option<String> {
-        if !self.inner.servers.iter().any(|slot| slot.required) {
-            return None;
-        }
-        self.settle().await;
+        let waits = self
+            .inner
+            .servers
+            .iter()
+            .filter(|slot| slot.required)
+            .map(|slot| {
+                let mut view = slot.view.clone();
+                let limit = slot.startup_timeout + Duration::from_secs(1);
+                async move {
+                    let _ = tokio::time::timeout(limit, view.wait_for(|v| v.settled)).await;
+                }
+            });
+        futures::future::join_all(waits).await;
         self.inner
             .servers
             .iter()
