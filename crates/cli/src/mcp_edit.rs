@@ -188,3 +188,37 @@ pub fn import(home: &Home, file: &Path, scope: ConfigScope) -> Result<()> {
     trust_note(scope);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_desktop_config_is_read_for_its_mcp_servers_only_and_written_secrets_are_refused() {
+        let text = r#"{"globalShortcut": "Ctrl+Space", "mcpServers": {
+            "fs": {"command": "npx", "args": ["-y", "fs"], "env": {"ROOT": "/srv"}},
+            "web": {"type": "http", "url": "https://h/mcp", "headers": {"X-Key": "${KEY}"}},
+            "leak": {"type": "sse", "url": "https://h/sse", "headers": {"X-Key": "abc123"}}
+        }}"#;
+        let mut imported: Imported = serde_json::from_str(text).unwrap();
+        let fs = imported
+            .mcp_servers
+            .remove("fs")
+            .unwrap()
+            .convert()
+            .unwrap();
+        assert_eq!(fs.command.as_deref(), Some("npx"));
+        assert_eq!(fs.args, ["-y", "fs"]);
+        assert_eq!(fs.env["ROOT"], "/srv");
+        let web = imported
+            .mcp_servers
+            .remove("web")
+            .unwrap()
+            .convert()
+            .unwrap();
+        assert_eq!(web.url.as_deref(), Some("https://h/mcp"));
+        assert_eq!(web.headers["X-Key"], "${KEY}");
+        let leak = imported.mcp_servers.remove("leak").unwrap().convert();
+        assert!(leak.unwrap_err().contains("header X-Key holds a value"));
+    }
+}
