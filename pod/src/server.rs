@@ -91,6 +91,11 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     // `tool_search` finds the servers' tools through the hub; a segment offers it only when
     // its tools are over the `[tool_search]` budget (`segment_plan`).
     crate::tool_search::ToolSearch::register(&mut tools, &mcp, &opts.session.policies);
+    // A server the pod must not run without stops it here, before it opens or says ready.
+    if let Some(reason) = mcp.required_failure().await {
+        mcp.stop().await;
+        return Err(PodError::Config(reason));
+    }
     let opened = open_pod(OpenOptions {
         name: opts.name.clone(),
         pod_dir,

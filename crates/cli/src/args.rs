@@ -350,4 +350,61 @@ pub enum McpCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Add MCP server NAME to the user's config (or this project's, --scope project): a
+    /// command after `--`, or --url. Values may take `${VAR}` / `${VAR:-default}` from the
+    /// pod's environment when it starts the server.
+    Add {
+        name: String,
+        #[arg(long, value_enum, default_value_t = ConfigScope::User)]
+        scope: ConfigScope,
+        /// A variable set for a command server (repeatable).
+        #[arg(long = "env", value_name = "K=V", value_parser = key_value)]
+        env: Vec<(String, String)>,
+        /// A header of a url server: K=VAR (the variable holding its value) or K='… ${VAR}'
+        /// (repeatable).
+        #[arg(long = "header", value_name = "K=V", value_parser = key_value)]
+        header: Vec<(String, String)>,
+        /// A Streamable HTTP endpoint instead of a command.
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
+        /// Replace a server of that name.
+        #[arg(long)]
+        force: bool,
+        /// The program and its arguments, after `--`.
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// Remove MCP server NAME from the user's config (or this project's).
+    Remove {
+        name: String,
+        #[arg(long, value_enum, default_value_t = ConfigScope::User)]
+        scope: ConfigScope,
+    },
+    /// MCP server NAME as a pod started here would see it, and which file set each key
+    /// (env values and header templates are masked).
+    Get { name: String },
+    /// Add the servers of a `.mcp.json` or a desktop app's config (`mcpServers`); servers
+    /// already configured are skipped.
+    Import {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = ConfigScope::User)]
+        scope: ConfigScope,
+    },
+}
+
+/// Which config file `mcp add`, `remove` and `import` edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConfigScope {
+    /// `config.toml` in the config directory.
+    User,
+    /// `.seedpod/config.toml` here; a person's `seedpod trust` decides whether it applies.
+    Project,
+}
+
+/// `K=V` as a pair.
+fn key_value(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
+        _ => Err(format!("{text:?}: write KEY=VALUE")),
+    }
 }

@@ -18,6 +18,9 @@ mod lineage;
 mod logfile;
 mod ls;
 mod mcp;
+mod mcp_edit;
+mod mcp_get;
+mod mcp_report;
 mod one_shot;
 mod pods;
 mod prompt;
@@ -206,6 +209,38 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
         Command::Mcp {
             command: McpCommand::Ls { name, server, json },
         } => mcp::ls(&home, &existing(name)?, server, json).await,
+        Command::Mcp {
+            command:
+                McpCommand::Add {
+                    name,
+                    scope,
+                    env,
+                    header,
+                    url,
+                    force,
+                    command,
+                },
+        } => mcp_edit::add(
+            &home,
+            &name,
+            scope,
+            mcp_edit::Given {
+                env,
+                header,
+                url,
+                command,
+            },
+            force,
+        ),
+        Command::Mcp {
+            command: McpCommand::Remove { name, scope },
+        } => mcp_edit::remove(&home, &name, scope),
+        Command::Mcp {
+            command: McpCommand::Get { name },
+        } => mcp_get::get(&home, &name),
+        Command::Mcp {
+            command: McpCommand::Import { file, scope },
+        } => mcp_edit::import(&home, &file, scope),
         Command::Pause { name } => control::simple(&home, &target(name)?, Method::Pause).await,
         Command::Resume { name } => control::simple(&home, &target(name)?, Method::Resume).await,
         Command::Cancel { name } => control::simple(&home, &target(name)?, Method::Cancel).await,

@@ -23,6 +23,7 @@ pub async fn start(home: &Home, args: StartArgs) -> Result<()> {
     let cwd = canonical_cwd(args.config.cwd.as_deref())?;
     let name = pods::name_for_start(home, args.name.as_ref(), &cwd)?;
     start_named(home, &name, &cwd, &args.config).await?;
+    crate::mcp_report::report_failed(home, &name).await;
     println!("{name}");
     Ok(())
 }

@@ -71,6 +71,8 @@ pub struct McpServerFile {
     /// The environment variable holding a bearer token (`Authorization: Bearer …`).
     pub bearer_token_env: Option<String>,
     pub enabled: Option<bool>,
+    /// A pod must not run without this server: `seedpod start` fails when it cannot start.
+    pub required: Option<bool>,
     pub trust_read_only: Option<bool>,
     pub startup_timeout_secs: Option<u64>,
     pub tool_timeout_secs: Option<u64>,
@@ -109,6 +111,7 @@ impl McpServerFile {
         take(&mut self.headers, higher.headers);
         take(&mut self.bearer_token_env, higher.bearer_token_env);
         take(&mut self.enabled, higher.enabled);
+        take(&mut self.required, higher.required);
         take(&mut self.trust_read_only, higher.trust_read_only);
         take(&mut self.startup_timeout_secs, higher.startup_timeout_secs);
         take(&mut self.tool_timeout_secs, higher.tool_timeout_secs);
@@ -151,6 +154,8 @@ pub struct McpServer {
     pub name: String,
     pub transport: McpTransport,
     pub enabled: bool,
+    /// `seedpod start` fails when this server cannot start.
+    pub required: bool,
     pub trust_read_only: bool,
     pub startup_timeout: Duration,
     pub tool_timeout: Duration,
@@ -300,7 +305,9 @@ fn resolve_server(
             }
         }
         (None, Some(url)) => {
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
+            // A url that starts with `${` is checked when it is expanded, at connect.
+            if !(url.starts_with("http://") || url.starts_with("https://") || url.starts_with("${"))
+            {
                 return Err(bad(
                     ".url",
                     quote(url),
@@ -322,12 +329,13 @@ fn resolve_server(
                 if !is_header_name(header) {
                     return Err(bad(".headers", quote(header), "is not an HTTP header name"));
                 }
-                if !is_variable_name(var) {
+                if !is_variable_name(var) && !crate::expand::is_template(var) {
                     return Err(bad(
                         &format!(".headers.{header}"),
                         quote(var),
-                        "must name the environment variable that holds the value (the value \
-                         itself is never written in a config file)",
+                        "must name the environment variable that holds the value, or take it \
+                         from one as `${VAR}` (the value itself is never written in a config \
+                         file)",
                     ));
                 }
             }
@@ -362,6 +370,7 @@ fn resolve_server(
         name: name.to_owned(),
         transport,
         enabled: file.enabled.unwrap_or(true),
+        required: file.required.unwrap_or(false),
         trust_read_only: file.trust_read_only.unwrap_or(false),
         startup_timeout: seconds(
             ".startup_timeout_secs",
@@ -406,7 +415,7 @@ pub fn server_name_problem(name: &str) -> Option<String> {
     None
 }
 
-fn is_variable_name(name: &str) -> bool {
+pub(crate) fn is_variable_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()
@@ -490,6 +499,22 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn required_and_templates_resolve_and_a_header_value_is_still_refused() {
+        let settings = parse(
+            "[servers.a]\ncommand = \"x\"\nrequired = true\n[servers.w]\n\
+             url = \"${BASE:-http://127.0.0.1:9}/mcp\"\n\
+             headers = { Authorization = \"Bearer ${TOKEN}\" }\n",
+        )
+        .unwrap();
+        assert!(settings.server("a").unwrap().required);
+        assert!(!settings.server("w").unwrap().required);
+        let literal =
+            parse("[servers.w]\nurl = \"http://h\"\nheaders = { Authorization = \"Bearer x\" }\n")
+                .unwrap_err();
+        assert!(literal.contains("never written"), "{literal}");
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod frames;
 mod handler;
 pub mod http;
 mod process;
+mod required;
 pub mod result;
 pub mod schema;
 pub mod server;
@@ -92,6 +93,8 @@ struct Slot {
     name: String,
     transport: &'static str,
     trust_read_only: bool,
+    /// It runs in this pod and the pod must not run without it (`required.rs`).
+    required: bool,
     startup_timeout: Duration,
     tool_timeout: Duration,
     /// Bytes of one result the model reads (`max_output`).
@@ -150,6 +153,7 @@ impl McpHub {
                 name: config.name.clone(),
                 transport: config.transport.kind(),
                 trust_read_only: config.trust_read_only,
+                required: runs && config.required,
                 startup_timeout: config.startup_timeout,
                 tool_timeout: config.tool_timeout,
                 max_output: config.max_output,
@@ -577,6 +581,7 @@ mod tests {
             name: "t".into(),
             transport: "stdio",
             trust_read_only: true,
+            required: false,
             startup_timeout: Duration::from_secs(1),
             tool_timeout: Duration::from_secs(1),
             max_output: 1024,

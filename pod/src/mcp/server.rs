@@ -166,6 +166,14 @@ struct StartError {
 }
 
 impl StartError {
+    /// A failure trying again cannot mend (a person must change something first).
+    fn permanent(message: String) -> StartError {
+        StartError {
+            message,
+            permanent: true,
+        }
+    }
+
     fn retry(message: impl Into<String>) -> StartError {
         StartError {
             message: message.into(),
@@ -446,7 +454,16 @@ fn backoff(failures: u32) -> Duration {
 /// Start the server, initialise it and list its tools.
 async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live, StartError> {
     let tag = tree::new_tag();
-    let (running, child, lost) = match &config.transport {
+    // `${VAR}` templates take their values now and only here (`seedpod_config::expand`):
+    // messages below name what was written, never what it expanded to.
+    let lookup = |var: &str| std::env::var(var).ok();
+    let expanded = seedpod_config::expand::transport(&config.transport, &lookup)
+        .map_err(StartError::permanent)?;
+    let written = match &config.transport {
+        McpTransport::Stdio { command, .. } => command,
+        McpTransport::Http { url, .. } => url,
+    };
+    let (running, child, lost) = match &expanded {
         McpTransport::Stdio {
             command,
             args,
@@ -484,7 +501,7 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
                     err.kind(),
                     std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
                 ),
-                message: format!("cannot start `{command}` in {}: {err}", dir.display()),
+                message: format!("cannot start `{written}` in {}: {err}", dir.display()),
             })?;
             let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                 return Err(StartError::retry(
@@ -524,12 +541,8 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
             let mut config_http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
             let mut values = std::collections::HashMap::new();
             for (header, var) in headers {
-                let value = std::env::var(var).map_err(|_| StartError {
-                    message: format!(
-                        "header {header} comes from ${var}, which is not set in the pod's environment"
-                    ),
-                    permanent: true,
-                })?;
+                let value = seedpod_config::expand::header_value(header, var, &lookup)
+                    .map_err(StartError::permanent)?;
                 let name =
                     reqwest::header::HeaderName::from_bytes(header.as_bytes()).map_err(|e| {
                         StartError {
@@ -539,7 +552,7 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
                     })?;
                 let mut value =
                     reqwest::header::HeaderValue::from_str(&value).map_err(|_| StartError {
-                        message: format!("${var} (header {header}) is not a valid header value"),
+                        message: format!("header {header} ({var}) is not a valid value"),
                         permanent: true,
                     })?;
                 value.set_sensitive(true);
@@ -559,7 +572,7 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
                     message: format!("could not make an HTTP client: {err}"),
                     permanent: true,
                 })?;
-            let shown = seedpod_config::show::mask_url(url);
+            let shown = seedpod_config::show::mask_url(written);
             let lost = Arc::new(Lost::default());
             let client = SessionClient::new(client, shown.to_string(), lost.clone());
             let transport = StreamableHttpClientTransport::with_client(client, config_http);

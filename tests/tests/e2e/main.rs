@@ -33,6 +33,7 @@ mod loop_brakes;
 mod mcp;
 mod mcp_hostile;
 mod mcp_http;
+mod mcp_manage;
 mod mcp_schema;
 mod no_reply;
 mod notify;
