@@ -81,6 +81,7 @@ pub struct ShellFile {
     pub max_timeout_secs: Option<u64>,
     pub sandbox: Option<SandboxMode>,
     pub network: Option<bool>,
+    pub login: Option<bool>,
 }
 
 /// `[shell] sandbox`: whether `shell` commands run confined to the pod's scope.
@@ -198,6 +199,8 @@ pub struct ShellSettings {
     pub sandbox: Setting<SandboxMode>,
     /// Whether sandboxed commands may use the network (default true).
     pub network: Setting<bool>,
+    /// Whether commands run in a login shell, `bash -lc` (default false: `bash -c`).
+    pub login: Setting<bool>,
 }
 
 impl ShellSettings {
@@ -207,6 +210,7 @@ impl ShellSettings {
             max_timeout_secs: Setting::default(DEFAULT_SHELL_MAX_TIMEOUT_SECS),
             sandbox: Setting::default(SandboxMode::Scope),
             network: Setting::default(true),
+            login: Setting::default(false),
         }
     }
 
@@ -215,6 +219,7 @@ impl ShellSettings {
         self.max_timeout_secs.layer(file.max_timeout_secs, source);
         self.sandbox.layer(file.sandbox, source);
         self.network.layer(file.network, source);
+        self.login.layer(file.login, source);
     }
 
     pub(crate) fn validate(&self) -> Result<(), ConfigError> {

@@ -221,6 +221,7 @@ fn agent_sections(out: &mut String, eff: &Effective) {
         &eff.shell.sandbox.source,
     );
     num(out, "network", &eff.shell.network);
+    num(out, "login", &eff.shell.login);
     out.push_str("\n[system_prompt]\n");
     opt(
         out,

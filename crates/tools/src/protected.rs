@@ -100,8 +100,8 @@ const SEEDPOD_DIR: &str = ".seedpod";
 /// attaches with `#slug`, like `AGENTS.md`, which the model may also write.
 const OPEN_SEEDPOD_DIRS: &[&str] = &["memory", "knowledge"];
 
-/// Shell startup files in the person's home directory. `shell` runs `bash -lc`, which reads the
-/// login files; the others run in every interactive terminal the person opens.
+/// Shell startup files in the person's home directory. `shell` under `[shell] login = true` runs
+/// `bash -lc`, which reads the login files; all of them run in the terminals the person opens.
 const SHELL_STARTUP_FILES: &[&str] = &[
     ".bashrc",
     ".bash_profile",

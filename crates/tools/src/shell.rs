@@ -1,4 +1,5 @@
-//! `shell`: run a command line with `bash -lc` in the pod's working directory.
+//! `shell`: run a command line with `bash -c` (`bash -lc` under `[shell] login`) in the pod's
+//! working directory.
 //!
 //! With the sandbox on (`sandbox/`, Landlock) each command runs confined to the pod's scope;
 //! a call with `"sandbox": false` runs unconfined, which the pod's approvals always ask a person
@@ -78,6 +79,10 @@ pub struct ShellLimits {
     pub max_timeout: Duration,
     /// Per stream (stdout, stderr): output beyond this is dropped from the middle.
     pub max_output_bytes: usize,
+    /// `bash -lc` instead of `bash -c` (`[shell] login`). A login shell reads the person's
+    /// profile before every command, whose noise (and, in the sandbox, whose refused writes)
+    /// then lands in every result; the pod's own environment already carries their PATH.
+    pub login: bool,
 }
 
 impl Default for ShellLimits {
@@ -86,6 +91,7 @@ impl Default for ShellLimits {
             default_timeout: Duration::from_secs(agent::DEFAULT_SHELL_TIMEOUT_SECS),
             max_timeout: Duration::from_secs(agent::DEFAULT_SHELL_MAX_TIMEOUT_SECS),
             max_output_bytes: 200 * 1024,
+            login: false,
         }
     }
 }
@@ -161,11 +167,15 @@ impl Tool for Shell {
         ToolSpec {
             name: DECL.name.to_owned(),
             description: format!(
-                "Run a command line with `bash -lc` in the working directory. Returns the exit \
+                "Run a command line with `bash {}` in the working directory. Returns the exit \
                  code, stdout and stderr (each cut to {} KiB, start and end kept). A non-zero \
                  exit or a timeout fails the call. Times out after {} s unless timeout_secs says \
                  otherwise (at most {} s): the command and everything it started are killed, \
                  exit code {TIMEOUT_EXIT_CODE}. {}",
+                // The flag tells the model whether the person's profile is read; the full
+                // prompt's note on `shell` says what each means. Nothing longer: in a 2k window
+                // every token of a tool description counts.
+                if self.limits.login { "-lc" } else { "-c" },
                 self.limits.max_output_bytes / 1024,
                 self.limits.default_timeout.as_secs(),
                 self.limits.max_timeout.as_secs(),
@@ -236,7 +246,7 @@ async fn run(
     };
     let mut command = tokio::process::Command::new("bash");
     command
-        .arg("-lc")
+        .arg(if limits.login { "-lc" } else { "-c" })
         .arg(&args.command)
         .current_dir(&cwd)
         .stdin(Stdio::null())
@@ -720,6 +730,31 @@ mod tests {
         call.abort();
         assert!(call.await.unwrap_err().is_cancelled());
         wait_until_gone(pid, Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn commands_run_in_a_plain_shell_unless_a_login_shell_is_configured() {
+        let probe = r#"{"command": "shopt -q login_shell && echo login || echo plain"}"#;
+        let plain = Fixture::new().ok("shell", probe).await;
+        assert!(plain.ends_with("--- stdout ---\nplain\n"), "{plain}");
+        let login = Fixture::with_shell(ShellLimits {
+            login: true,
+            ..ShellLimits::default()
+        });
+        let out = login.ok("shell", probe).await;
+        assert!(out.ends_with("--- stdout ---\nlogin\n"), "{out}");
+        // The model is told which it gets.
+        let spec = |limits| {
+            Shell::new(PathBuf::from("/"), limits, None)
+                .spec()
+                .description
+        };
+        assert!(spec(ShellLimits::default()).contains("`bash -c`"));
+        let login_limits = ShellLimits {
+            login: true,
+            ..ShellLimits::default()
+        };
+        assert!(spec(login_limits).contains("`bash -lc`"));
     }
 
     #[tokio::test]

@@ -58,6 +58,7 @@ pub(super) fn builtin_tools(
         shell: ShellLimits {
             default_timeout: Duration::from_secs(eff.shell.timeout_secs.value),
             max_timeout: Duration::from_secs(eff.shell.max_timeout_secs.value),
+            login: eff.shell.login.value,
             ..ShellLimits::default()
         },
         sandbox,

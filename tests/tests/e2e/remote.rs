@@ -150,7 +150,22 @@ async fn send_notify_events_history_and_ls_reach_a_pod_on_another_machine() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    // The same entries as a client on that machine reads, line for line.
+    // The same entries as a client on that machine reads, line for line, once the turn the
+    // notification woke has ended (until then the two reads may fall either side of its end).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while m
+        .there
+        .ok(&["history", "p", "--json"])
+        .matches("\"run_end\"")
+        .count()
+        < 2
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the notification's turn never ended"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let remote = m.here_ok(&["history", "h1:p", "--json"]);
     let local = m.there.ok(&["history", "p", "--json"]);
     assert_eq!(remote, local);
