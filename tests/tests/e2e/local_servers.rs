@@ -10,11 +10,11 @@
 //! the window and across the kill, runs everywhere.
 
 use seedpod_e2e::TestHome;
-use seedpod_e2e::limit_server::{Exchange, LimitConfig, LimitServer, Wire, Wording};
+use seedpod_e2e::limit_server::{Exchange, LimitConfig, LimitServer, Wording};
 use seedpod_protocol::{PodState, ServerMsg};
 use serde_json::Value;
 
-use super::small_window::{log, start, start_in};
+use super::small_window::{log, start, start_in, start_pod};
 
 /// The server's window, which the pod is never told.
 const LIMIT: u64 = 2_048;
@@ -69,7 +69,7 @@ fn session(config: LimitConfig, turns: usize) -> Session {
             runtime.block_on(settle(&sb));
             let before = sb.ok(&["context", "p"]);
             runtime.block_on(sb.kill9("p"));
-            restore(&sb, &server);
+            start_pod(&sb, &server);
             let after = sb.ok(&["context", "p"]);
             assert_eq!(before, after, "the next request changed across kill -9");
         }
@@ -113,22 +113,6 @@ async fn settle(sb: &TestHome) {
     .await;
     // Answered only once a segment switch under way is over.
     sb.history("p").await;
-}
-
-fn restore(sb: &TestHome, server: &LimitServer) {
-    let mut cmd = sb.cmd();
-    cmd.args(["start", "p"])
-        .args(server.start_args(Wire::OpenAi));
-    for var in ["OPENAI_BASE_URL", "SEEDPOD_PROVIDER", "SEEDPOD_MODEL"] {
-        cmd.env_remove(var);
-    }
-    cmd.env("OPENAI_API_KEY", "test");
-    let out = cmd.output().expect("run seedpod start");
-    assert!(
-        out.status.success(),
-        "restore failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn trace(exchanges: &[Exchange]) -> Vec<(u64, bool)> {

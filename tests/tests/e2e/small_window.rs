@@ -16,6 +16,13 @@ pub(crate) fn start(server: &LimitServer) -> TestHome {
 
 /// `start` in a home prepared by the caller (a config file written first).
 pub(crate) fn start_in(sb: TestHome, server: &LimitServer) -> TestHome {
+    start_pod(&sb, server);
+    sb
+}
+
+/// `seedpod start p` against `server`, for a new pod or a restore, with nothing from the
+/// environment choosing another provider.
+pub(crate) fn start_pod(sb: &TestHome, server: &LimitServer) {
     let mut cmd = sb.cmd();
     cmd.args(["start", "p"])
         .args(server.start_args(Wire::OpenAi));
@@ -29,7 +36,6 @@ pub(crate) fn start_in(sb: TestHome, server: &LimitServer) -> TestHome {
         "start failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    sb
 }
 
 /// Every entry of every segment of pod `p`, oldest segment first.
