@@ -166,9 +166,12 @@ async fn bad_frames_get_typed_errors_and_change_nothing() {
 async fn a_client_that_never_reads_cannot_stall_the_pod() {
     const EVENTS: usize = 100_000;
     let sb = TestHome::new();
+    // Held after its first delta until the test has asked for the status: a reading client
+    // lags the pod, so without the gate the whole stream may be over when it asks.
+    let gate = sb.gate("stream-gate");
     let script = sb.script(
         "s.jsonl",
-        &[json!({"text": "x".repeat(EVENTS), "chunk_chars": 1})],
+        &[json!({"text": "x".repeat(EVENTS), "chunk_chars": 1, "gate": gate})],
     );
     sb.start_scripted("p", &script);
 
@@ -215,13 +218,14 @@ async fn a_client_that_never_reads_cannot_stall_the_pod() {
         match &msg {
             ServerMsg::TextDelta { .. } => {
                 deltas += 1;
-                if deltas >= EVENTS / 2 && !asked {
+                if !asked {
                     asked = true;
                     assert_eq!(
                         status(&sb).await.state,
                         PodState::Running,
                         "the pod answers while streaming"
                     );
+                    sb.open_gate("stream-gate");
                 }
             }
             ServerMsg::SnapshotBegin { .. } => resynced = true,
