@@ -89,7 +89,11 @@ mod tests {
             other => panic!("expected AlreadyRunning, got {other:?}"),
         }
         drop(first);
-        acquire(&path, &p()).unwrap();
+        // A process another test forks in this moment holds a copy of the descriptor (and so
+        // the lock) until it execs: wait for the lock instead of trying it once. This returns
+        // only because dropping released it.
+        let again = OpenOptions::new().write(true).open(&path).unwrap();
+        again.lock().unwrap();
     }
 
     #[test]

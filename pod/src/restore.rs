@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use seedpod_engine::ToolRegistry;
-use seedpod_protocol::{EntryKind, Origin, PodName, QueuedItem, Segment, SegmentStart};
+use seedpod_protocol::{EntryKind, Origin, PodName, QueueId, QueuedItem, Segment, SegmentStart};
 use seedpod_store::{
     Durability, PodConfig, PodMeta, SegmentState, SegmentWriter, load_meta, new_segment_id,
-    read_segment, save_meta, segment_path,
+    read_segment, save_meta, segment_path, stage_meta,
 };
 
 use crate::context::window;
@@ -110,28 +110,30 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         tasks: Vec::new(),
         totals: None,
     };
-    let (writer, first) =
-        SegmentWriter::create(segment_path(&opts.pod_dir, &segment_id), start).await?;
-    let mut state = SegmentState::start(&first).map_err(seedpod_store::StoreError::from)?;
-    let mut entries = vec![first];
+    // Everything a new pod writes is written first and synced last, the segment and
+    // `pod.json` side by side: four fsyncs in a row were most of a cold start on a busy disk
+    // (docs/storage.md, creating a pod). `pod.json` is put in place only once the segment it
+    // names is durable, so a crash can leave a segment without a pod, never a pod without its
+    // segment.
+    let mut carried = Vec::new();
     if let Some(child) = &opts.child {
         // The task is queued in the log before the pod reports ready: a crash right after the
         // start cannot lose it, and the controller starts it like any queued input.
-        let task = writer
-            .append(
-                EntryKind::Queued {
-                    queue_id: state.next_queue_id,
-                    item: QueuedItem::Delegated {
-                        segments: vec![Segment::text(child.task.clone())],
-                    },
-                },
-                Durability::Sync,
-            )
+        carried.push(EntryKind::Queued {
+            queue_id: QueueId::FIRST,
+            item: QueuedItem::Delegated {
+                segments: vec![Segment::text(child.task.clone())],
+            },
+        });
+    }
+    let (writer, entries, unsynced) =
+        SegmentWriter::create_unsynced(segment_path(&opts.pod_dir, &segment_id), start, carried)
             .await?;
+    let mut state = SegmentState::start(&entries[0]).map_err(seedpod_store::StoreError::from)?;
+    for entry in &entries[1..] {
         state
-            .apply(&task)
+            .apply(entry)
             .map_err(seedpod_store::StoreError::from)?;
-        entries.push(task);
     }
     let meta = PodMeta {
         parent: opts.child.as_ref().map(|c| c.parent.clone()),
@@ -146,7 +148,16 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
             entries[0].ts,
         )
     };
-    save_meta(&opts.pod_dir, &meta)?;
+    let staging = {
+        let (dir, meta) = (opts.pod_dir.clone(), meta.clone());
+        tokio::task::spawn_blocking(move || stage_meta(&dir, &meta))
+    };
+    let (synced, staged) = tokio::join!(unsynced.sync(), staging);
+    synced?;
+    let staged = staged.map_err(|_| seedpod_store::StoreError::Closed)??;
+    tokio::task::spawn_blocking(move || staged.install())
+        .await
+        .map_err(|_| seedpod_store::StoreError::Closed)??;
     tracing::info!(event = "session_created", pod = %opts.name, segment = %meta.active_segment);
     // Every MCP tool is callable, also one left for `tool_search`: a run may load it and call
     // it before it ends, and a run calls through the registry it started with.

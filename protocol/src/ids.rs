@@ -100,6 +100,11 @@ counter! {
     QueueId
 }
 
+impl QueueId {
+    /// The first queue id a segment hands out.
+    pub const FIRST: Self = Self(1);
+}
+
 counter! {
     /// A client's request, chosen by the client and echoed in the answer (`ack`, `error`, and
     /// each reply such as `history` or `command_done`): how a client tells which answer is its

@@ -165,7 +165,7 @@ impl SegmentState {
             totals: start.totals.as_deref().copied().unwrap_or_default(),
             run_started_ts: None,
             next_seq: EntrySeq::new(1),
-            next_queue_id: QueueId::new(1),
+            next_queue_id: QueueId::FIRST,
             iterations_in_run: 0,
             run_history_start: 0,
             approvals: Vec::new(),

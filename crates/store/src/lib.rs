@@ -34,11 +34,12 @@ pub use fold::{
     ApprovalState, FoldError, PendingReport, Report, SegmentState, UsageMark, report_id,
 };
 pub use meta::{
-    ChildRecord, META_FILE, OutputCursor, PodConfig, PodMeta, SEGMENTS_DIR, ScopeGrant, load_meta,
-    new_segment_id, save_meta, segment_path,
+    ChildRecord, META_FILE, OutputCursor, PodConfig, PodMeta, SEGMENTS_DIR, ScopeGrant, StagedMeta,
+    load_meta, new_segment_id, save_meta, segment_path, stage_meta,
 };
 pub use read::{ReadSegment, TornTail, read_segment, read_segment_entries};
 pub use torn::torn_side_file;
 pub use writer::{
-    Durability, Durable, SegmentWriter, WRITER_CHANNEL_CAPACITY, entry_line, unix_ms,
+    Durability, Durable, SegmentWriter, UnsyncedSegment, WRITER_CHANNEL_CAPACITY, entry_line,
+    unix_ms,
 };

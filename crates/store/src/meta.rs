@@ -197,6 +197,21 @@ pub fn load_meta(pod_dir: &Path) -> Result<Option<PodMeta>, StoreError> {
 
 /// Replace `pod_dir/pod.json` atomically with `meta`.
 pub fn save_meta(pod_dir: &Path, meta: &PodMeta) -> Result<(), StoreError> {
+    stage_meta(pod_dir, meta)?.install()
+}
+
+/// `pod.json`'s next content, written and synced beside it but not yet in its place. A new
+/// pod stages its metadata while its first segment is being synced, so the two fsyncs share
+/// the disk's time instead of following each other (`docs/storage.md`, creating a pod).
+#[derive(Debug)]
+#[must_use = "staged metadata is not pod.json until it is installed"]
+pub struct StagedMeta {
+    temp: PathBuf,
+    path: PathBuf,
+}
+
+/// Write `meta` to `pod_dir/pod.json.tmp` and sync it; `StagedMeta::install` puts it in place.
+pub fn stage_meta(pod_dir: &Path, meta: &PodMeta) -> Result<StagedMeta, StoreError> {
     let path = pod_dir.join(META_FILE);
     let temp = pod_dir.join(META_TEMP_FILE);
     let mut json = serde_json::to_vec_pretty(meta).map_err(|err| StoreError::Meta {
@@ -215,10 +230,17 @@ pub fn save_meta(pod_dir: &Path, meta: &PodMeta) -> Result<(), StoreError> {
     file.write_all(&json)
         .and_then(|()| file.sync_all())
         .map_err(|e| StoreError::io(&temp, "write", e))?;
-    drop(file);
-    std::fs::rename(&temp, &path).map_err(|e| StoreError::io(&path, "replace", e))?;
-    sync_parent_dir(&path);
-    Ok(())
+    Ok(StagedMeta { temp, path })
+}
+
+impl StagedMeta {
+    /// Rename the staged file over `pod.json` and make the new name durable.
+    pub fn install(self) -> Result<(), StoreError> {
+        std::fs::rename(&self.temp, &self.path)
+            .map_err(|e| StoreError::io(&self.path, "replace", e))?;
+        sync_parent_dir(&self.path);
+        Ok(())
+    }
 }
 
 /// `pod_dir/segments/<segment_id>.jsonl`.

@@ -95,15 +95,32 @@ impl SegmentWriter {
         start: SegmentStart,
         carried: Vec<EntryKind>,
     ) -> Result<(SegmentWriter, Vec<Entry>), StoreError> {
-        let (writer, opened) = Self::spawn(path, EntrySeq::new(0), create_segment_file)?;
+        let (writer, entries, unsynced) = Self::create_unsynced(path, start, carried).await?;
+        unsynced.sync().await?;
+        Ok((writer, entries))
+    }
+
+    /// `create_with` without its sync: the entries are in the file, not yet on stable storage,
+    /// and neither is the file's name. Nothing may be acknowledged, and the segment may not be
+    /// named anywhere durable, before `UnsyncedSegment::sync` returns — it is how a new pod
+    /// writes its metadata while its first segment syncs.
+    pub async fn create_unsynced(
+        path: PathBuf,
+        start: SegmentStart,
+        carried: Vec<EntryKind>,
+    ) -> Result<(SegmentWriter, Vec<Entry>, UnsyncedSegment), StoreError> {
+        let (writer, opened) = Self::spawn(path.clone(), EntrySeq::new(0), create_segment_file)?;
         opened.await.map_err(|_| StoreError::Closed)??;
         let mut entries = Vec::with_capacity(1 + carried.len());
         let kinds = std::iter::once(EntryKind::SegmentStart(start)).chain(carried);
         for kind in kinds {
             entries.push(writer.append(kind, Durability::Buffered).await?);
         }
-        writer.sync().await?;
-        Ok((writer, entries))
+        let unsynced = UnsyncedSegment {
+            writer: writer.clone(),
+            path,
+        };
+        Ok((writer, entries, unsynced))
     }
 
     /// Open an existing segment, already read and validated, for appending. `next_seq` is the
@@ -220,7 +237,29 @@ impl Durable {
     }
 }
 
-/// Create a segment file that must not exist yet, and make its name durable.
+/// A segment just created whose entries and name are not yet on stable storage.
+#[derive(Debug)]
+#[must_use = "a new segment is not durable until it is synced"]
+pub struct UnsyncedSegment {
+    writer: SegmentWriter,
+    path: PathBuf,
+}
+
+impl UnsyncedSegment {
+    /// Fsync the entries, then the directory that names the file. The data first: on a
+    /// journalling file system that one commit carries the new name too, and the directory's
+    /// own sync then finds little or nothing left to write (`docs/storage.md`).
+    pub async fn sync(self) -> Result<(), StoreError> {
+        self.writer.sync().await?;
+        let path = self.path;
+        tokio::task::spawn_blocking(move || sync_parent_dir(&path))
+            .await
+            .map_err(|_| StoreError::Closed)
+    }
+}
+
+/// Create a segment file that must not exist yet. Its name is made durable by
+/// `UnsyncedSegment::sync`, after its first entries.
 fn create_segment_file(path: &Path) -> Result<File, StoreError> {
     // Private whatever the umask: the log holds everything the model saw.
     let file = OpenOptions::new()
@@ -229,7 +268,6 @@ fn create_segment_file(path: &Path) -> Result<File, StoreError> {
         .mode(0o600)
         .open(path)
         .map_err(|e| StoreError::io(path, "create", e))?;
-    sync_parent_dir(path);
     Ok(file)
 }
 
