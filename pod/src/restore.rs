@@ -11,6 +11,7 @@ use seedpod_store::{
 };
 
 use crate::context::window;
+use crate::context::window_memo::WindowMemo;
 use crate::controller::ControllerParts;
 use crate::error::PodError;
 use crate::prompt::{PromptMode, tools_for_mode};
@@ -65,6 +66,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         config.provider,
         config.base_url.as_deref(),
         &config.model,
+        Some(&WindowMemo::in_state_dir(&opts.home.state)),
     )
     .await;
     // The first segment offers what the MCP servers offer once each has started (or failed,
@@ -258,6 +260,7 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
         state.model.provider,
         meta.config.base_url.as_deref(),
         &state.model.model,
+        Some(&WindowMemo::in_state_dir(&opts.home.state)),
     )
     .await;
     if let Some(window) = window::update(state.window, now) {

@@ -11,6 +11,7 @@ use seedpod_config::Effective;
 use seedpod_engine::ToolRegistry;
 use seedpod_pod::assemble::{PodTools, offer_pod_tools};
 use seedpod_pod::context::estimate::base_tokens;
+use seedpod_pod::context::window_memo::WindowMemo;
 use seedpod_pod::context::{ContextSettings, SMALL_WINDOW_TOKENS, window};
 use seedpod_pod::policy::Policies;
 use seedpod_pod::prompt::PromptMode;
@@ -63,7 +64,7 @@ pub async fn show(home: &Home, name: Option<&PodName>) -> Result<()> {
             window,
             in_log: true,
         }),
-        None => window_now(&eff, &pod_session.context, &model).await,
+        None => window_now(home, &eff, &pod_session.context, &model).await,
     };
     let specs = offered_tools(home, &pod_name, &cwd, tools, &pod_session.policies)?;
     let planned = seedpod_pod::segment_plan::plan(&seedpod_pod::segment_plan::Plan {
@@ -146,12 +147,26 @@ struct Known {
 }
 
 /// The window a pod starting now would find, the way it finds it: the configuration, the model
-/// server at `base_url` (asked, as the pod would, when `[context] probe` is on), the tables.
-async fn window_now(eff: &Effective, settings: &ContextSettings, model: &str) -> Option<Known> {
+/// server at `base_url` (asked, as the pod would, when `[context] probe` is on and no pod asked
+/// it recently), the tables.
+async fn window_now(
+    home: &Home,
+    eff: &Effective,
+    settings: &ContextSettings,
+    model: &str,
+) -> Option<Known> {
     let window = match &eff.provider {
         Some(provider) => {
             let base_url = eff.base_url.as_ref().map(|u| u.value.as_str());
-            window::resolve(settings, provider.value.kind(), base_url, model).await
+            let memo = WindowMemo::in_state_dir(&home.state);
+            window::resolve(
+                settings,
+                provider.value.kind(),
+                base_url,
+                model,
+                Some(&memo),
+            )
+            .await
         }
         // No provider yet: `start` would look for a local server; nothing to ask here.
         None => window::configured(settings, model),

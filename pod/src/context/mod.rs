@@ -14,6 +14,7 @@ mod items;
 pub mod prune;
 mod settings;
 pub mod window;
+pub mod window_memo;
 mod zone;
 
 pub use settings::{

@@ -11,6 +11,7 @@ use std::time::Duration;
 use seedpod_protocol::{ContextWindow, ProviderKind, WindowSource};
 
 use super::settings::ContextSettings;
+use super::window_memo::{Recalled, WindowMemo, memo_key};
 
 /// How long each probe of the model server may take: a pod's start waits for it.
 pub const PROBE_TIMEOUT: Duration = Duration::from_millis(800);
@@ -48,11 +49,14 @@ pub fn configured(settings: &ContextSettings, model: &str) -> Option<ContextWind
 /// The window as far as it can be known now: configured, else asked from the server at
 /// `base_url` (only when one is configured — a hosted API's models are in the table), else
 /// the family table.
+/// What the server says is taken from `memo` when another pod asked it recently, and recorded
+/// there when this one asks (`window_memo.rs`).
 pub async fn resolve(
     settings: &ContextSettings,
     provider: ProviderKind,
     base_url: Option<&str>,
     model: &str,
+    memo: Option<&WindowMemo>,
 ) -> Option<ContextWindow> {
     if let Some(tokens) = settings.window.filter(|t| *t > 0) {
         return Some(ContextWindow {
@@ -61,7 +65,7 @@ pub async fn resolve(
         });
     }
     if let Some(base_url) = base_url.filter(|_| settings.probe)
-        && let Some(tokens) = seedpod_engine::probe_window(provider, base_url, model, PROBE_TIMEOUT)
+        && let Some(tokens) = stated_window(provider, base_url, model, memo)
             .await
             .filter(|t| BELIEVABLE.contains(t))
     {
@@ -86,6 +90,27 @@ pub async fn resolve(
     }
 }
 
+/// What the server at `base_url` states, from the memo or by asking it.
+async fn stated_window(
+    provider: ProviderKind,
+    base_url: &str,
+    model: &str,
+    memo: Option<&WindowMemo>,
+) -> Option<u64> {
+    let now = seedpod_store::unix_ms();
+    let key = memo_key(provider, base_url, model);
+    match memo.map(|memo| memo.recall(&key, now)) {
+        Some(Recalled::Stated(tokens)) => return Some(tokens),
+        Some(Recalled::Silent) => return None,
+        Some(Recalled::Unknown) | None => {}
+    }
+    let stated = seedpod_engine::probe_window(provider, base_url, model, PROBE_TIMEOUT).await;
+    if let Some(memo) = memo {
+        memo.remember(&key, stated, now);
+    }
+    stated
+}
+
 /// The window as far as it can be known when a pod is restored with `recorded` in its log:
 /// the configuration still wins, but a window the server stated or a refusal taught is not
 /// asked again — the probe is a start's cost, paid once per model, and a server that later
@@ -96,6 +121,7 @@ pub async fn on_restore(
     provider: ProviderKind,
     base_url: Option<&str>,
     model: &str,
+    memo: Option<&WindowMemo>,
 ) -> Option<ContextWindow> {
     let configured_window = settings.window.filter(|t| *t > 0).is_some();
     match recorded {
@@ -105,7 +131,7 @@ pub async fn on_restore(
         {
             Some(known)
         }
-        _ => resolve(settings, provider, base_url, model).await,
+        _ => resolve(settings, provider, base_url, model, memo).await,
     }
 }
 
@@ -192,7 +218,7 @@ mod tests {
             ..ContextSettings::default()
         };
         let window = |url: &'static str, model: &'static str| {
-            resolve(&settings, ProviderKind::Openai, Some(url), model)
+            resolve(&settings, ProviderKind::Openai, Some(url), model, None)
         };
         let table = configured(&settings, "gpt-4o").expect("the table knows gpt-4o");
         assert!(table.tokens > LOCAL_TABLE_CAP);
@@ -218,7 +244,8 @@ mod tests {
                 &configured_window,
                 ProviderKind::Openai,
                 Some("http://127.0.0.1:8080/v1"),
-                "gpt-4o"
+                "gpt-4o",
+                None,
             )
             .await,
             w(32_000, WindowSource::Config),
@@ -243,6 +270,7 @@ mod tests {
                 ProviderKind::Openai,
                 Some(base_url.as_str()),
                 "local-model",
+                None,
             )
         };
 
@@ -273,6 +301,7 @@ mod tests {
             ProviderKind::Openai,
             Some(base_url.as_str()),
             "local-model",
+            None,
         )
         .await;
         assert_eq!(window, w(10_000, WindowSource::Config));

@@ -64,3 +64,4 @@ mod tui_demo;
 mod tui_find;
 mod tui_stopped;
 mod unresponsive;
+mod window_memo;
