@@ -34,10 +34,10 @@ fn snapshot() -> Vec<ServerMsg> {
 }
 
 fn index_of(t: &Transcript, want: fn(&CellKind) -> bool) -> usize {
-    t.cells()
-        .iter()
-        .position(|c| want(&c.kind))
-        .expect("the cell")
+    match t.cells().iter().position(|c| want(&c.kind)) {
+        Some(index) => index,
+        None => panic!("no such cell: {:?}", kinds(t)),
+    }
 }
 
 #[test]
@@ -73,7 +73,9 @@ fn an_expanded_cell_opens_again_after_a_new_snapshot_and_a_folded_one_stays_fold
 fn a_notice_entry_is_drawn_as_an_alert() {
     let mut t = Transcript::new();
     apply_all(&mut t, &snapshot());
-    let last = t.cells().last().expect("cells");
+    let Some(last) = t.cells().last() else {
+        panic!("no cells")
+    };
     assert!(
         matches!(&last.kind, CellKind::Alert { level: AlertLevel::Warn, message } if message.contains("middle of a turn")),
         "{:?}",
