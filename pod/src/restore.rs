@@ -208,16 +208,21 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
     }
     let mut state = SegmentState::replay(&read.entries).map_err(seedpod_store::StoreError::from)?;
     let mut entries = read.entries;
-    if let Some(request) = state.pending_approval() {
-        alerts.push(format!(
+    // Said where it happened and kept in the log, so whoever attaches later (or reads
+    // `seedpod history`) still sees why the turn waits (docs/storage.md, `notice`).
+    let stopped_mid_turn = if let Some(request) = state.pending_approval() {
+        Some(format!(
             "the pod stopped while waiting for approval of {}; it still waits — approve or deny it (in the TUI, or `seedpod approve {}`), or send new input to abandon that turn",
             request.summary, opts.name
-        ));
+        ))
     } else if state.open_run.is_some() {
-        alerts.push(
-            "the pod stopped in the middle of a turn; it is paused — resume to continue, or send new input to abandon that turn".into(),
-        );
-    }
+        Some(format!(
+            "the pod stopped in the middle of a turn (a restart, a stop or a crash); what had streamed is kept and the turn is paused — resume to continue (/resume in the TUI, or `seedpod resume {}`), or send new input to abandon that turn",
+            opts.name
+        ))
+    } else {
+        None
+    };
     // MCP tools are compared when their servers have listed them (the controller does it).
     let built_in: Vec<seedpod_protocol::ToolSpec> = state
         .tools
@@ -254,6 +259,22 @@ async fn restore(opts: OpenOptions, mut meta: PodMeta) -> Result<ControllerParts
         ));
     }
     let writer = SegmentWriter::open_append(path, state.next_seq)?;
+    // A second restart before the turn goes on says nothing new.
+    let said = |message: &str| {
+        matches!(entries.last().map(|e| &e.kind),
+            Some(EntryKind::Notice { message: last, .. }) if last == message)
+    };
+    if let Some(message) = stopped_mid_turn.filter(|m| !said(m)) {
+        let kind = EntryKind::Notice {
+            level: seedpod_protocol::AlertLevel::Warn,
+            message,
+        };
+        let entry = writer.append(kind, Durability::Sync).await?;
+        state
+            .apply(&entry)
+            .map_err(seedpod_store::StoreError::from)?;
+        entries.push(entry);
+    }
     let now = window::on_restore(
         &opts.session.context,
         state.window,

@@ -145,6 +145,14 @@ pub enum EntryKind {
     ContextPruned {
         trims: Vec<ToolResultTrim>,
     },
+    /// Something a person should still see when they come back (a reattach, `seedpod history`),
+    /// where it happened: the pod stopped mid-turn or while a call waited for approval. Never
+    /// model-visible and no effect on history: replay skips it, so the next request's bytes
+    /// are the same with or without it (docs/storage.md).
+    Notice {
+        level: crate::message::AlertLevel,
+        message: String,
+    },
     /// Written by a newer seedpod. Clients show it raw; replay refuses it.
     #[serde(other)]
     Unknown,
@@ -176,6 +184,7 @@ impl EntryKind {
             EntryKind::OutboxDelivered { .. } => "outbox_delivered",
             EntryKind::ContextWindow(_) => "context_window",
             EntryKind::ContextPruned { .. } => "context_pruned",
+            EntryKind::Notice { .. } => "notice",
             EntryKind::Unknown => "unknown",
         }
     }
@@ -700,6 +709,10 @@ mod tests {
             },
             EntryKind::RunStart {
                 trigger: RunTrigger::Notification,
+            },
+            EntryKind::Notice {
+                level: crate::message::AlertLevel::Warn,
+                message: "the pod stopped in the middle of a turn".into(),
             },
             EntryKind::AssistantItem {
                 item: ModelItem::Reasoning {

@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 use crate::app::{App, Effect, ExitReason, FlashLevel};
 use crate::connection::{self, CLIENT_NAME, ConnectionEvent, ConnectionHandle, LINK_QUEUE};
 use crate::history::{InputHistory, append_line};
+use crate::view_memory::ViewMemory;
 use crate::{clipboard, terminal, ui};
 
 /// How often the clock ticks while a turn runs (its timer moves); otherwise the loop sleeps
@@ -115,6 +116,7 @@ pub async fn run(options: TuiOptions) -> Result<Outcome> {
     let (bg_tx, mut bg_rx) = mpsc::unbounded_channel();
     let history = load_history(&options, &options.pod);
     let mut app = App::new(&options.pod, history, Theme::from_env(), options.tools);
+    app.load_view(load_view(&options, &options.pod));
     app.banner = options.banner.clone();
     app.composer.set_paste_limits(options.paste);
     let first = match &options.remote {
@@ -177,6 +179,11 @@ pub async fn run(options: TuiOptions) -> Result<Outcome> {
         }
     };
     drop(guard);
+    // The last fold or expansion may still be on its way to the disk: write it once more here,
+    // so the next attach finds it (a failure only loses a convenience).
+    if let Some((path, text)) = state.app.view_to_save() {
+        let _ = crate::view_memory::save(&path, &text);
+    }
     Ok(Outcome {
         pod: state.app.pod.clone(),
         reason,
@@ -198,6 +205,15 @@ fn attach(
     // A channel per link: frames of a pod we switched away from can never reach the app.
     let (tx, rx) = mpsc::channel(LINK_QUEUE);
     (connection::spawn(endpoint, pod.clone(), tx), rx)
+}
+
+/// The fold state kept for `pod`, when its history is kept too (a pod on this machine).
+fn load_view(options: &TuiOptions, pod: &PodName) -> ViewMemory {
+    if options.persist_history {
+        ViewMemory::load(&options.home.view_memory_path(pod))
+    } else {
+        ViewMemory::in_memory()
+    }
 }
 
 fn load_history(options: &TuiOptions, pod: &PodName) -> InputHistory {
@@ -277,6 +293,7 @@ impl Loop {
             } => {
                 let history = load_history(&self.options, &pod);
                 self.app.switch_pod(&pod, history, now);
+                self.app.load_view(load_view(&self.options, &pod));
                 let endpoint = connection::Endpoint::Local(self.options.home.clone());
                 let (link, rx) = attach(endpoint, &pod);
                 self.link = link;
@@ -368,6 +385,7 @@ impl Loop {
                             now,
                         );
                         self.app.switch_pod(&name, InputHistory::in_memory(), now);
+                        self.app.load_view(ViewMemory::in_memory());
                         let (link, rx) = attach(connection::Endpoint::Remote(remote), &name);
                         self.link = link;
                         self.link_rx = rx;
@@ -409,6 +427,14 @@ impl Loop {
                 tokio::task::spawn_blocking(move || {
                     if let Err(err) = append_line(&path, &line) {
                         let _ = tx.send(Background::HistoryFailed(err.to_string()));
+                    }
+                });
+            }
+            Effect::SaveView { path, text } => {
+                // Off the loop; a failure only loses a convenience, so it is not shown.
+                tokio::task::spawn_blocking(move || {
+                    if let Err(err) = crate::view_memory::save(&path, &text) {
+                        tracing::debug!(event = "view_not_saved", error = %err);
                     }
                 });
             }

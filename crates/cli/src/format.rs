@@ -100,6 +100,7 @@ pub fn entry_summary(kind: &EntryKind) -> String {
         EntryKind::ApprovalRevoked { standing } => {
             format!("standing approval revoked: {}", standing.display())
         }
+        EntryKind::Notice { message, .. } => format!("note: {message}"),
         EntryKind::ApprovalStanding { call_id, standing } => {
             format!(
                 "{call_id} allowed by the standing rule {}",

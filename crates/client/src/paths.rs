@@ -105,6 +105,12 @@ impl Home {
         self.pod_dir(name).join("input-history.jsonl")
     }
 
+    /// What a person folded and expanded in the TUI for this pod (`tui/src/view_memory.rs`).
+    /// A convenience like the input history: losing it loses nothing the pod knows.
+    pub fn view_memory_path(&self, name: &PodName) -> PathBuf {
+        self.pod_dir(name).join("tui-view.json")
+    }
+
     /// Held (flock) by the one process serving this pod.
     pub fn lock_path(&self, name: &PodName) -> PathBuf {
         self.pod_dir(name).join("pod.lock")

@@ -3,8 +3,9 @@
 //!
 //! Turning the streamed body into events is `http/stream.rs`; what the events mean is each
 //! provider's `Decoder`. What a server's error says and how it is classified is
-//! `http/error_body.rs`.
+//! `http/error_body.rs`, and the words of an HTML or multi-line error body `http/body_text.rs`.
 
+mod body_text;
 mod error_body;
 #[cfg(test)]
 pub(crate) mod fuzz;
@@ -34,6 +35,9 @@ pub const DEFAULT_IDLE_READ_TIMEOUT: Duration =
 
 /// The most of an error response's body that is read to find the provider's message.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// The most characters of a server's words quoted when it refuses to list its models.
+const MAX_MODELS_ERROR_CHARS: usize = 200;
 
 /// A configuration the provider cannot be built from.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -129,11 +133,15 @@ impl Endpoint {
             .await
             .map_err(|e| self.scrub(&format!("{}: cannot list models: {e}", self.provider)))?;
         if !status.is_success() {
-            let quoted: String = body.chars().take(200).collect();
-            return Err(self.scrub(&format!(
-                "{}: the server answered the model list with {status}: {}",
+            // One line a person can read: the status and the server's words, never its markup.
+            let said = truncate(
+                &provider_message(&self.scrub(&body)),
+                MAX_MODELS_ERROR_CHARS,
+            );
+            return Err(crate::provider::printable(format!(
+                "{}: the server answered the model list with HTTP {}: {said}",
                 self.provider,
-                crate::provider::printable(quoted)
+                status_text(status)
             )));
         }
         let value: serde_json::Value = serde_json::from_str(&body)

@@ -169,6 +169,7 @@ impl MemoryHost {
             | EntryKind::OutboxDelivered { .. }
             | EntryKind::ContextWindow(_)
             | EntryKind::ContextPruned { .. }
+            | EntryKind::Notice { .. }
             | EntryKind::Unknown => {}
         }
     }

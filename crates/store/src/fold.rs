@@ -344,6 +344,8 @@ impl SegmentState {
             }
             // A record for the person; what it names is already in `standing_approvals`.
             EntryKind::ApprovalStanding { .. } => {}
+            // For the person only: never history, so replay's bytes do not depend on it.
+            EntryKind::Notice { .. } => {}
         }
         self.tasks.apply(&entry.kind);
         self.next_seq = self.next_seq.next();

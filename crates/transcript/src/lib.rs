@@ -23,7 +23,7 @@ pub mod model;
 pub mod render;
 
 pub use model::{
-    ApprovalStatus, Cell, CellKind, ConnectionState, EARLIER_ENTRIES_CAP, LogHead, Notice,
+    ApprovalStatus, Cell, CellKey, CellKind, ConnectionState, EARLIER_ENTRIES_CAP, LogHead, Notice,
     Occurrence, PodView, SegmentOrigin, ToolStatus, Transcript,
 };
 pub use render::{Role, Theme, TranscriptView, ViewState, cell_lines, status_line};

@@ -453,6 +453,7 @@ fn render(kind: &EntryKind) -> Option<String> {
         EntryKind::ApprovalRevoked { standing } => {
             format!("approval revoked: {}", standing.display())
         }
+        EntryKind::Notice { message, .. } => format!("note: {}", cut(message, NOTE_CHARS)),
         EntryKind::ApprovalStanding { standing, .. } => {
             format!(
                 "approval: allowed by the standing rule {}",

@@ -59,7 +59,14 @@ pub fn base_tokens(system_prompt: &str, tools: &[ToolSpec]) -> u64 {
 /// The pod's own estimate of the whole next request, never the server's count: the same
 /// measure for every request, so two of them can be compared (`check_truncation`).
 pub fn request_tokens(state: &SegmentState) -> u64 {
-    base_tokens(&state.system_prompt, &state.tools) + items_tokens(&state.history)
+    prompt_tokens(&state.system_prompt, &state.tools, &state.history)
+}
+
+/// Estimated tokens of a request made of this system prompt, these tools and these items: what
+/// `request_tokens` counts for a segment, and what a compaction reports as the context after it
+/// (counted once the new segment's prompt is rendered, so both say the same number).
+pub fn prompt_tokens(system_prompt: &str, tools: &[ToolSpec], items: &[ModelItem]) -> u64 {
+    base_tokens(system_prompt, tools) + items_tokens(items)
 }
 
 /// The fill of the next request: the provider's count for the last request plus an estimate

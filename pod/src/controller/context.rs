@@ -324,6 +324,10 @@ impl Controller {
             tokens_after,
             reply,
         } = done;
+        // The new segment recounted the context under its own prompt (`switch::write_new`).
+        let tokens_after = self
+            .compaction_record()
+            .map_or(tokens_after, |c| c.tokens_after);
         let result = result.map_err(CompactionFailed::Switch).map(|()| {
             tracing::info!(
                 event = "session_compacted",
@@ -407,6 +411,7 @@ impl Controller {
             Guarded::Withheld(text) => text,
         };
         let seed = compact::seed(&summary, &job.plan.kept);
+        // Under this segment's prompt; recounted under the new segment's once it is rendered.
         let tokens_after =
             estimate::base_tokens(&self.log.state.system_prompt, &self.log.state.tools)
                 + estimate::items_tokens(&seed);
@@ -483,6 +488,14 @@ impl Controller {
             thousands(base),
             thousands(window)
         )
+    }
+
+    /// The compaction that made the current segment, as its `segment_start` records it.
+    fn compaction_record(&self) -> Option<&Compaction> {
+        match self.log.entries.first().map(|e| &e.kind) {
+            Some(EntryKind::SegmentStart(start)) => start.compaction.as_ref(),
+            _ => None,
+        }
     }
 
     /// The window the current segment was planned for (its `segment_start`).

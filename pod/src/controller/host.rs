@@ -122,6 +122,7 @@ fn durability_for(kind: &EntryKind) -> Durability {
         | EntryKind::OutboxDelivered { .. }
         | EntryKind::ContextPruned { .. }
         | EntryKind::ApprovalStanding { .. }
+        | EntryKind::Notice { .. }
         | EntryKind::Unknown => Durability::Buffered,
         EntryKind::ContextWindow(_) => Durability::Sync,
         EntryKind::ApprovalRequest(_)

@@ -138,6 +138,7 @@ pub fn event_ids(entries: &[Entry]) -> HashSet<ReportId> {
             | EntryKind::ContextPruned { .. }
             | EntryKind::Outbox { .. }
             | EntryKind::OutboxDelivered { .. }
+            | EntryKind::Notice { .. }
             | EntryKind::Unknown => continue,
         };
         if let Some(id) = event.event_id() {

@@ -478,6 +478,16 @@ async fn write_new(
     .map_err(|_| SwitchError::RenderThread)??;
     let alerts = rendered.alerts();
     start.system_prompt = rendered.text;
+    // A compaction reports the context the next request carries: the new segment's own prompt
+    // and tools (a prompt rendered afresh may be shorter or the compact one) with its seed —
+    // the same estimate the gauge shows for the new segment (`estimate::request_tokens`).
+    if let Some(compaction) = &mut start.compaction {
+        compaction.tokens_after = crate::context::estimate::prompt_tokens(
+            &start.system_prompt,
+            &start.tools,
+            &start.seed,
+        );
+    }
     let (writer, entries) = SegmentWriter::create_with(path, start, carried).await?;
     Ok(Written {
         writer,

@@ -2,7 +2,7 @@
 //! line restores with an alert; a corrupt middle line refuses to start with `file:line`.
 
 use seedpod_e2e::{TestHome, is_run_end, wait_for};
-use seedpod_protocol::{AckOutcome, ClientMode, Method, PodState, ServerMsg};
+use seedpod_protocol::{AckOutcome, ClientMode, EntryKind, Method, PodState, ServerMsg};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -50,7 +50,15 @@ async fn kill_mid_turn_restores_byte_identical_and_delivers_acknowledged_notify(
     assert!(String::from_utf8_lossy(&out.stderr).contains("seedpod start p"));
 
     sb.start_scripted("p", &script);
-    assert_eq!(sb.ok(&["history", "p", "--json"]), history_before);
+    // The restore adds one line: a notice for the person, which the model never reads.
+    let restored = sb.ok(&["history", "p", "--json"]);
+    let (kept, added) = restored.split_at(history_before.len().min(restored.len()));
+    assert_eq!(kept, history_before);
+    assert_eq!(added.lines().count(), 1, "{added}");
+    assert!(
+        added.contains(r#""kind":"notice""#) && added.contains("middle of a turn"),
+        "{added}"
+    );
     assert_eq!(sb.ok(&["context", "p"]), context_before);
 
     // The interrupted turn comes back paused; resuming delivers the acknowledged notify.
@@ -64,9 +72,18 @@ async fn kill_mid_turn_restores_byte_identical_and_delivers_acknowledged_notify(
     assert_eq!(state, PodState::Paused);
     pod.wait_for(|m| matches!(m, ServerMsg::SnapshotEnd { .. }).then_some(()))
         .await;
+    let said = |m: &ServerMsg| {
+        match m {
+        ServerMsg::SnapshotEntries { entries } => entries.iter().any(|e| {
+            matches!(&e.kind, EntryKind::Notice { message, .. } if message.contains("middle of a turn"))
+        }),
+        _ => false,
+    }
+    };
     assert!(
-        pod.seen.iter().any(|m| matches!(m, ServerMsg::Alert { message, .. } if message.contains("middle of a turn"))),
-        "the snapshot tells why the pod is paused: {:?}", pod.seen
+        pod.seen.iter().any(said),
+        "the snapshot tells why the pod is paused: {:?}",
+        pod.seen
     );
     sb.ok(&["resume", "p"]);
     pod.wait_for(is_run_end).await;

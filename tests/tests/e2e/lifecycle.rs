@@ -115,7 +115,15 @@ async fn signal_takes_the_graceful_path(signal: i32, signal_name: &str) {
         restored.contains(r#""text":"an""#),
         "{signal_name}: {restored}"
     );
-    assert_eq!(sb.ok(&["history", "p", "--json"]), on_disk, "{signal_name}");
+    // Restoring added a notice for the person (never model-visible) after the intact log.
+    let restored = sb.ok(&["history", "p", "--json"]);
+    assert!(restored.starts_with(&on_disk), "{signal_name}");
+    let added = &restored[on_disk.len()..];
+    assert_eq!(added.lines().count(), 1, "{signal_name}: {added}");
+    assert!(
+        added.contains(r#""kind":"notice""#),
+        "{signal_name}: {added}"
+    );
     let conn = sb.connect("p", ClientMode::Control).await;
     assert_eq!(
         conn.welcome.state,

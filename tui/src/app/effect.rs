@@ -28,6 +28,8 @@ pub enum Effect {
     Mouse(bool),
     /// Append one line to a history file.
     SaveHistory { path: PathBuf, line: String },
+    /// Replace the file that keeps what the person folded and expanded (`view_memory.rs`).
+    SaveView { path: PathBuf, text: String },
     /// Clear the terminal and repaint everything (Ctrl-L).
     Repaint,
     /// Get the person's attention (the terminal is not focused): a turn ended, or an approval

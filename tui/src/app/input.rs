@@ -81,7 +81,8 @@ impl App {
             }
             Intent::ToggleTasks => {
                 self.tasks_expanded = !self.tasks_expanded;
-                Vec::new()
+                self.view_memory.tasks_folded = !self.tasks_expanded;
+                self.save_view()
             }
             Intent::ShowApproval => {
                 self.popup = None;
@@ -235,7 +236,9 @@ impl App {
                 if let Some(child) = self.reporter_at(index).filter(|c| *c != self.pod) {
                     return vec![Effect::Attach(child)];
                 }
-                self.transcript.toggle(index);
+                if self.transcript.toggle(index) {
+                    return self.remember_toggle(index);
+                }
             }
             return Vec::new();
         }

@@ -40,6 +40,7 @@ pub use self::standing::Standing;
 use crate::composer::Composer;
 use crate::connection::RequestTag;
 use crate::history::InputHistory;
+use crate::view_memory::ViewMemory;
 
 /// How long a flash message stays in the footer.
 pub const FLASH_FOR: Duration = Duration::from_secs(4);
@@ -108,6 +109,8 @@ pub struct App {
     filled: Option<u64>,
     /// The pinned task list shows its tasks (Ctrl-T folds it to one line).
     pub tasks_expanded: bool,
+    /// What the person folded and expanded in this pod, kept across attaches.
+    view_memory: ViewMemory,
     /// The terminal has focus (focus events; assumed until the terminal says otherwise).
     pub focused: bool,
     /// The tools' declarations, by name.
@@ -139,6 +142,7 @@ impl App {
             moved_up: false,
             filled: None,
             tasks_expanded: true,
+            view_memory: ViewMemory::in_memory(),
             focused: true,
             tools,
         }
@@ -166,6 +170,39 @@ impl App {
         self.pending.clear();
         self.moved_up = false;
         self.reset_approval();
+    }
+
+    /// How the person left this pod's transcript last time: the task list folded or not, the
+    /// cells they expanded (opened again as the snapshot makes them).
+    pub fn load_view(&mut self, memory: ViewMemory) {
+        self.tasks_expanded = !memory.tasks_folded;
+        self.transcript
+            .remember_expanded(memory.expanded().copied());
+        self.view_memory = memory;
+    }
+
+    /// What to write so the next attach looks the same, when this pod's view is kept.
+    pub fn view_to_save(&self) -> Option<(std::path::PathBuf, String)> {
+        self.view_memory.to_save()
+    }
+
+    fn save_view(&self) -> Vec<Effect> {
+        self.view_to_save()
+            .map(|(path, text)| Effect::SaveView { path, text })
+            .into_iter()
+            .collect()
+    }
+
+    /// The cell at `index` was expanded or folded: remember it by its entry.
+    fn remember_toggle(&mut self, index: usize) -> Vec<Effect> {
+        let Some(cell) = self.transcript.cells().get(index) else {
+            return Vec::new();
+        };
+        let Some(key) = cell.key else {
+            return Vec::new();
+        };
+        self.view_memory.set_expanded(key, cell.expanded);
+        self.save_view()
     }
 
     /// The pod's state as last reported.

@@ -102,7 +102,7 @@ pub(crate) fn error_object(data: &str) -> Value {
 
 /// The explanation inside an error body: `error.message` (Anthropic, OpenAI and most compatible
 /// servers), `error` as a string (Ollama; itself JSON when Ollama passes on its runner's error),
-/// `message` or `detail`; else the body itself. Overflow facts the sentence leaves out are
+/// `message` or `detail`; else the words of the body on one line (`body_text.rs`). Overflow facts the sentence leaves out are
 /// appended (see the module doc).
 pub(crate) fn provider_message(body: &str) -> String {
     let parsed = serde_json::from_str::<Value>(body).ok();
@@ -112,7 +112,8 @@ pub(crate) fn provider_message(body: &str) -> String {
             let facts = overflow_facts(object, &message);
             (message, facts)
         }
-        None => (body.trim().to_owned(), String::new()),
+        // A proxy's HTML page or a multi-line text: its words on one line.
+        None => (super::body_text::one_line(body), String::new()),
     };
     if message.is_empty() {
         return "(the response gave no details)".to_owned();

@@ -17,6 +17,9 @@ pub struct Cell {
     pub kind: CellKind,
     /// Whether a collapsible cell (tool call, thinking, attachment...) shows its whole body.
     pub expanded: bool,
+    /// The log entry this cell was made from; `None` while it is provisional (streaming) or
+    /// for what no entry holds (a live alert, the log's head).
+    pub key: Option<super::CellKey>,
 }
 
 impl Cell {
@@ -26,6 +29,7 @@ impl Cell {
             revision: 0,
             kind,
             expanded: false,
+            key: None,
         }
     }
 

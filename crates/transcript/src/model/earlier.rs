@@ -161,6 +161,8 @@ impl Transcript {
     fn fold_page(&mut self, entries: &[Entry]) -> (Vec<Cell>, Vec<usize>) {
         let orphans = Orphans::of(entries);
         let mut side = Transcript::new();
+        // What a person expanded in these entries before opens again.
+        side.remembered = self.remembered.clone();
         for entry in entries {
             side.apply_entry(entry);
         }

@@ -18,7 +18,10 @@ impl Transcript {
             self.note_oldest(entry);
         }
         let tasks_changed = self.tasks.apply(&entry.kind);
-        tasks_changed | self.entry_cells(entry)
+        self.entry_key = Some(super::CellKey::of(entry));
+        let changed = self.entry_cells(entry);
+        self.entry_key = None;
+        tasks_changed | changed
     }
 
     fn entry_cells(&mut self, entry: &Entry) -> bool {
@@ -117,6 +120,15 @@ impl Transcript {
             EntryKind::ApprovalRevoked { standing } => {
                 let kind = CellKind::ApprovalRevoked {
                     rule: standing.display(),
+                };
+                self.push_committed(kind, None);
+                true
+            }
+            // A notice the pod committed: drawn like a live alert, and there on every attach.
+            EntryKind::Notice { level, message } => {
+                let kind = CellKind::Alert {
+                    level: *level,
+                    message: message.clone(),
                 };
                 self.push_committed(kind, None);
                 true

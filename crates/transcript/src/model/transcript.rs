@@ -7,6 +7,7 @@ use seedpod_protocol::{ApprovalRequest, CallId, EventSeq, RunTrigger, Task, Task
 use super::cells::{Cell, CellKind};
 use super::earlier::Earlier;
 use super::live::LiveRole;
+use super::remembered::{CellKey, Remembered};
 use super::status::PodView;
 
 /// Everything the transcript shows, folded from pod frames by [`Transcript::apply`].
@@ -39,6 +40,10 @@ pub struct Transcript {
     pub(super) earlier: Earlier,
     /// The model's task list as the segment's entries say (the pinned list above the composer).
     pub(super) tasks: TaskTracker,
+    /// The entry being folded into cells (`apply_entry`): what its cells are keyed by.
+    pub(super) entry_key: Option<CellKey>,
+    /// The cells a person expanded, opened again whenever they are made; survives a reset.
+    pub(super) remembered: Remembered,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -98,15 +103,36 @@ impl Transcript {
         self.generation
     }
 
-    /// Expand or collapse the cell at `index`; false if it has nothing to expand.
+    /// Expand or collapse the cell at `index`; false if it has nothing to expand. The cells of
+    /// the same entry made again (a reattach, a page loaded again) open the same way.
     pub fn toggle(&mut self, index: usize) -> bool {
         match self.cells.get_mut(index) {
             Some(cell) if cell.is_toggleable() => {
                 cell.expanded = !cell.expanded;
                 cell.touch();
+                if let Some(key) = cell.key {
+                    if cell.expanded {
+                        self.remembered.expanded.insert(key);
+                    } else {
+                        self.remembered.expanded.remove(&key);
+                    }
+                }
                 true
             }
             Some(_) | None => false,
+        }
+    }
+
+    /// Open the cells of these entries whenever they are made (what a person expanded before,
+    /// kept by the app between attaches); also the ones already here.
+    pub fn remember_expanded(&mut self, keys: impl IntoIterator<Item = CellKey>) {
+        self.remembered.expanded = keys.into_iter().collect();
+        for cell in &mut self.cells {
+            let open = cell.is_toggleable() && self.remembered.is_expanded(cell.key);
+            if open && !cell.expanded {
+                cell.expanded = true;
+                cell.touch();
+            }
         }
     }
 
@@ -151,6 +177,11 @@ impl Transcript {
             }
             None => Cell::new(self.fresh_id(), kind),
         };
+        let mut cell = cell;
+        cell.key = self.entry_key;
+        if self.remembered.is_expanded(cell.key) && cell.is_toggleable() {
+            cell.expanded = true;
+        }
         let index = self.committed;
         self.cells.insert(index, cell);
         self.committed += 1;
@@ -166,7 +197,9 @@ impl Transcript {
         let next_id = self.next_id;
         let generation = self.generation + 1;
         let view = std::mem::take(&mut self.view);
+        let remembered = std::mem::take(&mut self.remembered);
         *self = Transcript::default();
+        self.remembered = remembered;
         self.next_id = next_id;
         self.generation = generation;
         // Who the pod is survives a resync; what it has done is rebuilt from the snapshot.

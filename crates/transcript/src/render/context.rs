@@ -53,10 +53,12 @@ pub(crate) fn compaction(
         header.push(Span::styled(format!(" (kept {})", record.kept_items), dim));
     }
     let mut out = wrap(&header, available, &[], &HANG);
+    // In the gauge's own words (`short_count`): right after a compaction the status line shows
+    // the same "after" figure, the estimate of the next request (docs/agent-loop.md §Compaction).
     let mut details = vec![format!(
         "context {} → {} tokens",
-        compact(record.tokens_before),
-        compact(record.tokens_after)
+        seedpod_protocol::short_count(record.tokens_before),
+        seedpod_protocol::short_count(record.tokens_after)
     )];
     if let Some(focus) = record.focus.as_deref().map(str::trim)
         && !focus.is_empty()

@@ -8,6 +8,7 @@ mod apply;
 mod approvals;
 mod context;
 mod earlier;
+mod remembered;
 mod render_rules;
 mod render_snapshots;
 mod segments;
