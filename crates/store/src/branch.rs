@@ -138,7 +138,9 @@ pub fn turns(parts: &[Part]) -> Vec<Turn> {
 pub fn turn_point(parts: &[Part], number: usize) -> Result<BranchPoint, BranchError> {
     let turns = turns(parts);
     if number == 0 {
-        let first = parts.first().ok_or(StoreError::Fold(crate::FoldError::Empty))?;
+        let first = parts
+            .first()
+            .ok_or(StoreError::Fold(crate::FoldError::Empty))?;
         let before_run = first
             .entries
             .iter()
@@ -164,7 +166,9 @@ pub fn turn_point(parts: &[Part], number: usize) -> Result<BranchPoint, BranchEr
 /// The last point at rest: the end of the conversation, or the last `run_end` before a run that
 /// is still going (a fork of a pod mid-turn starts from its last finished turn).
 pub fn last_rest_point(parts: &[Part]) -> Result<BranchPoint, BranchError> {
-    let last = parts.last().ok_or(StoreError::Fold(crate::FoldError::Empty))?;
+    let last = parts
+        .last()
+        .ok_or(StoreError::Fold(crate::FoldError::Empty))?;
     let seq = last.entries.last().map_or(EntrySeq::FIRST, |e| e.seq);
     match at_rest(last, seq) {
         Ok(()) => Ok(BranchPoint {
@@ -190,7 +194,9 @@ pub fn last_rest_point(parts: &[Part]) -> Result<BranchPoint, BranchError> {
 
 /// `seq` of the last part (the active segment), if the pod is at rest there.
 pub fn seq_point(parts: &[Part], seq: EntrySeq) -> Result<BranchPoint, BranchError> {
-    let last = parts.last().ok_or(StoreError::Fold(crate::FoldError::Empty))?;
+    let last = parts
+        .last()
+        .ok_or(StoreError::Fold(crate::FoldError::Empty))?;
     at_rest(last, seq)?;
     Ok(BranchPoint {
         segment: last.segment.clone(),

@@ -35,8 +35,8 @@ pub use fold::{
     ApprovalState, FoldError, PendingReport, Report, SegmentState, UsageMark, report_id,
 };
 pub use meta::{
-    CHECKPOINTS_DIR, ChildRecord, ForkRecord, META_FILE, OutputCursor, PodConfig, PodMeta, SEGMENTS_DIR,
-    ScopeGrant, load_meta, new_segment_id, save_meta, segment_path,
+    CHECKPOINTS_DIR, ChildRecord, ForkRecord, META_FILE, OutputCursor, PodConfig, PodMeta,
+    SEGMENTS_DIR, ScopeGrant, load_meta, new_segment_id, save_meta, segment_path,
 };
 pub use read::{ReadSegment, TornTail, read_segment, read_segment_entries};
 pub use torn::torn_side_file;

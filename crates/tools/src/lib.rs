@@ -32,6 +32,7 @@ mod lent;
 mod list_dir;
 mod protected;
 mod read_file;
+pub mod restore;
 mod sandbox;
 mod scope;
 mod shell;
