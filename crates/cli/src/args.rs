@@ -264,8 +264,11 @@ pub struct RewindArgs {
     #[arg(long)]
     pub both: bool,
     /// Do it without asking (what will change is still printed).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "dry_run")]
     pub yes: bool,
+    /// Only show what would change.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Clone, Default, Args)]

@@ -94,19 +94,25 @@ pub async fn rewind(home: &Home, name: &PodName, args: RewindArgs) -> Result<()>
             &elsewhere
         )
     );
+    if args.dry_run {
+        return Ok(());
+    }
     if !confirmed(args.yes)? {
         println!("nothing was changed");
         return Ok(());
     }
     if running && scope.conversation() {
         start::stop(home, name).await?;
-        // What it did between our look and its stop is re-read below.
-        refuse_mid_turn(home, name).await?;
     }
-    if scope.conversation() {
-        rewind_conversation(&pod_dir, &parts, &point).await?;
-    }
-    let failed = restore::apply(&meta.cwd, &changes);
+    let done = if scope.conversation() {
+        rewind_conversation(&pod_dir, &parts, &point).await
+    } else {
+        Ok(())
+    };
+    let failed = match &done {
+        Ok(()) => restore::apply(&meta.cwd, &changes),
+        Err(_) => Vec::new(),
+    };
     if running && scope.conversation() {
         let config = PodConfigArgs {
             cwd: Some(meta.cwd.clone()),
@@ -114,6 +120,7 @@ pub async fn rewind(home: &Home, name: &PodName, args: RewindArgs) -> Result<()>
         };
         start::start_named(home, name, &meta.cwd, &config).await?;
     }
+    done?;
     for (path, reason) in &failed {
         eprintln!("not restored: {} — {reason}", path.display());
     }
@@ -178,6 +185,14 @@ async fn rewind_conversation(
     let active = parts_now
         .last()
         .ok_or_else(|| Exit::failure("the pod's log is empty".to_string()))?;
+    let planned = parts.last().map(|p| (&p.segment, p.entries.len()));
+    if planned != Some((&active.segment, active.entries.len())) {
+        return Err(Exit::failure(
+            "the pod went on between the plan and its stop; nothing was changed. Rewind again \
+             to see what would change now"
+                .to_string(),
+        ));
+    }
     let state = SegmentState::replay(&active.entries).map_err(seedpod_store::StoreError::from)?;
     if !state.pending.is_empty() || !state.outbox.is_empty() {
         return Err(Exit::failure(

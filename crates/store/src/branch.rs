@@ -294,3 +294,146 @@ pub fn after<'a>(parts: &'a [Part], point: &BranchPoint) -> Vec<(&'a SegmentId, 
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use seedpod_protocol::{
+        ModelConfig, ModelItem, ProviderKind, RunEndReason, RunTrigger, Segment,
+    };
+
+    use super::*;
+
+    fn entry(seq: u64, kind: EntryKind) -> Entry {
+        Entry {
+            v: 1,
+            seq: EntrySeq::new(seq),
+            ts: seq,
+            kind,
+        }
+    }
+
+    fn start(id: &str, origin: Origin) -> EntryKind {
+        EntryKind::SegmentStart(SegmentStart {
+            segment_id: SegmentId::new(id),
+            system_prompt: "sys".into(),
+            date: Some("2026-01-01".into()),
+            model: ModelConfig::new(ProviderKind::Scripted, "m"),
+            tools: Vec::new(),
+            seed: Vec::new(),
+            standing_approvals: Vec::new(),
+            origin,
+            context_window: None,
+            compaction: None,
+            tasks: Vec::new(),
+            totals: None,
+        })
+    }
+
+    /// A segment of finished turns saying `texts`, then an open run when `open`.
+    fn segment(id: &str, origin: Origin, texts: &[&str], open: bool) -> Part {
+        let mut kinds = vec![start(id, origin)];
+        for text in texts {
+            kinds.push(EntryKind::RunStart {
+                trigger: RunTrigger::User,
+            });
+            kinds.push(EntryKind::UserInput {
+                segments: vec![Segment::text(*text)],
+                text: (*text).into(),
+                queue_id: None,
+            });
+            kinds.push(EntryKind::AssistantItem {
+                item: ModelItem::AssistantText {
+                    text: format!("re {text}"),
+                },
+            });
+            kinds.push(EntryKind::RunEnd {
+                reason: RunEndReason::Completed,
+                message: None,
+            });
+        }
+        if open {
+            kinds.push(EntryKind::RunStart {
+                trigger: RunTrigger::User,
+            });
+            kinds.push(EntryKind::UserInput {
+                segments: vec![Segment::text("running")],
+                text: "running".into(),
+                queue_id: None,
+            });
+        }
+        Part {
+            segment: SegmentId::new(id),
+            entries: kinds
+                .into_iter()
+                .enumerate()
+                .map(|(i, k)| entry(i as u64, k))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn turns_end_at_their_run_end_and_a_branch_seeds_the_history_there() {
+        let parts = [segment("s1", Origin::New, &["one", "two"], true)];
+        let turns = turns(&parts);
+        let ends: Vec<Option<u64>> = turns.iter().map(|t| t.end_seq.map(EntrySeq::get)).collect();
+        assert_eq!(ends, [Some(4), Some(8), None]);
+        assert_eq!(turn_point(&parts, 0).unwrap().seq, EntrySeq::new(0));
+        assert_eq!(turn_point(&parts, 2).unwrap().seq, EntrySeq::new(8));
+        assert!(matches!(
+            turn_point(&parts, 3),
+            Err(BranchError::Unfinished(3))
+        ));
+        assert!(matches!(
+            turn_point(&parts, 4),
+            Err(BranchError::NoSuchTurn { asked: 4, known: 3 })
+        ));
+        assert_eq!(last_rest_point(&parts).unwrap().seq, EntrySeq::new(8));
+        assert!(matches!(
+            seq_point(&parts, EntrySeq::new(6)),
+            Err(BranchError::MidRun(_))
+        ));
+        let point = turn_point(&parts, 1).unwrap();
+        let origin = Origin::RewoundFrom {
+            segment_id: point.segment.clone(),
+            seq: point.seq,
+        };
+        let start = branch_start(
+            &parts,
+            &point,
+            SegmentId::new("s2"),
+            origin,
+            Carry::default(),
+        )
+        .unwrap();
+        assert_eq!(start.system_prompt, "sys");
+        assert_eq!(start.date.as_deref(), Some("2026-01-01"));
+        assert_eq!(
+            start.seed,
+            [
+                ModelItem::UserMessage { text: "one".into() },
+                ModelItem::AssistantText {
+                    text: "re one".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rewound_segment_continues_the_turns_of_the_part_it_went_back_to() {
+        let mut old = segment("s1", Origin::New, &["one", "two"], false);
+        old.entries.retain(|e| e.seq.get() <= 4);
+        let rewound = Origin::RewoundFrom {
+            segment_id: SegmentId::new("s1"),
+            seq: EntrySeq::new(4),
+        };
+        let parts = [old, segment("s2", rewound, &["again"], false)];
+        let texts: Vec<String> = turns(&parts).into_iter().map(|t| t.text).collect();
+        assert_eq!(texts, ["one", "again"]);
+        let point = turn_point(&parts, 1).unwrap();
+        assert_eq!(point.segment, SegmentId::new("s1"));
+        let undone = after(&parts, &point);
+        assert_eq!(undone.len(), 2);
+        assert!(undone[0].1.is_empty(), "nothing of s1 after its point");
+        assert_eq!(undone[1].1.len(), 4, "s2 after its segment_start");
+    }
+}

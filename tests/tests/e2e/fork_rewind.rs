@@ -210,7 +210,15 @@ fn rewind_restores_the_files_names_the_shell_change_and_replays_exactly() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--yes"));
     assert_eq!(std::fs::read(work.join("b.txt")).unwrap(), b"b three\n");
 
+    let dry = ok(&sb, &["rewind", "p", "--to", "1", "--dry-run"]);
+    assert!(dry.contains("restore"), "{dry}");
+    assert_eq!(std::fs::read(work.join("b.txt")).unwrap(), b"b three\n");
+
     let shown = ok(&sb, &["rewind", "p", "--to", "1", "--yes"]);
+    assert!(
+        shown.starts_with(&dry),
+        "the rewind does what the dry run showed"
+    );
     let a = work.join("a.txt").display().to_string();
     let b = work.join("b.txt").display().to_string();
     assert!(shown.contains(&format!("restore    {a}")), "{shown}");
@@ -267,4 +275,37 @@ fn rewind_refuses_a_turn_that_does_not_exist_and_changes_nothing() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("turn 3 does not exist"), "{stderr}");
     assert_eq!(segment_bytes(&sb, "p"), log);
+}
+
+/// A pod whose turn waits for a person (a `shell` call to approve): a rewind is refused and
+/// changes nothing; a fork without `--at` starts from the last finished turn.
+#[test]
+fn mid_turn_a_rewind_is_refused_and_a_fork_takes_the_last_finished_turn() {
+    let server = LimitServer::start(LimitConfig::new(LIMIT));
+    let sb = TestHome::new();
+    let work = project(&sb, "work");
+    start(&sb, &server, "p", &work);
+    ok(&sb, &["send", "p", "hello"]);
+    let context_after_one = ok(&sb, &["context", "p"]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut pod = sb.drive("p").await;
+        pod.run(r#"call shell {"command": "printf x > d.txt"}"#)
+            .await;
+        pod.wait_for(seedpod_e2e::is_approval_request).await;
+    });
+    let log = segment_bytes(&sb, "p");
+
+    let out = seedpod(&sb, &["rewind", "p", "--to", "0", "--yes"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a rewind mid-turn went ahead");
+    assert!(stderr.contains("in the middle of a turn"), "{stderr}");
+    assert_eq!(segment_bytes(&sb, "p"), log, "nothing was changed");
+
+    ok(&sb, &["fork", "p", "f"]);
+    assert_eq!(ok(&sb, &["context", "f"]), context_after_one);
+    assert!(!work.join("d.txt").exists(), "the waiting call never ran");
 }
