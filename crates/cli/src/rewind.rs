@@ -76,11 +76,14 @@ pub async fn rewind(home: &Home, name: &PodName, args: RewindArgs) -> Result<()>
     let commands = shell_commands(&undone);
     let known: Vec<PathBuf> = checkpoints.iter().map(|c| PathBuf::from(&c.path)).collect();
     let since = point_time(&parts, &point);
-    let elsewhere = if scope.files() {
+    let mut elsewhere = if scope.files() {
         restore::changed_since(&meta.cwd, since, &known)
     } else {
         Vec::new()
     };
+    // seedpod's own files, when its home is inside the project, are not the project's.
+    let own = [&home.config, &home.data, &home.state, &home.run];
+    elsewhere.retain(|path| !own.iter().any(|dir| path.starts_with(dir)));
     let turns_after = branch::turns(&parts).len().saturating_sub(args.to);
     print!(
         "{}",
