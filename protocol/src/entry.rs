@@ -347,8 +347,20 @@ pub enum Origin {
     CompactedFrom {
         segment_id: SegmentId,
     },
+    /// A fork's first segment: another pod's history up to one entry (docs/storage.md §Fork
+    /// and rewind). `pod` and `seq` are absent in logs written before forks recorded them.
     ForkedFrom {
         segment_id: SegmentId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pod: Option<crate::ids::PodName>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<EntrySeq>,
+    },
+    /// The pod went back to an earlier point of its own history: segment `segment_id` up to
+    /// and including entry `seq`. That segment stays on disk, unchanged and browsable.
+    RewoundFrom {
+        segment_id: SegmentId,
+        seq: EntrySeq,
     },
     ClearedFrom {
         segment_id: SegmentId,

@@ -12,6 +12,7 @@
 //! Start reading at `message.rs` (what goes over the socket), then `entry.rs` (what goes to disk).
 
 pub mod approval;
+pub mod checkpoint;
 pub mod codec;
 pub mod completion;
 pub mod entry;
@@ -32,6 +33,7 @@ pub mod tool_decl;
 pub mod tool_meta;
 
 pub use approval::{CommandRule, StandingApproval, quote_word, quote_words};
+pub use checkpoint::{Before, FileCheckpoint};
 pub use codec::{FrameError, decode_request, encode};
 pub use completion::{Completion, CompletionKind, SLASH_COMMANDS};
 pub use entry::{

@@ -39,6 +39,10 @@ pub struct ToolMeta {
     /// fields this one reaches the model, in the tools array; the text says the same.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loaded_tools: Vec<crate::ToolSpec>,
+    /// What a file tool kept of each file before changing it, so a rewind can put it back
+    /// (docs/storage.md §Checkpoints). Never sent to the model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checkpoints: Vec<crate::checkpoint::FileCheckpoint>,
 }
 
 /// Something a sandboxed command did that the person is alerted to.

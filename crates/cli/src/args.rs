@@ -110,6 +110,13 @@ pub enum Command {
     },
     /// The exact JSON body of the pod's next provider request.
     Context { name: Option<Target> },
+    /// Make pod NEW whose history is NAME's up to a turn (default: its last finished one):
+    /// NEW's next request is the one NAME would have sent there. NAME is only read.
+    Fork(ForkArgs),
+    /// Take pod NAME back to the end of turn TURN: its conversation (a new segment; the old
+    /// one stays, `history --all`), the files its file tools changed since, or both (default).
+    /// Shows what will change and asks first.
+    Rewind(RewindArgs),
     /// Plumbing for pods on other machines: the pod protocol on stdin and stdout, relayed to
     /// pod NAME's socket here (what `ssh HOST seedpod bridge NAME` runs; see docs/protocol.md).
     Bridge {
@@ -226,6 +233,44 @@ pub enum ProviderArg {
 /// Flags that configure a pod: the highest layer above `config.toml`, `.seedpod/config.toml`
 /// and the environment (`SEEDPOD_PROVIDER`, `SEEDPOD_MODEL`, `OPENAI_BASE_URL`), which
 /// `seedpod-config` reads so it can say which layer set what.
+#[derive(Debug, Args)]
+pub struct ForkArgs {
+    pub name: PodName,
+    pub new: PodName,
+    /// The turn to fork after (the person's messages, from 1; 0: before the first).
+    #[arg(long, value_name = "TURN", conflicts_with = "seq")]
+    pub at: Option<usize>,
+    /// The entry of NAME's active segment to fork after (a `run_end`; `history --json`).
+    #[arg(long, value_name = "SEQ")]
+    pub seq: Option<u64>,
+    /// NEW's working directory (default: NAME's).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RewindArgs {
+    pub name: Option<PodName>,
+    /// Go back to the end of this turn (the person's messages, from 1; 0: the very start).
+    #[arg(long, value_name = "TURN")]
+    pub to: usize,
+    /// Only restore the files, keeping the conversation.
+    #[arg(long, conflicts_with_all = ["conversation", "both"])]
+    pub files: bool,
+    /// Only rewind the conversation, leaving the files as they are.
+    #[arg(long, conflicts_with = "both")]
+    pub conversation: bool,
+    /// The conversation and the files (the default).
+    #[arg(long)]
+    pub both: bool,
+    /// Do it without asking (what will change is still printed).
+    #[arg(long, conflicts_with = "dry_run")]
+    pub yes: bool,
+    /// Only show what would change.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
 #[derive(Debug, Clone, Default, Args)]
 pub struct PodConfigArgs {
     /// Working directory of a new pod (default: the current directory).

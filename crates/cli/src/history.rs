@@ -73,7 +73,15 @@ fn separator(id: &SegmentId, first: Option<&Entry>) -> String {
             Origin::RecomposedFrom { segment_id } => {
                 format!("the compact prompt, continuing {segment_id}")
             }
-            Origin::ForkedFrom { segment_id } => format!("forked from {segment_id}"),
+            Origin::ForkedFrom {
+                segment_id,
+                pod: Some(pod),
+                seq: Some(seq),
+            } => format!("forked from pod {pod}, segment {segment_id} at seq {seq}"),
+            Origin::ForkedFrom { segment_id, .. } => format!("forked from {segment_id}"),
+            Origin::RewoundFrom { segment_id, seq } => {
+                format!("rewound to {segment_id} at seq {seq}")
+            }
             Origin::Unknown => "of an origin this seedpod does not know".to_string(),
         },
         Some(_) => "does not start with segment_start".to_string(),
@@ -164,7 +172,14 @@ mod tests {
                 "— segment s2 (cleared from s1) —",
             ),
             (
-                start(Origin::ForkedFrom { segment_id: from() }, None),
+                start(
+                    Origin::ForkedFrom {
+                        segment_id: from(),
+                        pod: None,
+                        seq: None,
+                    },
+                    None,
+                ),
                 "— segment s2 (forked from s1) —",
             ),
         ];

@@ -19,6 +19,9 @@ pub struct Family {
     pub parent: Option<String>,
     /// Its `children` records: descendants it started or learned of.
     pub recorded: Vec<Recorded>,
+    /// The pod it was forked from (`seedpod fork`): drawn under it, but not its child — a
+    /// source's `stop --with-children` leaves its forks alone.
+    pub forked_from: Option<String>,
 }
 
 /// One `children` record: a descendant's name and, for a grandchild or deeper, the direct
@@ -42,6 +45,7 @@ impl Family {
                     via: child.via.as_ref().map(PodName::to_string),
                 })
                 .collect(),
+            forked_from: meta.forked_from.as_ref().map(|f| f.pod.to_string()),
         }
     }
 }
@@ -64,6 +68,8 @@ pub struct Lineage {
     parent_of: BTreeMap<String, String>,
     /// Sorted by name, so the tree reads the same every time.
     children_of: BTreeMap<String, Vec<String>>,
+    /// A source's forks that have no parent of their own, by name: drawn after its children.
+    forks_of: BTreeMap<String, Vec<String>>,
 }
 
 impl Lineage {
@@ -95,10 +101,27 @@ impl Lineage {
                 .or_default()
                 .push(child.clone());
         }
+        let mut forks_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for pod in pods {
+            if let Some(source) = &pod.forked_from
+                && source != &pod.name
+                && !parent_of.contains_key(&pod.name)
+                && nodes.contains_key(source)
+            {
+                forks_of
+                    .entry(source.clone())
+                    .or_default()
+                    .push(pod.name.clone());
+            }
+        }
+        for forks in forks_of.values_mut() {
+            forks.sort();
+        }
         Lineage {
             nodes,
             parent_of,
             children_of,
+            forks_of,
         }
     }
 
@@ -108,10 +131,11 @@ impl Lineage {
     pub fn tree(&self) -> Vec<TreeRow> {
         let mut rows = Vec::new();
         let mut seen = BTreeSet::new();
+        let under_source: BTreeSet<&String> = self.forks_of.values().flatten().collect();
         let roots = self
             .nodes
             .keys()
-            .filter(|name| !self.parent_of.contains_key(*name));
+            .filter(|name| !self.parent_of.contains_key(*name) && !under_source.contains(name));
         for root in roots {
             self.walk(root, &mut seen, &mut rows);
         }
@@ -147,6 +171,7 @@ impl Lineage {
             let children: Vec<&String> = self
                 .children(name)
                 .iter()
+                .chain(self.forks_of.get(name).into_iter().flatten())
                 .filter(|child| !seen.contains(child.as_str()))
                 .collect();
             let count = children.len();
@@ -219,7 +244,24 @@ mod tests {
             name: name.into(),
             parent: parent.map(Into::into),
             recorded: Vec::new(),
+            forked_from: None,
         }
+    }
+
+    #[test]
+    fn a_fork_is_drawn_under_its_source_but_is_not_its_child() {
+        let fork = |name: &str, source: &str| Family {
+            forked_from: Some(source.into()),
+            ..pod(name, None)
+        };
+        let pods = [
+            pod("src", None),
+            pod("kid", Some("src")),
+            fork("f", "src"),
+            fork("lost", "gone-source"),
+        ];
+        assert_eq!(drawn(&pods), "lost\nsrc\n├─ kid\n└─ f\n");
+        assert_eq!(Lineage::new(&pods).descendants("src"), ["kid"]);
     }
 
     fn records(mut family: Family, recorded: &[(&str, Option<&str>)]) -> Family {

@@ -12,6 +12,7 @@ mod detect;
 #[cfg(test)]
 mod error_chains;
 mod exit;
+mod fork;
 mod format;
 mod history;
 mod lineage;
@@ -26,6 +27,7 @@ mod pods;
 mod prompt;
 mod redact;
 mod remote;
+mod rewind;
 mod send;
 mod serve;
 mod session;
@@ -206,6 +208,11 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
         Command::Tasks { name, json } => tasks::show(&home, &existing(name)?, json),
         Command::Archive { name, older_than } => archive::run(&home, &existing(name)?, older_than),
         Command::Context { name } => show::context(&home, &target(name)?).await,
+        Command::Fork(args) => fork::fork(&home, args).await,
+        Command::Rewind(args) => {
+            let name = existing(args.name.clone())?;
+            rewind::rewind(&home, &name, args).await
+        }
         Command::Mcp {
             command: McpCommand::Ls { name, server, json },
         } => mcp::ls(&home, &existing(name)?, server, json).await,

@@ -86,7 +86,17 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
         let keys: Vec<&str> = eff.ignored.iter().map(|i| i.key.as_str()).collect();
         tracing::warn!(event = "untrusted_project_config", keys = ?keys, "{warning}");
     }
-    let pod = session::build_child(&home, &cwd, &eff, grant.as_ref(), mcp_only)?;
+    let checkpoints = home
+        .pod_dir(&args.name)
+        .join(seedpod_store::CHECKPOINTS_DIR);
+    let pod = session::build_child(
+        &home,
+        &cwd,
+        &eff,
+        grant.as_ref(),
+        mcp_only,
+        Some(checkpoints),
+    )?;
     let instructions = session::instructions(args.config.instructions.as_deref())?;
     let opts = ServeOptions {
         name: args.name.clone(),

@@ -22,16 +22,18 @@ pub fn build(
     eff: &Effective,
     grant: Option<&ScopeGrant>,
 ) -> Result<PodSession> {
-    build_child(home, cwd, eff, grant, None)
+    build_child(home, cwd, eff, grant, None, None)
 }
 
-/// `build`, for a pod whose parent passed on only some of its MCP servers (`mcp_only`).
+/// `build`, for a pod whose parent passed on only some of its MCP servers (`mcp_only`), keeping
+/// file checkpoints in `checkpoints` (a served pod's `checkpoints/` directory).
 pub fn build_child(
     home: &Home,
     cwd: &Path,
     eff: &Effective,
     grant: Option<&ScopeGrant>,
     mcp_only: Option<Vec<String>>,
+    checkpoints: Option<PathBuf>,
 ) -> Result<PodSession> {
     assemble(PodInputs {
         home,
@@ -40,6 +42,7 @@ pub fn build_child(
         grant,
         mcp_only,
         machine: Machine::this(),
+        checkpoints,
     })
     .map_err(|e| Exit::usage(e.to_string()))
 }

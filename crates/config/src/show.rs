@@ -297,6 +297,11 @@ fn loop_section(out: &mut String, eff: &Effective) {
     out.push_str("\n[storage]\n");
     off_when_zero(out, "archive_after_days", &eff.storage.archive_after_days);
     off_when_zero(out, "archive_over_mb", &eff.storage.archive_over_mb);
+    off_when_zero(
+        out,
+        "checkpoint_budget_mb",
+        &eff.storage.checkpoint_budget_mb,
+    );
     mcp_section(out, eff);
 }
 

@@ -11,6 +11,9 @@ use crate::source::{Setting, Source};
 /// Earlier segments last written this many days ago are archived by default.
 pub const DEFAULT_ARCHIVE_AFTER_DAYS: u64 = 30;
 
+/// A pod's file checkpoints may take this many MB by default.
+pub const DEFAULT_CHECKPOINT_BUDGET_MB: u64 = 256;
+
 /// Above this, a value is a mistake rather than a wish (about 270 years, or 16 TB).
 const MAX_DAYS: u64 = 100_000;
 const MAX_MB: u64 = 16_000_000;
@@ -21,6 +24,7 @@ const MAX_MB: u64 = 16_000_000;
 pub struct StorageFile {
     pub archive_after_days: Option<i64>,
     pub archive_over_mb: Option<i64>,
+    pub checkpoint_budget_mb: Option<i64>,
 }
 
 /// The resolved `[storage]` settings.
@@ -31,6 +35,9 @@ pub struct StorageSettings {
     /// When the plain earlier segments add up to more than this many MB, the oldest are
     /// archived until they fit; 0: never by size.
     pub archive_over_mb: Setting<u64>,
+    /// The most a pod's file checkpoints (files kept before a file tool changed them, for
+    /// rewinding) may take, in MB; the oldest go first. 0: no checkpoints are kept.
+    pub checkpoint_budget_mb: Setting<u64>,
 }
 
 impl StorageSettings {
@@ -38,6 +45,7 @@ impl StorageSettings {
         StorageSettings {
             archive_after_days: Setting::default(DEFAULT_ARCHIVE_AFTER_DAYS),
             archive_over_mb: Setting::default(0),
+            checkpoint_budget_mb: Setting::default(DEFAULT_CHECKPOINT_BUDGET_MB),
         }
     }
 
@@ -52,6 +60,11 @@ impl StorageSettings {
                 "storage.archive_over_mb",
                 &mut self.archive_over_mb,
                 file.archive_over_mb,
+            ),
+            (
+                "storage.checkpoint_budget_mb",
+                &mut self.checkpoint_budget_mb,
+                file.checkpoint_budget_mb,
             ),
         ] {
             let value = value.map(|v| unsigned(key.into(), v, source)).transpose()?;
@@ -75,6 +88,13 @@ impl StorageSettings {
                 "is too large (at most 16000000; 0 turns it off)",
             ));
         }
+        if self.checkpoint_budget_mb.value > MAX_MB {
+            return Err(ConfigError::invalid(
+                "storage.checkpoint_budget_mb",
+                &self.checkpoint_budget_mb,
+                "is too large (at most 16000000; 0 turns checkpoints off)",
+            ));
+        }
         Ok(())
     }
 }
@@ -92,6 +112,7 @@ mod tests {
                 StorageFile {
                     archive_after_days: Some(-1),
                     archive_over_mb: None,
+                    checkpoint_budget_mb: None,
                 },
                 &source,
             )
@@ -103,6 +124,7 @@ mod tests {
                 StorageFile {
                     archive_after_days: None,
                     archive_over_mb: Some(MAX_MB as i64 + 1),
+                    checkpoint_budget_mb: None,
                 },
                 &source,
             )

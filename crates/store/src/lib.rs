@@ -18,6 +18,7 @@
 //! `read.rs` (how it is read back).
 
 pub mod archive;
+pub mod branch;
 pub mod device;
 mod durable;
 pub mod error;
@@ -34,8 +35,9 @@ pub use fold::{
     ApprovalState, FoldError, PendingReport, Report, SegmentState, UsageMark, report_id,
 };
 pub use meta::{
-    ChildRecord, META_FILE, OutputCursor, PodConfig, PodMeta, SEGMENTS_DIR, ScopeGrant, StagedMeta,
-    load_meta, new_segment_id, save_meta, segment_path, stage_meta,
+    CHECKPOINTS_DIR, ChildRecord, ForkRecord, META_FILE, OutputCursor, PodConfig, PodMeta,
+    SEGMENTS_DIR, ScopeGrant, StagedMeta, load_meta, new_segment_id, save_meta, segment_path,
+    stage_meta,
 };
 pub use read::{ReadSegment, TornTail, read_segment, read_segment_entries};
 pub use torn::torn_side_file;

@@ -25,6 +25,10 @@ const META_TEMP_FILE: &str = "pod.json.tmp";
 /// The directory inside a pod directory that holds its segment files.
 pub const SEGMENTS_DIR: &str = "segments";
 
+/// The directory inside a pod directory where file tools keep files before changing them
+/// (content-addressed blobs; docs/storage.md §Checkpoints).
+pub const CHECKPOINTS_DIR: &str = "checkpoints";
+
 /// File extension of segment files.
 const SEGMENT_EXTENSION: &str = "jsonl";
 
@@ -58,6 +62,18 @@ pub struct PodMeta {
     /// For a child pod: which of the configured MCP servers its parent passed on (`None`: all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_servers: Option<Vec<String>>,
+    /// For a fork (`seedpod fork`): the pod and the point of its log this pod's history was
+    /// taken from. Listings show the fork under its source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<ForkRecord>,
+}
+
+/// Where a fork's history came from: pod `pod`, segment `segment`, up to entry `seq`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForkRecord {
+    pub pod: PodName,
+    pub segment: SegmentId,
+    pub seq: seedpod_protocol::EntrySeq,
 }
 
 impl PodMeta {
@@ -81,6 +97,7 @@ impl PodMeta {
             created_ms,
             instructions: None,
             mcp_servers: None,
+            forked_from: None,
         }
     }
 }

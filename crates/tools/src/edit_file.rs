@@ -9,7 +9,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::atomic::write_atomic;
-use crate::file_tool::{FileTool, check, looks_binary, open_error, thousands};
+use crate::checkpoint::CheckpointStore;
+use crate::file_tool::{
+    FileTool, WithCheckpoint, check, keep_before, looks_binary, open_error, thousands,
+};
 use crate::scope::{Access, Scope};
 use crate::summary::text;
 
@@ -54,7 +57,7 @@ impl FileTool for EditFile {
         occur exactly once (include surrounding lines to make it unique), or set replace_all.";
     type Args = EditFileArgs;
 
-    fn run(scope: &Scope, args: EditFileArgs) -> ToolOutput {
+    fn run(scope: &Scope, args: EditFileArgs, checkpoints: Option<&CheckpointStore>) -> ToolOutput {
         let path = match check(scope, Self::NAME, &args.path, Access::Write) {
             Ok(path) => path,
             Err(output) => return output,
@@ -96,6 +99,10 @@ impl FileTool for EditFile {
             )),
             (1, _) | (_, true) => {
                 let edited = text.replace(&args.old, &args.new);
+                let kept = match keep_before(checkpoints, &path, shown) {
+                    Ok(kept) => kept,
+                    Err(output) => return output,
+                };
                 if let Err(err) = write_atomic(&path, edited.as_bytes()) {
                     return open_error("write", shown, &err);
                 }
@@ -110,6 +117,7 @@ impl FileTool for EditFile {
                     list_lines(&lines),
                     thousands(edited.len() as u64)
                 ))
+                .with_checkpoint(kept)
             }
             (count, false) => ToolOutput::error(format!(
                 "old occurs {count} times in \"{shown}\" (lines {}); nothing was changed. \

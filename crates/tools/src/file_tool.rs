@@ -14,6 +14,7 @@ use seedpod_protocol::{ToolDecl, ToolSpec};
 use serde::de::DeserializeOwned;
 
 use crate::args;
+use crate::checkpoint::CheckpointStore;
 use crate::scope::{Access, BlockedKind, Scope};
 
 /// A tool whose work is synchronous filesystem I/O.
@@ -24,20 +25,23 @@ pub(crate) trait FileTool: Send + Sync + 'static {
     const DESCRIPTION: &'static str;
     type Args: DeserializeOwned + JsonSchema + Send + 'static;
 
-    /// Runs on a blocking thread.
-    fn run(scope: &Scope, args: Self::Args) -> ToolOutput;
+    /// Runs on a blocking thread. A tool that changes a file first keeps its content in
+    /// `checkpoints` when the pod has a store (`keep_before`).
+    fn run(scope: &Scope, args: Self::Args, checkpoints: Option<&CheckpointStore>) -> ToolOutput;
 }
 
 /// Adapts a [`FileTool`] to the engine's [`Tool`].
 pub(crate) struct Blocking<T> {
     scope: Arc<Scope>,
+    checkpoints: Option<Arc<CheckpointStore>>,
     tool: PhantomData<fn() -> T>,
 }
 
 impl<T: FileTool> Blocking<T> {
-    pub(crate) fn new(scope: Arc<Scope>) -> Self {
+    pub(crate) fn new(scope: Arc<Scope>, checkpoints: Option<Arc<CheckpointStore>>) -> Self {
         Blocking {
             scope,
+            checkpoints,
             tool: PhantomData,
         }
     }
@@ -54,12 +58,15 @@ impl<T: FileTool> Tool for Blocking<T> {
 
     fn call(&self, arguments: String) -> BoxFuture<'static, ToolOutput> {
         let scope = self.scope.clone();
+        let checkpoints = self.checkpoints.clone();
         async move {
             let args = match args::parse::<T::Args>(T::NAME, &arguments) {
                 Ok(args) => args,
                 Err(output) => return output,
             };
-            match tokio::task::spawn_blocking(move || T::run(&scope, args)).await {
+            match tokio::task::spawn_blocking(move || T::run(&scope, args, checkpoints.as_deref()))
+                .await
+            {
                 Ok(output) => output,
                 Err(err) => {
                     tracing::error!(tool = T::NAME, error = %err, "tool task failed");
@@ -92,6 +99,37 @@ pub(crate) fn check(
             BlockedKind::Protected => ToolOutput::error(format!("{blocked}.")),
         }
     })
+}
+
+/// Keep `path`'s content before a tool changes it (docs/storage.md §Checkpoints). When it cannot
+/// be kept, the error result says nothing was changed, and the tool must not change it.
+pub(crate) fn keep_before(
+    checkpoints: Option<&CheckpointStore>,
+    path: &std::path::Path,
+    shown: &str,
+) -> Result<Option<seedpod_protocol::FileCheckpoint>, ToolOutput> {
+    let Some(store) = checkpoints else {
+        return Ok(None);
+    };
+    store.keep(path).map(Some).map_err(|err| {
+        tracing::warn!(event = "checkpoint_failed", path = %path.display(), error = %err);
+        ToolOutput::error(format!(
+            "\"{shown}\" was not changed: the pod could not keep a copy of it first, for \
+             rewinding ({err}). Tell the person."
+        ))
+    })
+}
+
+/// Records what `keep_before` kept in a successful result's metadata.
+pub(crate) trait WithCheckpoint {
+    fn with_checkpoint(self, kept: Option<seedpod_protocol::FileCheckpoint>) -> Self;
+}
+
+impl WithCheckpoint for ToolOutput {
+    fn with_checkpoint(mut self, kept: Option<seedpod_protocol::FileCheckpoint>) -> Self {
+        self.meta.checkpoints.extend(kept);
+        self
+    }
 }
 
 /// An I/O failure on `path`, with the usual next step for the common kinds.

@@ -9,6 +9,7 @@ use seedpod_protocol::{
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::checkpoint::CheckpointStore;
 use crate::file_tool::FileTool;
 use crate::scope::Scope;
 use crate::summary::text;
@@ -50,7 +51,7 @@ impl FileTool for Glob {
         git-ignored files are left out.";
     type Args = GlobArgs;
 
-    fn run(scope: &Scope, args: GlobArgs) -> ToolOutput {
+    fn run(scope: &Scope, args: GlobArgs, _: Option<&CheckpointStore>) -> ToolOutput {
         let (root, shown_root) = match walk::search_root(scope, Self::NAME, args.path.as_deref()) {
             Ok(found) => found,
             Err(output) => return output,

@@ -13,6 +13,7 @@ use seedpod_protocol::{
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::checkpoint::CheckpointStore;
 use crate::file_tool::{BINARY_SNIFF_BYTES, FileTool, cut_chars, looks_binary};
 use crate::scope::Scope;
 use crate::summary::text;
@@ -60,7 +61,7 @@ impl FileTool for Grep {
         binary files.";
     type Args = GrepArgs;
 
-    fn run(scope: &Scope, args: GrepArgs) -> ToolOutput {
+    fn run(scope: &Scope, args: GrepArgs, _: Option<&CheckpointStore>) -> ToolOutput {
         let (root, shown_root) = match walk::search_root(scope, Self::NAME, args.path.as_deref()) {
             Ok(found) => found,
             Err(output) => return output,

@@ -22,6 +22,7 @@
 mod args;
 mod atomic;
 mod beneath;
+mod checkpoint;
 mod command;
 mod edit_file;
 mod file_tool;
@@ -31,6 +32,7 @@ mod lent;
 mod list_dir;
 mod protected;
 mod read_file;
+pub mod restore;
 mod sandbox;
 mod scope;
 mod shell;
@@ -50,6 +52,7 @@ use seedpod_protocol::ToolDecl;
 use crate::file_tool::Blocking;
 
 pub use beneath::{Unopenable, open_checked, open_checked_append};
+pub use checkpoint::{BlobError, CheckpointStore, hash_hex as checkpoint_hash};
 pub use command::{
     Judgement, judge as judge_shell_command, judge_command, narrowest_rule, rule_covers,
     standing_covers,
@@ -82,6 +85,8 @@ pub struct ToolContext {
     pub shell: ShellLimits,
     /// Confines `shell` commands; `None`: they run unconfined (sandbox off or not supported).
     pub sandbox: Option<Sandbox>,
+    /// Where `write_file` and `edit_file` keep files before changing them; `None`: not kept.
+    pub checkpoints: Option<Arc<CheckpointStore>>,
 }
 
 /// The built-in tools named in `enabled` (unknown names ignored), in [`BUILTIN_TOOLS`] order.
@@ -132,12 +137,24 @@ impl Builtin {
     fn build(self, ctx: &ToolContext) -> Arc<dyn Tool> {
         let scope = ctx.scope.clone();
         match self {
-            Builtin::ReadFile => Arc::new(Blocking::<read_file::ReadFile>::new(scope)),
-            Builtin::WriteFile => Arc::new(Blocking::<write_file::WriteFile>::new(scope)),
-            Builtin::EditFile => Arc::new(Blocking::<edit_file::EditFile>::new(scope)),
-            Builtin::ListDir => Arc::new(Blocking::<list_dir::ListDir>::new(scope)),
-            Builtin::Glob => Arc::new(Blocking::<glob::Glob>::new(scope)),
-            Builtin::Grep => Arc::new(Blocking::<grep::Grep>::new(scope)),
+            Builtin::ReadFile => Arc::new(Blocking::<read_file::ReadFile>::new(
+                scope,
+                ctx.checkpoints.clone(),
+            )),
+            Builtin::WriteFile => Arc::new(Blocking::<write_file::WriteFile>::new(
+                scope,
+                ctx.checkpoints.clone(),
+            )),
+            Builtin::EditFile => Arc::new(Blocking::<edit_file::EditFile>::new(
+                scope,
+                ctx.checkpoints.clone(),
+            )),
+            Builtin::ListDir => Arc::new(Blocking::<list_dir::ListDir>::new(
+                scope,
+                ctx.checkpoints.clone(),
+            )),
+            Builtin::Glob => Arc::new(Blocking::<glob::Glob>::new(scope, ctx.checkpoints.clone())),
+            Builtin::Grep => Arc::new(Blocking::<grep::Grep>::new(scope, ctx.checkpoints.clone())),
             Builtin::Shell => Arc::new(shell::Shell::new(
                 scope.cwd().to_owned(),
                 ctx.shell,
@@ -158,6 +175,7 @@ mod tests {
             scope: Arc::new(Scope::for_cwd(&f.cwd).unwrap()),
             shell: ShellLimits::default(),
             sandbox: None,
+            checkpoints: None,
         };
         let names: Vec<&str> = BUILTIN_TOOLS.iter().map(|t| t.name).collect();
         builtin_tools(&ctx, &names)
@@ -211,6 +229,7 @@ mod tests {
             scope: Arc::new(Scope::for_cwd(&f.cwd).unwrap()),
             shell: ShellLimits::default(),
             sandbox: None,
+            checkpoints: None,
         };
         let tools = builtin_tools(&ctx, &["shell", "nope", "read_file"]);
         let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();

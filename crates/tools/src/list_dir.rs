@@ -8,6 +8,7 @@ use seedpod_protocol::{
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::checkpoint::CheckpointStore;
 use crate::file_tool::{FileTool, check, io_error, thousands};
 use crate::scope::{Access, Scope};
 use crate::summary::text;
@@ -50,7 +51,7 @@ impl FileTool for ListDir {
         entries are included.";
     type Args = ListDirArgs;
 
-    fn run(scope: &Scope, args: ListDirArgs) -> ToolOutput {
+    fn run(scope: &Scope, args: ListDirArgs, _: Option<&CheckpointStore>) -> ToolOutput {
         let path = match check(scope, Self::NAME, &args.path, Access::Read) {
             Ok(path) => path,
             Err(output) => return output,

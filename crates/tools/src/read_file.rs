@@ -10,6 +10,7 @@ use seedpod_protocol::{
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::checkpoint::CheckpointStore;
 use crate::file_tool::{
     BINARY_SNIFF_BYTES, FileTool, check, cut_chars, io_error, looks_binary, open_error, thousands,
 };
@@ -61,7 +62,7 @@ impl FileTool for ReadFile {
         with a closing note giving the offset to continue from. Binary files are refused.";
     type Args = ReadFileArgs;
 
-    fn run(scope: &Scope, args: ReadFileArgs) -> ToolOutput {
+    fn run(scope: &Scope, args: ReadFileArgs, _: Option<&CheckpointStore>) -> ToolOutput {
         let path = match check(scope, Self::NAME, &args.path, Access::Read) {
             Ok(path) => path,
             Err(output) => return output,

@@ -58,6 +58,7 @@ impl Fixture {
             scope: Arc::new(scope),
             shell,
             sandbox: None,
+            checkpoints: None,
         };
         let names: Vec<&str> = BUILTIN_TOOLS.iter().map(|t| t.name).collect();
         let mut registry = ToolRegistry::new();

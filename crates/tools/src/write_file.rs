@@ -9,7 +9,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::atomic::{Written, write_atomic};
-use crate::file_tool::{FileTool, check, open_error, thousands};
+use crate::checkpoint::CheckpointStore;
+use crate::file_tool::{FileTool, WithCheckpoint, check, keep_before, open_error, thousands};
 use crate::scope::{Access, Scope};
 use crate::summary::text;
 
@@ -45,13 +46,21 @@ impl FileTool for WriteFile {
         edit_file.";
     type Args = WriteFileArgs;
 
-    fn run(scope: &Scope, args: WriteFileArgs) -> ToolOutput {
+    fn run(
+        scope: &Scope,
+        args: WriteFileArgs,
+        checkpoints: Option<&CheckpointStore>,
+    ) -> ToolOutput {
         let path = match check(scope, Self::NAME, &args.path, Access::Write) {
             Ok(path) => path,
             Err(output) => return output,
         };
+        let kept = match keep_before(checkpoints, &path, &args.path) {
+            Ok(kept) => kept,
+            Err(output) => return output,
+        };
         let bytes = thousands(args.content.len() as u64);
-        match write_atomic(&path, args.content.as_bytes()) {
+        let output = match write_atomic(&path, args.content.as_bytes()) {
             Ok(Written::Created) => {
                 ToolOutput::ok(format!("created \"{}\": wrote {bytes} bytes", args.path))
             }
@@ -60,8 +69,9 @@ impl FileTool for WriteFile {
                 args.path,
                 thousands(old_len)
             )),
-            Err(err) => open_error("write", &args.path, &err),
-        }
+            Err(err) => return open_error("write", &args.path, &err),
+        };
+        output.with_checkpoint(kept)
     }
 }
 

@@ -81,6 +81,7 @@ async fn two_thousand_rounds_of_symlink_swaps_never_reach_outside_the_scope() {
         scope: Arc::new(scope),
         shell: ShellLimits::default(),
         sandbox: None,
+        checkpoints: None,
     };
     let names_of_tools: Vec<&str> = BUILTIN_TOOLS.iter().map(|t| t.name).collect();
     let tools = builtin_tools(&ctx, &names_of_tools);

@@ -40,6 +40,9 @@ pub struct PodInputs<'a> {
     /// For a child pod: which of its parent's MCP servers it starts (`None`: all of them).
     pub mcp_only: Option<Vec<String>>,
     pub machine: Machine,
+    /// Where `write_file` and `edit_file` keep a file before changing it (the pod's
+    /// `checkpoints/` directory, docs/storage.md §Checkpoints); `None`: nothing is kept.
+    pub checkpoints: Option<PathBuf>,
 }
 
 /// What this machine offers the assembly: asked of the system once in a real pod
@@ -91,11 +94,12 @@ pub fn assemble(inputs: PodInputs<'_>) -> Result<PodSession, AssembleError> {
         grant,
         mcp_only,
         machine,
+        checkpoints,
     } = inputs;
     let scope = scope::scope(home, cwd, eff, grant, &machine)?;
     let (sandbox, sandbox_alert) = sandbox::sandbox(home, eff, &scope, &machine);
     let policies = tools::policies(eff, sandbox.as_ref(), &machine);
-    let registry = tools::builtin_tools(eff, &scope, sandbox, &policies);
+    let registry = tools::builtin_tools(eff, &scope, sandbox, &policies, checkpoints);
     check_declared(&registry)?;
     let session = SessionSettings {
         context: eff.context.clone(),

@@ -85,6 +85,7 @@ impl Fixture {
             grant,
             mcp_only: None,
             machine: self.machine(sandbox),
+            checkpoints: None,
         })
     }
 
@@ -189,6 +190,7 @@ fn a_child_starts_only_the_servers_its_parent_passed_on() {
         grant: None,
         mcp_only: Some(vec!["fs".into()]),
         machine: fx.machine(no_landlock()),
+        checkpoints: None,
     })
     .unwrap();
     assert_eq!(pod.session.mcp.only, Some(vec!["fs".to_string()]));

@@ -2,7 +2,7 @@
 //! configuration and the declarations, the built-in tools that are not denied, the pod's own
 //! tools, and the check that nothing undeclared is among them.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,7 +10,7 @@ use seedpod_client::Home;
 use seedpod_config::Effective;
 use seedpod_engine::ToolRegistry;
 use seedpod_protocol::PodName;
-use seedpod_tools::{Sandbox, Scope, ShellLimits, ToolContext};
+use seedpod_tools::{CheckpointStore, Sandbox, Scope, ShellLimits, ToolContext};
 use tokio::sync::mpsc;
 
 use super::{AssembleError, Machine};
@@ -47,6 +47,7 @@ pub(super) fn builtin_tools(
     scope: &Arc<Scope>,
     sandbox: Option<Sandbox>,
     policies: &Policies,
+    checkpoints: Option<PathBuf>,
 ) -> ToolRegistry {
     let enabled: Vec<&str> = seedpod_tools::BUILTIN_TOOLS
         .into_iter()
@@ -62,6 +63,17 @@ pub(super) fn builtin_tools(
             ..ShellLimits::default()
         },
         sandbox,
+        // A budget of 0 turns checkpoints off (docs/configuration.md `[storage]`).
+        checkpoints: checkpoints
+            .filter(|_| eff.storage.checkpoint_budget_mb.value > 0)
+            .map(|dir| {
+                let budget = eff
+                    .storage
+                    .checkpoint_budget_mb
+                    .value
+                    .saturating_mul(1024 * 1024);
+                Arc::new(CheckpointStore::new(dir, budget))
+            }),
     };
     let mut tools = ToolRegistry::new();
     for tool in seedpod_tools::builtin_tools(&ctx, &enabled) {

@@ -516,7 +516,8 @@ fn origin_text(origin: &Origin) -> String {
             "the pod moved its history under the compact prompt for a small window".into()
         }
         Origin::CompactedFrom { .. } => "the pod compacted its history into a summary".into(),
-        Origin::ForkedFrom { segment_id } => format!("forked from segment {segment_id}"),
+        Origin::ForkedFrom { segment_id, .. } => format!("forked from segment {segment_id}"),
+        Origin::RewoundFrom { .. } => "the pod rewound to an earlier point of its history".into(),
         Origin::Unknown => "the pod started a new history".into(),
     }
 }

@@ -36,6 +36,9 @@ pub enum Answer {
     Summary { facts: Vec<String> },
     /// A `read_file` call for this path.
     ReadFile { path: String },
+    /// A call the person's message scripted (`call NAME {ARGUMENTS}` lines; one per request,
+    /// in order, each after the result of the one before).
+    Call { name: String, arguments: String },
     /// The short text that follows a tool result.
     AfterTool,
     /// A plain text of `reply_chars` characters.
@@ -68,6 +71,8 @@ pub(super) enum Part {
 
 /// Prefix of a user message asking for a file, as the tests type it: `read FILE`.
 const READ_COMMAND: &str = "read ";
+/// Prefix of each line of a user message scripting a tool call: `call NAME {ARGUMENTS}`.
+const CALL_COMMAND: &str = "call ";
 /// Marks a line a summary must keep; the fake repeats every one it is shown.
 const FACT_MARK: &str = "FACT: ";
 
@@ -77,6 +82,9 @@ impl Asked {
             return Answer::Summary {
                 facts: self.facts(),
             };
+        }
+        if let Some(call) = self.scripted_call() {
+            return call;
         }
         let last = self
             .parts
@@ -93,6 +101,30 @@ impl Asked {
             Some(Part::ToolResult(_)) => Answer::AfterTool,
             Some(Part::Assistant(_) | Part::Note(_)) | None => Answer::Text,
         }
+    }
+
+    /// The next call the last user message scripts, if it scripts one not yet answered.
+    fn scripted_call(&self) -> Option<Answer> {
+        let at = self
+            .parts
+            .iter()
+            .rposition(|p| matches!(p, Part::User(_)))?;
+        let Part::User(text) = &self.parts[at] else {
+            return None;
+        };
+        let calls: Vec<(&str, &str)> = text
+            .lines()
+            .filter_map(|line| line.trim().strip_prefix(CALL_COMMAND))
+            .filter_map(|rest| rest.split_once(' '))
+            .collect();
+        let answered = self.parts[at..]
+            .iter()
+            .filter(|p| matches!(p, Part::ToolResult(_)))
+            .count();
+        calls.get(answered).map(|(name, arguments)| Answer::Call {
+            name: (*name).to_owned(),
+            arguments: arguments.trim().to_owned(),
+        })
     }
 
     /// A compaction's summary request: nothing to call, and instructions about a summary. (A

@@ -119,7 +119,7 @@ enum Reply {
     Text(String),
     Call {
         id: String,
-        name: &'static str,
+        name: String,
         arguments: String,
     },
 }
@@ -140,8 +140,16 @@ pub(super) fn answer_stream(
                 Wire::OpenAi => format!("call_limit_{index}"),
                 Wire::Anthropic => format!("toolu_limit_{index}"),
             },
-            name: "read_file",
+            name: "read_file".to_owned(),
             arguments: json!({ "path": path }).to_string(),
+        },
+        Answer::Call { name, arguments } => Reply::Call {
+            id: match wire {
+                Wire::OpenAi => format!("call_limit_{index}"),
+                Wire::Anthropic => format!("toolu_limit_{index}"),
+            },
+            name: name.clone(),
+            arguments: arguments.clone(),
         },
         Answer::AfterTool => Reply::Text(AFTER_TOOL.to_owned()),
         Answer::Text | Answer::Refused | Answer::Malformed(_) => {

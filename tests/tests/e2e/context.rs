@@ -240,6 +240,7 @@ fn trace(exchanges: &[Exchange]) -> String {
                 Answer::Summary { .. } => "S",
                 Answer::ReadFile { .. } => "F",
                 Answer::AfterTool => "T",
+                Answer::Call { .. } => "C",
                 Answer::Malformed(_) => "M",
                 Answer::Text => "",
             };

@@ -26,6 +26,7 @@ mod context_cli;
 mod crash;
 mod docs;
 mod exhaustion;
+mod fork_rewind;
 mod guard;
 mod lifecycle;
 mod local_servers;

@@ -96,7 +96,15 @@ impl Picker {
         let want = keep.unwrap_or_else(|| self.current.clone());
         let links: Vec<(&str, Option<&str>)> = pods
             .iter()
-            .map(|p| (p.name.as_str(), p.meta.parent.as_ref().map(PodName::as_str)))
+            // A fork is drawn under its source, as a child under its parent.
+            .map(|p| {
+                let above = p
+                    .meta
+                    .parent
+                    .as_ref()
+                    .or(p.meta.forked_from.as_ref().map(|f| &f.pod));
+                (p.name.as_str(), above.map(PodName::as_str))
+            })
             .collect();
         let order = tree_order(&links);
         let mut pods: Vec<Option<PodListing>> = pods.into_iter().map(Some).collect();

@@ -43,6 +43,11 @@ fn meta() -> PodMeta {
         created_ms: 1_700_000_000_000,
         instructions: Some("review carefully".into()),
         mcp_servers: Some(vec!["fs".into()]),
+        forked_from: Some(seedpod_store::ForkRecord {
+            pod: "origin".parse().unwrap(),
+            segment: SegmentId::new("0190-z"),
+            seq: seedpod_protocol::EntrySeq::new(12),
+        }),
     }
 }
 

@@ -85,6 +85,8 @@ pub enum SegmentOrigin {
     ClearedFrom(SegmentId),
     /// The same conversation under the compact prompt, for a small window learned late.
     RecomposedFrom(SegmentId),
+    /// A rewind: the history of an earlier point of that segment, which stays in the log.
+    RewoundFrom(SegmentId),
     /// An origin written by a newer seedpod.
     Unknown,
 }

@@ -206,7 +206,10 @@ impl Transcript {
             Origin::CompactedFrom { segment_id } => {
                 SegmentOrigin::CompactedFrom(segment_id.clone())
             }
-            Origin::ForkedFrom { segment_id } => SegmentOrigin::ForkedFrom(segment_id.clone()),
+            Origin::ForkedFrom { segment_id, .. } => SegmentOrigin::ForkedFrom(segment_id.clone()),
+            Origin::RewoundFrom { segment_id, .. } => {
+                SegmentOrigin::RewoundFrom(segment_id.clone())
+            }
             Origin::ClearedFrom { segment_id } => SegmentOrigin::ClearedFrom(segment_id.clone()),
             Origin::RecomposedFrom { segment_id } => {
                 SegmentOrigin::RecomposedFrom(segment_id.clone())

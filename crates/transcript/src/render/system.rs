@@ -302,6 +302,9 @@ pub(crate) fn segment_start(
         SegmentOrigin::RecomposedFrom(_) => {
             format!("new segment (compact prompt) · {this} · {provider}/{model}")
         }
+        SegmentOrigin::RewoundFrom(from) => {
+            format!("new segment (rewound) · {this} · {provider}/{model} · from {from}")
+        }
         SegmentOrigin::Unknown => {
             format!("segment {this} · {provider}/{model} · of an unknown origin")
         }

@@ -24,6 +24,7 @@ fn fresh_pod_specs(cwd: &Path) -> Vec<ToolSpec> {
         scope: Arc::new(Scope::new(cwd, &rules).unwrap()),
         shell: ShellLimits::default(),
         sandbox: None,
+        checkpoints: None,
     };
     let names: Vec<&str> = BUILTIN_TOOLS.iter().map(|t| t.name).collect();
     let mut specs: Vec<ToolSpec> = seedpod_tools::builtin_tools(&ctx, &names)
