@@ -687,11 +687,53 @@ mod tests {
                 "[servers.a]\ncommand = \"x\"\npassword = \"1\"\n",
                 "unknown field",
             ),
+            (
+                "[servers.a]\ncommand = \"x\"\nclient_id = \"c\"\n",
+                "url servers only",
+            ),
+            (
+                "[servers.a]\nurl = \"http://h\"\nclient_secret_env = \"S\"\n",
+                "set client_id too",
+            ),
+            (
+                "[servers.a]\nurl = \"http://h\"\nclient_id = \"c\"\nclient_secret_env = \"s-1\"\n",
+                "client secret",
+            ),
+            (
+                "[servers.a]\nurl = \"http://h\"\nclient_metadata_url = \"http://x/c.json\"\n",
+                "https://",
+            ),
+            (
+                "[servers.a]\nurl = \"http://h\"\nscopes = [\"a b\"]\n",
+                "one word each",
+            ),
+            (
+                "[servers.a]\nurl = \"http://h\"\nclient_id = \"\"\n",
+                "not a client id",
+            ),
         ];
         for (text, want) in cases {
             let err = parse(text).unwrap_err();
             assert!(err.contains(want), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn oauth_keys_resolve_and_oauth_is_on_by_default() {
+        let settings = parse(
+            "[servers.gh]\nurl = \"https://h/mcp\"\nclient_id = \"app\"\n\
+             client_secret_env = \"GH_SECRET\"\nscopes = [\"repo\", \"read:org\"]\n\
+             [servers.plain]\nurl = \"https://p/mcp\"\n[servers.off]\nurl = \"https://o/mcp\"\n\
+             oauth = false\n",
+        )
+        .unwrap();
+        let gh = &settings.server("gh").unwrap().oauth;
+        assert_eq!(gh.client_id.as_deref(), Some("app"));
+        assert_eq!(gh.client_secret_env.as_deref(), Some("GH_SECRET"));
+        assert_eq!(gh.scopes, ["repo", "read:org"]);
+        assert!(gh.enabled);
+        assert_eq!(settings.server("plain").unwrap().oauth, McpOAuth::default());
+        assert!(!settings.server("off").unwrap().oauth.enabled);
     }
 
     #[test]

@@ -106,15 +106,22 @@ impl SessionClient {
         SessionClient { login, ..self }
     }
 
-    /// A 403 `insufficient_scope`: remember what the server wants, so the person's next login
-    /// asks for it (the pod never widens a grant on its own).
-    async fn remember_scope(&self, scope: Option<&str>) {
-        let (Some(store), Some(scope)) = (self.login.clone(), scope) else {
+    /// A refusal: remember its challenge, and for a 403 `insufficient_scope` the scope the
+    /// server wants, so the person's next login starts from them and asks for it (the pod
+    /// never widens a grant on its own).
+    async fn remember(&self, challenge: String, scope: Option<String>) {
+        let Some(store) = self.login.clone() else {
             return;
         };
-        let wanted: Vec<String> = scope.split_whitespace().map(str::to_owned).collect();
+        let wanted: Vec<String> = scope
+            .as_deref()
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
         let recorded = tokio::task::spawn_blocking(move || {
             store.update(|file| {
+                file.challenge = Some(challenge);
                 for scope in wanted {
                     if !file.wanted_scopes.contains(&scope) {
                         file.wanted_scopes.push(scope);
@@ -363,8 +370,17 @@ impl StreamableHttpClient for SessionClient {
             )
             .await
             .map_err(|err| self.convert(err));
-        if let Err(StreamableHttpError::InsufficientScope(refused)) = &answer {
-            self.remember_scope(refused.required_scope.as_deref()).await;
+        match &answer {
+            Err(StreamableHttpError::InsufficientScope(refused)) => {
+                let scope = refused.required_scope.clone();
+                let challenge = refused.www_authenticate_header.clone();
+                self.remember(challenge, scope).await;
+            }
+            Err(StreamableHttpError::AuthRequired(refused)) => {
+                self.remember(refused.www_authenticate_header.clone(), None)
+                    .await;
+            }
+            _ => {}
         }
         let answer = match answer {
             Ok(StreamableHttpPostResponse::Sse(stream, session)) => Ok(

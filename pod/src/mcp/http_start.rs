@@ -113,6 +113,7 @@ pub(super) async fn start(
                     &format!("{shown} wants a login"),
                 )),
                 Refusal::NoOAuth(why) => StartError::permanent(format!("{shown}: {why}")),
+                Refusal::NoMetadata(why) => StartError::login_may_help(format!("{shown}: {why}")),
             })
         }
         Err(err) => Err(StartError::retry(format!(
@@ -146,6 +147,7 @@ pub(super) async fn refused(
             &format!("listing its tools: {words}"),
         )),
         Refusal::NoOAuth(why) => StartError::permanent(format!("listing its tools: {why}")),
+        Refusal::NoMetadata(why) => StartError::login_may_help(format!("listing its tools: {why}")),
     })
 }
 

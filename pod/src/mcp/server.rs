@@ -165,6 +165,9 @@ pub(super) struct StartError {
     permanent: bool,
     /// A login would mend it (`seedpod mcp login`): the pod waits for one.
     login: bool,
+    /// A login might mend it (a server without OAuth metadata that asked for a bearer token):
+    /// the pod gives up, and a probe says a login is worth trying.
+    may_login: bool,
 }
 
 impl StartError {
@@ -174,6 +177,15 @@ impl StartError {
             message,
             permanent: true,
             login: false,
+            may_login: false,
+        }
+    }
+
+    /// A failure a person must act on, where a login may be what helps.
+    pub(super) fn login_may_help(message: String) -> StartError {
+        StartError {
+            may_login: true,
+            ..StartError::permanent(message)
         }
     }
 
@@ -182,6 +194,7 @@ impl StartError {
             message: message.into(),
             permanent: false,
             login: false,
+            may_login: false,
         }
     }
 
@@ -191,6 +204,7 @@ impl StartError {
             message,
             permanent: true,
             login: true,
+            may_login: false,
         }
     }
 }
@@ -553,7 +567,9 @@ pub(super) async fn start_for_probe(
             "it did not finish starting within {}s (startup_timeout_secs)",
             config.startup_timeout.as_secs()
         ))),
-        Ok(Err(failure)) if failure.login => Err(ProbeError::NeedsLogin(failure.message)),
+        Ok(Err(failure)) if failure.login || failure.may_login => {
+            Err(ProbeError::NeedsLogin(failure.message))
+        }
         Ok(Err(failure)) => Err(ProbeError::Failed(failure.message)),
         Ok(Ok(live)) => Ok(ProbeLive {
             peer: live.running.peer().clone(),
@@ -610,6 +626,7 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
             cmd.env(tree::TAG_VAR, &tag);
             let mut child = cmd.spawn().map_err(|err| StartError {
                 login: false,
+                may_login: false,
                 permanent: matches!(
                     err.kind(),
                     std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied

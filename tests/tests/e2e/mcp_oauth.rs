@@ -18,6 +18,7 @@ use std::process::{Child, ChildStdin, Stdio};
 use std::time::{Duration, Instant};
 
 use seedpod_e2e::TestHome;
+use seedpod_protocol::{ClientMode, Method, PodCommand};
 use serde_json::{Value, json};
 
 use crate::mcp::{HttpServer, call, mcp_ls_json, toml_str, tool_results};
@@ -34,6 +35,15 @@ fn config_with_oauth_server(sb: &TestHome, url: &str) {
 
 fn login_file(sb: &TestHome) -> PathBuf {
     sb.home.data.join("mcp-auth").join("web.json")
+}
+
+/// Whether the login file holds tokens (a pod that was refused writes the challenge there
+/// before anyone logs in).
+fn has_login(sb: &TestHome) -> bool {
+    std::fs::read_to_string(login_file(sb))
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .is_some_and(|file| !file["credentials"]["token_response"].is_null())
 }
 
 /// One GET, as a browser that does not follow redirects: the status, the `Location`, the body.
@@ -197,7 +207,7 @@ async fn a_login_through_the_browser_lets_a_waiting_pod_call_the_server_and_no_t
         ],
     );
     sb.start_scripted("p", &script);
-    let status = wait_for_state(&sb, "p", "needs login");
+    let status = wait_for_state(&sb, "p", "needs_login");
     let why = status[0]["last_error"].as_str().unwrap_or_default();
     assert!(why.contains("seedpod mcp login web"), "{why}");
 
@@ -217,7 +227,7 @@ async fn a_login_through_the_browser_lets_a_waiting_pod_call_the_server_and_no_t
     let forged = redirect.replace("state=", "state=forged");
     let (status, _, body) = browse(&forged);
     assert_eq!(status, 400, "{body}");
-    assert!(!login_file(&sb).exists(), "a forged redirect saved a login");
+    assert!(!has_login(&sb), "a forged redirect saved a login");
     let (status, _, body) = browse(&redirect);
     assert_eq!(status, 200, "{body}");
     let cmdline = login.cmdline.clone();
@@ -233,8 +243,17 @@ async fn a_login_through_the_browser_lets_a_waiting_pod_call_the_server_and_no_t
     let secrets = tokens(&sb);
     assert_eq!(secrets.len(), 2, "an access and a refresh token");
 
-    // The pod sees the login by itself and its calls carry the token.
+    // The pod sees the login by itself; its tools are offered from the next segment, as for
+    // any server that starts late (docs/configuration.md §MCP servers), and carry the token.
     wait_for_state(&sb, "p", "ready");
+    let mut control = sb.connect("p", ClientMode::Control).await;
+    control
+        .call(Method::Command {
+            name: PodCommand::Clear,
+            args: String::new(),
+        })
+        .await
+        .expect("/clear");
     let answer = sb.ok(&["send", "p", "echo it"]);
     assert!(answer.contains("Echoed."), "{answer}");
     assert_eq!(
@@ -335,7 +354,7 @@ async fn a_refused_refresh_asks_for_a_login_again() {
     log_in_by_pasting(&sb);
     let script = sb.script("s.jsonl", &[json!({"text": "Here."})]);
     sb.start_scripted("p", &script);
-    let status = wait_for_state(&sb, "p", "needs login");
+    let status = wait_for_state(&sb, "p", "needs_login");
     let why = status[0]["last_error"].as_str().unwrap_or_default();
     assert!(why.contains("seedpod mcp login web"), "{why}");
     let seen = std::fs::read_to_string(&journal).unwrap_or_default();
@@ -354,7 +373,7 @@ async fn a_server_whose_metadata_names_another_resource_gets_no_login() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("resource"), "{stderr}");
-    assert!(!login_file(&sb).exists());
+    assert!(!has_login(&sb));
     // Nothing was registered with, or asked of, its authorization server.
     let seen = std::fs::read_to_string(&journal).unwrap_or_default();
     assert!(!seen.contains("registered"), "{seen}");
@@ -370,5 +389,5 @@ async fn an_authorization_server_without_pkce_s256_is_refused() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("PKCE"), "{stderr}");
-    assert!(!login_file(&sb).exists());
+    assert!(!has_login(&sb));
 }

@@ -88,7 +88,7 @@ pub async fn begin(plan: LoginPlan<'_>) -> Result<Pending, LoginError> {
     let lookup = |var: &str| std::env::var(var).ok();
     let url = seedpod_config::expand::expand(url, &lookup)
         .map_err(|e| LoginError::Refused(format!("its url: {e}")))?;
-    let challenge = probe(&url).await?;
+    let asked = probe(&url).await?;
     let secret = match &server.oauth.client_secret_env {
         Some(var) => Some(std::env::var(var).map_err(|_| LoginError::MissingSecret(var.clone()))?),
         None => None,
@@ -105,10 +105,22 @@ pub async fn begin(plan: LoginPlan<'_>) -> Result<Pending, LoginError> {
     let mut manager = AuthorizationManager::new(url.as_str())
         .await
         .map_err(|e| refused(&url, e))?;
+    // A server that lets anyone initialise and refuses later (its tools) told the pod why:
+    // the pod kept its challenge in the login file.
+    let challenge = match &asked {
+        Asked::Refused(challenge) => challenge.clone(),
+        Asked::Let(_) => plan.store.read()?.challenge,
+    };
     let found = manager
         .resolve_metadata_from_challenge(challenge.as_deref())
         .await
         .map_err(|e| refused(&url, e))?;
+    if let (Asked::Let(status), false) = (&asked, found.source.is_discovered()) {
+        return Err(LoginError::NotAsked {
+            url: seedpod_config::show::mask_url(&url).to_string(),
+            status: status.clone(),
+        });
+    }
     let metadata = found.metadata.clone();
     manager.set_metadata(found.metadata);
     manager.set_credential_store(plan.store.clone());
@@ -344,8 +356,16 @@ async fn read_callback(mut stream: TcpStream, state: &str) -> Option<String> {
     url
 }
 
-/// Ask the server without credentials; the `WWW-Authenticate` of its 401.
-async fn probe(url: &str) -> Result<Option<String>, LoginError> {
+/// What the server said to a request without credentials.
+enum Asked {
+    /// 401, with its `WWW-Authenticate` if it sent one.
+    Refused(Option<String>),
+    /// Anything else (its status): it may still want a login for what comes after.
+    Let(String),
+}
+
+/// Ask the server without credentials.
+async fn probe(url: &str) -> Result<Asked, LoginError> {
     let unreachable = |why: String| LoginError::Unreachable {
         url: seedpod_config::show::mask_url(url).to_string(),
         why,
@@ -374,16 +394,15 @@ async fn probe(url: &str) -> Result<Option<String>, LoginError> {
         .map_err(|e| unreachable(describe(&e)))?;
     let status = answer.status();
     if status != reqwest::StatusCode::UNAUTHORIZED {
-        return Err(LoginError::NotAsked {
-            url: seedpod_config::show::mask_url(url).to_string(),
-            status: status.to_string(),
-        });
+        return Ok(Asked::Let(status.to_string()));
     }
-    Ok(answer
-        .headers()
-        .get(reqwest::header::WWW_AUTHENTICATE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned))
+    Ok(Asked::Refused(
+        answer
+            .headers()
+            .get(reqwest::header::WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
+    ))
 }
 
 fn refused(url: &str, err: AuthError) -> LoginError {

@@ -24,6 +24,10 @@ pub enum Refusal {
     NeedsLogin,
     /// It publishes no OAuth metadata (or `oauth = false`): only a configured token helps.
     NoOAuth(String),
+    /// It publishes no OAuth metadata but sent a Bearer challenge: it may follow the
+    /// 2025-03-26 spec's default endpoints, which `seedpod mcp login` tries. A pod does not
+    /// wait on a guess; it fails, and says so.
+    NoMetadata(String),
 }
 
 /// Judge a 401 from `url` with challenge `www_authenticate` (if it sent one).
@@ -46,7 +50,15 @@ pub async fn judge_refusal(url: &str, www_authenticate: Option<&str>) -> Refusal
         // login on a guess (`seedpod mcp login` still tries them, and `seedpod restart` then
         // uses the login).
         Ok(found) if found.source == AuthorizationMetadataSource::LegacyEndpointFallback => {
-            no_oauth("publishes no OAuth metadata".to_owned())
+            let bearer = www_authenticate
+                .is_some_and(|h| h.trim_start().to_ascii_lowercase().starts_with("bearer"));
+            match (no_oauth("publishes no OAuth metadata".to_owned()), bearer) {
+                (Refusal::NoOAuth(why), true) => Refusal::NoMetadata(format!(
+                    "{why}; if it uses the 2025-03-26 MCP spec's default endpoints, `seedpod \
+                     mcp login` and then `seedpod restart` may work"
+                )),
+                (refusal, _) => refusal,
+            }
         }
         Ok(_) => Refusal::NeedsLogin,
         Err(err) => no_oauth(format!("its OAuth metadata cannot be used ({err})")),

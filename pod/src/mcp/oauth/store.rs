@@ -35,6 +35,10 @@ pub struct TokenFile {
     /// `seedpod mcp login` asks for these too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wanted_scopes: Vec<String>,
+    /// The `WWW-Authenticate` of the server's last 401 to a pod: where the next login starts
+    /// its discovery when the server lets a login's own probe in without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub challenge: Option<String>,
 }
 
 impl TokenFile {
