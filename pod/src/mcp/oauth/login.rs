@@ -173,9 +173,12 @@ pub async fn begin(plan: LoginPlan<'_>) -> Result<Pending, LoginError> {
             )));
         }
     };
+    // Without scopes of our own, the spec's order for a first login: the challenge's scope,
+    // else the resource's `scopes_supported`, else none (not their union).
     let mut request = AuthorizationRequest::new(redirect_uri.clone())
         .with_client_name(CLIENT_NAME)
         .with_application_type("native")
+        .with_initial_scope_selection()
         .with_scopes(scopes);
     let mut client_secret = None;
     match client {
