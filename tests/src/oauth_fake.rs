@@ -212,7 +212,7 @@ impl Authority {
         let client = format!("client-{}", state.counter);
         state.clients.insert(client.clone());
         journal(&format!("registered {client}"));
-        let mut registered = request.clone();
+        let mut registered = request;
         registered["client_id"] = serde_json::json!(client);
         answer(201, "application/json", &registered.to_string())
     }

@@ -117,7 +117,7 @@ pub async fn begin(plan: LoginPlan<'_>) -> Result<Pending, LoginError> {
         .map_err(|e| refused(&url, e))?;
     if let (Asked::Let(status), false) = (&asked, found.source.is_discovered()) {
         return Err(LoginError::NotAsked {
-            url: seedpod_config::show::mask_url(&url).to_string(),
+            url: seedpod_config::show::mask_url(&url),
             status: status.clone(),
         });
     }
@@ -370,7 +370,7 @@ enum Asked {
 /// Ask the server without credentials.
 async fn probe(url: &str) -> Result<Asked, LoginError> {
     let unreachable = |why: String| LoginError::Unreachable {
-        url: seedpod_config::show::mask_url(url).to_string(),
+        url: seedpod_config::show::mask_url(url),
         why,
     };
     let client = seedpod_engine::http_client_builder()
