@@ -21,6 +21,9 @@ pub enum McpState {
     Disabled,
     /// The pod is stopping.
     Stopped,
+    /// An HTTP server that wants an OAuth login (`seedpod mcp login SERVER`); the pod tries
+    /// again once the login is done.
+    NeedsLogin,
     #[serde(other)]
     Unknown,
 }
@@ -34,6 +37,7 @@ impl McpState {
             McpState::Failed => "failed",
             McpState::Disabled => "disabled",
             McpState::Stopped => "stopped",
+            McpState::NeedsLogin => "needs login",
             McpState::Unknown => "unknown",
         }
     }

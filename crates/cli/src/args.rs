@@ -435,6 +435,25 @@ pub enum McpCommand {
         #[arg(long, value_enum, default_value_t = ConfigScope::User)]
         scope: ConfigScope,
     },
+    /// Log in to url MCP server SERVER with OAuth: prints the address to open, then waits for
+    /// the browser to come back to this machine, or for that address pasted on stdin.
+    Login {
+        server: String,
+        /// The loopback port the browser comes back to (any free one by default).
+        #[arg(long)]
+        port: Option<u16>,
+    },
+    /// Forget the OAuth login to MCP server SERVER.
+    Logout { server: String },
+    /// Connect to SERVER as a pod would, list its tools and call the first (for the MCP
+    /// conformance suite's wrapper).
+    #[command(hide = true)]
+    Probe {
+        server: String,
+        /// The first tool's arguments, as JSON.
+        #[arg(long)]
+        arguments: Option<String>,
+    },
 }
 
 /// Which config file `mcp add`, `remove` and `import` edit.

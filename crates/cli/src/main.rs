@@ -21,6 +21,7 @@ mod ls;
 mod mcp;
 mod mcp_edit;
 mod mcp_get;
+mod mcp_login;
 mod mcp_report;
 mod one_shot;
 mod pods;
@@ -248,6 +249,15 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
         Command::Mcp {
             command: McpCommand::Import { file, scope },
         } => mcp_edit::import(&home, &file, scope),
+        Command::Mcp {
+            command: McpCommand::Login { server, port },
+        } => mcp_login::login(&home, &server, port).await,
+        Command::Mcp {
+            command: McpCommand::Logout { server },
+        } => mcp_login::logout(&home, &server),
+        Command::Mcp {
+            command: McpCommand::Probe { server, arguments },
+        } => mcp_login::probe(&home, &server, arguments).await,
         Command::Pause { name } => control::simple(&home, &target(name)?, Method::Pause).await,
         Command::Resume { name } => control::simple(&home, &target(name)?, Method::Resume).await,
         Command::Cancel { name } => control::simple(&home, &target(name)?, Method::Cancel).await,

@@ -22,7 +22,7 @@ pub async fn report_failed(home: &Home, name: &PodName) {
     };
     for server in servers {
         let failed = match server.state {
-            McpState::Failed | McpState::Restarting => true,
+            McpState::Failed | McpState::Restarting | McpState::NeedsLogin => true,
             McpState::Starting
             | McpState::Ready
             | McpState::Disabled

@@ -50,7 +50,7 @@ pub use effective::{
 pub use error::ConfigError;
 pub use file::{ConfigFile, LogLevel, ProviderChoice, Rotation};
 pub use loosen::Ignored;
-pub use mcp::{McpServer, McpSettings, McpTransport};
+pub use mcp::{McpOAuth, McpServer, McpSettings, McpTransport};
 pub use notify::{NotifySettings, wrap_notification};
 pub use remote::{RemoteHost, RemoteSettings};
 pub use source::{Setting, Source};

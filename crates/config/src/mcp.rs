@@ -78,6 +78,18 @@ pub struct McpServerFile {
     pub tool_timeout_secs: Option<u64>,
     /// Bytes of one of its tool results the model reads (`[mcp] max_output` otherwise).
     pub max_output: Option<u64>,
+    /// `false`: never log in to this url server with OAuth (a 401 fails it).
+    pub oauth: Option<bool>,
+    /// An OAuth client id registered with the server's authorization server by hand, for
+    /// servers that offer no registration of their own.
+    pub client_id: Option<String>,
+    /// The environment variable holding that client's secret, if it has one.
+    pub client_secret_env: Option<String>,
+    /// An https URL of a client ID metadata document to log in as, where the authorization
+    /// server takes them.
+    pub client_metadata_url: Option<String>,
+    /// The OAuth scopes to ask for (otherwise what the server's challenge or metadata names).
+    pub scopes: Option<Vec<String>>,
 }
 
 impl McpServerFile {
@@ -92,6 +104,11 @@ impl McpServerFile {
             || self.url.is_some()
             || self.headers.is_some()
             || self.bearer_token_env.is_some()
+            || self.client_id.is_some()
+            || self.client_secret_env.is_some()
+            || self.client_metadata_url.is_some()
+            || self.scopes.is_some()
+            || self.oauth == Some(true)
             || self.enabled == Some(true)
             || self.trust_read_only == Some(true)
     }
@@ -116,6 +133,11 @@ impl McpServerFile {
         take(&mut self.startup_timeout_secs, higher.startup_timeout_secs);
         take(&mut self.tool_timeout_secs, higher.tool_timeout_secs);
         take(&mut self.max_output, higher.max_output);
+        take(&mut self.oauth, higher.oauth);
+        take(&mut self.client_id, higher.client_id);
+        take(&mut self.client_secret_env, higher.client_secret_env);
+        take(&mut self.client_metadata_url, higher.client_metadata_url);
+        take(&mut self.scopes, higher.scopes);
     }
 }
 
@@ -161,8 +183,34 @@ pub struct McpServer {
     pub tool_timeout: Duration,
     /// Bytes of one tool result the model reads; the rest is cut out of the middle.
     pub max_output: usize,
+    /// How the pod logs in to a url server with OAuth (docs/configuration.md §MCP OAuth).
+    pub oauth: McpOAuth,
     /// The highest layer that set anything of this server.
     pub source: Source,
+}
+
+/// A url server's OAuth settings. Tokens themselves are never configuration: `seedpod mcp
+/// login` keeps them in the data directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpOAuth {
+    /// Whether a 401 may be answered with a login (`oauth = false` turns it off).
+    pub enabled: bool,
+    pub client_id: Option<String>,
+    pub client_secret_env: Option<String>,
+    pub client_metadata_url: Option<String>,
+    pub scopes: Vec<String>,
+}
+
+impl Default for McpOAuth {
+    fn default() -> McpOAuth {
+        McpOAuth {
+            enabled: true,
+            client_id: None,
+            client_secret_env: None,
+            client_metadata_url: None,
+            scopes: Vec::new(),
+        }
+    }
 }
 
 /// The resolved `[mcp]` settings: servers by name.
@@ -280,6 +328,11 @@ fn resolve_server(
             for (field, present) in [
                 (".headers", file.headers.is_some()),
                 (".bearer_token_env", file.bearer_token_env.is_some()),
+                (".oauth", file.oauth.is_some()),
+                (".client_id", file.client_id.is_some()),
+                (".client_secret_env", file.client_secret_env.is_some()),
+                (".client_metadata_url", file.client_metadata_url.is_some()),
+                (".scopes", file.scopes.is_some()),
             ] {
                 if present {
                     return Err(bad(field, "…".into(), "applies to url servers only"));
@@ -355,6 +408,7 @@ fn resolve_server(
             }
         }
     };
+    let oauth = resolve_oauth(file, &bad)?;
     let seconds = |field: &str, value: Option<u64>, default: u64| {
         let secs = value.unwrap_or(default);
         if secs == 0 || secs > MAX_TIMEOUT_SECS {
@@ -386,7 +440,64 @@ fn resolve_server(
             Some(bytes) => output_bytes(&key(".max_output"), bytes, source)?,
             None => max_output.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES as usize),
         },
+        oauth,
         source: source.clone(),
+    })
+}
+
+/// A server's OAuth keys, checked.
+fn resolve_oauth(
+    file: &McpServerFile,
+    bad: &dyn Fn(&str, String, &str) -> ConfigError,
+) -> Result<McpOAuth, ConfigError> {
+    if let Some(var) = &file.client_secret_env
+        && !is_variable_name(var)
+    {
+        return Err(bad(
+            ".client_secret_env",
+            quote(var),
+            "must name the environment variable that holds the client secret",
+        ));
+    }
+    if file.client_secret_env.is_some() && file.client_id.is_none() {
+        return Err(bad(
+            ".client_secret_env",
+            "…".into(),
+            "a client secret belongs to a client_id; set client_id too",
+        ));
+    }
+    if let Some(id) = &file.client_id
+        && (id.trim().is_empty() || id.chars().any(char::is_control))
+    {
+        return Err(bad(".client_id", quote(id), "is not a client id"));
+    }
+    // A metadata document is the client's identity: only https, where its owner is known.
+    if let Some(url) = &file.client_metadata_url
+        && !url.starts_with("https://")
+    {
+        return Err(bad(
+            ".client_metadata_url",
+            quote(url),
+            "must be an https:// URL (the client's metadata document)",
+        ));
+    }
+    let scopes = file.scopes.clone().unwrap_or_default();
+    if let Some(scope) = scopes
+        .iter()
+        .find(|s| s.is_empty() || s.chars().any(|c| c.is_whitespace() || c.is_control()))
+    {
+        return Err(bad(
+            ".scopes",
+            quote(scope),
+            "is not an OAuth scope (one word each)",
+        ));
+    }
+    Ok(McpOAuth {
+        enabled: file.oauth.unwrap_or(true),
+        client_id: file.client_id.clone(),
+        client_secret_env: file.client_secret_env.clone(),
+        client_metadata_url: file.client_metadata_url.clone(),
+        scopes,
     })
 }
 
@@ -576,11 +687,53 @@ mod tests {
                 "[servers.a]\ncommand = \"x\"\npassword = \"1\"\n",
                 "unknown field",
             ),
+            (
+                "[servers.a]\ncommand = \"x\"\nclient_id = \"c\"\n",
+                "url servers only",
+            ),
+            (
+                "[servers.a]\nurl = \"http://h\"\nclient_secret_env = \"S\"\n",
+                "set client_id too",
+            ),
+            (
+                "[servers.a]\nurl = \"http://h\"\nclient_id = \"c\"\nclient_secret_env = \"s-1\"\n",
+                "client secret",
+            ),
+            (
+                "[servers.a]\nurl = \"http://h\"\nclient_metadata_url = \"http://x/c.json\"\n",
+                "https://",
+            ),
+            (
+                "[servers.a]\nurl = \"http://h\"\nscopes = [\"a b\"]\n",
+                "one word each",
+            ),
+            (
+                "[servers.a]\nurl = \"http://h\"\nclient_id = \"\"\n",
+                "not a client id",
+            ),
         ];
         for (text, want) in cases {
             let err = parse(text).unwrap_err();
             assert!(err.contains(want), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn oauth_keys_resolve_and_oauth_is_on_by_default() {
+        let settings = parse(
+            "[servers.gh]\nurl = \"https://h/mcp\"\nclient_id = \"app\"\n\
+             client_secret_env = \"GH_SECRET\"\nscopes = [\"repo\", \"read:org\"]\n\
+             [servers.plain]\nurl = \"https://p/mcp\"\n[servers.off]\nurl = \"https://o/mcp\"\n\
+             oauth = false\n",
+        )
+        .unwrap();
+        let gh = &settings.server("gh").unwrap().oauth;
+        assert_eq!(gh.client_id.as_deref(), Some("app"));
+        assert_eq!(gh.client_secret_env.as_deref(), Some("GH_SECRET"));
+        assert_eq!(gh.scopes, ["repo", "read:org"]);
+        assert!(gh.enabled);
+        assert_eq!(settings.server("plain").unwrap().oauth, McpOAuth::default());
+        assert!(!settings.server("off").unwrap().oauth.enabled);
     }
 
     #[test]

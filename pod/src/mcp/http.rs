@@ -86,6 +86,9 @@ pub struct SessionClient {
     /// The server's URL as it may be shown (without credentials).
     shown: Arc<str>,
     lost: Arc<Lost>,
+    /// The server's login file, where a request refused for want of a scope records it for
+    /// the next `seedpod mcp login` (`oauth/store.rs`).
+    login: Option<super::oauth::store::TokenStore>,
 }
 
 impl SessionClient {
@@ -94,6 +97,41 @@ impl SessionClient {
             http,
             shown: shown.into(),
             lost,
+            login: None,
+        }
+    }
+
+    /// The same client, recording a scope the server asks for in `login`.
+    pub fn with_login(self, login: Option<super::oauth::store::TokenStore>) -> SessionClient {
+        SessionClient { login, ..self }
+    }
+
+    /// A refusal: remember its challenge, and for a 403 `insufficient_scope` the scope the
+    /// server wants, so the person's next login starts from them and asks for it (the pod
+    /// never widens a grant on its own).
+    async fn remember(&self, challenge: String, scope: Option<String>) {
+        let Some(store) = self.login.clone() else {
+            return;
+        };
+        let wanted: Vec<String> = scope
+            .as_deref()
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
+        let recorded = tokio::task::spawn_blocking(move || {
+            store.update(|file| {
+                file.challenge = Some(challenge);
+                for scope in wanted {
+                    if !file.wanted_scopes.contains(&scope) {
+                        file.wanted_scopes.push(scope);
+                    }
+                }
+            })
+        })
+        .await;
+        if let Ok(Err(err)) = recorded {
+            tracing::warn!(event = "mcp_scope_not_recorded", error = %err);
         }
     }
 
@@ -143,6 +181,7 @@ impl SessionClient {
             E::SessionRecoveryTimeout => E::SessionRecoveryTimeout,
             E::ReinitializationFailed(err) => E::ReinitializationFailed(err),
             E::ControlRequestTimeout => E::ControlRequestTimeout,
+            E::Auth(err) => E::Auth(err),
             // Variants newer than this code: their own words.
             other => E::UnexpectedServerResponse(other.to_string().into()),
         }
@@ -331,6 +370,18 @@ impl StreamableHttpClient for SessionClient {
             )
             .await
             .map_err(|err| self.convert(err));
+        match &answer {
+            Err(StreamableHttpError::InsufficientScope(refused)) => {
+                let scope = refused.required_scope.clone();
+                let challenge = refused.www_authenticate_header.clone();
+                self.remember(challenge, scope).await;
+            }
+            Err(StreamableHttpError::AuthRequired(refused)) => {
+                self.remember(refused.www_authenticate_header.clone(), None)
+                    .await;
+            }
+            _ => {}
+        }
         let answer = match answer {
             Ok(StreamableHttpPostResponse::Sse(stream, session)) => Ok(
                 StreamableHttpPostResponse::Sse(self.watched(stream, id, true), session),

@@ -18,6 +18,9 @@ pub use crate::mcp_names as names;
 pub mod frames;
 mod handler;
 pub mod http;
+mod http_start;
+pub mod oauth;
+pub mod probe;
 mod process;
 mod required;
 pub mod result;
@@ -323,14 +326,18 @@ impl McpHub {
             .iter()
             .filter_map(|slot| {
                 let view = slot.view.borrow();
-                (view.state == McpState::Failed).then(|| {
-                    format!(
-                        "MCP server {} failed: {}. Its tools are missing; `seedpod mcp ls` shows \
-                         its state, and `seedpod restart` tries again.",
+                let why = view.last_error.as_deref().unwrap_or("no reason given");
+                match view.state {
+                    McpState::Failed => Some(format!(
+                        "MCP server {} failed: {why}. Its tools are missing; `seedpod mcp ls` \
+                         shows its state, and `seedpod restart` tries again.",
                         slot.name,
-                        view.last_error.as_deref().unwrap_or("no reason given")
-                    )
-                })
+                    )),
+                    McpState::NeedsLogin => {
+                        Some(format!("MCP server {} needs a login: {why}.", slot.name))
+                    }
+                    _ => None,
+                }
             })
             .collect()
     }
@@ -413,7 +420,11 @@ async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOu
         view.wait_for(|v| {
             matches!(
                 v.state,
-                McpState::Ready | McpState::Failed | McpState::Disabled | McpState::Stopped
+                McpState::Ready
+                    | McpState::Failed
+                    | McpState::Disabled
+                    | McpState::Stopped
+                    | McpState::NeedsLogin
             )
         }),
     )

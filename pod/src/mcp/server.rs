@@ -12,8 +12,6 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::Tool as RmcpTool;
 use rmcp::service::{Peer, RoleClient, RunningService, serve_client};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use seedpod_config::{McpServer, McpTransport};
 use seedpod_protocol::{AlertLevel, McpState};
 use tokio::process::Child;
@@ -21,7 +19,7 @@ use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::handler::Handler;
-use super::http::{Lost, SessionClient};
+use super::http::Lost;
 use super::process::{STOP_GRACE, describe_exit, log_stderr, stop_group, wait_child};
 use super::{names, tree};
 
@@ -42,6 +40,8 @@ const MAX_DESCRIPTION_CHARS: usize = 2_000;
 const HEALTH_INTERVAL: Duration = Duration::from_secs(15);
 /// How long a health ping may take before it is left to itself.
 const PING_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often a server waiting for a login looks at its login file.
+const LOGIN_POLL: Duration = Duration::from_secs(1);
 
 /// Variables a stdio server gets from the pod's environment without asking (`env_vars` adds
 /// more): enough to find programs, a home, a locale and a temp dir, and no API key.
@@ -160,24 +160,51 @@ struct Live {
 }
 
 /// Why a start failed, and whether trying again could help.
-struct StartError {
+pub(super) struct StartError {
     message: String,
     permanent: bool,
+    /// A login would mend it (`seedpod mcp login`): the pod waits for one.
+    login: bool,
+    /// A login might mend it (a server without OAuth metadata that asked for a bearer token):
+    /// the pod gives up, and a probe says a login is worth trying.
+    may_login: bool,
 }
 
 impl StartError {
     /// A failure trying again cannot mend (a person must change something first).
-    fn permanent(message: String) -> StartError {
+    pub(super) fn permanent(message: String) -> StartError {
         StartError {
             message,
             permanent: true,
+            login: false,
+            may_login: false,
         }
     }
 
-    fn retry(message: impl Into<String>) -> StartError {
+    /// A failure a person must act on, where a login may be what helps.
+    pub(super) fn login_may_help(message: String) -> StartError {
+        StartError {
+            may_login: true,
+            ..StartError::permanent(message)
+        }
+    }
+
+    pub(super) fn retry(message: impl Into<String>) -> StartError {
         StartError {
             message: message.into(),
             permanent: false,
+            login: false,
+            may_login: false,
+        }
+    }
+
+    /// The server wants a login; trying again before one is done cannot help.
+    pub(super) fn login(message: String) -> StartError {
+        StartError {
+            message,
+            permanent: true,
+            login: true,
+            may_login: false,
         }
     }
 }
@@ -232,6 +259,13 @@ impl Supervisor {
                     self.config.startup_timeout.as_secs()
                 )),
             };
+            if failure.login {
+                if self.wait_for_login(&failure.message).await {
+                    failures = 0;
+                    continue;
+                }
+                break;
+            }
             failures += 1;
             tracing::warn!(event = "mcp_server_down", server = %name, error = %failure.message, tries = failures);
             // An HTTP server that cannot be reached is often being deployed or restarted: the
@@ -290,6 +324,53 @@ impl Supervisor {
             v.peer = None;
             v.pid = None;
         });
+    }
+
+    /// Say the server needs a login and wait until its login file changes (`seedpod mcp
+    /// login` wrote it: start again, true) or the pod stops (false). The file is looked at
+    /// every `LOGIN_POLL`: the login is another process, and a pod re-reads what it wrote.
+    async fn wait_for_login(&self, message: &str) -> bool {
+        let name = &self.config.name;
+        tracing::warn!(event = "mcp_server_needs_login", server = %name, error = %message);
+        self.view.send_modify(|v| {
+            v.state = McpState::NeedsLogin;
+            v.last_error = Some(message.to_owned());
+            v.peer = None;
+            v.pid = None;
+            v.settled = true;
+        });
+        self.alert(
+            AlertLevel::Warn,
+            format!("MCP server {name} needs a login: {message}."),
+        )
+        .await;
+        let store = match &self.config.transport {
+            McpTransport::Http { url, .. } => {
+                let lookup = |var: &str| std::env::var(var).ok();
+                let url = seedpod_config::expand::expand(url, &lookup).unwrap_or_default();
+                super::oauth::store::TokenStore::for_server(name, &url).ok()
+            }
+            McpTransport::Stdio { .. } => None,
+        };
+        let Some(store) = store else {
+            self.shutdown.cancelled().await;
+            return false;
+        };
+        let before = store.stamp();
+        let mut poll = tokio::time::interval(LOGIN_POLL);
+        loop {
+            tokio::select! {
+                _ = self.shutdown.cancelled() => return false,
+                _ = poll.tick() => {
+                    if store.stamp() != before
+                        && store.read().is_ok_and(|file| file.has_tokens())
+                    {
+                        tracing::info!(event = "mcp_server_login_seen", server = %name);
+                        return true;
+                    }
+                }
+            }
+        }
     }
 
     /// Publish `live` and keep it until it dies or the pod stops.
@@ -451,6 +532,53 @@ fn backoff(failures: u32) -> Duration {
     FIRST_BACKOFF.saturating_mul(factor).min(MAX_BACKOFF)
 }
 
+/// A server started for `probe.rs`, not supervised.
+pub(super) struct ProbeLive {
+    pub(super) peer: Peer<RoleClient>,
+    pub(super) tools: Vec<McpToolInfo>,
+    live: Live,
+}
+
+impl ProbeLive {
+    /// End the connection, and the server's processes if it has any.
+    pub(super) async fn stop(self) {
+        let Live {
+            running,
+            child,
+            tag,
+            ..
+        } = self.live;
+        let _ = tokio::time::timeout(STOP_GRACE, running.cancel()).await;
+        if let Some(mut child) = child {
+            stop_group(&mut child, &tag).await;
+        }
+    }
+}
+
+/// Start `config` once, as its supervisor would, within its startup timeout.
+pub(super) async fn start_for_probe(
+    config: &McpServer,
+    cwd: &Path,
+    handler: Handler,
+) -> Result<ProbeLive, super::probe::ProbeError> {
+    use super::probe::ProbeError;
+    match tokio::time::timeout(config.startup_timeout, start(config, cwd, handler)).await {
+        Err(_) => Err(ProbeError::Failed(format!(
+            "it did not finish starting within {}s (startup_timeout_secs)",
+            config.startup_timeout.as_secs()
+        ))),
+        Ok(Err(failure)) if failure.login || failure.may_login => {
+            Err(ProbeError::NeedsLogin(failure.message))
+        }
+        Ok(Err(failure)) => Err(ProbeError::Failed(failure.message)),
+        Ok(Ok(live)) => Ok(ProbeLive {
+            peer: live.running.peer().clone(),
+            tools: live.tools.clone(),
+            live,
+        }),
+    }
+}
+
 /// Start the server, initialise it and list its tools.
 async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live, StartError> {
     let tag = tree::new_tag();
@@ -497,6 +625,8 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
             // Marks everything the server starts, wherever it goes (`tree.rs`).
             cmd.env(tree::TAG_VAR, &tag);
             let mut child = cmd.spawn().map_err(|err| StartError {
+                login: false,
+                may_login: false,
                 permanent: matches!(
                     err.kind(),
                     std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
@@ -538,63 +668,32 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
             headers,
             bearer_token_env,
         } => {
-            let mut config_http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-            let mut values = std::collections::HashMap::new();
-            for (header, var) in headers {
-                let value = seedpod_config::expand::header_value(header, var, &lookup)
-                    .map_err(StartError::permanent)?;
-                let name =
-                    reqwest::header::HeaderName::from_bytes(header.as_bytes()).map_err(|e| {
-                        StartError {
-                            message: format!("header {header}: {e}"),
-                            permanent: true,
-                        }
-                    })?;
-                let mut value =
-                    reqwest::header::HeaderValue::from_str(&value).map_err(|_| StartError {
-                        message: format!("header {header} ({var}) is not a valid value"),
-                        permanent: true,
-                    })?;
-                value.set_sensitive(true);
-                values.insert(name, value);
-            }
-            config_http = config_http.custom_headers(values);
-            if let Some(var) = bearer_token_env {
-                let token = std::env::var(var).map_err(|_| StartError {
-                    message: format!("the bearer token comes from ${var}, which is not set"),
-                    permanent: true,
-                })?;
-                config_http = config_http.auth_header(token);
-            }
-            let client = seedpod_engine::http_client_builder()
-                .build()
-                .map_err(|err| StartError {
-                    message: format!("could not make an HTTP client: {err}"),
-                    permanent: true,
-                })?;
-            let shown = seedpod_config::show::mask_url(written);
-            let lost = Arc::new(Lost::default());
-            let client = SessionClient::new(client, shown.to_string(), lost.clone());
-            let transport = StreamableHttpClientTransport::with_client(client, config_http);
-            let running = serve_client(handler, transport)
-                .await
-                .map_err(|err| StartError {
-                    message: format!(
-                        "{shown} did not initialise: {}",
-                        super::words::init_error(&err)
-                    ),
-                    // A 401 fails at once: trying again cannot help until a person acts.
-                    permanent: super::words::needs_login(&err),
-                })?;
+            let (running, lost) = super::http_start::start(
+                config,
+                url,
+                headers,
+                bearer_token_env.as_deref(),
+                handler,
+            )
+            .await?;
             (running, None, Some(lost))
         }
     };
-    let tools = running.peer().list_all_tools().await.map_err(|err| {
-        StartError::retry(format!(
-            "listing its tools failed: {}",
-            super::words::service_error(&err)
-        ))
-    })?;
+    let tools = match running.peer().list_all_tools().await {
+        Ok(tools) => tools,
+        Err(err) => {
+            // A server may let anyone initialise and want a login (or more scope) for its tools.
+            if let McpTransport::Http { url, .. } = &expanded
+                && let Some(refused) = super::http_start::refused(config, url, &err).await
+            {
+                return Err(refused);
+            }
+            return Err(StartError::retry(format!(
+                "listing its tools failed: {}",
+                super::words::service_error(&err)
+            )));
+        }
+    };
     let (tools, note) = convert(&config.name, tools);
     Ok(Live {
         running,

@@ -6,14 +6,15 @@
 use std::error::Error;
 
 use rmcp::service::{ClientInitializeError, ServiceError};
+use rmcp::transport::auth::AuthError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use rmcp::transport::worker::WorkerQuitReason;
 
 use super::http::HttpFailure;
 
-/// What a 401 or 403 means for the pod today.
-const LOGIN_NEEDED: &str = "the server wants authorisation (HTTP 401/403); seedpod does not log \
-     in to MCP servers with OAuth yet: give it a token with bearer_token_env or a header";
+/// What a 401 or 403 says, before the pod has judged whether a login can help
+/// (`oauth::judge_refusal` words the state people see).
+const LOGIN_NEEDED: &str = "the server wants authorisation (HTTP 401/403)";
 
 /// Why a request to a running server failed.
 pub fn service_error(err: &ServiceError) -> String {
@@ -56,7 +57,8 @@ pub fn needs_login(err: &ClientInitializeError) -> bool {
         if let Some(error) = at.downcast_ref::<StreamableHttpError<HttpFailure>>() {
             return match error {
                 StreamableHttpError::AuthRequired(_)
-                | StreamableHttpError::InsufficientScope(_) => true,
+                | StreamableHttpError::InsufficientScope(_)
+                | StreamableHttpError::Auth(AuthError::AuthorizationRequired) => true,
                 StreamableHttpError::UnexpectedServerResponse(text) => {
                     text.starts_with("HTTP 401") || text.starts_with("HTTP 403")
                 }
@@ -66,6 +68,38 @@ pub fn needs_login(err: &ClientInitializeError) -> bool {
         match at.source() {
             Some(next) => at = next,
             None => return false,
+        }
+    }
+}
+
+/// What a refusal (401 or 403) said: its `WWW-Authenticate` challenge, and for a 403 the
+/// scope it wants.
+pub fn challenge(err: &ClientInitializeError) -> (Option<String>, Option<String>) {
+    let ClientInitializeError::TransportError { error, .. } = err else {
+        return (None, None);
+    };
+    refusal(error.error.as_ref())
+}
+
+/// The challenge of a refusal anywhere in `err`'s chain of causes.
+pub fn refusal(err: &(dyn Error + 'static)) -> (Option<String>, Option<String>) {
+    let mut at: &(dyn Error + 'static) = err;
+    loop {
+        if let Some(error) = at.downcast_ref::<StreamableHttpError<HttpFailure>>() {
+            return match error {
+                StreamableHttpError::AuthRequired(refused) => {
+                    (Some(refused.www_authenticate_header.clone()), None)
+                }
+                StreamableHttpError::InsufficientScope(refused) => (
+                    Some(refused.www_authenticate_header.clone()),
+                    refused.required_scope.clone(),
+                ),
+                _ => (None, None),
+            };
+        }
+        match at.source() {
+            Some(next) => at = next,
+            None => return (None, None),
         }
     }
 }
@@ -133,7 +167,18 @@ pub fn http(err: &StreamableHttpError<HttpFailure>) -> String {
             "its answer was larger than {} MiB and was not read",
             max_size / (1024 * 1024)
         ),
-        E::AuthRequired(_) | E::InsufficientScope(_) => LOGIN_NEEDED.to_owned(),
+        E::AuthRequired(_) => LOGIN_NEEDED.to_owned(),
+        E::InsufficientScope(refused) => match &refused.required_scope {
+            Some(scope) => format!(
+                "the server wants more permission than the login gave (scope {scope}); \
+                 `seedpod mcp login` asks for it"
+            ),
+            None => format!("{LOGIN_NEEDED}: the login does not give enough permission"),
+        },
+        E::Auth(AuthError::AuthorizationRequired) => {
+            "the login is missing or expired and could not be renewed".to_owned()
+        }
+        E::Auth(other) => format!("the OAuth login failed: {other}"),
         E::UnexpectedContentType(kind) => format!(
             "the server answered with content of type {}, not JSON or an event stream",
             kind.as_deref().unwrap_or("(none)")

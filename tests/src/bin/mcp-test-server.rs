@@ -4,7 +4,10 @@
 //! line). Over HTTP it answers a session id it did not hand out (a restarted server's) as
 //! `--lost-session` says: 404 (default), `400-null-id` or `400-text`, each journaled as
 //! `unknown session answered MODE`; `--no-get-stream` refuses the event stream a client keeps
-//! open between calls; `--unauthorized` answers everything 401 with a bearer challenge.
+//! open between calls; `--unauthorized` answers everything 401 with a bearer challenge (and
+//! publishes no OAuth metadata). `--oauth` protects the endpoint with OAuth and serves an
+//! authorization server beside it (`oauth_fake.rs`; `--prm-resource URL`, `--token-lifetime
+//! SECS`, `--refuse-refresh`, `--no-s256` change how).
 //!
 //! Tools:
 //! - `echo {text}`: `echo: TEXT`; declares itself read-only.
@@ -38,6 +41,9 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
+
+#[path = "../oauth_fake.rs"]
+mod oauth_fake;
 
 #[derive(Clone, Default)]
 struct TestServer {
@@ -375,6 +381,7 @@ struct HttpOptions {
     no_get_stream: bool,
     /// Answer every request 401 with a bearer challenge, as a server that wants OAuth does.
     unauthorized: bool,
+    oauth: oauth_fake::OAuthOptions,
 }
 
 impl HttpOptions {
@@ -384,6 +391,7 @@ impl HttpOptions {
             lost_session: LostSession::NotFound,
             no_get_stream: false,
             unauthorized: false,
+            oauth: oauth_fake::OAuthOptions::new(),
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -404,6 +412,22 @@ impl HttpOptions {
                 }
                 "--no-get-stream" => options.no_get_stream = true,
                 "--unauthorized" => options.unauthorized = true,
+                "--oauth" => options.oauth.enabled = true,
+                "--prm-resource" => {
+                    options.oauth.resource = Some(
+                        args.next()
+                            .ok_or_else(|| anyhow::anyhow!("--prm-resource needs a URL"))?
+                            .clone(),
+                    );
+                }
+                "--token-lifetime" => {
+                    options.oauth.token_lifetime = args
+                        .next()
+                        .ok_or_else(|| anyhow::anyhow!("--token-lifetime needs seconds"))?
+                        .parse()?;
+                }
+                "--refuse-refresh" => options.oauth.refuse_refresh = true,
+                "--no-s256" => options.oauth.no_s256 = true,
                 other => anyhow::bail!("unknown argument {other}"),
             }
         }
@@ -465,6 +489,10 @@ async fn serve_http(options: HttpOptions) -> anyhow::Result<()> {
     let mode = options.lost_session;
     let no_get_stream = options.no_get_stream;
     let unauthorized = options.unauthorized;
+    let authority = match options.oauth.enabled {
+        true => Some(oauth_fake::Authority::start(options.oauth.clone(), url.clone()).await?),
+        false => None,
+    };
     let mut out = std::io::stdout();
     writeln!(out, "{url}")?;
     out.flush()?;
@@ -472,11 +500,16 @@ async fn serve_http(options: HttpOptions) -> anyhow::Result<()> {
         let (stream, _) = listener.accept().await?;
         let service = service.clone();
         let sessions = sessions.clone();
+        let authority = authority.clone();
         tokio::spawn(async move {
             let checked = hyper::service::service_fn(move |request: hyper::Request<_>| {
                 let mut service = service.clone();
                 let sessions = sessions.clone();
+                let authority = authority.clone();
                 async move {
+                    if let Some(refused) = authority.as_ref().and_then(|a| a.guard(&request)) {
+                        return Ok(refused);
+                    }
                     // Whether each request carried the header the pod was told to send, for
                     // the test to read in the journal.
                     let wanted = std::env::var("MCP_TEST_KEY").ok();
@@ -493,7 +526,11 @@ async fn serve_http(options: HttpOptions) -> anyhow::Result<()> {
                         });
                     }
                     if unauthorized {
-                        journal("answered 401");
+                        journal(&format!(
+                            "answered 401 to {} {}",
+                            request.method(),
+                            request.uri().path()
+                        ));
                         let mut refused = answer(401, "text/plain", "Unauthorized");
                         refused.headers_mut().insert(
                             hyper::header::WWW_AUTHENTICATE,

@@ -35,6 +35,7 @@ mod mcp;
 mod mcp_hostile;
 mod mcp_http;
 mod mcp_manage;
+mod mcp_oauth;
 mod mcp_schema;
 mod no_reply;
 mod notify;

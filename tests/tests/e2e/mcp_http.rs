@@ -166,7 +166,9 @@ async fn a_server_that_wants_oauth_fails_at_once_and_says_what_to_do() {
     assert_eq!(status[0]["restarts"], 0, "{status}");
     let why = status[0]["last_error"].as_str().unwrap_or_default();
     assert!(
-        why.contains("HTTP 401") && why.contains("bearer_token_env"),
+        why.contains("401")
+            && why.contains("no OAuth metadata")
+            && why.contains("bearer_token_env"),
         "{why}"
     );
     assert!(
@@ -174,7 +176,12 @@ async fn a_server_that_wants_oauth_fails_at_once_and_says_what_to_do() {
         "{why}"
     );
     let tries = std::fs::read_to_string(&journal).unwrap_or_default();
-    assert_eq!(tries.matches("answered 401").count(), 1, "{tries}");
+    // One initialize; the rest were the OAuth metadata lookups that found none.
+    assert_eq!(
+        tries.matches("answered 401 to POST /mcp").count(),
+        1,
+        "{tries}"
+    );
     sb.ok(&["stop", "p"]);
 }
 

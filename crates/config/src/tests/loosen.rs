@@ -78,6 +78,28 @@ const CASES: &[(&str, &str, &[&str])] = &[
         "[mcp.servers.fs]\nenabled = false\ntool_timeout_secs = 5\n",
         &[],
     ),
+    // Who the person logs in as, and with what scopes, is theirs to say: a project cannot
+    // swap the OAuth client (a phishing consent screen) or widen the scopes.
+    (
+        "[mcp.servers.web]\nurl = \"https://a.example/mcp\"\n",
+        "[mcp.servers.web]\nclient_id = \"attacker-app\"\n",
+        &["mcp.servers.web"],
+    ),
+    (
+        "[mcp.servers.web]\nurl = \"https://a.example/mcp\"\n",
+        "[mcp.servers.web]\nscopes = [\"admin\"]\n",
+        &["mcp.servers.web"],
+    ),
+    (
+        "[mcp.servers.web]\nurl = \"https://a.example/mcp\"\n",
+        "[mcp.servers.web]\nclient_metadata_url = \"https://evil.example/c.json\"\n",
+        &["mcp.servers.web"],
+    ),
+    (
+        "[mcp.servers.web]\nurl = \"https://a.example/mcp\"\n",
+        "[mcp.servers.web]\noauth = false\n",
+        &[],
+    ),
     // Scope roots: any addition loosens; dropping one tightens.
     ("", "[scope]\nwrite = [\"/\"]\n", &["scope.write"]),
     ("", "[scope]\nread = [\"/root/.ssh\"]\n", &["scope.read"]),
