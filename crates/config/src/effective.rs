@@ -399,7 +399,8 @@ impl Effective {
                 key: "provider".into(),
                 value: value.clone(),
                 origin: Source::Env(PROVIDER_ENV),
-                reason: "is not a provider; use anthropic, openai or scripted".into(),
+                reason: "is not a provider; use anthropic, openai, openai-responses or scripted"
+                    .into(),
             })?;
             self.provider = Some(Setting::new(provider, Source::Env(PROVIDER_ENV)));
         }
@@ -424,7 +425,10 @@ impl Effective {
         }
         // OPENAI_BASE_URL is the OpenAI SDKs' convention; it only means something for that provider.
         let provider = flag_provider.or(self.provider.as_ref().map(|p| p.value));
-        if provider == Some(ProviderChoice::Openai) {
+        if matches!(
+            provider,
+            Some(ProviderChoice::Openai | ProviderChoice::OpenaiResponses)
+        ) {
             layer_opt(
                 &mut self.base_url,
                 env(OPENAI_BASE_URL_ENV),
@@ -501,12 +505,19 @@ impl Effective {
         }
         let var = match provider {
             ProviderChoice::Anthropic => ANTHROPIC_KEY_ENV,
-            ProviderChoice::Openai => OPENAI_KEY_ENV,
+            ProviderChoice::Openai | ProviderChoice::OpenaiResponses => OPENAI_KEY_ENV,
             ProviderChoice::Scripted => return None,
+        };
+        // The Responses API is OpenAI's own: without a base URL the requests go to OpenAI,
+        // which answers nothing without a key. With one, it may be a local server that wants none.
+        let required = match provider {
+            ProviderChoice::Anthropic => true,
+            ProviderChoice::OpenaiResponses => self.base_url.is_none(),
+            ProviderChoice::Openai | ProviderChoice::Scripted => false,
         };
         Some(KeyRequirement {
             var: Setting::default(var.to_owned()),
-            required: provider == ProviderChoice::Anthropic,
+            required,
         })
     }
 
@@ -661,6 +672,7 @@ pub fn default_model(provider: ProviderChoice) -> &'static str {
     match provider {
         ProviderChoice::Anthropic => "claude-sonnet-4-5",
         ProviderChoice::Openai => "gpt-4o",
+        ProviderChoice::OpenaiResponses => "gpt-5",
         ProviderChoice::Scripted => "script",
     }
 }

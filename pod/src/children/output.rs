@@ -666,6 +666,7 @@ mod tests {
                     item: ModelItem::Reasoning {
                         text: "hmm, let me see".into(),
                         signature: None,
+                        responses: None,
                     },
                 },
                 EntryKind::AssistantItem {
