@@ -190,7 +190,9 @@ impl ResponsesStream {
     }
 
     fn done(mut self, index: u32, item: Value) -> Self {
-        self.events.push(json!({"type": "response.output_item.done", "output_index": index, "item": item}));
+        self.events.push(
+            json!({"type": "response.output_item.done", "output_index": index, "item": item}),
+        );
         self.output.push(item);
         self
     }
