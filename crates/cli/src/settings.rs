@@ -52,6 +52,9 @@ pub fn resolve(
     if let Some(recorded) = existing.and_then(|meta| recorded(&meta.config)) {
         eff.keep_recorded(recorded);
     }
+    if let Some(meta) = existing {
+        eff.keep_recorded_responses(meta.config.responses);
+    }
     Ok(eff)
 }
 
@@ -94,7 +97,10 @@ pub fn pod_config(eff: &Effective) -> Option<PodConfig> {
             .map(|s| seedpod_client::credentials::split_userinfo(&s.value).0),
         temperature: eff.temperature.as_ref().map(|s| s.value),
         max_tokens: eff.max_tokens.as_ref().map(|s| s.value),
-        responses: None,
+        // Only the Responses API reads them; recorded only when one differs from its default.
+        responses: (provider == ProviderChoice::OpenaiResponses)
+            .then(|| eff.responses.options())
+            .filter(|options| !options.is_default()),
     })
 }
 

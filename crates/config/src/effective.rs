@@ -162,6 +162,8 @@ pub struct Effective {
     pub storage: crate::storage::StorageSettings,
     /// `[tool_search]`: when MCP tools wait behind `tool_search`.
     pub tool_search: crate::tool_search::ToolSearchSettings,
+    /// `[responses]`: what the `openai-responses` provider asks beyond the history.
+    pub responses: crate::responses::ResponsesSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
     /// Whether the project file may loosen policy (`loosen.rs`, `trust.rs`).
@@ -285,6 +287,7 @@ impl Effective {
             context: ContextSettings::default(),
             agent_loop: LoopSettings::defaults(),
             tool_search: crate::tool_search::ToolSearchSettings::defaults(),
+            responses: crate::responses::ResponsesSettings::defaults(),
             notify: NotifySettings::defaults(),
             tui: TuiSettings::defaults(),
             mcp: McpSettings::default(),
@@ -384,6 +387,9 @@ impl Effective {
         }
         if let Some(c) = file.context {
             self.context.layer(c, source)?;
+        }
+        if let Some(r) = file.responses {
+            self.responses.layer(r, source);
         }
         Ok(())
     }
@@ -550,6 +556,15 @@ impl Effective {
         if !is_flag(&self.script) {
             self.script = recorded.script.map(|v| Setting::new(v, source.clone()));
         }
+    }
+
+    /// An existing pod keeps the `[responses]` options it was created with (`pod.json`), as
+    /// `keep_recorded` keeps its model: they shape every request body.
+    pub fn keep_recorded_responses(
+        &mut self,
+        recorded: Option<seedpod_protocol::ResponsesOptions>,
+    ) {
+        self.responses.keep_recorded(recorded);
     }
 
     fn validate(&self) -> Result<(), ConfigError> {

@@ -162,6 +162,8 @@ pub struct ConfigFile {
     pub remote: Option<crate::remote::RemoteFile>,
     pub storage: Option<crate::storage::StorageFile>,
     pub tool_search: Option<crate::tool_search::ToolSearchFile>,
+    /// `[responses]`: the `openai-responses` provider's request options.
+    pub responses: Option<crate::responses::ResponsesFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -86,6 +86,7 @@ async fn reasoning_goes_back_unchanged_and_a_restarted_pod_sends_the_same_bytes(
             .completed(9_800, 9_216, 5, 0),
     ])
     .await;
+    sb.user_config("[responses]\nreasoning_effort = \"high\"\nreasoning_summary = \"auto\"\n");
     start(&sb, "p", &fake.base_url());
 
     let reply = sb.ok(&["send", "p", "what is the plan?"]);
@@ -196,6 +197,8 @@ async fn reasoning_goes_back_unchanged_and_a_restarted_pod_sends_the_same_bytes(
 
     let before = sb.context("p").await;
     assert!(before.contains(ENCRYPTED_A) && before.contains(ENCRYPTED_B));
+    // A later edit of the config file changes new pods, not this one: its options are recorded.
+    sb.user_config("[responses]\nreasoning_effort = \"low\"\nstore = true\n");
     sb.kill9("p").await;
     sb.ok(&["restart", "p"]);
     assert_eq!(
