@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use seedpod_engine::{
     AnthropicConfig, AnthropicProvider, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_READ_TIMEOUT,
-    OpenAiConfig, OpenAiProvider, Provider, RetryPolicy, ScriptedProvider,
+    OpenAiConfig, OpenAiProvider, Provider, ResponsesConfig, ResponsesProvider, RetryPolicy,
+    ScriptedProvider,
 };
 use seedpod_protocol::{PodName, ProviderKind};
 use seedpod_store::PodConfig;
@@ -145,6 +146,21 @@ fn build(
                 cfg.base_url = request_url(base_url, settings);
             }
             let provider = OpenAiProvider::new(cfg).map_err(|e| PodError::Config(e.to_string()))?;
+            Ok(Arc::new(provider))
+        }
+        ProviderKind::OpenaiResponses => {
+            let api_key = api_key(settings, purpose, "openai-responses")?;
+            let mut cfg = ResponsesConfig {
+                api_key,
+                connect_timeout: settings.connect_timeout,
+                idle_read_timeout: settings.idle_read_timeout,
+                ..ResponsesConfig::default()
+            };
+            if let Some(base_url) = &config.base_url {
+                cfg.base_url = request_url(base_url, settings);
+            }
+            let provider =
+                ResponsesProvider::new(cfg).map_err(|e| PodError::Config(e.to_string()))?;
             Ok(Arc::new(provider))
         }
         ProviderKind::Unknown => Err(PodError::Config(

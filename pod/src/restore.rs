@@ -101,6 +101,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
         model: seedpod_protocol::ModelConfig {
             temperature: config.temperature,
             max_tokens: config.max_tokens,
+            responses: config.responses,
             ..seedpod_protocol::ModelConfig::new(config.provider, config.model.clone())
         },
         tools,

@@ -381,6 +381,9 @@ pub enum ProviderKind {
     Scripted,
     Anthropic,
     Openai,
+    /// OpenAI's Responses API (`/v1/responses`), with reasoning items kept in the log.
+    #[serde(rename = "openai-responses")]
+    OpenaiResponses,
     #[serde(other)]
     Unknown,
 }
@@ -391,6 +394,7 @@ impl ProviderKind {
             ProviderKind::Scripted => "scripted",
             ProviderKind::Anthropic => "anthropic",
             ProviderKind::Openai => "openai",
+            ProviderKind::OpenaiResponses => "openai-responses",
             ProviderKind::Unknown => "unknown",
         }
     }
@@ -409,6 +413,9 @@ pub struct ModelConfig {
     /// Output token limit; the provider's default unless set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// The Responses API's own options (`openai-responses` only); absent when all default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub responses: Option<crate::reasoning::ResponsesOptions>,
 }
 
 impl ModelConfig {
@@ -419,6 +426,7 @@ impl ModelConfig {
             model: model.into(),
             temperature: None,
             max_tokens: None,
+            responses: None,
         }
     }
 }
@@ -730,6 +738,7 @@ mod tests {
                 item: ModelItem::Reasoning {
                     text: "t".into(),
                     signature: Some("sig".into()),
+                    responses: None,
                 },
             },
             EntryKind::ToolResult {

@@ -16,11 +16,15 @@ pub enum ModelItem {
     AssistantText {
         text: String,
     },
-    /// Model reasoning. `signature` is opaque provider data that must be sent back verbatim.
+    /// Model reasoning. `signature` is opaque provider data that must be sent back verbatim
+    /// (Anthropic's); `responses` is a Responses API reasoning item, sent back verbatim by that
+    /// provider only. `text` is what people read either way.
     Reasoning {
         text: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         signature: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        responses: Option<crate::reasoning::ResponsesReasoning>,
     },
     /// A tool call. `arguments` is the raw string the model produced, never re-serialised.
     ToolCall {
@@ -105,6 +109,7 @@ mod tests {
         let item = ModelItem::Reasoning {
             text: "hmm".into(),
             signature: None,
+            responses: None,
         };
         assert_eq!(
             serde_json::to_string(&item).unwrap(),

@@ -9,6 +9,7 @@ pub mod events;
 pub mod limit_server;
 pub mod openai_fake;
 pub mod pty;
+pub mod responses_fake;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

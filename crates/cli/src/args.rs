@@ -228,6 +228,8 @@ pub enum ProviderArg {
     Scripted,
     Anthropic,
     Openai,
+    /// OpenAI's Responses API (reasoning kept across turns; `[responses]` in the config).
+    OpenaiResponses,
 }
 
 /// Flags that configure a pod: the highest layer above `config.toml`, `.seedpod/config.toml`

@@ -19,6 +19,7 @@ pub fn provider_choice(provider: ProviderArg) -> ProviderChoice {
         ProviderArg::Scripted => ProviderChoice::Scripted,
         ProviderArg::Anthropic => ProviderChoice::Anthropic,
         ProviderArg::Openai => ProviderChoice::Openai,
+        ProviderArg::OpenaiResponses => ProviderChoice::OpenaiResponses,
     }
 }
 
@@ -51,6 +52,9 @@ pub fn resolve(
     if let Some(recorded) = existing.and_then(|meta| recorded(&meta.config)) {
         eff.keep_recorded(recorded);
     }
+    if let Some(meta) = existing {
+        eff.keep_recorded_responses(meta.config.responses);
+    }
     Ok(eff)
 }
 
@@ -63,6 +67,7 @@ fn recorded(config: &PodConfig) -> Option<Recorded> {
     let provider = match config.provider {
         ProviderKind::Anthropic => ProviderChoice::Anthropic,
         ProviderKind::Openai => ProviderChoice::Openai,
+        ProviderKind::OpenaiResponses => ProviderChoice::OpenaiResponses,
         ProviderKind::Scripted => ProviderChoice::Scripted,
         // A provider only a newer seedpod knows: nothing to keep that this one could use; the
         // pod itself refuses to start with a message saying to upgrade.
@@ -92,6 +97,10 @@ pub fn pod_config(eff: &Effective) -> Option<PodConfig> {
             .map(|s| seedpod_client::credentials::split_userinfo(&s.value).0),
         temperature: eff.temperature.as_ref().map(|s| s.value),
         max_tokens: eff.max_tokens.as_ref().map(|s| s.value),
+        // Only the Responses API reads them; recorded only when one differs from its default.
+        responses: (provider == ProviderChoice::OpenaiResponses)
+            .then(|| eff.responses.options())
+            .filter(|options| !options.is_default()),
     })
 }
 

@@ -162,6 +162,8 @@ pub struct Effective {
     pub storage: crate::storage::StorageSettings,
     /// `[tool_search]`: when MCP tools wait behind `tool_search`.
     pub tool_search: crate::tool_search::ToolSearchSettings,
+    /// `[responses]`: what the `openai-responses` provider asks beyond the history.
+    pub responses: crate::responses::ResponsesSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
     /// Whether the project file may loosen policy (`loosen.rs`, `trust.rs`).
@@ -285,6 +287,7 @@ impl Effective {
             context: ContextSettings::default(),
             agent_loop: LoopSettings::defaults(),
             tool_search: crate::tool_search::ToolSearchSettings::defaults(),
+            responses: crate::responses::ResponsesSettings::defaults(),
             notify: NotifySettings::defaults(),
             tui: TuiSettings::defaults(),
             mcp: McpSettings::default(),
@@ -385,6 +388,9 @@ impl Effective {
         if let Some(c) = file.context {
             self.context.layer(c, source)?;
         }
+        if let Some(r) = file.responses {
+            self.responses.layer(r, source);
+        }
         Ok(())
     }
 
@@ -399,7 +405,8 @@ impl Effective {
                 key: "provider".into(),
                 value: value.clone(),
                 origin: Source::Env(PROVIDER_ENV),
-                reason: "is not a provider; use anthropic, openai or scripted".into(),
+                reason: "is not a provider; use anthropic, openai, openai-responses or scripted"
+                    .into(),
             })?;
             self.provider = Some(Setting::new(provider, Source::Env(PROVIDER_ENV)));
         }
@@ -424,7 +431,10 @@ impl Effective {
         }
         // OPENAI_BASE_URL is the OpenAI SDKs' convention; it only means something for that provider.
         let provider = flag_provider.or(self.provider.as_ref().map(|p| p.value));
-        if provider == Some(ProviderChoice::Openai) {
+        if matches!(
+            provider,
+            Some(ProviderChoice::Openai | ProviderChoice::OpenaiResponses)
+        ) {
             layer_opt(
                 &mut self.base_url,
                 env(OPENAI_BASE_URL_ENV),
@@ -501,12 +511,19 @@ impl Effective {
         }
         let var = match provider {
             ProviderChoice::Anthropic => ANTHROPIC_KEY_ENV,
-            ProviderChoice::Openai => OPENAI_KEY_ENV,
+            ProviderChoice::Openai | ProviderChoice::OpenaiResponses => OPENAI_KEY_ENV,
             ProviderChoice::Scripted => return None,
+        };
+        // The Responses API is OpenAI's own: without a base URL the requests go to OpenAI,
+        // which answers nothing without a key. With one, it may be a local server that wants none.
+        let required = match provider {
+            ProviderChoice::Anthropic => true,
+            ProviderChoice::OpenaiResponses => self.base_url.is_none(),
+            ProviderChoice::Openai | ProviderChoice::Scripted => false,
         };
         Some(KeyRequirement {
             var: Setting::default(var.to_owned()),
-            required: provider == ProviderChoice::Anthropic,
+            required,
         })
     }
 
@@ -539,6 +556,15 @@ impl Effective {
         if !is_flag(&self.script) {
             self.script = recorded.script.map(|v| Setting::new(v, source.clone()));
         }
+    }
+
+    /// An existing pod keeps the `[responses]` options it was created with (`pod.json`), as
+    /// `keep_recorded` keeps its model: they shape every request body.
+    pub fn keep_recorded_responses(
+        &mut self,
+        recorded: Option<seedpod_protocol::ResponsesOptions>,
+    ) {
+        self.responses.keep_recorded(recorded);
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
@@ -661,6 +687,7 @@ pub fn default_model(provider: ProviderChoice) -> &'static str {
     match provider {
         ProviderChoice::Anthropic => "claude-sonnet-4-5",
         ProviderChoice::Openai => "gpt-4o",
+        ProviderChoice::OpenaiResponses => "gpt-5",
         ProviderChoice::Scripted => "script",
     }
 }

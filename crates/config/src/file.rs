@@ -31,14 +31,18 @@ pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 pub enum ProviderChoice {
     Anthropic,
     Openai,
+    /// OpenAI's Responses API: reasoning models keep their (encrypted) reasoning across turns.
+    #[serde(rename = "openai-responses")]
+    OpenaiResponses,
     /// The deterministic test and demo double that plays a JSON-lines script.
     Scripted,
 }
 
 impl ProviderChoice {
-    pub const ALL: [ProviderChoice; 3] = [
+    pub const ALL: [ProviderChoice; 4] = [
         ProviderChoice::Anthropic,
         ProviderChoice::Openai,
+        ProviderChoice::OpenaiResponses,
         ProviderChoice::Scripted,
     ];
 
@@ -46,6 +50,7 @@ impl ProviderChoice {
         match self {
             ProviderChoice::Anthropic => "anthropic",
             ProviderChoice::Openai => "openai",
+            ProviderChoice::OpenaiResponses => "openai-responses",
             ProviderChoice::Scripted => "scripted",
         }
     }
@@ -60,6 +65,7 @@ impl ProviderChoice {
         match self {
             ProviderChoice::Anthropic => seedpod_protocol::ProviderKind::Anthropic,
             ProviderChoice::Openai => seedpod_protocol::ProviderKind::Openai,
+            ProviderChoice::OpenaiResponses => seedpod_protocol::ProviderKind::OpenaiResponses,
             ProviderChoice::Scripted => seedpod_protocol::ProviderKind::Scripted,
         }
     }
@@ -156,6 +162,8 @@ pub struct ConfigFile {
     pub remote: Option<crate::remote::RemoteFile>,
     pub storage: Option<crate::storage::StorageFile>,
     pub tool_search: Option<crate::tool_search::ToolSearchFile>,
+    /// `[responses]`: the `openai-responses` provider's request options.
+    pub responses: Option<crate::responses::ResponsesFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -29,6 +29,7 @@ pub mod mcp;
 pub mod mcp_edit;
 pub mod notify;
 pub mod remote;
+pub mod responses;
 pub mod show;
 pub mod source;
 pub mod storage;

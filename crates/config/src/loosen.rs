@@ -25,6 +25,7 @@
 //! | `[approvals] mcp__SERVER__TOOL`, `mcp__SERVER__*` | more permissive than what applies below (an MCP tool no key covers asks) | less permissive |
 //! | `[mcp.servers.NAME]` | a table that sets what starts or reaches a server (`command`, `args`, `env`, `env_vars`, `cwd`, `url`, `headers`, `bearer_token_env`, the OAuth client keys `client_id`, `client_secret_env`, `client_metadata_url`, `scopes`), `oauth = true`, `enabled = true` or `trust_read_only = true`: the whole table is left out | `enabled = false`, `trust_read_only = false`, timeouts |
 //! | `[remote]` | any: its `ssh` and `bin` are commands this machine runs | — |
+//! | `[responses] store` | `true` where a lower layer leaves it off: OpenAI would keep the conversation | `false` |
 //! | `[system_prompt] identity_file` | a file outside the project directory (after symlinks): its text would be sent to the provider | one inside it |
 //!
 //! Choosing who answers is the person's alone: a repository that could set `provider` and
@@ -63,6 +64,18 @@ pub(crate) fn restrain(
     let mut ignored = Vec::new();
     let text = |s: &String| quote(s);
     who_answers(project, below, project_dir, &mut ignored);
+    if let Some(responses) = &mut project.responses
+        && responses.store == Some(true)
+        && !below.responses.store.value
+    {
+        // Where the conversation is kept is the person's choice, like where it is sent.
+        ignored.push(Ignored {
+            key: "responses.store".into(),
+            wanted: "true".into(),
+            kept: "false".into(),
+        });
+        responses.store = None;
+    }
     let base_url = below.base_url.as_ref().map(|s| &s.value);
     changed(
         &mut project.base_url,

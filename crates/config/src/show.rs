@@ -113,6 +113,7 @@ pub fn render(eff: &Effective, title: &str, env: &dyn Fn(&str) -> Option<String>
         "not set",
     );
 
+    responses(&mut out, eff);
     out.push_str("\n[timeouts]\n");
     num(&mut out, "connect_ms", &eff.timeouts.connect_ms);
     num(&mut out, "idle_read_ms", &eff.timeouts.idle_read_ms);
@@ -415,6 +416,42 @@ fn context_section(out: &mut String, eff: &Effective) {
     for (prefix, tokens) in &windows {
         num(out, &quote(prefix), tokens);
     }
+}
+
+/// `[responses]`, for a pod on the Responses API only: no other provider reads it.
+fn responses(out: &mut String, eff: &Effective) {
+    let on_responses = eff
+        .provider
+        .as_ref()
+        .is_some_and(|p| p.value == crate::file::ProviderChoice::OpenaiResponses);
+    if !on_responses {
+        return;
+    }
+    let settings = &eff.responses;
+    out.push_str("\n[responses]\n");
+    num(out, "store", &settings.store);
+    let name = |text: &str| quote(text);
+    opt(
+        out,
+        "reasoning_effort",
+        &settings.reasoning_effort,
+        |e| name(e.as_str()),
+        "not sent: the model's default",
+    );
+    opt(
+        out,
+        "reasoning_summary",
+        &settings.reasoning_summary,
+        |s| name(s.as_str()),
+        "not sent: no summary to show",
+    );
+    opt(
+        out,
+        "parallel_tool_calls",
+        &settings.parallel_tool_calls,
+        bool::to_string,
+        "not sent: the API allows them",
+    );
 }
 
 fn line(out: &mut String, key: &str, value: &str, source: &Source) {

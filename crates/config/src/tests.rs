@@ -9,6 +9,7 @@ use crate::*;
 mod agent;
 mod context;
 mod loosen;
+mod responses;
 pub(crate) mod tools;
 
 struct Fixture {

@@ -348,6 +348,7 @@ fn block(item: &ModelItem) -> Option<(Role, Block<'_>)> {
         ModelItem::Reasoning {
             text,
             signature: Some(signature),
+            ..
         } => Some((
             Role::Assistant,
             Block::Thinking {

@@ -3,7 +3,8 @@
 //! Owns:
 //! - the provider contract (`provider`): a deterministic request body built from a context, and a
 //!   stream of events for sending it; and the providers themselves: `anthropic` (Messages API),
-//!   `openai` (Chat Completions, also for local OpenAI-compatible servers) and `scripted` (the
+//!   `openai` (Chat Completions, also for local OpenAI-compatible servers), `responses`
+//!   (OpenAI's Responses API, reasoning items kept in the log) and `scripted` (the
 //!   test and demo double). The real ones share `http` (client, failure classification, the
 //!   streamed body as events) and `sse` (event-stream parsing);
 //! - the turn loop (`turn`): request, stream, commit, run tools, repeat — driving a `RunHost`
@@ -33,6 +34,7 @@ pub mod pending;
 pub mod provider;
 pub mod redact;
 mod response;
+pub mod responses;
 pub mod retry;
 pub mod sanitize;
 pub mod scripted;
@@ -54,6 +56,7 @@ pub use http::{
 pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use pending::{PendingCall, unanswered_tool_calls};
 pub use provider::{Context, EventStream, Provider, ProviderError, ProviderEvent};
+pub use responses::{ResponsesConfig, ResponsesProvider};
 pub use retry::{DEFAULT_RETRYABLE_STATUSES, RetryPolicy, RetryStatuses};
 pub use scripted::{
     ScriptError, ScriptStep, ScriptToolCall, ScriptedErrorKind, ScriptedFailure, ScriptedProvider,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures::stream::BoxStream;
 use seedpod_protocol::{
-    CallId, FinishReason, ModelConfig, ModelItem, ProviderKind, ToolSpec, Usage,
+    CallId, FinishReason, ModelConfig, ModelItem, ProviderKind, ResponsesReasoning, ToolSpec, Usage,
 };
 
 /// Everything a request is built from. Borrowed from the controller's state, which owns it.
@@ -33,6 +33,9 @@ pub enum ProviderEvent {
     ThinkingDelta(String),
     /// A piece of the opaque reasoning signature; pieces concatenate in order.
     ThinkingSignature(String),
+    /// A whole Responses API reasoning item, to be sent back verbatim. The thinking deltas
+    /// before it were its summary as it streamed; this replaces them.
+    ReasoningItem(ResponsesReasoning),
     /// A tool call begins. `index` identifies it for the deltas that follow and orders the calls.
     ToolCallStart {
         index: u32,
@@ -61,6 +64,7 @@ impl ProviderEvent {
             ProviderEvent::TextDelta(_)
             | ProviderEvent::ThinkingDelta(_)
             | ProviderEvent::ThinkingSignature(_)
+            | ProviderEvent::ReasoningItem(_)
             | ProviderEvent::ToolCallStart { .. }
             | ProviderEvent::ToolCallDelta { .. } => true,
             ProviderEvent::Usage(_) | ProviderEvent::Finish(_) | ProviderEvent::Status(_) => false,

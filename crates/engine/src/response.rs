@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use futures::StreamExt;
-use seedpod_protocol::{EntryKind, FinishReason, ModelItem, Usage};
+use seedpod_protocol::{EntryKind, FinishReason, ModelItem, ResponsesReasoning, Usage};
 use tokio::time::Instant;
 
 use crate::host::RunHost;
@@ -19,6 +19,8 @@ use crate::provider::{EventStream, ProviderError, ProviderEvent};
 pub struct Response {
     thinking: String,
     signature: String,
+    /// Responses API reasoning items, each with the text people read, in arrival order.
+    reasoning_items: Vec<(String, ResponsesReasoning)>,
     text: String,
     /// Keyed by the provider's call index, which orders the calls.
     calls: BTreeMap<u32, PendingCall>,
@@ -32,6 +34,16 @@ impl Response {
             ProviderEvent::TextDelta(delta) => self.text.push_str(&delta),
             ProviderEvent::ThinkingDelta(delta) => self.thinking.push_str(&delta),
             ProviderEvent::ThinkingSignature(part) => self.signature.push_str(&part),
+            ProviderEvent::ReasoningItem(item) => {
+                // The deltas so far were this item's summary (or, from servers that stream the
+                // reasoning itself, its text): the item now carries them.
+                let streamed = std::mem::take(&mut self.thinking);
+                let text = match item.summary.is_empty() {
+                    true => streamed,
+                    false => item.summary_text(),
+                };
+                self.reasoning_items.push((text, item));
+            }
             ProviderEvent::ToolCallStart {
                 index,
                 call_id,
@@ -95,6 +107,14 @@ impl Response {
             entries.push(assistant(ModelItem::Reasoning {
                 text: self.thinking.clone(),
                 signature,
+                responses: None,
+            }));
+        }
+        for (text, item) in &self.reasoning_items {
+            entries.push(assistant(ModelItem::Reasoning {
+                text: text.clone(),
+                signature: None,
+                responses: Some(item.clone()),
             }));
         }
         if !cleaned.reasoning.is_empty() {
@@ -102,6 +122,7 @@ impl Response {
             entries.push(assistant(ModelItem::Reasoning {
                 text: cleaned.reasoning,
                 signature: None,
+                responses: None,
             }));
         }
         if !cleaned.text.is_empty() {
@@ -229,6 +250,7 @@ mod tests {
                 assistant(ModelItem::Reasoning {
                     text: "let me see".into(),
                     signature: Some("sig".into()),
+                    responses: None,
                 }),
                 assistant(ModelItem::AssistantText {
                     text: "on it".into()
@@ -257,6 +279,7 @@ mod tests {
                 assistant(ModelItem::Reasoning {
                     text: "plan".into(),
                     signature: None,
+                    responses: None,
                 }),
                 assistant(ModelItem::AssistantText {
                     text: "Hello".into()
@@ -295,6 +318,7 @@ mod tests {
             vec![assistant(ModelItem::Reasoning {
                 text: String::new(),
                 signature: Some("opaque".into()),
+                responses: None,
             })]
         );
     }

@@ -1,15 +1,18 @@
 //! Shared test fakes: an in-memory `RunHost` and a few tools (here), a loopback model server
 //! replaying recorded SSE streams (`testing/server.rs`) and helpers for provider tests
-//! (`testing/streams.rs`). Compiled for this crate's tests and, through the `testing` feature,
+//! (`testing/streams.rs`), and Responses API event streams to replay
+//! (`testing/responses_stream.rs`). Compiled for this crate's tests and, through the `testing` feature,
 //! for other crates' tests, so fakes are written once.
 //!
 //! `MemoryHost` folds committed entries into history the way the store's fold does for the kinds
 //! the turn loop commits, and builds request bodies through the real provider, so a test sees
 //! the same bodies a pod would send.
 
+mod responses_stream;
 mod server;
 mod streams;
 
+pub use self::responses_stream::ResponsesStream;
 pub use self::server::{MockServer, RecordedRequest, Reply};
 pub use self::streams::{
     cut, cut_after, drain, model_config, with_cr, with_crlf, with_keep_alives,

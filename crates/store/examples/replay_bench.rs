@@ -43,6 +43,7 @@ fn kind(i: u64) -> EntryKind {
                        the file first and then patch the tokenizer."
                     .into(),
                 signature: Some("EqQBCkYIBxgCKkDk3v9 signature bytes".into()),
+                responses: None,
             },
         },
         3 => EntryKind::AssistantItem {

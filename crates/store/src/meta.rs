@@ -112,6 +112,7 @@ impl PodConfig {
             base_url: None,
             temperature: None,
             max_tokens: None,
+            responses: None,
         }
     }
 }
@@ -194,6 +195,10 @@ pub struct PodConfig {
     /// Output token limit for new segments (recorded in their `segment_start`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// The Responses API's options (`[responses]`) for new segments (recorded in their
+    /// `segment_start`); absent when all default or for another provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub responses: Option<seedpod_protocol::ResponsesOptions>,
 }
 
 /// Read `pod_dir/pod.json`; `Ok(None)` if there is none (the pod does not exist yet).

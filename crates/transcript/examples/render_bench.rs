@@ -285,6 +285,7 @@ fn snapshot_frames(cells: usize) -> (Vec<ServerMsg>, usize) {
                 item: ModelItem::Reasoning {
                     text: format!("I should read src/m{n}.rs first.\nThen explain it."),
                     signature: None,
+                    responses: None,
                 },
             },
             true,

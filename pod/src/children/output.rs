@@ -668,6 +668,7 @@ mod tests {
                     item: ModelItem::Reasoning {
                         text: "hmm, let me see".into(),
                         signature: None,
+                        responses: None,
                     },
                 },
                 EntryKind::AssistantItem {

@@ -27,8 +27,16 @@ pub fn item_tokens(item: &ModelItem) -> u64 {
         ModelItem::UserMessage { text }
         | ModelItem::AssistantText { text }
         | ModelItem::SystemMessage { text } => text.len(),
-        ModelItem::Reasoning { text, signature } => {
-            text.len() + signature.as_ref().map_or(0, String::len)
+        ModelItem::Reasoning {
+            text,
+            signature,
+            responses,
+        } => {
+            // The encrypted reasoning goes back with every request, so it weighs like text.
+            let carried = responses.as_ref().map_or(0, |r| {
+                r.id.len() + r.encrypted_content.as_ref().map_or(0, String::len)
+            });
+            text.len() + signature.as_ref().map_or(0, String::len) + carried
         }
         ModelItem::ToolCall {
             call_id,

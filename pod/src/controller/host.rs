@@ -356,7 +356,10 @@ impl Controller {
                     .bus
                     .publish(|seq| ServerMsg::Status { seq, message });
             }
+            // The reasoning item's summary already streamed as thinking deltas; the item itself
+            // is opaque until it commits.
             ProviderEvent::ThinkingSignature(_)
+            | ProviderEvent::ReasoningItem(_)
             | ProviderEvent::Usage(_)
             | ProviderEvent::Finish(_) => {}
         }

@@ -98,6 +98,7 @@ async fn hear(provider: &dyn Provider, body: String) -> Heard {
             ProviderEvent::Finish(finish) => heard.finish = Some(finish),
             ProviderEvent::ThinkingDelta(_)
             | ProviderEvent::ThinkingSignature(_)
+            | ProviderEvent::ReasoningItem(_)
             | ProviderEvent::Status(_) => {}
         }
     }

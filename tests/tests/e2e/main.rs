@@ -46,6 +46,7 @@ mod property;
 mod protected;
 mod providers;
 mod remote;
+mod responses_api;
 mod sandbox;
 mod sanitize;
 mod secrets;

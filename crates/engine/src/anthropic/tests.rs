@@ -156,6 +156,7 @@ async fn thinking_is_sent_back_verbatim_with_its_signature() {
         item: ModelItem::Reasoning {
             text: "The user wants an echo; call the tool.\n".into(),
             signature: Some(signature.into()),
+            responses: None,
         }
     }));
     assert!(host.log.contains(&EntryKind::Usage(Usage {
@@ -282,10 +283,12 @@ fn request_body_maps_every_item_kind() {
         ModelItem::Reasoning {
             text: "from another provider".into(),
             signature: None,
+            responses: None,
         },
         ModelItem::Reasoning {
             text: "think".into(),
             signature: Some("sig==".into()),
+            responses: None,
         },
         ModelItem::AssistantText {
             text: "calling".into(),
@@ -404,6 +407,7 @@ fn cache_breakpoints_skip_thinking_and_never_exceed_the_limit() {
         ModelItem::Reasoning {
             text: "hmm".into(),
             signature: Some("sig".into()),
+            responses: None,
         },
     ];
     let body = provider.request_body(&Context {

@@ -321,6 +321,7 @@ fn request_body_maps_every_item_kind() {
         ModelItem::Reasoning {
             text: "not sent".into(),
             signature: Some("nor this".into()),
+            responses: None,
         },
         ModelItem::AssistantText {
             text: "calling".into(),

@@ -54,7 +54,7 @@ const SOURCES: [Source; 5] = [
 ];
 
 /// The context window `model` is served with at `base_url`, as the server states it, or `None`
-/// if no known place answers within `timeout` each. Only for `ProviderKind::Openai`.
+/// if no known place answers within `timeout` each. Only for the OpenAI wire formats.
 pub async fn probe_window(
     provider: ProviderKind,
     base_url: &str,
@@ -62,7 +62,8 @@ pub async fn probe_window(
     timeout: Duration,
 ) -> Option<u64> {
     match provider {
-        ProviderKind::Openai => {}
+        // Local servers that speak the Responses API (vLLM, Ollama) state their window alike.
+        ProviderKind::Openai | ProviderKind::OpenaiResponses => {}
         ProviderKind::Anthropic | ProviderKind::Scripted | ProviderKind::Unknown => return None,
     }
     let root = server_root(base_url)?;

@@ -39,6 +39,7 @@ fn meta() -> PodMeta {
             base_url: None,
             temperature: None,
             max_tokens: None,
+            responses: None,
         },
         created_ms: 1_700_000_000_000,
         instructions: Some("review carefully".into()),

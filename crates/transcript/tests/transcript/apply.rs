@@ -698,3 +698,38 @@ fn no_reply_is_silent_only_for_turns_nobody_typed() {
         ]
     );
 }
+
+#[test]
+fn a_responses_reasoning_summary_streams_as_thinking_and_commits_without_its_ciphertext() {
+    let mut t = attached();
+    apply_all(
+        &mut t,
+        &[
+            ServerMsg::ThinkingDelta {
+                seq: EventSeq::new(5),
+                text: "Read the notes.".into(),
+            },
+            ServerMsg::ThinkingDelta {
+                seq: EventSeq::new(6),
+                text: "\n\nThen answer.".into(),
+            },
+        ],
+    );
+    assert_eq!(kinds(&t), ["segment_start", "thinking*"]);
+    let item = seedpod_protocol::ResponsesReasoning {
+        id: "rs_1".into(),
+        summary: vec!["Read the notes.".into(), "Then answer.".into()],
+        encrypted_content: Some("gAAAA-opaque-ciphertext".into()),
+    };
+    let committed_item = EntryKind::AssistantItem {
+        item: seedpod_protocol::ModelItem::Reasoning {
+            text: item.summary_text(),
+            signature: None,
+            responses: Some(item),
+        },
+    };
+    t.apply(&committed(7, entry(1, committed_item)));
+    assert_eq!(kinds(&t), ["segment_start", "thinking"]);
+    assert_eq!(text_of_cell(&t, 1), "Read the notes.\n\nThen answer.");
+    assert!(!text_of_cell(&t, 1).contains("opaque"));
+}

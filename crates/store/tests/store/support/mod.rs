@@ -72,6 +72,7 @@ pub fn realistic_run() -> Vec<EntryKind> {
             item: ModelItem::Reasoning {
                 text: "I should read it".into(),
                 signature: Some("sig==".into()),
+                responses: None,
             },
         },
         EntryKind::AssistantItem {
@@ -174,8 +175,11 @@ fn text() -> impl Strategy<Value = String> {
 fn model_item() -> impl Strategy<Value = ModelItem> {
     prop_oneof![
         text().prop_map(|text| ModelItem::AssistantText { text }),
-        (text(), proptest::option::of(text()))
-            .prop_map(|(text, signature)| ModelItem::Reasoning { text, signature }),
+        (text(), proptest::option::of(text())).prop_map(|(text, signature)| ModelItem::Reasoning {
+            text,
+            signature,
+            responses: None,
+        }),
         ("c[0-3]", text(), text()).prop_map(|(call_id, name, arguments)| ModelItem::ToolCall {
             call_id: CallId::new(call_id),
             name,

@@ -77,6 +77,7 @@ pub fn reasoning(text: &str) -> EntryKind {
         item: ModelItem::Reasoning {
             text: text.into(),
             signature: None,
+            responses: None,
         },
     }
 }
