@@ -188,6 +188,10 @@ pub enum Command {
         #[arg(long)]
         revoke: bool,
     },
+    /// Run TASK on a new throwaway pod and exit with its outcome (for scripts and CI): the
+    /// answer on stdout, progress on stderr; exit 0 done, 1 failed, 3 a call needed approval,
+    /// 130 interrupted. The pod is deleted afterwards unless --keep. See docs/exec.md.
+    Exec(crate::exec::ExecArgs),
     /// Pod process commands.
     Pod {
         #[command(subcommand)]

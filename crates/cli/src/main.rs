@@ -11,6 +11,7 @@ mod demo;
 mod detect;
 #[cfg(test)]
 mod error_chains;
+mod exec;
 mod exit;
 mod format;
 mod history;
@@ -289,6 +290,7 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
             command: ConfigCommand::Show { name },
         } => settings::show_config(&home, name.as_ref()),
         Command::Trust { dir, revoke } => trust::trust(&home, dir.as_deref(), revoke),
+        Command::Exec(args) => exec::exec(&home, args).await,
         Command::Pod {
             command: PodCommand::Serve(_),
         } => Ok(()),

@@ -25,6 +25,7 @@ mod context;
 mod context_cli;
 mod crash;
 mod docs;
+mod exec;
 mod exhaustion;
 mod guard;
 mod lifecycle;
