@@ -192,6 +192,9 @@ pub enum Command {
     /// answer on stdout, progress on stderr; exit 0 done, 1 failed, 3 a call needed approval,
     /// 130 interrupted. The pod is deleted afterwards unless --keep. See docs/exec.md.
     Exec(crate::exec::ExecArgs),
+    /// Write pod NAME's transcript for sharing: Markdown, one self-contained HTML file, or the
+    /// log's JSON lines; the active segment, or every one with --all. See docs/export.md.
+    Export(crate::export::ExportArgs),
     /// Pod process commands.
     Pod {
         #[command(subcommand)]

@@ -13,6 +13,7 @@ mod detect;
 mod error_chains;
 mod exec;
 mod exit;
+mod export;
 mod format;
 mod history;
 mod lineage;
@@ -291,6 +292,10 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
         } => settings::show_config(&home, name.as_ref()),
         Command::Trust { dir, revoke } => trust::trust(&home, dir.as_deref(), revoke),
         Command::Exec(args) => exec::exec(&home, args).await,
+        Command::Export(args) => {
+            let name = here(args.name.clone(), "export")?;
+            export::export(&home, &name, &args)
+        }
         Command::Pod {
             command: PodCommand::Serve(_),
         } => Ok(()),

@@ -27,6 +27,7 @@ mod crash;
 mod docs;
 mod exec;
 mod exhaustion;
+mod export;
 mod guard;
 mod lifecycle;
 mod local_servers;
