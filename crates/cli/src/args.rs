@@ -397,6 +397,10 @@ pub enum McpCommand {
         #[arg(long, value_enum, default_value_t = ConfigScope::User)]
         scope: ConfigScope,
     },
+    /// Serve pod NAME as an MCP server on stdio (for another agent or an editor): send it
+    /// messages, read its history and status, list its waiting approvals, and answer them
+    /// only when your config sets `[mcp_serve] answer_approvals = true`. See docs/mcp-serve.md.
+    Serve { name: PodName },
 }
 
 /// Which config file `mcp add`, `remove` and `import` edit.

@@ -23,6 +23,7 @@ mod mcp;
 mod mcp_edit;
 mod mcp_get;
 mod mcp_report;
+mod mcp_serve;
 mod one_shot;
 mod pods;
 mod prompt;
@@ -243,6 +244,9 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
         Command::Mcp {
             command: McpCommand::Import { file, scope },
         } => mcp_edit::import(&home, &file, scope),
+        Command::Mcp {
+            command: McpCommand::Serve { name },
+        } => mcp_serve::serve(&home, &existing(Some(name))?).await,
         Command::Pause { name } => control::simple(&home, &target(name)?, Method::Pause).await,
         Command::Resume { name } => control::simple(&home, &target(name)?, Method::Resume).await,
         Command::Cancel { name } => control::simple(&home, &target(name)?, Method::Cancel).await,

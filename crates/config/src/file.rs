@@ -156,6 +156,8 @@ pub struct ConfigFile {
     pub remote: Option<crate::remote::RemoteFile>,
     pub storage: Option<crate::storage::StorageFile>,
     pub tool_search: Option<crate::tool_search::ToolSearchFile>,
+    /// `[mcp_serve]`: read from the user's file only (`mcp_serve.rs`).
+    pub mcp_serve: Option<crate::mcp_serve::McpServeFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

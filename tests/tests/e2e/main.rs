@@ -37,6 +37,7 @@ mod mcp_hostile;
 mod mcp_http;
 mod mcp_manage;
 mod mcp_schema;
+mod mcp_serve;
 mod no_reply;
 mod notify;
 mod private;
