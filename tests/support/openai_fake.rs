@@ -39,13 +39,23 @@ pub struct OpenAiFake {
 
 impl OpenAiFake {
     pub async fn start() -> OpenAiFake {
+        OpenAiFake::answering(None).await
+    }
+
+    /// A fake whose server is down: every request gets HTTP `status` and OpenAI's error body
+    /// (what a pod meets when the provider fails for good).
+    pub async fn failing(status: u16) -> OpenAiFake {
+        OpenAiFake::answering(Some(status)).await
+    }
+
+    async fn answering(failure: Option<u16>) -> OpenAiFake {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}/v1", listener.local_addr().expect("address"));
         let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
         let log = seen.clone();
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
-                tokio::spawn(serve(stream, log.clone()));
+                tokio::spawn(serve(stream, log.clone(), failure));
             }
         });
         OpenAiFake { base, seen }
@@ -61,7 +71,11 @@ impl OpenAiFake {
     }
 }
 
-async fn serve(mut stream: tokio::net::TcpStream, seen: Arc<Mutex<Vec<Seen>>>) {
+async fn serve(
+    mut stream: tokio::net::TcpStream,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    failure: Option<u16>,
+) {
     // One request per connection: read the head, then Content-Length bytes of body.
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 8192];
@@ -90,6 +104,27 @@ async fn serve(mut stream: tokio::net::TcpStream, seen: Arc<Mutex<Vec<Seen>>>) {
         }
     }
     let body = String::from_utf8_lossy(&buffer[head_end..head_end + length]).into_owned();
+    if let Some(status) = failure {
+        let message = format!("The server had an error while processing your request ({status}).");
+        let error = serde_json::json!({"error": {
+            "message": message, "type": "server_error", "param": null, "code": null
+        }})
+        .to_string();
+        let response = format!(
+            "HTTP/1.1 {status} Error\r\ncontent-type: application/json\r\ncontent-length: \
+             {}\r\nconnection: close\r\n\r\n{error}",
+            error.len()
+        );
+        if let Ok(mut log) = seen.lock() {
+            log.push(Seen {
+                body,
+                refused: Some(message),
+            });
+        }
+        let _ = stream.write_all(response.as_bytes()).await;
+        let _ = stream.shutdown().await;
+        return;
+    }
     let refused = match serde_json::from_str::<Value>(&body) {
         Ok(request) => tools_problem(&request),
         Err(err) => Some(format!(

@@ -195,6 +195,13 @@ pub enum Command {
         #[arg(long)]
         revoke: bool,
     },
+    /// Run TASK on a new throwaway pod and exit with its outcome (for scripts and CI): the
+    /// answer on stdout, progress on stderr; exit 0 done, 1 failed, 3 a call needed approval,
+    /// 130 interrupted. The pod is deleted afterwards unless --keep. See docs/exec.md.
+    Exec(crate::exec::ExecArgs),
+    /// Write pod NAME's transcript for sharing: Markdown, one self-contained HTML file, or the
+    /// log's JSON lines; the active segment, or every one with --all. See docs/export.md.
+    Export(crate::export::ExportArgs),
     /// Pod process commands.
     Pod {
         #[command(subcommand)]
@@ -456,6 +463,10 @@ pub enum McpCommand {
         #[arg(long)]
         arguments: Option<String>,
     },
+    /// Serve pod NAME as an MCP server on stdio (for another agent or an editor): send it
+    /// messages, read its history and status, list its waiting approvals, and answer them
+    /// only when your config sets `[mcp_serve] answer_approvals = true`. See docs/mcp-serve.md.
+    Serve { name: PodName },
 }
 
 /// Which config file `mcp add`, `remove` and `import` edit.

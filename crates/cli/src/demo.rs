@@ -174,7 +174,8 @@ async fn drive(home: Home, name: PodName) -> Result<()> {
     Ok(())
 }
 
-async fn remove(home: &Home, name: &PodName) -> Result<()> {
+/// Stop pod `name` and delete its directory and log files (also what ends an `exec` pod).
+pub(crate) async fn remove(home: &Home, name: &PodName) -> Result<()> {
     start::stop(home, name).await?;
     let pod_dir = home.pod_dir(name);
     // The pod's last files (its socket, a log flush) can land while the directory is being

@@ -52,7 +52,7 @@ pub fn all_segments(home: &Home, name: &PodName, json: bool) -> Result<()> {
 }
 
 /// The segments in order; the active one last even if an older `pod.json` does not list it.
-fn segment_ids(meta: &PodMeta) -> Vec<SegmentId> {
+pub(crate) fn segment_ids(meta: &PodMeta) -> Vec<SegmentId> {
     let mut ids = meta.segments.clone();
     if !ids.contains(&meta.active_segment) {
         ids.push(meta.active_segment.clone());

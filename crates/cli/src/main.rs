@@ -11,7 +11,9 @@ mod demo;
 mod detect;
 #[cfg(test)]
 mod error_chains;
+mod exec;
 mod exit;
+mod export;
 mod fork;
 mod format;
 mod history;
@@ -23,6 +25,7 @@ mod mcp_edit;
 mod mcp_get;
 mod mcp_login;
 mod mcp_report;
+mod mcp_serve;
 mod one_shot;
 mod pods;
 mod prompt;
@@ -258,6 +261,9 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
         Command::Mcp {
             command: McpCommand::Probe { server, arguments },
         } => mcp_login::probe(&home, &server, arguments).await,
+        Command::Mcp {
+            command: McpCommand::Serve { name },
+        } => mcp_serve::serve(&home, &existing(Some(name))?).await,
         Command::Pause { name } => control::simple(&home, &target(name)?, Method::Pause).await,
         Command::Resume { name } => control::simple(&home, &target(name)?, Method::Resume).await,
         Command::Cancel { name } => control::simple(&home, &target(name)?, Method::Cancel).await,
@@ -306,6 +312,11 @@ async fn dispatch(home: Home, command: Command) -> Result<()> {
             command: ConfigCommand::Show { name },
         } => settings::show_config(&home, name.as_ref()),
         Command::Trust { dir, revoke } => trust::trust(&home, dir.as_deref(), revoke),
+        Command::Exec(args) => exec::exec(&home, args).await,
+        Command::Export(args) => {
+            let name = here(args.name.clone(), "export")?;
+            export::export(&home, &name, &args)
+        }
         Command::Pod {
             command: PodCommand::Serve(_),
         } => Ok(()),

@@ -164,6 +164,8 @@ pub struct ConfigFile {
     pub tool_search: Option<crate::tool_search::ToolSearchFile>,
     /// `[responses]`: the `openai-responses` provider's request options.
     pub responses: Option<crate::responses::ResponsesFile>,
+    /// `[mcp_serve]`: read from the user's file only (`mcp_serve.rs`).
+    pub mcp_serve: Option<crate::mcp_serve::McpServeFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

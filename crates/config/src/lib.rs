@@ -27,6 +27,7 @@ pub mod file;
 pub mod loosen;
 pub mod mcp;
 pub mod mcp_edit;
+pub mod mcp_serve;
 pub mod notify;
 pub mod remote;
 pub mod responses;
