@@ -36,11 +36,24 @@ pub enum ModelItem {
         call_id: CallId,
         content: String,
         is_error: bool,
+        /// Images of an MCP tool's result, for providers that read images in tool results;
+        /// the others read only `content`, whose placeholder line describes each.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ToolImage>,
     },
     /// A `SystemItem`'s body, sent as a system-role message.
     SystemMessage {
         text: String,
     },
+}
+
+/// An image a tool returned, as providers carry it: checked when it was committed (a mime type
+/// of `pod/src/mcp/image.rs`'s allowlist, bytes that are that kind of image, a bounded size).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolImage {
+    pub mime_type: String,
+    /// Base64, standard alphabet, padded.
+    pub data: String,
 }
 
 /// The tool calls in the trailing run of model output (what follows the last user or system

@@ -48,8 +48,8 @@ pub use ids::{
     CallId, EntrySeq, EventSeq, InstanceId, MAX_NAME_CHARS, NameError, PodName, QueueId, ReportId,
     RequestId, SegmentId,
 };
-pub use item::{ModelItem, unanswered_tool_calls};
-pub use mcp::{McpServerStatus, McpState};
+pub use item::{ModelItem, ToolImage, unanswered_tool_calls};
+pub use mcp::{McpAction, McpServerStatus, McpState};
 pub use message::{
     AckOutcome, AlertLevel, ApprovalAnswer, ClientMode, ContextFill, ErrorCode, FillBasis,
     GoodbyeReason, InFlightToolCall, Method, PROTOCOL_VERSION, PodCommand, PodState, PodStatus,

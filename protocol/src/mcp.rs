@@ -43,6 +43,40 @@ impl McpState {
     }
 }
 
+/// What a person can do to one server of a running pod (`mcp_control`, the `/mcp` popup's
+/// keys, `/mcp reconnect|disable|enable SERVER`). None of it outlives the pod: a restart starts
+/// the servers as the configuration says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum McpAction {
+    /// Stop it (calls in flight end with an error result) and start it again now, whatever
+    /// state it was in, with a fresh count of tries.
+    Reconnect,
+    /// Stop it and start it no more: its tools leave the next segment's offer.
+    Disable,
+    /// Start a disabled (or failed) server.
+    Enable,
+    #[serde(other)]
+    Unknown,
+}
+
+impl McpAction {
+    pub const ALL: [McpAction; 3] = [McpAction::Reconnect, McpAction::Disable, McpAction::Enable];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            McpAction::Reconnect => "reconnect",
+            McpAction::Disable => "disable",
+            McpAction::Enable => "enable",
+            McpAction::Unknown => "unknown",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<McpAction> {
+        McpAction::ALL.into_iter().find(|a| a.as_str() == name)
+    }
+}
+
 /// Whether a call of an MCP tool runs at once, waits for a person, or is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -178,5 +212,17 @@ mod tests {
              gone (stdio): failed\n  last error: cannot start `nope`: No such file or directory"
         );
         assert!(render_servers(&[]).contains("[mcp.servers.NAME]"));
+    }
+
+    #[test]
+    fn actions_pin_their_wire_names_and_an_unknown_one_decodes_as_unknown() {
+        for action in McpAction::ALL {
+            let json = serde_json::to_string(&action).unwrap();
+            assert_eq!(json, format!("\"{}\"", action.as_str()));
+            assert_eq!(McpAction::from_name(action.as_str()), Some(action));
+        }
+        let later: McpAction = serde_json::from_str("\"restart_all\"").unwrap();
+        assert_eq!(later, McpAction::Unknown);
+        assert_eq!(McpAction::from_name("unknown"), None);
     }
 }

@@ -120,6 +120,12 @@ pub enum Method {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         server: Option<String>,
     },
+    /// Reconnect, disable or enable one MCP server of the running pod. Answered with
+    /// `mcp_servers` (every server, as they are once the action is under way).
+    McpControl {
+        server: String,
+        action: crate::McpAction,
+    },
     #[serde(other)]
     Unknown,
 }
@@ -254,6 +260,7 @@ impl Method {
             Method::ListApprovals => "list_approvals",
             Method::RevokeApproval { .. } => "revoke_approval",
             Method::McpServers { .. } => "mcp_servers",
+            Method::McpControl { .. } => "mcp_control",
             Method::Unknown => "unknown",
         }
     }
@@ -806,6 +813,10 @@ mod tests {
             Method::Earlier {
                 segment_id: SegmentId::new("s"),
                 before_seq: EntrySeq::new(0),
+            },
+            Method::McpControl {
+                server: "t".into(),
+                action: crate::McpAction::Reconnect,
             },
         ];
         for method in methods {

@@ -60,7 +60,9 @@ pub enum SandboxFinding {
 }
 
 /// Content of a tool result that is not text, described rather than carried: the bytes stay
-/// out of the log and out of the model's context.
+/// out of the log and out of the model's context — but for an image that passed the checks
+/// (`data`), which providers that read images in tool results are sent (`ModelItem::ToolResult
+/// .images`, derived from this when the log is folded, so replay sends the same bytes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToolAttachment {
@@ -68,6 +70,12 @@ pub enum ToolAttachment {
         mime_type: String,
         /// Decoded size.
         bytes: u64,
+        /// The image, base64 (standard alphabet, padded), when it is passed to the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
+        /// Why it is not passed to the model (too large, not the kind it claims, …).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        left_out: Option<String>,
     },
     Audio {
         mime_type: String,
@@ -98,9 +106,18 @@ impl ToolAttachment {
     pub fn placeholder(&self) -> String {
         use crate::thousands;
         match self {
-            ToolAttachment::Image { mime_type, bytes } => {
-                format!("[image: {mime_type}, {} bytes]", thousands(*bytes))
-            }
+            ToolAttachment::Image {
+                mime_type,
+                bytes,
+                left_out,
+                ..
+            } => match left_out {
+                None => format!("[image: {mime_type}, {} bytes]", thousands(*bytes)),
+                Some(why) => format!(
+                    "[image: {mime_type}, {} bytes; not passed on: {why}]",
+                    thousands(*bytes)
+                ),
+            },
             ToolAttachment::Audio { mime_type, bytes } => {
                 format!("[audio: {mime_type}, {} bytes]", thousands(*bytes))
             }
@@ -133,6 +150,35 @@ impl ToolAttachment {
 }
 
 impl ToolMeta {
+    /// The images of this result that are passed to models that read them, in order.
+    pub fn images(&self) -> Vec<crate::ToolImage> {
+        self.attachments
+            .iter()
+            .filter_map(|attachment| match attachment {
+                ToolAttachment::Image {
+                    mime_type,
+                    data: Some(data),
+                    ..
+                } => Some(crate::ToolImage {
+                    mime_type: mime_type.clone(),
+                    data: data.clone(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Keep every image from the model (the result it came with was withheld), saying so.
+    pub fn withhold_images(&mut self) {
+        for attachment in &mut self.attachments {
+            if let ToolAttachment::Image { data, left_out, .. } = attachment
+                && data.take().is_some()
+            {
+                *left_out = Some("withheld with the result".to_owned());
+            }
+        }
+    }
+
     /// Nothing known: such metadata is left out of the entry.
     pub fn is_empty(&self) -> bool {
         *self == ToolMeta::default()
@@ -219,5 +265,22 @@ mod tests {
         meta.dropped(5);
         assert_eq!(meta.bytes_dropped, 15);
         assert!(meta.truncated);
+    }
+
+    #[test]
+    fn withheld_images_lose_their_bytes_and_say_why() {
+        let mut meta = ToolMeta {
+            attachments: vec![ToolAttachment::Image {
+                mime_type: "image/png".into(),
+                bytes: 8,
+                data: Some("iVBORw0KGgo=".into()),
+                left_out: None,
+            }],
+            ..ToolMeta::default()
+        };
+        assert_eq!(meta.images().len(), 1);
+        meta.withhold_images();
+        assert!(meta.images().is_empty());
+        assert!(meta.attachments[0].placeholder().contains("withheld"));
     }
 }

@@ -353,6 +353,7 @@ fn mcp_section(out: &mut String, eff: &Effective) {
             }
         }
         let _ = writeln!(out, "enabled = {}", server.enabled);
+        let _ = writeln!(out, "required = {}", server.required);
         let _ = writeln!(out, "trust_read_only = {}", server.trust_read_only);
         let _ = writeln!(
             out,

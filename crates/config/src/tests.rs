@@ -423,3 +423,22 @@ fn retryable_statuses_replace_the_default_list_whole() {
             .is_empty()
     );
 }
+
+#[test]
+fn show_prints_whether_each_mcp_server_is_required() {
+    let fx = Fixture::new();
+    fx.user_file(
+        "[mcp.servers.must]\ncommand = \"m\"\nrequired = true\n\
+         [mcp.servers.may]\ncommand = \"n\"\n",
+    );
+    let eff = fx.resolve().unwrap();
+    let text = show::render(&eff, "x", &|_: &str| None);
+    let section = |name: &str| {
+        let start = text.find(&format!("[mcp.servers.{name}]")).unwrap();
+        let rest = &text[start + 1..];
+        let end = rest.find("\n[").map_or(rest.len(), |e| e);
+        rest[..end].to_owned()
+    };
+    assert!(section("must").contains("\nrequired = true\n"), "{text}");
+    assert!(section("may").contains("\nrequired = false\n"), "{text}");
+}

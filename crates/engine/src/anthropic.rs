@@ -25,7 +25,7 @@ use std::fmt;
 use std::time::Duration;
 
 use reqwest::header::HeaderValue;
-use seedpod_protocol::{ModelItem, ProviderKind, ToolSpec};
+use seedpod_protocol::{ModelItem, ProviderKind, ToolImage, ToolSpec};
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
@@ -267,12 +267,59 @@ enum Block<'a> {
     },
     ToolResult {
         tool_use_id: &'a str,
-        content: &'a str,
+        content: ResultContent<'a>,
         #[serde(skip_serializing_if = "is_false")]
         is_error: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
     },
+}
+
+/// A tool result's content: its text as a string, as ever, or — when it has images — a text
+/// block and one `image` block (base64 source) per image, which the Messages API takes in a
+/// `tool_result` (docs/configuration.md §MCP servers, images).
+enum ResultContent<'a> {
+    Text(&'a str),
+    WithImages(&'a str, &'a [ToolImage]),
+}
+
+impl Serialize for ResultContent<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        #[derive(Serialize)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        enum Part<'a> {
+            Text { text: &'a str },
+            Image { source: Source<'a> },
+        }
+        #[derive(Serialize)]
+        struct Source<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            media_type: &'a str,
+            data: &'a str,
+        }
+        match self {
+            ResultContent::Text(text) => serializer.serialize_str(text),
+            ResultContent::WithImages(text, images) => {
+                let mut seq = serializer.serialize_seq(None)?;
+                // The API refuses an empty text block.
+                if !text.is_empty() {
+                    seq.serialize_element(&Part::Text { text })?;
+                }
+                for image in *images {
+                    seq.serialize_element(&Part::Image {
+                        source: Source {
+                            kind: "base64",
+                            media_type: &image.mime_type,
+                            data: &image.data,
+                        },
+                    })?;
+                }
+                seq.end()
+            }
+        }
+    }
 }
 
 fn is_false(value: &bool) -> bool {
@@ -376,11 +423,16 @@ fn block(item: &ModelItem) -> Option<(Role, Block<'_>)> {
             call_id,
             content,
             is_error,
+            images,
         } => Some((
             Role::User,
             Block::ToolResult {
                 tool_use_id: call_id.as_str(),
-                content,
+                content: if images.is_empty() {
+                    ResultContent::Text(content)
+                } else {
+                    ResultContent::WithImages(content, images)
+                },
                 is_error: *is_error,
                 cache_control: None,
             },

@@ -78,6 +78,7 @@ pub fn calls_in(items: &[ModelItem]) -> Vec<CallRecord> {
                 call_id,
                 content,
                 is_error,
+                ..
             } => {
                 if let Some((name, arguments)) = asked.get(call_id) {
                     calls.push(CallRecord::new(name, arguments, *is_error, content));

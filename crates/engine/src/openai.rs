@@ -277,6 +277,9 @@ fn messages<'a>(system_prompt: &'a str, items: &'a [ModelItem]) -> Vec<Message<'
             }
             ModelItem::UserMessage { text } => Message::User { content: text },
             ModelItem::SystemMessage { text } => Message::System { content: text },
+            // Chat Completions takes only text in a `tool` message: an image of the result
+            // reaches the model as its placeholder line in `content` (docs/configuration.md
+            // §MCP servers, images).
             ModelItem::ToolResult {
                 call_id, content, ..
             } => Message::Tool {

@@ -46,6 +46,7 @@ mod tests {
             call_id: CallId::new(id),
             content: "ok".into(),
             is_error: false,
+            images: Vec::new(),
         }
     }
 

@@ -148,11 +148,13 @@ impl MemoryHost {
                 call_id,
                 content,
                 is_error,
+                meta,
                 ..
             } => self.history.push(ModelItem::ToolResult {
                 call_id: call_id.clone(),
                 content: content.clone(),
                 is_error: *is_error,
+                images: meta.images(),
             }),
             EntryKind::SystemItem { item, .. } => self.history.push(ModelItem::SystemMessage {
                 text: item.history_text().to_owned(),

@@ -224,6 +224,7 @@ impl SegmentState {
                     call_id: call_id.clone(),
                     content: content.clone(),
                     is_error: *is_error,
+                    images: meta.images(),
                 });
                 // Tools a `tool_search` result loaded join the segment's tools after those
                 // it offers, in load order; one already offered stays where it is.
@@ -302,10 +303,13 @@ impl SegmentState {
             EntryKind::ContextPruned { trims } => {
                 self.check_trims(seq, trims)?;
                 for trim in trims {
-                    if let Some(ModelItem::ToolResult { content, .. }) =
-                        self.history.get_mut(trim.index as usize)
+                    if let Some(ModelItem::ToolResult {
+                        content, images, ..
+                    }) = self.history.get_mut(trim.index as usize)
                     {
                         content.clone_from(&trim.content);
+                        // A trimmed result keeps only its note: its images go with its text.
+                        images.clear();
                     }
                 }
                 self.usage_mark = None;

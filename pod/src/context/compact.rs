@@ -216,6 +216,7 @@ fn placeholder(call_id: CallId) -> ModelItem {
         call_id,
         content: MISSING_RESULT.to_owned(),
         is_error: true,
+        images: Vec::new(),
     }
 }
 
@@ -516,6 +517,7 @@ mod tests {
                         call_id: CallId::new("b"),
                         content: MISSING_RESULT.into(),
                         is_error: true,
+                        images: Vec::new(),
                     },
                     user("next"),
                 ],

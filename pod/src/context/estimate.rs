@@ -43,6 +43,9 @@ pub fn item_tokens(item: &ModelItem) -> u64 {
             name,
             arguments,
         } => call_id.as_str().len() + name.len() + arguments.len(),
+        // An image's cost depends on its pixels, which the pod does not read; it is left out
+        // (the provider's count after the request replaces the estimate). Counting a fixed
+        // amount would make a small image look like tokens the server dropped.
         ModelItem::ToolResult {
             call_id, content, ..
         } => call_id.as_str().len() + content.len(),

@@ -194,11 +194,13 @@ impl RunHost for FlushHost<'_> {
                 call_id,
                 content,
                 is_error,
+                meta,
                 ..
             } => self.history.push(ModelItem::ToolResult {
                 call_id,
                 content,
                 is_error,
+                images: meta.images(),
             }),
             EntryKind::SystemItem { item, .. } if !matches!(item, SystemItem::Unknown) => {
                 self.history.push(ModelItem::SystemMessage {

@@ -24,5 +24,6 @@ pub fn result(id: &str, content: &str) -> ModelItem {
         call_id: CallId::new(id),
         content: content.into(),
         is_error: false,
+        images: Vec::new(),
     }
 }

@@ -201,6 +201,7 @@ mod tests {
                 call_id: t.call_id,
                 content: t.content,
                 is_error: false,
+                images: Vec::new(),
             };
         }
         assert!(plan(&h, 3_500, 10_000, &settings()).is_empty());

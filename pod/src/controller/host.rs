@@ -270,7 +270,11 @@ impl Controller {
                 let content = match self.guard_data(DataSource::ToolResult(&name), &content) {
                     Guarded::Pass => content,
                     Guarded::Noted(note) => content + &note,
-                    Guarded::Withheld(replacement) => replacement,
+                    Guarded::Withheld(replacement) => {
+                        // What the guard could not read goes with what it withheld.
+                        meta.withhold_images();
+                        replacement
+                    }
                 };
                 EntryKind::ToolResult {
                     call_id,

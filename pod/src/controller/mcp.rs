@@ -2,7 +2,8 @@
 //! the segment's, an alert to publish) and the `mcp_servers` request and `/mcp` command.
 
 use seedpod_protocol::{
-    AlertLevel, ErrorCode, PodCommand, RequestId, ServerMsg, ToolSpec, mcp::render_servers,
+    AlertLevel, ErrorCode, McpAction, PodCommand, RequestId, ServerMsg, ToolSpec,
+    mcp::render_servers,
 };
 
 use super::Controller;
@@ -105,8 +106,61 @@ impl Controller {
         }
     }
 
-    /// `/mcp [SERVER]`: the same listing as text.
+    /// `mcp_control`: reconnect, disable or enable one server; answered with every server's
+    /// state once the action is under way.
+    pub(super) fn mcp_control(&self, id: RequestId, server: &str, action: McpAction) -> ServerMsg {
+        match self.control_server(server, action) {
+            Ok(()) => ServerMsg::McpServers {
+                id,
+                servers: self.mcp.hub.status(None, &self.log.state.tools),
+            },
+            Err(message) => ServerMsg::Error {
+                id: Some(id),
+                code: ErrorCode::InvalidRequest,
+                message,
+            },
+        }
+    }
+
+    fn control_server(&self, server: &str, action: McpAction) -> Result<(), String> {
+        if !self.mcp.hub.has_server(server) {
+            return Err(self.no_such_server(server));
+        }
+        self.mcp.hub.control(server, action)?;
+        tracing::info!(event = "mcp_control", server, action = action.as_str());
+        Ok(())
+    }
+
+    /// `/mcp [SERVER]`: the same listing as text; `/mcp reconnect|disable|enable SERVER` does
+    /// what `mcp_control` does and says so.
     pub(super) fn mcp_command(&self, id: RequestId, args: &str) -> ServerMsg {
+        let mut words = args.split_whitespace();
+        if let (Some(action), Some(server), None) = (
+            words.next().and_then(McpAction::from_name),
+            words.next(),
+            words.next(),
+        ) {
+            return match self.control_server(server, action) {
+                Ok(()) => ServerMsg::CommandDone {
+                    id,
+                    command: PodCommand::Mcp,
+                    message: match action {
+                        McpAction::Reconnect => format!("MCP server {server}: reconnecting"),
+                        McpAction::Disable => format!(
+                            "MCP server {server}: disabled; its tools leave the next segment"
+                        ),
+                        McpAction::Enable | McpAction::Unknown => {
+                            format!("MCP server {server}: starting")
+                        }
+                    },
+                },
+                Err(message) => ServerMsg::Error {
+                    id: Some(id),
+                    code: ErrorCode::InvalidRequest,
+                    message,
+                },
+            };
+        }
         let only = args.trim();
         if !only.is_empty() && !self.mcp.hub.has_server(only) {
             return ServerMsg::Error {

@@ -180,6 +180,7 @@ impl Controller {
             Now::Command(command) => self.command(id, command).await,
             Now::ListApprovals => self.list_approvals(id),
             Now::McpServers { server } => self.mcp_servers(id, server),
+            Now::McpControl { server, action } => self.mcp_control(id, &server, action),
             Now::RevokeApproval { standing } => self.revoke_approval(id, standing).await,
             Now::PodEvent { event, wake } => self.receive_report(id, event, wake).await,
             // An idle compaction has no turn to pause: Esc stops the compaction.

@@ -113,6 +113,10 @@ pub enum Now {
     McpServers {
         server: Option<String>,
     },
+    McpControl {
+        server: String,
+        action: seedpod_protocol::McpAction,
+    },
 }
 
 /// The pod commands answered on the loop (`/clear`, `/compact` and `/memory` are deferred).
@@ -189,6 +193,7 @@ pub fn route(method: Method) -> Route {
         Method::ListApprovals => Loop(Now::ListApprovals),
         Method::RevokeApproval { standing } => Loop(Now::RevokeApproval { standing }),
         Method::McpServers { server } => Loop(Now::McpServers { server }),
+        Method::McpControl { server, action } => Loop(Now::McpControl { server, action }),
     };
     Route::Controller(controller)
 }

@@ -15,10 +15,12 @@
 //! configuration says for a tool), the log, or the configuration's format.
 
 pub use crate::mcp_names as names;
+mod calling;
 pub mod frames;
 mod handler;
 pub mod http;
 mod http_start;
+pub mod image;
 pub mod oauth;
 pub mod probe;
 mod process;
@@ -40,7 +42,7 @@ use rmcp::model::CallToolRequestParams;
 use seedpod_config::McpServer;
 use seedpod_engine::{Tool, ToolOutput, ToolRegistry};
 use seedpod_protocol::{
-    AlertLevel, McpServerStatus, McpState, ToolMeta, ToolSpec,
+    AlertLevel, McpAction, McpServerStatus, McpState, ToolMeta, ToolSpec,
     mcp::{McpApproval, McpToolStatus},
 };
 use tokio::sync::{mpsc, watch};
@@ -54,6 +56,11 @@ pub use crate::mcp_names::DECL;
 
 /// MCP events queued to the controller (bounded: a server's task waits when it is full).
 pub const MCP_QUEUE_CAPACITY: usize = 64;
+
+/// `/mcp` actions waiting for one server's task: a person presses keys, a few at most.
+const CONTROL_QUEUE_CAPACITY: usize = 4;
+
+const NOT_PASSED_ON: &str = "not passed on to this child pod by its parent";
 
 /// What the servers' tasks tell the controller, on their own queue.
 #[derive(Debug)]
@@ -103,6 +110,9 @@ struct Slot {
     /// Bytes of one result the model reads (`max_output`).
     max_output: usize,
     view: watch::Receiver<ServerView>,
+    /// Asks its task to reconnect, disable or enable it; `None` for a server this child pod
+    /// was not given.
+    control: Option<mpsc::Sender<McpAction>>,
 }
 
 impl McpHub {
@@ -127,31 +137,33 @@ impl McpHub {
             } else {
                 McpState::Disabled
             }));
-            if runs {
+            // A server the parent did not pass on has no task: nobody in this pod may start
+            // it. One with `enabled = false` has one, waiting to be enabled from `/mcp`.
+            let control = if passed_on {
+                let (control, requests) = mpsc::channel(CONTROL_QUEUE_CAPACITY);
                 let supervisor = Supervisor {
                     config: config.clone(),
                     cwd: cwd.to_path_buf(),
                     view: tx,
                     events: events.clone(),
                     shutdown: shutdown.clone(),
+                    enabled: config.enabled,
                 };
                 let name = config.name.clone();
                 tasks.push(tokio::spawn(async move {
                     // A supervisor that fails must at least say so.
-                    if let Err(err) = tokio::spawn(supervisor.run()).await {
+                    if let Err(err) = tokio::spawn(supervisor.run(requests)).await {
                         tracing::error!(event = "mcp_supervisor_failed", server = %name, error = %err);
                     }
                 }));
+                Some(control)
             } else {
                 tx.send_modify(|v| {
                     v.settled = true;
-                    v.last_error = Some(if config.enabled {
-                        "not passed on to this child pod by its parent".into()
-                    } else {
-                        "enabled = false".into()
-                    });
+                    v.last_error = Some(NOT_PASSED_ON.into());
                 });
-            }
+                None
+            };
             servers.push(Slot {
                 name: config.name.clone(),
                 transport: config.transport.kind(),
@@ -161,6 +173,7 @@ impl McpHub {
                 tool_timeout: config.tool_timeout,
                 max_output: config.max_output,
                 view: rx,
+                control,
             });
         }
         McpHub {
@@ -342,6 +355,30 @@ impl McpHub {
             .collect()
     }
 
+    /// Ask `server`'s task to reconnect, disable or enable it (it does so at once; `status`
+    /// shows the progress). `Err` says why it cannot, in a person's words.
+    pub fn control(&self, server: &str, action: McpAction) -> Result<(), String> {
+        let Some(slot) = self.slot(server) else {
+            return Err(format!("no MCP server named {server}"));
+        };
+        if action == McpAction::Unknown {
+            return Err("unknown MCP action; use reconnect, disable or enable".into());
+        }
+        let Some(control) = &slot.control else {
+            return Err(format!(
+                "MCP server {server} was {NOT_PASSED_ON}; only the parent can give it one"
+            ));
+        };
+        control.try_send(action).map_err(|err| match err {
+            mpsc::error::TrySendError::Full(_) => format!(
+                "MCP server {server} is still doing what was asked before; try again in a moment"
+            ),
+            mpsc::error::TrySendError::Closed(_) => {
+                format!("MCP server {server} is stopping with the pod")
+            }
+        })
+    }
+
     pub fn has_server(&self, name: &str) -> bool {
         self.slot(name).is_some()
     }
@@ -468,20 +505,28 @@ async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOu
             .wait_for(|v| v.started != start || v.state != McpState::Ready)
             .await;
     };
-    let call = async {
-        tokio::select! {
-            answer = peer.call_tool(params) => Some(answer),
-            () = died => None,
-        }
+    // The time limit is an idle one: progress from the server starts it again (`calling.rs`).
+    // Dropping this future (a pause, a cancel) sends `notifications/cancelled`.
+    let answer = tokio::select! {
+        answer = calling::call_tool(&peer, params, slot.tool_timeout) => Some(answer),
+        () = died => None,
     };
-    // Dropping this future (a pause, a cancel, the timeout) sends `notifications/cancelled`.
-    match tokio::time::timeout(slot.tool_timeout, call).await {
-        Ok(Some(Ok(result))) => result::to_output(result, name, slot.max_output),
-        Ok(None) => ToolOutput::error(format!(
+    match answer {
+        Some(Ok(result)) => result::to_output(result, name, slot.max_output),
+        None => ToolOutput::error(format!(
             "MCP server {server} stopped during the call; the call may or may not have taken \
              effect. The server is being started again."
         )),
-        Ok(Some(Err(err))) => {
+        Some(Err(rmcp::ServiceError::Timeout { .. })) => ToolOutput::error(format!(
+            "{name} sent neither an answer nor progress for {}s (tool_timeout_secs of \
+             MCP server {server}); it was cancelled",
+            slot.tool_timeout.as_secs()
+        ))
+        .with_meta(ToolMeta {
+            timed_out: true,
+            ..ToolMeta::default()
+        }),
+        Some(Err(err)) => {
             let why = words::service_error(&err);
             let message = if peer.is_transport_closed() {
                 format!(
@@ -495,15 +540,6 @@ async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOu
             };
             ToolOutput::error(message)
         }
-        Err(_) => ToolOutput::error(format!(
-            "{name} did not finish within {}s (tool_timeout_secs of MCP server {server}); it was \
-             cancelled",
-            slot.tool_timeout.as_secs()
-        ))
-        .with_meta(ToolMeta {
-            timed_out: true,
-            ..ToolMeta::default()
-        }),
     }
 }
 
@@ -597,6 +633,7 @@ mod tests {
             tool_timeout: Duration::from_secs(1),
             max_output: 1024,
             view: rx,
+            control: None,
         };
         let hub = McpHub {
             inner: Arc::new(Inner {
@@ -648,6 +685,51 @@ mod tests {
         assert_eq!(hub.policy("mcp__t__write"), Policy::Ask);
         set_tool(&view, true);
         assert_eq!(hub.policy("mcp__t__write"), Policy::Allow);
+    }
+
+    /// Who may start what: a server a parent did not pass on has no task to ask, so nothing in
+    /// the child (a person's `/mcp` included) starts it; a name that is not a server, or an
+    /// action this pod does not know, is refused in words.
+    #[test]
+    fn only_a_server_this_pod_runs_can_be_controlled() {
+        let (hub, _view) = hub_with_view();
+        let refused = hub.control("t", McpAction::Enable).unwrap_err();
+        assert!(refused.contains("not passed on"), "{refused}");
+        let refused = hub.control("nope", McpAction::Reconnect).unwrap_err();
+        assert!(refused.contains("no MCP server named nope"), "{refused}");
+        let refused = hub.control("t", McpAction::Unknown).unwrap_err();
+        assert!(
+            refused.contains("reconnect, disable or enable"),
+            "{refused}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_full_control_queue_says_to_try_again_and_never_waits() {
+        let (tx, rx) = watch::channel(ServerView::new(McpState::Ready));
+        let (control, _requests) = mpsc::channel(CONTROL_QUEUE_CAPACITY);
+        let hub = McpHub {
+            inner: Arc::new(Inner {
+                servers: vec![Slot {
+                    name: "t".into(),
+                    transport: "stdio",
+                    trust_read_only: false,
+                    required: false,
+                    startup_timeout: Duration::from_secs(1),
+                    tool_timeout: Duration::from_secs(1),
+                    max_output: 1024,
+                    view: rx,
+                    control: Some(control),
+                }],
+                ..Inner::default()
+            }),
+        };
+        for _ in 0..CONTROL_QUEUE_CAPACITY {
+            hub.control("t", McpAction::Reconnect).unwrap();
+        }
+        let refused = hub.control("t", McpAction::Reconnect).unwrap_err();
+        assert!(refused.contains("try again"), "{refused}");
+        drop(tx);
     }
 
     #[tokio::test]

@@ -1,5 +1,6 @@
 //! An MCP `tools/call` result as the model reads it: text content as text, images, audio and
-//! resources as one placeholder line each (described in the result's metadata for clients),
+//! resources as one placeholder line each (described in the result's metadata for clients;
+//! an image that passes `image.rs`'s checks is kept there too, for models that read images),
 //! structured content as JSON when there is no text, `isError` kept, and the whole capped like
 //! `shell`'s output with a note saying what was left out.
 
@@ -12,13 +13,13 @@ use seedpod_protocol::{ToolAttachment, ToolMeta, thousands};
 pub fn to_output(result: CallToolResult, tool: &str, max: usize) -> ToolOutput {
     let mut parts: Vec<String> = Vec::new();
     let mut attachments = Vec::new();
+    let mut images = super::image::Images::default();
     for block in result.content {
         match block {
             ContentBlock::Text(text) => parts.push(text.text),
-            ContentBlock::Image(image) => attachments.push(ToolAttachment::Image {
-                bytes: base64_len(&image.data),
-                mime_type: image.mime_type,
-            }),
+            ContentBlock::Image(image) => {
+                attachments.push(images.attach(&image.data, image.mime_type));
+            }
             ContentBlock::Audio(audio) => attachments.push(ToolAttachment::Audio {
                 bytes: base64_len(&audio.data),
                 mime_type: audio.mime_type,
@@ -119,11 +120,7 @@ pub fn cap(text: String, max: usize, tool: &str, meta: &mut ToolMeta) -> String 
     )
 }
 
-/// The decoded size of base64 `data` (without decoding it).
-fn base64_len(data: &str) -> u64 {
-    let body = data.trim_end_matches('=');
-    (body.len() as u64 * 3) / 4
-}
+use super::image::base64_len;
 
 #[cfg(test)]
 mod tests {
@@ -146,7 +143,8 @@ mod tests {
         assert!(out.is_error);
         assert_eq!(
             out.content,
-            "first\nsecond\ninside\n[image: image/png, 5 bytes]\n[resource: file:///a.txt, text/plain]"
+            "first\nsecond\ninside\n[image: image/png, 5 bytes; not passed on: its bytes are not a \
+             image/png image]\n[resource: file:///a.txt, text/plain]"
         );
         assert_eq!(out.meta.attachments.len(), 2);
         assert!(!out.meta.truncated);

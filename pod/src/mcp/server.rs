@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use rmcp::model::Tool as RmcpTool;
 use rmcp::service::{Peer, RoleClient, RunningService, serve_client};
 use seedpod_config::{McpServer, McpTransport};
-use seedpod_protocol::{AlertLevel, McpState};
+use seedpod_protocol::{AlertLevel, McpAction, McpState};
 use tokio::process::Child;
 use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
@@ -212,7 +212,44 @@ impl StartError {
 enum Ended {
     Shutdown,
     Died(String),
+    /// A person asked for it to stop (`/mcp`): to start again at once, or to stay stopped.
+    Asked(Next),
 }
+
+/// What a person's `/mcp` action means for the supervisor's loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// Start it again now, with a fresh count of tries.
+    Start,
+    /// Stop it and wait to be enabled.
+    Disable,
+    /// Nothing to do (enable a running server, or an action this pod does not know).
+    Stay,
+}
+
+impl Next {
+    fn of(action: McpAction) -> Next {
+        match action {
+            McpAction::Reconnect => Next::Start,
+            McpAction::Disable => Next::Disable,
+            McpAction::Enable | McpAction::Unknown => Next::Stay,
+        }
+    }
+
+    /// The same, for a server that is not running: enabling it starts it.
+    fn when_down(action: McpAction) -> Next {
+        match action {
+            McpAction::Reconnect | McpAction::Enable => Next::Start,
+            McpAction::Disable => Next::Disable,
+            McpAction::Unknown => Next::Stay,
+        }
+    }
+}
+
+/// Why a server is disabled, as `mcp ls` and a call of one of its tools say.
+const DISABLED_BY_CONFIG: &str = "enabled = false";
+const DISABLED_BY_PERSON: &str =
+    "disabled in this pod from /mcp; `/mcp enable SERVER` or the /mcp popup starts it again";
 
 pub struct Supervisor {
     pub config: McpServer,
@@ -220,29 +257,88 @@ pub struct Supervisor {
     pub view: watch::Sender<ServerView>,
     pub events: mpsc::Sender<super::McpEvent>,
     pub shutdown: CancellationToken,
+    /// Whether it starts at once; a server with `enabled = false` waits to be enabled.
+    pub enabled: bool,
 }
 
 impl Supervisor {
-    pub async fn run(self) {
+    /// Run the server until the pod stops, doing what `control` asks (`McpHub::control`).
+    pub async fn run(self, mut control: mpsc::Receiver<McpAction>) {
         let name = self.config.name.clone();
         let mut failures: u32 = 0;
-        loop {
+        let mut enabled = self.enabled;
+        let mut disabled_why = DISABLED_BY_CONFIG;
+        // A person asked for it to start (again): say so when it is up.
+        let mut asked = false;
+        'life: loop {
+            if !enabled {
+                self.disabled(disabled_why).await;
+                loop {
+                    let action = tokio::select! {
+                        _ = self.shutdown.cancelled() => break 'life,
+                        action = control.recv() => action,
+                    };
+                    match action.map(Next::when_down) {
+                        None => break 'life,
+                        Some(Next::Start) => break,
+                        Some(Next::Disable | Next::Stay) => {}
+                    }
+                }
+                enabled = true;
+                failures = 0;
+                asked = true;
+                self.view.send_modify(|v| {
+                    v.state = McpState::Starting;
+                    v.last_error = None;
+                });
+            }
             let tools_changed = Arc::new(Notify::new());
             let handler = Handler::new(&name, tools_changed.clone());
-            let started = tokio::select! {
-                _ = self.shutdown.cancelled() => break,
-                started = tokio::time::timeout(
-                    self.config.startup_timeout,
-                    start(&self.config, &self.cwd, handler),
-                ) => started,
+            let starting = tokio::time::timeout(
+                self.config.startup_timeout,
+                start(&self.config, &self.cwd, handler),
+            );
+            tokio::pin!(starting);
+            // Dropping a start stops what it started (`kill_on_drop`).
+            let started = loop {
+                tokio::select! {
+                    _ = self.shutdown.cancelled() => break 'life,
+                    started = &mut starting => break started,
+                    action = control.recv() => match action.map(Next::of) {
+                        None => break 'life,
+                        Some(Next::Stay) => {}
+                        Some(Next::Start) => {
+                            failures = 0;
+                            continue 'life;
+                        }
+                        Some(Next::Disable) => {
+                            enabled = false;
+                            disabled_why = DISABLED_BY_PERSON;
+                            continue 'life;
+                        }
+                    },
+                }
             };
             let mut announced = false;
             let failure = match started {
                 Ok(Ok(live)) => {
-                    let came_back = failures > 0 || self.view.borrow().restarts > 0;
+                    let came_back = asked || failures > 0 || self.view.borrow().restarts > 0;
+                    asked = false;
                     let since = Instant::now();
-                    match self.serve(live, &tools_changed, came_back).await {
+                    match self
+                        .serve(live, &tools_changed, came_back, &mut control)
+                        .await
+                    {
                         Ended::Shutdown => break,
+                        Ended::Asked(next) => {
+                            failures = 0;
+                            asked = true;
+                            if next == Next::Disable {
+                                enabled = false;
+                                disabled_why = DISABLED_BY_PERSON;
+                            }
+                            continue;
+                        }
                         Ended::Died(why) => {
                             if since.elapsed() >= HEALTHY_AFTER {
                                 failures = 0;
@@ -284,7 +380,7 @@ impl Supervisor {
                 v.pid = None;
                 v.settled = true;
             });
-            if give_up {
+            let delay = if give_up {
                 let tries = if failure.permanent {
                     String::new()
                 } else {
@@ -294,29 +390,52 @@ impl Supervisor {
                     AlertLevel::Error,
                     format!(
                         "MCP server {name} failed{tries}: {}. Its tools are missing; `seedpod mcp \
-                         ls` shows its state, and `seedpod restart` tries again.",
+                         ls` shows its state, and `/mcp reconnect {name}` (or the /mcp popup) \
+                         tries again.",
                         failure.message
                     ),
                 )
                 .await;
-                self.shutdown.cancelled().await;
-                break;
-            }
-            let delay = backoff(failures);
-            if !announced && failures <= MAX_TRIES {
-                self.alert(
-                    AlertLevel::Warn,
-                    format!(
-                        "MCP server {name} is down: {}. Trying again in {}s.",
-                        failure.message,
-                        delay.as_secs()
-                    ),
-                )
-                .await;
-            }
+                None
+            } else {
+                let delay = backoff(failures);
+                if !announced && failures <= MAX_TRIES {
+                    self.alert(
+                        AlertLevel::Warn,
+                        format!(
+                            "MCP server {name} is down: {}. Trying again in {}s.",
+                            failure.message,
+                            delay.as_secs()
+                        ),
+                    )
+                    .await;
+                }
+                Some(delay)
+            };
+            // Wait out the backoff (or, having given up, for a person), doing what is asked.
+            let pause = async {
+                match delay {
+                    Some(delay) => tokio::time::sleep(delay).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 _ = self.shutdown.cancelled() => break,
-                _ = tokio::time::sleep(delay) => {}
+                () = pause => {}
+                action = control.recv() => match action.map(Next::when_down) {
+                    None => break,
+                    Some(Next::Start) => {
+                        failures = 0;
+                        asked = true;
+                    }
+                    Some(Next::Disable) => {
+                        enabled = false;
+                        disabled_why = DISABLED_BY_PERSON;
+                    }
+                    // Not reachable from `when_down` but for an unknown action: wait again
+                    // the short way round (a backoff at most).
+                    Some(Next::Stay) => {}
+                },
             }
         }
         self.view.send_modify(|v| {
@@ -373,8 +492,30 @@ impl Supervisor {
         }
     }
 
+    /// Publish that it is disabled: no tools (the next segment offers none of them), and why.
+    async fn disabled(&self, why: &str) {
+        let had_tools = !self.view.borrow().tools.is_empty();
+        self.view.send_modify(|v| {
+            v.state = McpState::Disabled;
+            v.tools = Arc::new(Vec::new());
+            v.peer = None;
+            v.pid = None;
+            v.last_error = Some(why.to_owned());
+            v.settled = true;
+        });
+        if had_tools {
+            self.changed().await;
+        }
+    }
+
     /// Publish `live` and keep it until it dies or the pod stops.
-    async fn serve(&self, live: Live, tools_changed: &Notify, came_back: bool) -> Ended {
+    async fn serve(
+        &self,
+        live: Live,
+        tools_changed: &Notify,
+        came_back: bool,
+        control: &mut mpsc::Receiver<McpAction>,
+    ) -> Ended {
         let Live {
             running,
             mut child,
@@ -442,6 +583,11 @@ impl Supervisor {
                 }
                 _ = tools_changed.notified() => self.relist(&peer).await,
                 _ = health.tick(), if lost.is_some() => ping(&peer),
+                action = control.recv() => match action.map(Next::of) {
+                    None => break Ended::Shutdown,
+                    Some(Next::Stay) => {}
+                    Some(next) => break Ended::Asked(next),
+                },
             }
         };
         // Calls in flight end now (they watch this), not when the old connection has drained;
@@ -461,6 +607,17 @@ impl Supervisor {
                 ),
             )
             .await;
+        }
+        // Calls in flight end now here too; the old process is stopped below.
+        if let Ended::Asked(next) = &ended {
+            self.view.send_modify(|v| {
+                v.state = match next {
+                    Next::Disable => McpState::Disabled,
+                    Next::Start | Next::Stay => McpState::Starting,
+                };
+                v.peer = None;
+                v.pid = None;
+            });
         }
         stop.cancel();
         // The transport closes the server's stdin; a server that does not take the hint gets

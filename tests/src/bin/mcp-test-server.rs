@@ -16,6 +16,9 @@
 //! - `slow`: waits until the client cancels it, then records `cancelled slow` in the journal.
 //! - `picture`: a line of text and a small PNG.
 //! - `fail`: an error result (`isError`).
+//! - `progress {steps, interval_ms}`: every `interval_ms` (default 200) a progress notification
+//!   (`I/STEPS · step I`), `steps` of them, then `progressed STEPS`.
+//! - `stall`: one progress notification, then waits until cancelled (`cancelled stall`).
 //! - with `MCP_TEST_HOSTILE` set:
 //! - `big {bytes}`: `BEGIN ` and that many bytes of text, in one answer.
 //! - `escape`: leaves `sleep 1000` behind under `setsid`, orphaned (its parent shell exits);
@@ -86,6 +89,22 @@ fn tools() -> Vec<Tool> {
         Tool::new("slow", "Wait until cancelled.", schema(none.clone())),
         Tool::new("picture", "A picture.", schema(none.clone())),
         Tool::new("fail", "Fail.", schema(none.clone())),
+        Tool::new(
+            "progress",
+            "Report progress `steps` times, every `interval_ms`, then answer.",
+            schema(serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "steps": {"type": "integer"},
+                    "interval_ms": {"type": "integer"}
+                }
+            })),
+        ),
+        Tool::new(
+            "stall",
+            "Report progress once, then wait until cancelled.",
+            schema(none.clone()),
+        ),
     ];
     // Tools a hostile or careless server has: a flood, an escapee, an answer too large.
     if std::env::var_os("MCP_TEST_HOSTILE").is_some() {
@@ -278,6 +297,28 @@ impl ServerHandler for TestServer {
                 ContentBlock::image("iVBORw0KGgo=", "image/png"),
             ]),
             "fail" => CallToolResult::error(vec![ContentBlock::text("it broke")]),
+            "progress" => {
+                let number = |key: &str, default: u64| {
+                    request
+                        .arguments
+                        .as_ref()
+                        .and_then(|a| a.get(key))
+                        .and_then(serde_json::Value::as_u64)
+                        .unwrap_or(default)
+                };
+                let (steps, interval) = (number("steps", 3), number("interval_ms", 200));
+                for step in 1..=steps {
+                    tokio::time::sleep(std::time::Duration::from_millis(interval)).await;
+                    report(&context, step, steps).await;
+                }
+                CallToolResult::success(vec![ContentBlock::text(format!("progressed {steps}"))])
+            }
+            "stall" => {
+                report(&context, 1, 10).await;
+                context.ct.cancelled().await;
+                journal("cancelled stall");
+                return Err(ErrorData::internal_error("cancelled", None));
+            }
             "big" => {
                 let bytes = request
                     .arguments
@@ -341,6 +382,18 @@ impl ServerHandler for TestServer {
         };
         Ok(result.into())
     }
+}
+
+/// One progress notification for the call of `context`, if its client asked for them.
+async fn report(context: &RequestContext<RoleServer>, step: u64, steps: u64) {
+    let Some(token) = context.meta.get_progress_token() else {
+        return;
+    };
+    let note = rmcp::model::ProgressNotificationParam::new(token, step as f64)
+        .with_total(steps as f64)
+        .with_message(format!("step {step}"));
+    let _ = context.peer.notify_progress(note).await;
+    journal(&format!("progress {step}/{steps}"));
 }
 
 #[tokio::main(flavor = "current_thread")]

@@ -162,6 +162,7 @@ async fn read_file_is_called_for_read_and_the_result_gets_a_short_text() {
                 call_id: CallId::new("toolu_1"),
                 content: "1\tfirst line".into(),
                 is_error: false,
+                images: Vec::new(),
             },
         ];
         let heard = hear(&*provider, body(&*provider, "sys", &tools, &answered)).await;

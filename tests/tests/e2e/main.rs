@@ -34,6 +34,8 @@ mod lifecycle;
 mod local_servers;
 mod loop_brakes;
 mod mcp;
+mod mcp_content;
+mod mcp_control;
 mod mcp_hostile;
 mod mcp_http;
 mod mcp_manage;

@@ -443,7 +443,9 @@ async fn a_streamable_http_server_gets_its_header_from_the_environment_and_answe
         attachments,
         Some(vec![seedpod_protocol::ToolAttachment::Image {
             mime_type: "image/png".into(),
-            bytes: 8
+            bytes: 8,
+            data: Some("iVBORw0KGgo=".into()),
+            left_out: None,
         }])
     );
     let seen = std::fs::read_to_string(&journal).unwrap();

@@ -71,6 +71,8 @@ pub enum Pending {
     Models,
     /// `/approvals`: the list, or what is left after a revocation.
     Approvals,
+    /// `/mcp`: the servers, after a listing or an action.
+    McpServers,
     /// `/spawn NAME TASK`: the pod starts child `name`.
     Spawn {
         name: PodName,

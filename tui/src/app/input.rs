@@ -371,7 +371,8 @@ impl App {
             // input.
             Command::Commit => return self.send_input(now),
             Command::Find(query) => self.open_find(query),
-            Command::Mcp(server) => return vec![self.pod_command(PodCommand::Mcp, server)],
+            Command::Mcp(args) if args.trim().is_empty() => return self.open_mcp(now),
+            Command::Mcp(args) => return vec![self.pod_command(PodCommand::Mcp, args)],
             Command::Resume => return vec![self.request(Pending::Resume, Method::Resume)],
             Command::Cancel => return vec![self.request(Pending::Cancel, Method::Cancel)],
             Command::Copy { code } => return self.copy(code, now),

@@ -90,6 +90,7 @@ impl App {
             ConnectionEvent::Frame(msg) => {
                 self.note_reports(&msg);
                 let mut effects = self.approvals_changed(&msg);
+                effects.extend(self.mcp_changed(&msg));
                 let changed = self.transcript.apply(&msg);
                 effects.extend(self.attention(&msg));
                 (changed, effects)
@@ -187,6 +188,10 @@ impl App {
                 };
                 (true, Vec::new())
             }
+            (Pending::McpServers, ServerMsg::McpServers { servers, .. }) => {
+                self.mcp_listed(servers);
+                (true, Vec::new())
+            }
             (Pending::Approvals, ServerMsg::Approvals { standing, .. }) => {
                 self.approvals_listed(standing);
                 (true, Vec::new())
@@ -219,6 +224,7 @@ impl App {
                 | Pending::Models
                 | Pending::Spawn { .. }
                 | Pending::Approvals
+                | Pending::McpServers
                 | Pending::Earlier { .. },
                 _,
             ) => (false, Vec::new()),
@@ -291,6 +297,7 @@ impl App {
             Pending::Models => self.flash(FlashLevel::Warn, format!("/model: {reason}"), now),
             Pending::Spawn { name } => self.spawn_failed(&name, reason, now),
             Pending::Approvals => self.approvals_failed(reason, now),
+            Pending::McpServers => self.mcp_failed(reason, now),
             Pending::Earlier { generation } => self.earlier_failed(generation, reason, now),
             Pending::Stop => return (true, vec![self.exit(ExitReason::Stopped)]),
             // A pod without completion support answers `invalid_request`; no popup then.

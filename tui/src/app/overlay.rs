@@ -21,6 +21,8 @@ pub enum Overlay {
     Picker(Picker),
     /// `/approvals`.
     Approvals(super::standing::Standing),
+    /// `/mcp`.
+    Mcp(super::mcp_popup::McpPopup),
     /// A listing the pod sent (`/mcp`), scrolled down by `top` lines.
     Text {
         title: &'static str,
@@ -83,6 +85,7 @@ impl App {
             Overlay::Find(find) => self.find_key(find, key),
             Overlay::Picker(picker) => self.picker_key(picker, key),
             Overlay::Approvals(standing) => self.approvals_key(standing, key),
+            Overlay::Mcp(popup) => self.mcp_key(popup, key, now),
         };
         self.overlay = next;
         Some(effects)

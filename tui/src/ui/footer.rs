@@ -162,6 +162,15 @@ fn static_hints(app: &App, now: Instant) -> Option<Hints> {
         Overlay::Approvals(_) => {
             return Some(Hints::Fixed(vec!["↑↓ choose", "d revoke", "Esc close"]));
         }
+        Overlay::Mcp(_) => {
+            return Some(Hints::Fixed(vec![
+                "↑↓ choose",
+                "r reconnect",
+                "d disable",
+                "e enable",
+                "Esc close",
+            ]));
+        }
         Overlay::Search(_) | Overlay::Find(_) => return Some(Hints::Fixed(Vec::new())),
         Overlay::None => {}
     }

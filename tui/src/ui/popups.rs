@@ -27,6 +27,7 @@ pub fn draw(frame: &mut Frame, app: &App, above: Rect) {
         Overlay::ConfirmStop => confirm_stop(frame, &app.theme, &app.pod),
         Overlay::Picker(picker) => pods(frame, &app.theme, picker),
         Overlay::Approvals(standing) => approvals(frame, &app.theme, standing),
+        Overlay::Mcp(popup) => mcp_servers(frame, &app.theme, popup),
         Overlay::Text { title, text, top } => text_popup(frame, &app.theme, title, text, *top),
     }
 }
@@ -281,6 +282,56 @@ fn approvals(frame: &mut Frame, theme: &Theme, standing: &crate::app::Standing) 
         Paragraph::new(lines).block(boxed("standing approvals", theme)),
         area,
     );
+}
+
+/// `/mcp`: each server's block as `seedpod mcp ls` prints it, the selected one's head marked,
+/// scrolled so that head is in view.
+fn mcp_servers(frame: &mut Frame, theme: &Theme, popup: &crate::app::McpPopup) {
+    let area_width = frame.area().width.min(100);
+    let inner = area_width.saturating_sub(2 + 2 * PADDING).max(10);
+    let mut lines: Vec<Line> = Vec::new();
+    let mut selected_at = 0;
+    match &popup.servers {
+        None => lines.push(Line::styled("asking the pod…", theme.style(Role::Dim))),
+        Some(servers) if servers.is_empty() => {
+            for line in seedpod_protocol::mcp::render_servers(&[]).lines() {
+                lines.extend(
+                    super::words::wrap_indented(line, inner)
+                        .into_iter()
+                        .map(Line::raw),
+                );
+            }
+        }
+        Some(servers) => {
+            for (i, server) in servers.iter().enumerate() {
+                let block = seedpod_protocol::mcp::render_servers(std::slice::from_ref(server));
+                let chosen = i == popup.selected;
+                if chosen {
+                    selected_at = lines.len();
+                }
+                for (n, line) in block.lines().enumerate() {
+                    let (text, style) = match (n, chosen) {
+                        (0, true) => (format!("▸ {line}"), theme.style(Role::Focus)),
+                        (0, false) => (format!("  {line}"), theme.style(Role::Heading)),
+                        _ => (format!("  {line}"), ratatui::style::Style::default()),
+                    };
+                    for piece in super::words::wrap_indented(&text, inner) {
+                        lines.push(Line::styled(piece, style));
+                    }
+                }
+            }
+        }
+    }
+    let height = (lines.len() as u16 + 2).min(frame.area().height);
+    let visible = usize::from(height.saturating_sub(2)).max(1);
+    let top = selected_at
+        .saturating_sub(visible / 2)
+        .min(lines.len().saturating_sub(visible));
+    let area = centred(frame.area(), area_width, height);
+    frame.render_widget(Clear, area);
+    let shown: Vec<Line> = lines.into_iter().skip(top).collect();
+    let block = boxed("MCP servers", theme).padding(Padding::horizontal(PADDING));
+    frame.render_widget(Paragraph::new(shown).block(block), area);
 }
 
 fn confirm_stop(frame: &mut Frame, theme: &Theme, pod: &PodName) {

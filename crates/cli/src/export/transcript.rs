@@ -169,6 +169,7 @@ fn item_block(blocks: &mut Vec<Block>, item: &ModelItem, include: Include) {
             call_id,
             content,
             is_error,
+            ..
         } => attach_result(
             blocks,
             call_id.as_str(),

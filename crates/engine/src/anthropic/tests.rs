@@ -312,6 +312,7 @@ fn request_body_maps_every_item_kind() {
             call_id: CallId::new("t1"),
             content: "ok".into(),
             is_error: false,
+            images: Vec::new(),
         },
         ModelItem::SystemMessage {
             text: "[interrupt] paused".into(),
@@ -320,11 +321,13 @@ fn request_body_maps_every_item_kind() {
             call_id: CallId::new("t2"),
             content: "bad json".into(),
             is_error: true,
+            images: Vec::new(),
         },
         ModelItem::ToolResult {
             call_id: CallId::new("t3"),
             content: String::new(),
             is_error: false,
+            images: Vec::new(),
         },
     ];
     let model = model_config(ProviderKind::Anthropic, "claude-test");
@@ -569,4 +572,55 @@ proptest::proptest! {
             crate::http::fuzz::props::cut_anywhere_same_result::<super::decode::AnthropicDecoder>(stream, &cuts);
         }
     }
+}
+
+#[test]
+fn a_tool_results_images_go_as_image_blocks_after_its_text() {
+    let image = |data: &str| seedpod_protocol::ToolImage {
+        mime_type: "image/png".into(),
+        data: data.into(),
+    };
+    let items = [
+        ModelItem::ToolCall {
+            call_id: CallId::new("t1"),
+            name: "mcp__t__picture".into(),
+            arguments: "{}".into(),
+        },
+        ModelItem::ToolResult {
+            call_id: CallId::new("t1"),
+            content: "a dot\n[image: image/png, 8 bytes]".into(),
+            is_error: false,
+            images: vec![image("iVBORw0KGgo="), image("AAAA")],
+        },
+        ModelItem::ToolCall {
+            call_id: CallId::new("t2"),
+            name: "mcp__t__picture".into(),
+            arguments: "{}".into(),
+        },
+        // No text at all: no empty text block, which the API refuses.
+        ModelItem::ToolResult {
+            call_id: CallId::new("t2"),
+            content: String::new(),
+            is_error: false,
+            images: vec![image("AAAA")],
+        },
+    ];
+    let body: serde_json::Value =
+        serde_json::from_str(&body_for(&provider("http://127.0.0.1:1"), &items)).unwrap();
+    // Each result follows its call: the user messages are the second and the fourth.
+    let first = &body["messages"][1]["content"][0];
+    let second = &body["messages"][3]["content"][0];
+    let picture = |data: &str| {
+        serde_json::json!({"type": "image", "source":
+            {"type": "base64", "media_type": "image/png", "data": data}})
+    };
+    assert_eq!(
+        first["content"],
+        serde_json::json!([
+            {"type": "text", "text": "a dot\n[image: image/png, 8 bytes]"},
+            picture("iVBORw0KGgo="),
+            picture("AAAA"),
+        ])
+    );
+    assert_eq!(second["content"], serde_json::json!([picture("AAAA")]));
 }

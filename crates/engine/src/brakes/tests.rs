@@ -27,17 +27,20 @@ fn records_pair_results_with_their_calls_in_result_order() {
             call_id: CallId::new("a"),
             content: "exit code 1".into(),
             is_error: true,
+            images: Vec::new(),
         },
         ModelItem::ToolResult {
             call_id: CallId::new("b"),
             content: "x".into(),
             is_error: false,
+            images: Vec::new(),
         },
         // A result whose call is not in this part of history is not counted.
         ModelItem::ToolResult {
             call_id: CallId::new("gone"),
             content: "?".into(),
             is_error: true,
+            images: Vec::new(),
         },
     ];
     let calls = calls_in(&items);

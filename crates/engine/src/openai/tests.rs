@@ -335,6 +335,7 @@ fn request_body_maps_every_item_kind() {
             call_id: CallId::new("c1"),
             content: "done".into(),
             is_error: false,
+            images: Vec::new(),
         },
         ModelItem::SystemMessage {
             text: "[notification] ping".into(),
@@ -506,4 +507,32 @@ proptest::proptest! {
             crate::http::fuzz::props::cut_anywhere_same_result::<super::decode::OpenAiDecoder>(stream, &cuts);
         }
     }
+}
+
+#[test]
+fn a_tool_results_images_stay_out_of_a_chat_completions_tool_message() {
+    let items = [
+        ModelItem::ToolCall {
+            call_id: CallId::new("c1"),
+            name: "mcp__t__picture".into(),
+            arguments: "{}".into(),
+        },
+        ModelItem::ToolResult {
+            call_id: CallId::new("c1"),
+            content: "[image: image/png, 8 bytes]".into(),
+            is_error: false,
+            images: vec![seedpod_protocol::ToolImage {
+                mime_type: "image/png".into(),
+                data: "iVBORw0KGgo=".into(),
+            }],
+        },
+    ];
+    let body = body_for(&provider("http://127.0.0.1:1"), &items);
+    assert!(!body.contains("iVBORw0KGgo="), "{body}");
+    assert!(
+        body.contains(
+            r#"{"role":"tool","tool_call_id":"c1","content":"[image: image/png, 8 bytes]"}"#
+        ),
+        "{body}"
+    );
 }

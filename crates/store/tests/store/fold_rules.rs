@@ -255,7 +255,8 @@ fn items_reach_history_in_model_form() {
             ModelItem::ToolResult {
                 call_id: CallId::new("c"),
                 content: "bad".into(),
-                is_error: true
+                is_error: true,
+                images: Vec::new(),
             },
             ModelItem::AssistantText { text: "t".into() },
         ]

@@ -17,6 +17,7 @@ use crate::history::{HistoryEntry, InputHistory};
 
 mod children;
 mod earlier;
+mod mcp_popup;
 mod standing;
 
 fn key(code: KeyCode) -> KeyEvent {
