@@ -162,6 +162,8 @@ pub struct Effective {
     pub storage: crate::storage::StorageSettings,
     /// `[tool_search]`: when MCP tools wait behind `tool_search`.
     pub tool_search: crate::tool_search::ToolSearchSettings,
+    /// `[hooks]`: the person's commands run at points of a pod's life (`hooks.rs`).
+    pub hooks: crate::hooks::HooksSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
     /// Whether the project file may loosen policy (`loosen.rs`, `trust.rs`).
@@ -285,6 +287,7 @@ impl Effective {
             context: ContextSettings::default(),
             agent_loop: LoopSettings::defaults(),
             tool_search: crate::tool_search::ToolSearchSettings::defaults(),
+            hooks: crate::hooks::HooksSettings::default(),
             notify: NotifySettings::defaults(),
             tui: TuiSettings::defaults(),
             mcp: McpSettings::default(),
@@ -384,6 +387,9 @@ impl Effective {
         }
         if let Some(c) = file.context {
             self.context.layer(c, source)?;
+        }
+        if let Some(h) = file.hooks {
+            self.hooks.layer(h, source)?;
         }
         Ok(())
     }

@@ -156,6 +156,7 @@ pub struct ConfigFile {
     pub remote: Option<crate::remote::RemoteFile>,
     pub storage: Option<crate::storage::StorageFile>,
     pub tool_search: Option<crate::tool_search::ToolSearchFile>,
+    pub hooks: Option<crate::hooks::HooksFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
