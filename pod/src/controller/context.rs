@@ -643,10 +643,11 @@ impl Controller {
         };
         self.runs.generation += 1;
         let generation = self.runs.generation;
-        let mut link = super::host::PodHost {
+        let mut link = super::host::PodHost::new(
             generation,
-            tx: self.senders.commands.clone(),
-        };
+            self.senders.commands.clone(),
+            self.hooks.clone(),
+        );
         let provider = self.runs.provider.clone();
         let retry = self.runs.retry;
         let tx = self.senders.commands.clone();

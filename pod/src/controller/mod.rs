@@ -108,6 +108,8 @@ pub enum ControllerMsg {
     Authorize {
         generation: u64,
         call: seedpod_engine::PendingCall,
+        /// What the `pre_tool` hooks said, run by the run task before it asked.
+        hook: crate::hooks::PreTool,
         reply: oneshot::Sender<Result<seedpod_engine::Authorization, HostError>>,
     },
     /// From the task that read a file's current text for an approval request: ask the person.
@@ -254,6 +256,8 @@ pub struct Controller {
     switch: switch::Switch,
     /// Approval policies, input handling and what a new segment's prompt is made of.
     session: crate::session::SessionSettings,
+    /// The person's `[hooks]`, run off the loop by the tasks that need their answers.
+    hooks: Arc<crate::hooks::Hooks>,
     /// Every queue's sending end, for the tasks the controller starts.
     senders: Senders,
     shutdown: CancellationToken,
@@ -293,6 +297,12 @@ impl Controller {
         let fill = crate::context::estimate::fill(&parts.state);
         let meta_file = meta_file::MetaFile::start(parts.pod_dir.clone());
         let paused = parts.state.open_run.is_some();
+        let hooks = Arc::new(crate::hooks::Hooks::new(
+            parts.session.hooks.clone(),
+            parts.name.to_string(),
+            parts.meta.cwd.clone(),
+            senders.hooks.clone(),
+        ));
         let controller = Controller {
             pod: Identity {
                 name: parts.name,
@@ -341,6 +351,7 @@ impl Controller {
             },
             switch: Default::default(),
             session: parts.session,
+            hooks,
             senders,
             shutdown,
         };
@@ -405,6 +416,9 @@ impl Controller {
                 () = queue_event => self.publish_queue_now(),
                 Some(msg) = rx.children.recv(), if !switching => self.child_msg(msg).await,
                 Some(event) = rx.mcp.recv(), if !switching => self.mcp_event(event),
+                Some(message) = rx.hooks.recv() => {
+                    self.publish_alert(seedpod_protocol::AlertLevel::Warn, message);
+                }
                 Some(query) = rx.pastes.recv() => {
                     let _ = query.reply.send(crate::paste::find(&self.log.entries, &query.key));
                 }
@@ -462,8 +476,9 @@ impl Controller {
             ControllerMsg::Authorize {
                 generation,
                 call,
+                hook,
                 reply,
-            } => self.authorize(generation, call, reply).await,
+            } => self.authorize(generation, call, hook, reply).await,
             ControllerMsg::Ask {
                 generation,
                 call,

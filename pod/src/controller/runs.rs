@@ -70,10 +70,11 @@ impl Controller {
         self.runs.generation += 1;
         self.runs.waiting_approval = None;
         let generation = self.runs.generation;
-        let mut link = PodHost {
+        let mut link = PodHost::new(
             generation,
-            tx: self.senders.commands.clone(),
-        };
+            self.senders.commands.clone(),
+            self.hooks.clone(),
+        );
         let provider = self.runs.provider.clone();
         let tools = self.runs.tools.clone();
         let limits = self.runs.limits;
