@@ -36,6 +36,8 @@ pub enum Answer {
     Summary { facts: Vec<String> },
     /// A `read_file` call for this path.
     ReadFile { path: String },
+    /// A `shell` call for this command.
+    Shell { command: String },
     /// The short text that follows a tool result.
     AfterTool,
     /// A plain text of `reply_chars` characters.
@@ -68,6 +70,8 @@ pub(super) enum Part {
 
 /// Prefix of a user message asking for a file, as the tests type it: `read FILE`.
 const READ_COMMAND: &str = "read ";
+/// Prefix of a user message asking for a command, as the tests type it: `run COMMAND`.
+const RUN_COMMAND: &str = "run ";
 /// Marks a line a summary must keep; the fake repeats every one it is shown.
 const FACT_MARK: &str = "FACT: ";
 
@@ -84,12 +88,23 @@ impl Asked {
             .rev()
             .find(|part| !matches!(part, Part::Note(_)));
         match last {
-            Some(Part::User(text)) => match text.trim().strip_prefix(READ_COMMAND) {
-                Some(path) if !path.trim().is_empty() && !path.contains('\n') => Answer::ReadFile {
-                    path: path.trim().to_owned(),
-                },
-                Some(_) | None => Answer::Text,
-            },
+            Some(Part::User(text)) => {
+                if let Some(command) = text.trim().strip_prefix(RUN_COMMAND)
+                    && !command.trim().is_empty()
+                {
+                    return Answer::Shell {
+                        command: command.trim().to_owned(),
+                    };
+                }
+                match text.trim().strip_prefix(READ_COMMAND) {
+                    Some(path) if !path.trim().is_empty() && !path.contains('\n') => {
+                        Answer::ReadFile {
+                            path: path.trim().to_owned(),
+                        }
+                    }
+                    Some(_) | None => Answer::Text,
+                }
+            }
             Some(Part::ToolResult(_)) => Answer::AfterTool,
             Some(Part::Assistant(_) | Part::Note(_)) | None => Answer::Text,
         }

@@ -143,6 +143,14 @@ pub(super) fn answer_stream(
             name: "read_file",
             arguments: json!({ "path": path }).to_string(),
         },
+        Answer::Shell { command } => Reply::Call {
+            id: match wire {
+                Wire::OpenAi => format!("call_limit_{index}"),
+                Wire::Anthropic => format!("toolu_limit_{index}"),
+            },
+            name: "shell",
+            arguments: json!({ "command": command }).to_string(),
+        },
         Answer::AfterTool => Reply::Text(AFTER_TOOL.to_owned()),
         Answer::Text | Answer::Refused | Answer::Malformed(_) => {
             Reply::Text(filler(index, config.reply_chars))

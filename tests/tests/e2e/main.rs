@@ -27,6 +27,7 @@ mod crash;
 mod docs;
 mod exhaustion;
 mod guard;
+mod hooks;
 mod lifecycle;
 mod local_servers;
 mod loop_brakes;
