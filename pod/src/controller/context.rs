@@ -249,6 +249,12 @@ impl Controller {
             items: &plan.request,
         });
         let tokens_before = estimate::fill_tokens(&self.log.state);
+        self.hooks.observe(
+            seedpod_config::HookEvent::PreCompact,
+            crate::hooks::Details::PreCompact {
+                trigger: crate::hooks::event::trigger_name(trigger),
+            },
+        );
         tracing::info!(
             event = "compaction_started",
             trigger = ?trigger,

@@ -54,7 +54,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 pub use inbox::{Receivers, Senders, channels};
-pub use route::{ConnectionMethod, ControllerMethod, Route, route};
+pub use route::{ConnectionMethod, ControllerMethod, Now, Route, route};
 pub use snapshot::{CatchUp, SnapshotData, SubscribeReply};
 
 use crate::bus::Bus;
@@ -168,6 +168,9 @@ pub enum ControllerMsg {
 #[derive(Clone)]
 pub struct ControllerHandle {
     pub tx: mpsc::Sender<ControllerMsg>,
+    /// The pod's hooks, for the `user_prompt` hooks a connection runs before it forwards an
+    /// input (`None` in tests that run no hooks).
+    pub hooks: Option<Arc<crate::hooks::Hooks>>,
 }
 
 /// What the pod is doing: the one place its state comes from (`pod_state`). Transitions:
@@ -303,6 +306,7 @@ impl Controller {
             parts.meta.cwd.clone(),
             senders.hooks.clone(),
         ));
+        let handle_hooks = Some(hooks.clone());
         let controller = Controller {
             pod: Identity {
                 name: parts.name,
@@ -355,7 +359,11 @@ impl Controller {
             senders,
             shutdown,
         };
-        (controller, ControllerHandle { tx }, receivers)
+        let handle = ControllerHandle {
+            tx,
+            hooks: handle_hooks,
+        };
+        (controller, handle, receivers)
     }
 
     pub fn pod_state(&self) -> PodState {
@@ -384,6 +392,12 @@ impl Controller {
     /// Run until shutdown. Returns after the log is flushed and closed.
     pub async fn run(mut self, mut rx: Receivers) {
         self.relink();
+        self.hooks.observe(
+            seedpod_config::HookEvent::SessionStart,
+            crate::hooks::Details::SessionStart {
+                history_items: self.log.state.history.len(),
+            },
+        );
         // Anything queued durably before a restart is drained now (an idle pod with pending
         // notifications must not strand them).
         if matches!(self.runs.activity, Activity::Idle) {

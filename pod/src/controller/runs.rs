@@ -148,6 +148,10 @@ impl Controller {
             .iter()
             .filter(|item| matches!(item, seedpod_protocol::ModelItem::ToolCall { .. }))
             .count();
+        self.hooks.observe(
+            seedpod_config::HookEvent::TurnEnd,
+            crate::hooks::turn_end_details(&result),
+        );
         match result {
             Ok(outcome) => {
                 tracing::info!(

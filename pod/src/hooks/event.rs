@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use seedpod_config::HookEvent;
+use seedpod_protocol::CompactionTrigger;
 use serde::Serialize;
 
 /// An event's own fields.
@@ -29,10 +30,11 @@ pub enum Details {
     },
     /// `notification`: the text a person or script sent.
     Notification { message: String },
-    /// `pre_compact`: why (`auto` when the window filled, `manual` for `/compact`).
+    /// `pre_compact`: why (`auto` past `compact_at`, `command` for `/compact`, `overflow` when
+    /// the server said "too long").
     PreCompact { trigger: &'static str },
-    /// `session_start`: whether the pod was restored from its log or is new.
-    SessionStart { restored: bool },
+    /// `session_start`: how many items the conversation holds (0: nothing said yet).
+    SessionStart { history_items: usize },
 }
 
 #[derive(Serialize)]
@@ -53,7 +55,7 @@ struct Envelope<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     trigger: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    restored: Option<bool>,
+    history_items: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -71,6 +73,16 @@ struct ResultJson<'a> {
     is_error: bool,
 }
 
+/// A compaction's trigger as the event names it.
+pub fn trigger_name(trigger: CompactionTrigger) -> &'static str {
+    match trigger {
+        CompactionTrigger::Auto => "auto",
+        CompactionTrigger::Command => "command",
+        CompactionTrigger::Overflow => "overflow",
+        CompactionTrigger::Unknown => "unknown",
+    }
+}
+
 /// The bytes a hook for `event` reads on stdin: one line of JSON and a newline.
 pub fn render(event: HookEvent, pod: &str, cwd: &Path, details: &Details) -> Vec<u8> {
     let mut envelope = Envelope {
@@ -83,7 +95,7 @@ pub fn render(event: HookEvent, pod: &str, cwd: &Path, details: &Details) -> Vec
         outcome: None,
         message: None,
         trigger: None,
-        restored: None,
+        history_items: None,
     };
     match details {
         Details::Tool {
@@ -110,7 +122,7 @@ pub fn render(event: HookEvent, pod: &str, cwd: &Path, details: &Details) -> Vec
         }
         Details::Notification { message } => envelope.message = Some(message),
         Details::PreCompact { trigger } => envelope.trigger = Some(trigger),
-        Details::SessionStart { restored } => envelope.restored = Some(*restored),
+        Details::SessionStart { history_items } => envelope.history_items = Some(*history_items),
     }
     // Serialising plain strings, numbers and a parsed `Value` cannot fail; an empty object is
     // still a valid event should it ever.

@@ -271,6 +271,21 @@ impl Hooks {
     }
 }
 
+/// The `turn_end` event of a run that ended with `result`.
+pub fn turn_end_details(
+    result: &Result<seedpod_engine::RunOutcome, seedpod_engine::HostError>,
+) -> Details {
+    use seedpod_engine::RunOutcome;
+    let (outcome, message) = match result {
+        Ok(RunOutcome::Completed) => ("completed", None),
+        Ok(RunOutcome::LimitReached) => ("limit_reached", None),
+        Ok(RunOutcome::NoProgress { message }) => ("no_progress", Some(message.clone())),
+        Ok(RunOutcome::Failed { message }) => ("failed", Some(message.clone())),
+        Err(err) => ("stopped", Some(err.to_string())),
+    };
+    Details::TurnEnd { outcome, message }
+}
+
 /// What each added for the model, after a tool result: one paragraph per hook, labelled, so
 /// the model tells the tool's output from the person's hook.
 pub fn with_context(content: String, added: &[String]) -> String {

@@ -323,3 +323,119 @@ async fn hostile_tool_arguments_reach_a_hook_as_data_never_as_shell() {
     );
     sb.ok(&["stop", "p"]);
 }
+
+/// Wait until `path` holds a line containing `needle` (hooks that only observe run on a task of
+/// their own; nothing else signals that they ran). Gives the file's text.
+async fn wait_for_line(path: &Path, needle: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if text.lines().any(|l| l.contains(needle)) {
+            return text;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no line with {needle} in {}: {text}",
+            path.display()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_prompt_hook_blocks_or_adds_context_and_observers_see_their_events() {
+    let server = LimitServer::start(LimitConfig::new(WINDOW));
+    let sb = TestHome::new();
+    let gate = hook_script(
+        &sb,
+        "gate.sh",
+        r#"event=$(cat)
+case "$event" in
+  *secret*) echo 'no secrets in prompts' >&2; exit 2 ;;
+esac
+echo '{"context":"the branch is main"}'"#,
+    );
+    let events = sb.path().join("events.log");
+    let observer = hook_script(
+        &sb,
+        "observe.sh",
+        &format!(
+            "line=$(cat)\necho \"$SEEDPOD_HOOK_EVENT $line\" >> {}",
+            events.display()
+        ),
+    );
+    let mut hooks = hook("user_prompt", &gate, "");
+    for event in ["session_start", "turn_end", "notification"] {
+        hooks.push_str(&hook(event, &observer, ""));
+    }
+    config(&sb, &hooks);
+    start_pod(&sb, &server);
+    wait_for_line(&events, "session_start").await;
+    let mut pod = sb.drive("p").await;
+
+    let blocked = pod
+        .control
+        .call(Method::Run {
+            segments: vec![seedpod_protocol::Segment::text("the secret is 42")],
+        })
+        .await
+        .expect_err("a blocked input is refused")
+        .to_string();
+    assert!(blocked.contains("no secrets in prompts"), "{blocked}");
+    assert!(blocked.contains("not recorded"), "{blocked}");
+    pod.run("hello there").await;
+    pod.wait_for(is_run_end).await;
+    let context = sb.context("p").await;
+    assert!(
+        !context.contains("the secret is 42"),
+        "a blocked input was recorded"
+    );
+    assert!(
+        context.contains("hello there")
+            && context.contains("[user_prompt hook] the branch is main"),
+        "{context}"
+    );
+    let seen = wait_for_line(&events, "turn_end").await;
+    let turn_end = seen
+        .lines()
+        .find(|l| l.starts_with("turn_end "))
+        .expect("a turn_end line");
+    let event: serde_json::Value =
+        serde_json::from_str(turn_end.trim_start_matches("turn_end ")).expect("JSON");
+    assert_eq!(event["outcome"], "completed");
+
+    sb.ok(&["notify", "p", "--no-wake", "deploy finished"]);
+    let seen = wait_for_line(&events, "deploy finished").await;
+    assert!(seen.contains("notification {"), "{seen}");
+    sb.ok(&["stop", "p"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hooks_allow_skips_an_ask_only_where_the_users_file_lets_it() {
+    let server = LimitServer::start(LimitConfig::new(WINDOW));
+    for may_allow in [false, true] {
+        let sb = TestHome::new();
+        let yes = hook_script(
+            &sb,
+            "yes.sh",
+            "cat > /dev/null\necho '{\"decision\":\"allow\"}'",
+        );
+        sb.user_config(&format!(
+            "[approvals]\nshell = \"ask\"\n\n[hooks]\npre_tool_may_allow = {may_allow}\n\n{}",
+            hook("pre_tool", &yes, "")
+        ));
+        start_pod(&sb, &server);
+        let mut pod = sb.drive("p").await;
+        pod.run("run echo allowed > allowed.txt").await;
+        if may_allow {
+            pod.wait_for(is_run_end).await;
+            assert!(sb.path().join("allowed.txt").exists());
+            assert!(!pod.seen.iter().any(|m| is_approval_request(m).is_some()));
+        } else {
+            let request = pod.wait_for(is_approval_request).await;
+            assert_eq!(request.tool, "shell");
+            assert!(!sb.path().join("allowed.txt").exists());
+        }
+        sb.ok(&["stop", "p"]);
+    }
+}
