@@ -24,7 +24,7 @@ pub struct PodHost {
     pub tx: mpsc::Sender<ControllerMsg>,
     /// `pre_tool` and `post_tool` hooks run here, on the run task, never on the loop.
     pub hooks: Arc<Hooks>,
-    /// Each authorized call's arguments by call id, for its `post_tool` event.
+    /// Each allowed call's arguments by call id, for its `post_tool` event.
     pub arguments: HashMap<String, String>,
 }
 
@@ -77,11 +77,15 @@ impl RunHost for PodHost {
                 is_error,
                 meta,
             } => {
-                let arguments = self.arguments.remove(call_id.as_str()).unwrap_or_default();
-                let added = self
-                    .hooks
-                    .post_tool(&name, call_id.as_str(), &arguments, &content, is_error)
-                    .await;
+                // Only a call that ran: one denied, or naming no tool, was never allowed to.
+                let added = match self.arguments.remove(call_id.as_str()) {
+                    Some(arguments) => {
+                        self.hooks
+                            .post_tool(&name, call_id.as_str(), &arguments, &content, is_error)
+                            .await
+                    }
+                    None => Vec::new(),
+                };
                 EntryKind::ToolResult {
                     call_id,
                     name,
@@ -150,7 +154,11 @@ impl RunHost for PodHost {
             })
             .await
             .map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())?
+        let answer = rx.await.map_err(|_| gone())??;
+        if matches!(answer, Authorization::Denied { .. }) {
+            self.arguments.remove(call.call_id.as_str());
+        }
+        Ok(answer)
     }
 }
 

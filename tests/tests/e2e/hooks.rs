@@ -69,7 +69,16 @@ if printf '%s' "$event" | grep -Eq '"command":"rm[ "]'; then
   echo '{"decision":"deny","reason":"rm is off limits in this repository; move files to ./trash"}'
 fi"#,
     );
-    config(&sb, &hook("pre_tool", &guard, "matcher = \"shell\""));
+    let ran = sb.path().join("post.log");
+    let after = hook_script(
+        &sb,
+        "after.sh",
+        &format!("cat > /dev/null\necho ran >> {}", ran.display()),
+    );
+    config(
+        &sb,
+        &(hook("pre_tool", &guard, "matcher = \"shell\"") + &hook("post_tool", &after, "")),
+    );
     std::fs::create_dir_all(sb.path().join("build")).expect("build dir");
     std::fs::write(sb.path().join("build/keep"), "precious").expect("a file rm would take");
     start_pod(&sb, &server);
@@ -78,6 +87,7 @@ fi"#,
     pod.run("run rm -rf build").await;
     pod.wait_for(is_run_end).await;
     assert!(sb.path().join("build/keep").exists(), "the denied rm ran");
+    assert!(!ran.exists(), "post_tool ran for a call that did not run");
     let results = tool_results(&sb.history("p").await);
     assert!(
         results[0].contains("pre_tool hook") && results[0].contains("rm is off limits"),
@@ -94,6 +104,8 @@ fi"#,
     pod.run("run echo fine > ok.txt").await;
     pod.wait_for(is_run_end).await;
     assert!(sb.path().join("ok.txt").exists());
+    let lines = std::fs::read_to_string(&ran).expect("post_tool ran for the call that ran");
+    assert_eq!(lines.lines().count(), 1);
     sb.ok(&["stop", "p"]);
 }
 
