@@ -23,8 +23,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::bus::Subscription;
 use crate::controller::{
-    CatchUp, ConnectionMethod, ControllerHandle, ControllerMsg, Route, SnapshotData,
-    SubscribeReply, route,
+    CatchUp, ConnectionMethod, ControllerHandle, ControllerMethod, ControllerMsg, Now, Route,
+    SnapshotData, SubscribeReply, route,
 };
 
 /// Most entries per `snapshot_entries` frame: amortises per-frame overhead.
@@ -329,6 +329,10 @@ async fn dispatch(
             return out.send(Out::Line(unknown)).await.is_ok();
         }
     };
+    let method = match prompted(controller.hooks.as_deref(), id, method).await {
+        Ok(method) => method,
+        Err(blocked) => return out.send(Out::Line(encode(&blocked))).await.is_ok(),
+    };
     let (reply, rx) = oneshot::channel();
     if controller
         .tx
@@ -347,6 +351,48 @@ async fn dispatch(
             };
             let _ = out.send(Out::Close(encode(&bye))).await;
             false
+        }
+    }
+}
+
+/// A person's input as the `user_prompt` hooks leave it, run here, on the connection's task,
+/// before the controller sees it: a block is the sender's error and nothing is recorded; what
+/// the hooks add goes into the input itself, labelled, so it is committed (or queued) with it
+/// and replays without them (docs/hooks.md). A parent's `delegate` is not a person's prompt.
+async fn prompted(
+    hooks: Option<&crate::hooks::Hooks>,
+    id: RequestId,
+    method: ControllerMethod,
+) -> Result<ControllerMethod, ServerMsg> {
+    let Some(hooks) = hooks.filter(|h| h.has(seedpod_config::HookEvent::UserPrompt)) else {
+        return Ok(method);
+    };
+    let ControllerMethod::Now(Now::Input {
+        mut segments,
+        trigger: seedpod_protocol::RunTrigger::User,
+    }) = method
+    else {
+        return Ok(method);
+    };
+    let text = seedpod_protocol::flatten_to_text(&segments);
+    match hooks.user_prompt(&text).await {
+        crate::hooks::Prompted::Block { reason } => Err(ServerMsg::Error {
+            id: Some(id),
+            code: ErrorCode::InvalidRequest,
+            message: format!(
+                "a user_prompt hook blocked this input, so it was not recorded: {reason}"
+            ),
+        }),
+        crate::hooks::Prompted::Go { context } => {
+            for added in context {
+                segments.push(seedpod_protocol::Segment::text(format!(
+                    "\n\n[user_prompt hook] {added}"
+                )));
+            }
+            Ok(ControllerMethod::Now(Now::Input {
+                segments,
+                trigger: seedpod_protocol::RunTrigger::User,
+            }))
         }
     }
 }
@@ -655,7 +701,7 @@ mod tests {
         let served = tokio::spawn(serve_connection(
             pod_side,
             Peer::default(),
-            ControllerHandle { tx },
+            ControllerHandle { tx, hooks: None },
             info,
             CancellationToken::new(),
         ));

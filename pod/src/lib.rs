@@ -29,6 +29,7 @@ pub mod earlier;
 pub mod error;
 pub mod git_commit;
 pub mod guard;
+pub mod hooks;
 pub mod lock;
 pub mod mcp;
 pub mod mcp_names;

@@ -39,6 +39,8 @@ pub struct SessionSettings {
     pub mcp: crate::mcp::McpSettings,
     /// `[tool_search]`: when a new segment's MCP tools wait behind `tool_search`.
     pub tool_search: crate::tool_search::Budget,
+    /// `[hooks]`: the person's commands run at points of the pod's life (`crate::hooks`).
+    pub hooks: seedpod_config::HooksSettings,
 }
 
 impl Default for SessionSettings {
@@ -57,6 +59,7 @@ impl Default for SessionSettings {
             notify_max_chars: seedpod_config::notify::DEFAULT_NOTIFY_MAX_CHARS,
             mcp: crate::mcp::McpSettings::default(),
             tool_search: crate::tool_search::Budget::default(),
+            hooks: seedpod_config::HooksSettings::default(),
         }
     }
 }

@@ -15,6 +15,8 @@
 //! - a summary request (no tools offered, a system prompt that asks for a summary) gets a
 //!   summary that repeats every `FACT:` line it was shown, so a test can see a fact survive
 //!   compaction;
+//! - a last user message `run COMMAND` gets a `shell` call for COMMAND (and, once the result
+//!   is in, a short text);
 //! - a last user message `read FILE` gets a `read_file` call for FILE (and, once the result is
 //!   in, a short text);
 //! - anything else gets a text of about `reply_chars` characters.

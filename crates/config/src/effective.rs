@@ -164,6 +164,8 @@ pub struct Effective {
     pub tool_search: crate::tool_search::ToolSearchSettings,
     /// `[responses]`: what the `openai-responses` provider asks beyond the history.
     pub responses: crate::responses::ResponsesSettings,
+    /// `[hooks]`: the person's commands run at points of a pod's life (`hooks.rs`).
+    pub hooks: crate::hooks::HooksSettings,
     /// The user file, then the project file.
     pub layers: Vec<Layer>,
     /// Whether the project file may loosen policy (`loosen.rs`, `trust.rs`).
@@ -288,6 +290,7 @@ impl Effective {
             agent_loop: LoopSettings::defaults(),
             tool_search: crate::tool_search::ToolSearchSettings::defaults(),
             responses: crate::responses::ResponsesSettings::defaults(),
+            hooks: crate::hooks::HooksSettings::default(),
             notify: NotifySettings::defaults(),
             tui: TuiSettings::defaults(),
             mcp: McpSettings::default(),
@@ -390,6 +393,9 @@ impl Effective {
         }
         if let Some(r) = file.responses {
             self.responses.layer(r, source);
+        }
+        if let Some(h) = file.hooks {
+            self.hooks.layer(h, source)?;
         }
         Ok(())
     }

@@ -166,6 +166,7 @@ pub struct ConfigFile {
     pub responses: Option<crate::responses::ResponsesFile>,
     /// `[mcp_serve]`: read from the user's file only (`mcp_serve.rs`).
     pub mcp_serve: Option<crate::mcp_serve::McpServeFile>,
+    pub hooks: Option<crate::hooks::HooksFile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -24,6 +24,7 @@ pub mod effective;
 pub mod error;
 pub mod expand;
 pub mod file;
+pub mod hooks;
 pub mod loosen;
 pub mod mcp;
 pub mod mcp_edit;
@@ -51,6 +52,7 @@ pub use effective::{
 };
 pub use error::ConfigError;
 pub use file::{ConfigFile, LogLevel, ProviderChoice, Rotation};
+pub use hooks::{Hook, HookEvent, HooksSettings};
 pub use loosen::Ignored;
 pub use mcp::{McpOAuth, McpServer, McpSettings, McpTransport};
 pub use notify::{NotifySettings, wrap_notification};

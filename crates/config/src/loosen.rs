@@ -26,6 +26,7 @@
 //! | `[mcp.servers.NAME]` | a table that sets what starts or reaches a server (`command`, `args`, `env`, `env_vars`, `cwd`, `url`, `headers`, `bearer_token_env`, the OAuth client keys `client_id`, `client_secret_env`, `client_metadata_url`, `scopes`), `oauth = true`, `enabled = true` or `trust_read_only = true`: the whole table is left out | `enabled = false`, `trust_read_only = false`, timeouts |
 //! | `[remote]` | any: its `ssh` and `bin` are commands this machine runs | — |
 //! | `[responses] store` | `true` where a lower layer leaves it off: OpenAI would keep the conversation | `false` |
+//! | `[hooks]` | any hook: each is a command this machine runs, outside the sandbox | — |
 //! | `[system_prompt] identity_file` | a file outside the project directory (after symlinks): its text would be sent to the provider | one inside it |
 //!
 //! Choosing who answers is the person's alone: a repository that could set `provider` and
@@ -165,6 +166,14 @@ pub(crate) fn restrain(
             key: "remote".into(),
             wanted: "how to reach other machines (commands this machine runs)".into(),
             kept: "the user file's [remote]".into(),
+        });
+    }
+    // Hooks run unsandboxed, as the person's own commands (docs/hooks.md).
+    if let Some(hooks) = project.hooks.take() {
+        ignored.push(Ignored {
+            key: "hooks".into(),
+            wanted: format!("{} hook command(s) this machine runs", hooks.count()),
+            kept: "the user file's hooks only".into(),
         });
     }
     if let Some(scope) = &mut project.scope {

@@ -304,6 +304,37 @@ fn loop_section(out: &mut String, eff: &Effective) {
         &eff.storage.checkpoint_budget_mb,
     );
     mcp_section(out, eff);
+    hooks_section(out, eff);
+}
+
+/// `[hooks]` and one `[[hooks.EVENT]]` table per hook, in the order they run, each with the
+/// file that configured it.
+fn hooks_section(out: &mut String, eff: &Effective) {
+    let hooks = &eff.hooks;
+    out.push_str("\n[hooks]\n");
+    let may = &hooks.pre_tool_may_allow;
+    line(
+        out,
+        "pre_tool_may_allow",
+        &may.value.to_string(),
+        &may.source,
+    );
+    if hooks.hooks.is_empty() {
+        out.push_str("# [[hooks.EVENT]]: no hooks configured\n");
+    }
+    for hook in &hooks.hooks {
+        let _ = writeln!(out, "\n[[hooks.{}]]", hook.event.as_str());
+        line(out, "command", &quote(&hook.command), &hook.source);
+        if let Some(matcher) = &hook.matcher {
+            line(out, "matcher", &quote(matcher), &hook.source);
+        }
+        line(
+            out,
+            "timeout_secs",
+            &hook.timeout.as_secs().to_string(),
+            &hook.source,
+        );
+    }
 }
 
 /// `[mcp.servers.NAME]`: one table per server, with the layer that last set it. Header and

@@ -442,3 +442,23 @@ fn show_prints_whether_each_mcp_server_is_required() {
     assert!(section("must").contains("\nrequired = true\n"), "{text}");
     assert!(section("may").contains("\nrequired = false\n"), "{text}");
 }
+
+#[test]
+fn show_lists_hooks_in_the_order_they_run_and_reads_back() {
+    let fx = Fixture::new();
+    fx.user_file(
+        "[[hooks.pre_tool]]\ncommand = \"no-rm \\\"x\\\"\"\nmatcher = \"shell\"\n\
+         [[hooks.turn_end]]\ncommand = \"notify-send done\"\ntimeout_secs = 3\n",
+    );
+    let eff = fx.resolve().unwrap();
+    let text = show::render(&eff, "x", &|_: &str| None);
+    let pre = text.find("[[hooks.pre_tool]]").expect("pre_tool shown");
+    let end = text.find("[[hooks.turn_end]]").expect("turn_end shown");
+    assert!(pre < end, "{text}");
+    assert!(text.contains("matcher = \"shell\""), "{text}");
+    assert!(text.contains("timeout_secs = 3"), "{text}");
+    let back: ConfigFile = toml::from_str(&text).expect("show's output is a config file");
+    let hooks = back.hooks.expect("hooks read back");
+    assert_eq!(hooks.pre_tool.expect("pre_tool")[0].command, "no-rm \"x\"");
+    assert_eq!(hooks.pre_tool_may_allow, Some(false));
+}

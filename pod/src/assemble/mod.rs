@@ -135,6 +135,8 @@ pub fn assemble(inputs: PodInputs<'_>) -> Result<PodSession, AssembleError> {
             servers: eff.mcp.servers.clone(),
             only: mcp_only,
         },
+        // A project's hooks are here only once it is trusted (`seedpod_config::loosen`).
+        hooks: eff.hooks.clone(),
     };
     Ok(PodSession {
         tools: registry,

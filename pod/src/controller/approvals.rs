@@ -16,6 +16,7 @@ use seedpod_tools::Judgement;
 use tokio::sync::oneshot;
 
 use super::{Activity, Controller};
+use crate::hooks::PreTool;
 use crate::policy::Policy;
 
 /// The run task waiting for a person's answer on a call.
@@ -120,10 +121,22 @@ impl Controller {
         &mut self,
         generation: u64,
         call: PendingCall,
+        hook: PreTool,
         reply: oneshot::Sender<Result<Authorization, HostError>>,
     ) {
         if !self.is_current(generation) {
             let _ = reply.send(Err(HostError::Stopped));
+            return;
+        }
+        // A hook narrows first: its deny stands whatever the policy says (docs/hooks.md).
+        if let PreTool::Deny { reason } = &hook {
+            tracing::info!(event = "hook_denied", tool = %call.name, call_id = %call.call_id);
+            let _ = reply.send(Ok(Authorization::Denied {
+                reason: format!(
+                    "A pre_tool hook of the person's denied this call: {reason}. Do not retry it \
+                     as is."
+                ),
+            }));
             return;
         }
         // A tool this segment does not offer (left out of a compact prompt, or registered
@@ -154,8 +167,12 @@ impl Controller {
         } else {
             self.session.policies.for_tool(&call.name)
         };
+        // A hook's `ask` (or a failed hook) sends even an allowed call to a person; its
+        // `allow` answers an `ask` only where the person's own file lets hooks approve, and
+        // never a `deny` (DESIGN invariant 6).
+        let hook_asks = hook == PreTool::Ask;
         match policy {
-            Policy::Allow => {
+            Policy::Allow if !hook_asks => {
                 let _ = reply.send(Ok(Authorization::Allowed));
                 return;
             }
@@ -169,13 +186,20 @@ impl Controller {
                 }));
                 return;
             }
-            Policy::Sandboxed if !seedpod_tools::wants_unconfined(&call.arguments) => {
+            Policy::Sandboxed
+                if !hook_asks && !seedpod_tools::wants_unconfined(&call.arguments) =>
+            {
                 tracing::info!(event = "approval_sandboxed", call_id = %call.call_id);
                 let _ = reply.send(Ok(Authorization::Allowed));
                 return;
             }
             // Leaving the sandbox is asked about like any `ask` call.
-            Policy::Sandboxed | Policy::Ask => {}
+            Policy::Allow | Policy::Sandboxed | Policy::Ask => {}
+        }
+        if hook == PreTool::Allow && self.hooks.may_allow() {
+            tracing::info!(event = "hook_allowed", tool = %call.name, call_id = %call.call_id);
+            let _ = reply.send(Ok(Authorization::Allowed));
+            return;
         }
         match self
             .log
@@ -200,6 +224,7 @@ impl Controller {
                     .state
                     .standing_approvals
                     .iter()
+                    .filter(|_| !hook_asks)
                     .find(|s| seedpod_tools::standing_covers(s, &call.name, words))
                 {
                     tracing::info!(event = "approval_standing", tool = %call.name, call_id = %call.call_id, rule = %standing.display());

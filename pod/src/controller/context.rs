@@ -249,6 +249,12 @@ impl Controller {
             items: &plan.request,
         });
         let tokens_before = estimate::fill_tokens(&self.log.state);
+        self.hooks.observe(
+            seedpod_config::HookEvent::PreCompact,
+            crate::hooks::Details::PreCompact {
+                trigger: crate::hooks::event::trigger_name(trigger),
+            },
+        );
         tracing::info!(
             event = "compaction_started",
             trigger = ?trigger,
@@ -656,10 +662,11 @@ impl Controller {
         };
         self.runs.generation += 1;
         let generation = self.runs.generation;
-        let mut link = super::host::PodHost {
+        let mut link = super::host::PodHost::new(
             generation,
-            tx: self.senders.commands.clone(),
-        };
+            self.senders.commands.clone(),
+            self.hooks.clone(),
+        );
         let provider = self.runs.provider.clone();
         let retry = self.runs.retry;
         let tx = self.senders.commands.clone();

@@ -1,6 +1,9 @@
 //! The run task's side: `PodHost` implements the engine's `RunHost` by sending commands to the
 //! controller, and the controller's handlers for those commands.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use seedpod_engine::{
     Authorization, Context, HostError, PendingCall, PreparedRequest, ProviderEvent, Purpose,
     RunHost, unanswered_tool_calls,
@@ -11,6 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::data_guard::{DataSource, Guarded};
 use super::{Activity, Controller, ControllerMsg};
+use crate::hooks::Hooks;
 use crate::prompt::PromptMode;
 
 /// Handed to `drive_run`; every call is a command to the controller tagged with the run's
@@ -18,6 +22,21 @@ use crate::prompt::PromptMode;
 pub struct PodHost {
     pub generation: u64,
     pub tx: mpsc::Sender<ControllerMsg>,
+    /// `pre_tool` and `post_tool` hooks run here, on the run task, never on the loop.
+    pub hooks: Arc<Hooks>,
+    /// Each allowed call's arguments by call id, for its `post_tool` event.
+    pub arguments: HashMap<String, String>,
+}
+
+impl PodHost {
+    pub fn new(generation: u64, tx: mpsc::Sender<ControllerMsg>, hooks: Arc<Hooks>) -> PodHost {
+        PodHost {
+            generation,
+            tx,
+            hooks,
+            arguments: HashMap::new(),
+        }
+    }
 }
 
 pub(super) fn gone() -> HostError {
@@ -48,6 +67,35 @@ impl RunHost for PodHost {
     }
 
     async fn commit(&mut self, kind: EntryKind) -> Result<(), HostError> {
+        // What `post_tool` hooks add is part of the result the model reads, committed with it,
+        // so a restore replays it without running them again (docs/hooks.md).
+        let kind = match kind {
+            EntryKind::ToolResult {
+                call_id,
+                name,
+                content,
+                is_error,
+                meta,
+            } => {
+                // Only a call that ran: one denied, or naming no tool, was never allowed to.
+                let added = match self.arguments.remove(call_id.as_str()) {
+                    Some(arguments) => {
+                        self.hooks
+                            .post_tool(&name, call_id.as_str(), &arguments, &content, is_error)
+                            .await
+                    }
+                    None => Vec::new(),
+                };
+                EntryKind::ToolResult {
+                    call_id,
+                    name,
+                    content: crate::hooks::with_context(content, &added),
+                    is_error,
+                    meta,
+                }
+            }
+            other => other,
+        };
         let (reply, rx) = oneshot::channel();
         self.tx
             .send(ControllerMsg::Commit {
@@ -90,16 +138,27 @@ impl RunHost for PodHost {
     }
 
     async fn authorize(&mut self, call: &PendingCall) -> Result<Authorization, HostError> {
+        self.arguments
+            .insert(call.call_id.to_string(), call.arguments.clone());
+        let hook = self
+            .hooks
+            .pre_tool(&call.name, call.call_id.as_str(), &call.arguments)
+            .await;
         let (reply, rx) = oneshot::channel();
         self.tx
             .send(ControllerMsg::Authorize {
                 generation: self.generation,
                 call: call.clone(),
+                hook,
                 reply,
             })
             .await
             .map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())?
+        let answer = rx.await.map_err(|_| gone())??;
+        if matches!(answer, Authorization::Denied { .. }) {
+            self.arguments.remove(call.call_id.as_str());
+        }
+        Ok(answer)
     }
 }
 

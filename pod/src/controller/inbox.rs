@@ -18,6 +18,8 @@ pub struct Senders {
     pub children: mpsc::Sender<ChildMsg>,
     pub mcp: mpsc::Sender<McpEvent>,
     pub pastes: mpsc::Sender<PasteQuery>,
+    /// Hooks that failed, reported by whichever task ran them (`crate::hooks`).
+    pub hooks: mpsc::Sender<String>,
 }
 
 /// The receiving ends, owned by the controller's run loop.
@@ -26,6 +28,7 @@ pub struct Receivers {
     pub(super) children: mpsc::Receiver<ChildMsg>,
     pub(super) mcp: mpsc::Receiver<McpEvent>,
     pub(super) pastes: mpsc::Receiver<PasteQuery>,
+    pub(super) hooks: mpsc::Receiver<String>,
 }
 
 /// Every queue, made before the controller when tools must hold a sender.
@@ -34,18 +37,21 @@ pub fn channels() -> (Senders, Receivers) {
     let (children, children_rx) = mpsc::channel(CHILD_QUEUE_CAPACITY);
     let (mcp, mcp_rx) = mpsc::channel(MCP_QUEUE_CAPACITY);
     let (pastes, pastes_rx) = mpsc::channel(PASTE_QUEUE_CAPACITY);
+    let (hooks, hooks_rx) = mpsc::channel(crate::hooks::HOOK_ALERT_CAPACITY);
     (
         Senders {
             commands,
             children,
             mcp,
             pastes,
+            hooks,
         },
         Receivers {
             commands: commands_rx,
             children: children_rx,
             mcp: mcp_rx,
             pastes: pastes_rx,
+            hooks: hooks_rx,
         },
     )
 }

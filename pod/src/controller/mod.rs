@@ -54,7 +54,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 pub use inbox::{Receivers, Senders, channels};
-pub use route::{ConnectionMethod, ControllerMethod, Route, route};
+pub use route::{ConnectionMethod, ControllerMethod, Now, Route, route};
 pub use snapshot::{CatchUp, SnapshotData, SubscribeReply};
 
 use crate::bus::Bus;
@@ -108,6 +108,8 @@ pub enum ControllerMsg {
     Authorize {
         generation: u64,
         call: seedpod_engine::PendingCall,
+        /// What the `pre_tool` hooks said, run by the run task before it asked.
+        hook: crate::hooks::PreTool,
         reply: oneshot::Sender<Result<seedpod_engine::Authorization, HostError>>,
     },
     /// From the task that read a file's current text for an approval request: ask the person.
@@ -166,6 +168,9 @@ pub enum ControllerMsg {
 #[derive(Clone)]
 pub struct ControllerHandle {
     pub tx: mpsc::Sender<ControllerMsg>,
+    /// The pod's hooks, for the `user_prompt` hooks a connection runs before it forwards an
+    /// input (`None` in tests that run no hooks).
+    pub hooks: Option<Arc<crate::hooks::Hooks>>,
 }
 
 /// What the pod is doing: the one place its state comes from (`pod_state`). Transitions:
@@ -254,6 +259,8 @@ pub struct Controller {
     switch: switch::Switch,
     /// Approval policies, input handling and what a new segment's prompt is made of.
     session: crate::session::SessionSettings,
+    /// The person's `[hooks]`, run off the loop by the tasks that need their answers.
+    hooks: Arc<crate::hooks::Hooks>,
     /// Every queue's sending end, for the tasks the controller starts.
     senders: Senders,
     shutdown: CancellationToken,
@@ -293,6 +300,13 @@ impl Controller {
         let fill = crate::context::estimate::fill(&parts.state);
         let meta_file = meta_file::MetaFile::start(parts.pod_dir.clone());
         let paused = parts.state.open_run.is_some();
+        let hooks = Arc::new(crate::hooks::Hooks::new(
+            parts.session.hooks.clone(),
+            parts.name.to_string(),
+            parts.meta.cwd.clone(),
+            senders.hooks.clone(),
+        ));
+        let handle_hooks = Some(hooks.clone());
         let controller = Controller {
             pod: Identity {
                 name: parts.name,
@@ -341,10 +355,15 @@ impl Controller {
             },
             switch: Default::default(),
             session: parts.session,
+            hooks,
             senders,
             shutdown,
         };
-        (controller, ControllerHandle { tx }, receivers)
+        let handle = ControllerHandle {
+            tx,
+            hooks: handle_hooks,
+        };
+        (controller, handle, receivers)
     }
 
     pub fn pod_state(&self) -> PodState {
@@ -373,6 +392,12 @@ impl Controller {
     /// Run until shutdown. Returns after the log is flushed and closed.
     pub async fn run(mut self, mut rx: Receivers) {
         self.relink();
+        self.hooks.observe(
+            seedpod_config::HookEvent::SessionStart,
+            crate::hooks::Details::SessionStart {
+                history_items: self.log.state.history.len(),
+            },
+        );
         // Anything queued durably before a restart is drained now (an idle pod with pending
         // notifications must not strand them).
         if matches!(self.runs.activity, Activity::Idle) {
@@ -405,6 +430,9 @@ impl Controller {
                 () = queue_event => self.publish_queue_now(),
                 Some(msg) = rx.children.recv(), if !switching => self.child_msg(msg).await,
                 Some(event) = rx.mcp.recv(), if !switching => self.mcp_event(event),
+                Some(message) = rx.hooks.recv() => {
+                    self.publish_alert(seedpod_protocol::AlertLevel::Warn, message);
+                }
                 Some(query) = rx.pastes.recv() => {
                     let _ = query.reply.send(crate::paste::find(&self.log.entries, &query.key));
                 }
@@ -462,8 +490,9 @@ impl Controller {
             ControllerMsg::Authorize {
                 generation,
                 call,
+                hook,
                 reply,
-            } => self.authorize(generation, call, reply).await,
+            } => self.authorize(generation, call, hook, reply).await,
             ControllerMsg::Ask {
                 generation,
                 call,

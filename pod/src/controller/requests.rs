@@ -170,6 +170,12 @@ impl Controller {
                 if let Err(refusal) = self.guard("notification", &message) {
                     return error(id, ErrorCode::InvalidRequest, refusal.to_string());
                 }
+                self.hooks.observe(
+                    seedpod_config::HookEvent::Notification,
+                    crate::hooks::Details::Notification {
+                        message: message.clone(),
+                    },
+                );
                 self.inject(id, Injection::Notify { message, wake }).await
             }
             Now::Approve {

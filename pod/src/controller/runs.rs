@@ -70,10 +70,11 @@ impl Controller {
         self.runs.generation += 1;
         self.runs.waiting_approval = None;
         let generation = self.runs.generation;
-        let mut link = PodHost {
+        let mut link = PodHost::new(
             generation,
-            tx: self.senders.commands.clone(),
-        };
+            self.senders.commands.clone(),
+            self.hooks.clone(),
+        );
         let provider = self.runs.provider.clone();
         let tools = self.runs.tools.clone();
         let limits = self.runs.limits;
@@ -147,6 +148,10 @@ impl Controller {
             .iter()
             .filter(|item| matches!(item, seedpod_protocol::ModelItem::ToolCall { .. }))
             .count();
+        self.hooks.observe(
+            seedpod_config::HookEvent::TurnEnd,
+            crate::hooks::turn_end_details(&result),
+        );
         match result {
             Ok(outcome) => {
                 tracing::info!(

@@ -39,6 +39,8 @@ pub enum Answer {
     /// A call the person's message scripted (`call NAME {ARGUMENTS}` lines; one per request,
     /// in order, each after the result of the one before).
     Call { name: String, arguments: String },
+    /// A `shell` call for this command.
+    Shell { command: String },
     /// The short text that follows a tool result.
     AfterTool,
     /// A plain text of `reply_chars` characters.
@@ -73,6 +75,8 @@ pub(super) enum Part {
 const READ_COMMAND: &str = "read ";
 /// Prefix of each line of a user message scripting a tool call: `call NAME {ARGUMENTS}`.
 const CALL_COMMAND: &str = "call ";
+/// Prefix of a user message asking for a command, as the tests type it: `run COMMAND`.
+const RUN_COMMAND: &str = "run ";
 /// Marks a line a summary must keep; the fake repeats every one it is shown.
 const FACT_MARK: &str = "FACT: ";
 
@@ -92,12 +96,23 @@ impl Asked {
             .rev()
             .find(|part| !matches!(part, Part::Note(_)));
         match last {
-            Some(Part::User(text)) => match text.trim().strip_prefix(READ_COMMAND) {
-                Some(path) if !path.trim().is_empty() && !path.contains('\n') => Answer::ReadFile {
-                    path: path.trim().to_owned(),
-                },
-                Some(_) | None => Answer::Text,
-            },
+            Some(Part::User(text)) => {
+                if let Some(command) = text.trim().strip_prefix(RUN_COMMAND)
+                    && !command.trim().is_empty()
+                {
+                    return Answer::Shell {
+                        command: command.trim().to_owned(),
+                    };
+                }
+                match text.trim().strip_prefix(READ_COMMAND) {
+                    Some(path) if !path.trim().is_empty() && !path.contains('\n') => {
+                        Answer::ReadFile {
+                            path: path.trim().to_owned(),
+                        }
+                    }
+                    Some(_) | None => Answer::Text,
+                }
+            }
             Some(Part::ToolResult(_)) => Answer::AfterTool,
             Some(Part::Assistant(_) | Part::Note(_)) | None => Answer::Text,
         }

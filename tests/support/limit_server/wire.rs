@@ -151,6 +151,14 @@ pub(super) fn answer_stream(
             name: name.clone(),
             arguments: arguments.clone(),
         },
+        Answer::Shell { command } => Reply::Call {
+            id: match wire {
+                Wire::OpenAi => format!("call_limit_{index}"),
+                Wire::Anthropic => format!("toolu_limit_{index}"),
+            },
+            name: "shell".to_owned(),
+            arguments: json!({ "command": command }).to_string(),
+        },
         Answer::AfterTool => Reply::Text(AFTER_TOOL.to_owned()),
         Answer::Text | Answer::Refused | Answer::Malformed(_) => {
             Reply::Text(filler(index, config.reply_chars))

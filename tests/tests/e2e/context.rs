@@ -239,6 +239,7 @@ fn trace(exchanges: &[Exchange]) -> String {
                 Answer::Refused => "R",
                 Answer::Summary { .. } => "S",
                 Answer::ReadFile { .. } => "F",
+                Answer::Shell { .. } => "X",
                 Answer::AfterTool => "T",
                 Answer::Call { .. } => "C",
                 Answer::Malformed(_) => "M",

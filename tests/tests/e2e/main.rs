@@ -30,6 +30,7 @@ mod exhaustion;
 mod export;
 mod fork_rewind;
 mod guard;
+mod hooks;
 mod lifecycle;
 mod local_servers;
 mod loop_brakes;
