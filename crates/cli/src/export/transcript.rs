@@ -326,6 +326,7 @@ mod tests {
             assistant(ModelItem::Reasoning {
                 text: "hmm".into(),
                 signature: None,
+                responses: None,
             }),
             assistant(ModelItem::ToolCall {
                 call_id: CallId::new("a"),

@@ -97,6 +97,7 @@ fn request_body_maps_every_item_kind() {
             call_id: CallId::new("call_1"),
             content: "x".into(),
             is_error: false,
+            images: Vec::new(),
         },
     ];
     let body = provider.request_body(&Context {
