@@ -5,7 +5,7 @@
 //! the thinking itself, encrypted. Sending the item back on the next request lets the model
 //! continue that chain across tool calls. It is kept here, inside `ModelItem::Reasoning`, so it
 //! is in the log and a restored pod sends it back exactly as the live one would
-//! (docs/storage.md, docs/configuration.md §openai-responses).
+//! (docs/storage.md, docs/configuration.md §The Responses API).
 
 use serde::{Deserialize, Serialize};
 

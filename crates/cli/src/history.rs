@@ -63,31 +63,38 @@ pub(crate) fn segment_ids(meta: &PodMeta) -> Vec<SegmentId> {
 /// `— segment S2 (compacted from S1: 143 messages → summary; 6 kept; 12,000 → 2,100 tokens) —`
 fn separator(id: &SegmentId, first: Option<&Entry>) -> String {
     let origin = match first.map(|entry| &entry.kind) {
-        Some(EntryKind::SegmentStart(start)) => match &start.origin {
-            Origin::New => "new".to_string(),
-            Origin::CompactedFrom { segment_id } => match &start.compaction {
-                Some(compaction) => format!("compacted from {segment_id}{}", compacted(compaction)),
-                None => format!("compacted from {segment_id}"),
-            },
-            Origin::ClearedFrom { segment_id } => format!("cleared from {segment_id}"),
-            Origin::RecomposedFrom { segment_id } => {
-                format!("the compact prompt, continuing {segment_id}")
+        Some(EntryKind::SegmentStart(start)) => match (&start.origin, &start.compaction) {
+            (Origin::CompactedFrom { segment_id }, Some(compaction)) => {
+                format!("compacted from {segment_id}{}", compacted(compaction))
             }
-            Origin::ForkedFrom {
-                segment_id,
-                pod: Some(pod),
-                seq: Some(seq),
-            } => format!("forked from pod {pod}, segment {segment_id} at seq {seq}"),
-            Origin::ForkedFrom { segment_id, .. } => format!("forked from {segment_id}"),
-            Origin::RewoundFrom { segment_id, seq } => {
-                format!("rewound to {segment_id} at seq {seq}")
-            }
-            Origin::Unknown => "of an origin this seedpod does not know".to_string(),
+            (origin, _) => origin_words(origin),
         },
         Some(_) => "does not start with segment_start".to_string(),
         None => "empty".to_string(),
     };
     format!("— segment {id} ({origin}) —")
+}
+
+/// Where a segment came from, in words (`history --all`, `export`).
+pub(crate) fn origin_words(origin: &Origin) -> String {
+    match origin {
+        Origin::New => "new".to_string(),
+        Origin::CompactedFrom { segment_id } => format!("compacted from {segment_id}"),
+        Origin::ClearedFrom { segment_id } => format!("cleared from {segment_id}"),
+        Origin::RecomposedFrom { segment_id } => {
+            format!("the compact prompt, continuing {segment_id}")
+        }
+        Origin::ForkedFrom {
+            segment_id,
+            pod: Some(pod),
+            seq: Some(seq),
+        } => format!("forked from pod {pod}, segment {segment_id} at seq {seq}"),
+        Origin::ForkedFrom { segment_id, .. } => format!("forked from {segment_id}"),
+        Origin::RewoundFrom { segment_id, seq } => {
+            format!("rewound to {segment_id} at seq {seq}")
+        }
+        Origin::Unknown => "of an origin this seedpod does not know".to_string(),
+    }
 }
 
 fn compacted(c: &Compaction) -> String {

@@ -2,7 +2,7 @@
 //!
 //! This file maps history to the request body (`request_body`, a pure function of the context,
 //! DESIGN §1); `responses/decode.rs` reads the event stream back. Mapping rules
-//! (docs/configuration.md §openai-responses says what a person sees of them):
+//! (what a person sees of them: docs/configuration.md §The Responses API):
 //!
 //! - the system prompt is the top-level `instructions`, so it heads every request unchanged and
 //!   the server's prefix cache covers it; `SystemMessage` items are `system`-role messages where

@@ -549,7 +549,7 @@ async fn sixty_mcp_tools_wait_behind_tool_search_which_loads_them_and_replays_ex
     let sb = TestHome::new();
     let journal = sb.path().join("journal.txt");
     sb.user_config(&format!(
-        "[mcp.servers.t]\ncommand = {}\nenv = {{ MCP_TEST_JOURNAL = {}, MCP_TEST_TOOLS = \"55\" }}\n",
+        "[mcp.servers.t]\ncommand = {}\nenv = {{ MCP_TEST_JOURNAL = {}, MCP_TEST_TOOLS = \"53\" }}\n",
         toml_str(SERVER),
         toml_str(&journal.display().to_string()),
     ));

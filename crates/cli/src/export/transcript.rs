@@ -248,22 +248,7 @@ fn run_end(reason: RunEndReason, message: Option<&str>) -> Option<String> {
 
 /// Where a segment came from, as `history --all` names it.
 fn origin(origin: &Origin) -> String {
-    match origin {
-        Origin::New => "new".into(),
-        Origin::CompactedFrom { segment_id } => format!("compacted from {segment_id}"),
-        Origin::ClearedFrom { segment_id } => format!("cleared from {segment_id}"),
-        Origin::RecomposedFrom { segment_id } => format!("continuing {segment_id}"),
-        Origin::ForkedFrom {
-            segment_id,
-            pod: Some(pod),
-            ..
-        } => format!("forked from {pod} (segment {segment_id})"),
-        Origin::ForkedFrom { segment_id, .. } => format!("forked from {segment_id}"),
-        Origin::RewoundFrom { segment_id, seq } => {
-            format!("rewound to {segment_id} at seq {seq}")
-        }
-        Origin::Unknown => "of an origin this seedpod does not know".into(),
-    }
+    crate::history::origin_words(origin)
 }
 
 #[cfg(test)]

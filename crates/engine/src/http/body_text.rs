@@ -1,7 +1,7 @@
 //! The readable text of an error body that is not JSON: a proxy's or a web server's HTML page
 //! ("502 Bad Gateway" from nginx, a captive portal, a login page) or plain text spread over
 //! lines. What a person is shown of it is one line of words, never markup or escaped line
-//! breaks (docs/architecture.md, "Errors a person reads").
+//! breaks (docs/design.md §Errors and bad input).
 //!
 //! This is not an HTML parser and does not need to be: it only has to find the words a page
 //! shows. Tags are dropped, the content of `<head>`, `<script>` and `<style>` is skipped (the
