@@ -372,6 +372,12 @@ impl App {
             Command::Commit => return self.send_input(now),
             Command::Find(query) => self.open_find(query),
             Command::Mcp(server) => return vec![self.pod_command(PodCommand::Mcp, server)],
+            Command::Fork(turn) => {
+                return self.branch_command(super::branch::BranchKind::Fork, turn, now);
+            }
+            Command::Rewind(turn) => {
+                return self.branch_command(super::branch::BranchKind::Rewind, turn, now);
+            }
             Command::Resume => return vec![self.request(Pending::Resume, Method::Resume)],
             Command::Cancel => return vec![self.request(Pending::Cancel, Method::Cancel)],
             Command::Copy { code } => return self.copy(code, now),

@@ -28,6 +28,8 @@ pub fn draw(frame: &mut Frame, app: &App, above: Rect) {
         Overlay::Picker(picker) => pods(frame, &app.theme, picker),
         Overlay::Approvals(standing) => approvals(frame, &app.theme, standing),
         Overlay::Text { title, text, top } => text_popup(frame, &app.theme, title, text, *top),
+        Overlay::Turns(picker) => super::branch::turns(frame, &app.theme, picker),
+        Overlay::Rewind(confirm) => super::branch::rewind(frame, &app.theme, confirm),
     }
 }
 
