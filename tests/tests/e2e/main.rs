@@ -65,6 +65,7 @@ mod tui_composer;
 mod tui_demo;
 mod tui_find;
 mod tui_folds;
+mod tui_fork;
 mod tui_restart;
 mod tui_server_errors;
 mod tui_stopped;
