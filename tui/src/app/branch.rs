@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use seedpod_protocol::{PodName, flatten_to_text};
-use seedpod_transcript::CellKind;
+use seedpod_transcript::{CellKind, SegmentOrigin};
 
 use super::{App, Effect, FlashLevel, Overlay};
 use crate::commands::Turn;
@@ -99,7 +99,15 @@ impl App {
                 Vec::new()
             }
             Turn::Pick => {
-                let turns = self.person_turns();
+                let Some(turns) = self.person_turns() else {
+                    self.flash(
+                        FlashLevel::Warn,
+                        "this conversation's turns are not all on screen: give the number, \
+                         e.g. /rewind 2 (`seedpod history NAME --all` shows the messages)",
+                        now,
+                    );
+                    return Vec::new();
+                };
                 if turns.is_empty() {
                     self.flash(
                         FlashLevel::Warn,
@@ -135,10 +143,24 @@ impl App {
         vec![Effect::Branch(command)]
     }
 
-    /// The person's messages in the transcript, numbered as the CLI numbers turns.
-    fn person_turns(&self) -> Vec<(usize, String)> {
-        self.transcript
-            .cells()
+    /// The person's messages in the transcript, numbered as the CLI numbers turns: those of
+    /// the active segment, counted from its start (docs/storage.md §Fork and rewind). `None`
+    /// when the screen cannot number them: the segment's start is not loaded, or it came from
+    /// a rewind, whose conversation goes on from the part of the older segment it went back to.
+    fn person_turns(&self) -> Option<Vec<(usize, String)>> {
+        let cells = self.transcript.cells();
+        let start = cells
+            .iter()
+            .rposition(|cell| matches!(cell.kind, CellKind::SegmentStart { .. }))?;
+        if let CellKind::SegmentStart { origin, .. } = &cells[start].kind
+            && matches!(
+                origin,
+                SegmentOrigin::RewoundFrom(_) | SegmentOrigin::Unknown
+            )
+        {
+            return None;
+        }
+        let turns = cells[start..]
             .iter()
             .filter_map(|cell| match &cell.kind {
                 CellKind::UserInput { segments } => Some(flatten_to_text(segments)),
@@ -149,7 +171,8 @@ impl App {
                 let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
                 (at + 1, first.trim().to_string())
             })
-            .collect()
+            .collect();
+        Some(turns)
     }
 
     pub(super) fn turns_key(

@@ -2,7 +2,10 @@
 //! answers do.
 
 use crossterm::event::KeyCode;
-use seedpod_protocol::{EntryKind, ModelItem, PodName, Segment};
+use seedpod_protocol::{
+    EntryKind, ModelConfig, ModelItem, Origin, PodName, ProviderKind, Segment, SegmentId,
+    SegmentStart,
+};
 
 use super::{Harness, key};
 use crate::app::Overlay;
@@ -13,7 +16,29 @@ fn pod() -> PodName {
     PodName::new("p").unwrap()
 }
 
-/// Two turns: "first question\nmore" and "second".
+fn segment_start(origin: Origin) -> EntryKind {
+    EntryKind::SegmentStart(SegmentStart {
+        date: None,
+        segment_id: SegmentId::new("s2"),
+        system_prompt: "You are p.".into(),
+        model: ModelConfig::new(ProviderKind::Scripted, "script"),
+        tools: vec![],
+        seed: vec![],
+        standing_approvals: Vec::new(),
+        origin,
+        context_window: None,
+        compaction: None,
+        tasks: Vec::new(),
+        totals: None,
+    })
+}
+
+/// A segment that starts with `origin`, then two turns: "first question\nmore" and "second".
+fn two_turns_after(h: &mut Harness, origin: Origin) {
+    h.commit(segment_start(origin));
+    two_turns(h);
+}
+
 fn two_turns(h: &mut Harness) {
     for (question, answer) in [("first question\nmore", "one"), ("second", "two")] {
         h.commit(EntryKind::UserInput {
@@ -99,7 +124,14 @@ fn a_bad_turn_number_is_explained_and_runs_nothing() {
 #[test]
 fn the_picker_lists_the_persons_messages_newest_last_and_enter_picks() {
     let mut h = Harness::connected();
-    two_turns(&mut h);
+    // An older segment's message is no turn of this conversation.
+    two_turns_after(&mut h, Origin::New);
+    two_turns_after(
+        &mut h,
+        Origin::ClearedFrom {
+            segment_id: SegmentId::new("s1"),
+        },
+    );
     assert!(submit(&mut h, "/rewind").is_empty());
     let Overlay::Turns(picker) = &h.app.overlay else {
         panic!("no picker: {:?}", h.app.overlay);
@@ -125,6 +157,7 @@ fn the_picker_lists_the_persons_messages_newest_last_and_enter_picks() {
 #[test]
 fn the_picker_on_an_empty_pod_says_so() {
     let mut h = Harness::connected();
+    h.commit(segment_start(Origin::New));
     assert!(submit(&mut h, "/fork").is_empty());
     assert_eq!(h.app.overlay, Overlay::None);
     assert!(h.flash().contains("no message"), "{}", h.flash());
@@ -200,4 +233,34 @@ fn a_plan_for_a_pod_left_since_is_not_shown() {
         now,
     );
     assert_eq!(h.app.overlay, Overlay::None);
+}
+
+#[test]
+fn the_picker_is_not_offered_where_the_screen_cannot_number_the_turns() {
+    // A rewound segment's conversation goes on from the older segment's part: its numbers are
+    // not the screen's.
+    let mut h = Harness::connected();
+    two_turns_after(
+        &mut h,
+        Origin::RewoundFrom {
+            segment_id: SegmentId::new("s1"),
+            seq: seedpod_protocol::EntrySeq::new(3),
+        },
+    );
+    assert!(submit(&mut h, "/fork").is_empty());
+    assert_eq!(h.app.overlay, Overlay::None);
+    assert!(h.flash().contains("give the number"), "{}", h.flash());
+    // Nor where the segment's start is not loaded.
+    let mut h = Harness::connected();
+    two_turns(&mut h);
+    assert!(submit(&mut h, "/rewind").is_empty());
+    assert_eq!(h.app.overlay, Overlay::None);
+    // A number still works.
+    assert_eq!(
+        submit(&mut h, "/rewind 1"),
+        vec![Effect::Branch(BranchCommand::Plan {
+            pod: pod(),
+            turn: 1
+        })]
+    );
 }
