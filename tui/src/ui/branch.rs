@@ -84,3 +84,21 @@ pub fn rewind(frame: &mut Frame, theme: &Theme, confirm: &RewindConfirm) {
         .scroll((top, 0));
     frame.render_widget(body, area);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn a_file_name_in_the_plan_cannot_steer_the_terminal() {
+        let shown = printable("restore    /w/\x1b]52;c;cHduZWQ=\x07evil\r.txt\tok");
+        assert!(
+            !shown.chars().any(|c| c.is_control() && c != '\t'),
+            "{shown:?}"
+        );
+        assert!(
+            shown.contains("evil") && shown.ends_with(".txt\tok"),
+            "{shown:?}"
+        );
+    }
+}
