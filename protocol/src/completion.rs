@@ -75,6 +75,14 @@ pub const SLASH_COMMANDS: &[(&str, &str)] = &[
     ("approvals", "standing approvals: list, d revokes"),
     ("mcp", "MCP servers: state, tools, why one is down"),
     (
+        "fork",
+        "fork this pod after a turn into a new pod: /fork [TURN]",
+    ),
+    (
+        "rewind",
+        "go back to the end of a turn, files too: /rewind [TURN]",
+    ),
+    (
         "mouse",
         "mouse-wheel scrolling on/off (then Shift-drag selects)",
     ),

@@ -35,6 +35,33 @@ pub enum Command {
     Find(Option<String>),
     /// `/mcp [SERVER]`: the pod lists its MCP servers (shown in a popup).
     Mcp(String),
+    /// `/fork [TURN]`: a new pod with this pod's history up to the end of a turn.
+    Fork(Turn),
+    /// `/rewind [TURN]`: this pod back to the end of a turn (conversation, files or both).
+    Rewind(Turn),
+}
+
+/// The turn `/fork` and `/rewind` go back to: the person's messages counted from 1, as the CLI
+/// counts them (docs/storage.md §Fork and rewind).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Turn {
+    /// No number: the person picks one from a list.
+    Pick,
+    At(usize),
+    /// Something that is no turn number, kept to say so.
+    Invalid(String),
+}
+
+impl Turn {
+    fn parse(args: &str) -> Turn {
+        if args.is_empty() {
+            return Turn::Pick;
+        }
+        match args.parse::<usize>() {
+            Ok(number) => Turn::At(number),
+            Err(_) => Turn::Invalid(args.to_string()),
+        }
+    }
 }
 
 /// A child pod to start: its name and its first input (the rest of the line).
@@ -91,6 +118,8 @@ pub fn parse(text: &str) -> Parsed {
         "commit" => Command::Commit,
         "find" => Command::Find((!args.is_empty()).then(|| args.to_string())),
         "mcp" => Command::Mcp(args.to_string()),
+        "fork" => Command::Fork(Turn::parse(args)),
+        "rewind" => Command::Rewind(Turn::parse(args)),
         other => return Parsed::Unknown(other.to_string()),
     };
     Parsed::Command(command)
@@ -161,5 +190,25 @@ mod tests {
         assert_eq!(parse("/help\nmore lines"), Parsed::Input);
         assert_eq!(parse("hello /help"), Parsed::Input);
         assert_eq!(parse("/"), Parsed::Input);
+    }
+
+    #[test]
+    fn fork_and_rewind_take_a_turn_number_or_nothing() {
+        assert_eq!(parse("/fork"), Parsed::Command(Command::Fork(Turn::Pick)));
+        assert_eq!(
+            parse("/fork 3"),
+            Parsed::Command(Command::Fork(Turn::At(3)))
+        );
+        assert_eq!(
+            parse("/rewind  0 "),
+            Parsed::Command(Command::Rewind(Turn::At(0)))
+        );
+        for bad in ["-1", "two", "1; rm -rf ~", "99999999999999999999999"] {
+            assert_eq!(
+                parse(&format!("/rewind {bad}")),
+                Parsed::Command(Command::Rewind(Turn::Invalid(bad.into()))),
+                "{bad}"
+            );
+        }
     }
 }

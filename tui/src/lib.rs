@@ -24,6 +24,7 @@
 //! Start reading at `run.rs`, then `app/mod.rs` and `app/input.rs`.
 
 pub mod app;
+pub mod branch;
 pub mod clipboard;
 pub mod commands;
 pub mod composer;

@@ -15,6 +15,7 @@ use seedpod_transcript::Theme;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
+use crate::app::branch::BranchCommand;
 use crate::app::{App, Effect, ExitReason, FlashLevel};
 use crate::connection::{self, CLIENT_NAME, ConnectionEvent, ConnectionHandle, LINK_QUEUE};
 use crate::history::{InputHistory, append_line};
@@ -97,6 +98,11 @@ enum Background {
         result: Result<()>,
     },
     HistoryFailed(String),
+    /// What `seedpod fork` or `seedpod rewind` answered.
+    Branch {
+        command: BranchCommand,
+        result: crate::app::branch::BranchResult,
+    },
 }
 
 struct Loop {
@@ -290,15 +296,7 @@ impl Loop {
             Background::Started {
                 pod,
                 result: Ok(()),
-            } => {
-                let history = load_history(&self.options, &pod);
-                self.app.switch_pod(&pod, history, now);
-                self.app.load_view(load_view(&self.options, &pod));
-                let endpoint = connection::Endpoint::Local(self.options.home.clone());
-                let (link, rx) = attach(endpoint, &pod);
-                self.link = link;
-                self.link_rx = rx;
-            }
+            } => self.attach_local(&pod, now),
             Background::Started {
                 pod,
                 result: Err(err),
@@ -312,8 +310,22 @@ impl Loop {
                 format!("input history not saved: {err}"),
                 now,
             ),
+            Background::Branch { command, result } => {
+                return self.app.on_branch(command, result, now);
+            }
         }
         Vec::new()
+    }
+
+    /// Attach to a pod on this machine: a fresh transcript from a new link.
+    fn attach_local(&mut self, pod: &PodName, now: Instant) {
+        let history = load_history(&self.options, pod);
+        self.app.switch_pod(pod, history, now);
+        self.app.load_view(load_view(&self.options, pod));
+        let endpoint = connection::Endpoint::Local(self.options.home.clone());
+        let (link, rx) = attach(endpoint, pod);
+        self.link = link;
+        self.link_rx = rx;
     }
 
     fn carry_out(&mut self, effect: Effect, term: &mut terminal::Term) -> Result<()> {
@@ -438,6 +450,15 @@ impl Loop {
                     }
                 });
             }
+            Effect::Branch(command) => {
+                let home = self.options.home.clone();
+                let tx = self.bg_tx.clone();
+                tokio::spawn(async move {
+                    let result = crate::branch::run(&home, &command).await;
+                    let _ = tx.send(Background::Branch { command, result });
+                });
+            }
+            Effect::Reattach(pod) => self.attach_local(&pod, now),
             Effect::Repaint => {
                 term.clear()?;
                 self.dirty = true;

@@ -73,6 +73,7 @@ mod tui_composer;
 mod tui_demo;
 mod tui_find;
 mod tui_folds;
+mod tui_fork;
 mod tui_restart;
 mod tui_server_errors;
 mod tui_stopped;

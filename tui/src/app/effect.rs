@@ -35,6 +35,12 @@ pub enum Effect {
     /// Get the person's attention (the terminal is not focused): a turn ended, or an approval
     /// waits. The loop picks the way (`[tui] notify`).
     Notify { title: String, body: String },
+    /// Run `seedpod fork` or `seedpod rewind` (`branch.rs`); the answer comes back through
+    /// `App::on_branch`.
+    Branch(super::branch::BranchCommand),
+    /// Attach to this pod again from scratch (it was rewound and restarted): a new link, a
+    /// fresh snapshot.
+    Reattach(PodName),
 }
 
 /// Why the TUI ended. Neither ever stops the pod except `Stopped`, which the person asked for

@@ -373,6 +373,12 @@ impl App {
             Command::Find(query) => self.open_find(query),
             Command::Mcp(args) if args.trim().is_empty() => return self.open_mcp(now),
             Command::Mcp(args) => return vec![self.pod_command(PodCommand::Mcp, args)],
+            Command::Fork(turn) => {
+                return self.branch_command(super::branch::BranchKind::Fork, turn, now);
+            }
+            Command::Rewind(turn) => {
+                return self.branch_command(super::branch::BranchKind::Rewind, turn, now);
+            }
             Command::Resume => return vec![self.request(Pending::Resume, Method::Resume)],
             Command::Cancel => return vec![self.request(Pending::Cancel, Method::Cancel)],
             Command::Copy { code } => return self.copy(code, now),

@@ -10,6 +10,7 @@
 //! paging back through the pod's log when a scroll reaches the top.
 
 mod approval;
+pub mod branch;
 mod children;
 pub mod completion;
 mod earlier;

@@ -29,6 +29,10 @@ pub enum Overlay {
         text: String,
         top: u16,
     },
+    /// `/fork` or `/rewind` without a number: pick the turn.
+    Turns(super::branch::TurnPicker),
+    /// `/rewind`: what it will change, before it does.
+    Rewind(super::branch::RewindConfirm),
 }
 
 /// Ctrl-R state: the query typed so far and the history index it matched.
@@ -86,6 +90,8 @@ impl App {
             Overlay::Picker(picker) => self.picker_key(picker, key),
             Overlay::Approvals(standing) => self.approvals_key(standing, key),
             Overlay::Mcp(popup) => self.mcp_key(popup, key, now),
+            Overlay::Turns(picker) => self.turns_key(picker, key, now),
+            Overlay::Rewind(confirm) => self.rewind_key(confirm, key, now),
         };
         self.overlay = next;
         Some(effects)

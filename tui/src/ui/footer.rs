@@ -148,6 +148,17 @@ fn static_hints(app: &App, now: Instant) -> Option<Hints> {
                 "any other key closes it",
             ]));
         }
+        Overlay::Turns(_) => {
+            return Some(Hints::Fixed(vec!["↑↓ choose", "Enter pick", "Esc close"]));
+        }
+        Overlay::Rewind(_) => {
+            return Some(Hints::Fixed(vec![
+                "Enter/y conversation and files",
+                "c conversation",
+                "f files",
+                "Esc cancel",
+            ]));
+        }
         Overlay::ConfirmStop => {
             return Some(Hints::Fixed(vec!["y stop the pod", "n keep it running"]));
         }

@@ -4,6 +4,7 @@
 //! always draws the same screen, which is what the `TestBackend` snapshots pin.
 
 mod approval;
+mod branch;
 mod footer;
 mod popups;
 mod tasks;

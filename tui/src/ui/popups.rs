@@ -29,6 +29,8 @@ pub fn draw(frame: &mut Frame, app: &App, above: Rect) {
         Overlay::Approvals(standing) => approvals(frame, &app.theme, standing),
         Overlay::Mcp(popup) => mcp_servers(frame, &app.theme, popup),
         Overlay::Text { title, text, top } => text_popup(frame, &app.theme, title, text, *top),
+        Overlay::Turns(picker) => super::branch::turns(frame, &app.theme, picker),
+        Overlay::Rewind(confirm) => super::branch::rewind(frame, &app.theme, confirm),
     }
 }
 

@@ -15,6 +15,7 @@ use super::{App, Effect, ExitReason, Overlay, Pending, TYPING_PAUSE};
 use crate::connection::{ConnectionEvent, RequestTag};
 use crate::history::{HistoryEntry, InputHistory};
 
+mod branch;
 mod children;
 mod earlier;
 mod mcp_popup;
