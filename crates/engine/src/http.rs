@@ -21,7 +21,9 @@ use crate::provider::ProviderError;
 pub(crate) use self::error_body::{
     classify, error_object, is_transient_status, provider_message, reported_error, truncate,
 };
-pub(crate) use self::stream::{Decoded, Decoder, is_cut, is_cut_at_start, stream_events};
+pub(crate) use self::stream::{
+    Decoded, Decoder, MAX_QUOTED_EVENT_CHARS, is_cut, is_cut_at_start, parse_event, stream_events,
+};
 
 /// How long to wait for a connection unless configured otherwise (`[timeouts] connect_ms`,
 /// whose default this is).

@@ -14,13 +14,11 @@ use seedpod_protocol::{CallId, FinishReason, Usage};
 use serde::Deserialize;
 
 use crate::http::{
-    Decoded, Decoder, classify, error_object, is_transient_status, reported_error, truncate,
+    Decoded, Decoder, MAX_QUOTED_EVENT_CHARS, classify, error_object, is_transient_status,
+    parse_event, reported_error, truncate,
 };
 use crate::provider::{ProviderError, ProviderEvent};
 use crate::sse::{ERROR_EVENT, SseEvent};
-
-/// The most characters of a malformed event quoted in the error.
-const MAX_QUOTED_EVENT_CHARS: usize = 200;
 
 #[derive(Debug, Default)]
 pub(super) struct AnthropicDecoder {
@@ -138,13 +136,7 @@ impl Decoder for AnthropicDecoder {
         if event.event == ERROR_EVENT {
             return Err(error_event(&event.data));
         }
-        let parsed: StreamEvent = serde_json::from_str(&event.data).map_err(|err| {
-            ProviderError::permanent(format!(
-                "anthropic: malformed {} event ({err}): {}",
-                event.event,
-                truncate(&event.data, MAX_QUOTED_EVENT_CHARS)
-            ))
-        })?;
+        let parsed: StreamEvent = parse_event("anthropic", &event)?;
         match parsed {
             StreamEvent::MessageStart { message } => {
                 if let Some(usage) = message.usage {

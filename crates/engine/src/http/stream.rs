@@ -37,6 +37,23 @@ pub(crate) trait Decoder: Send + 'static {
     ) -> Result<Decoded, ProviderError>;
 }
 
+/// The most characters of an event quoted in an error about it.
+pub(crate) const MAX_QUOTED_EVENT_CHARS: usize = 200;
+
+/// Parse one event's data as `T`, or say that `provider` sent a malformed `event`, quoting it.
+pub(crate) fn parse_event<T: serde::de::DeserializeOwned>(
+    provider: &str,
+    event: &SseEvent,
+) -> Result<T, ProviderError> {
+    serde_json::from_str(&event.data).map_err(|err| {
+        ProviderError::permanent(format!(
+            "{provider}: malformed {} event ({err}): {}",
+            event.event,
+            truncate(&event.data, MAX_QUOTED_EVENT_CHARS)
+        ))
+    })
+}
+
 /// Send `body` to `endpoint` when first polled and decode the streamed answer.
 pub(crate) fn stream_events<D: Decoder>(
     endpoint: Endpoint,

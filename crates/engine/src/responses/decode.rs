@@ -24,15 +24,12 @@ use seedpod_protocol::{CallId, FinishReason, ResponsesReasoning, Usage};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::http::{Decoded, Decoder, error_object, reported_error, truncate};
+use crate::http::{Decoded, Decoder, error_object, parse_event, reported_error};
 use crate::provider::{ProviderError, ProviderEvent};
 use crate::sse::{ERROR_EVENT, SseEvent};
 
 /// The provider's name in its error messages.
 const PROVIDER: &str = "openai-responses";
-
-/// The most characters of a malformed event quoted in the error.
-const MAX_QUOTED_EVENT_CHARS: usize = 200;
 
 #[derive(Debug, Default)]
 pub(super) struct ResponsesDecoder {
@@ -173,13 +170,7 @@ impl Decoder for ResponsesDecoder {
         if event.event == ERROR_EVENT {
             return Err(error_event(&event.data));
         }
-        let parsed: StreamEvent = serde_json::from_str(&event.data).map_err(|err| {
-            ProviderError::permanent(format!(
-                "{PROVIDER}: malformed {} event ({err}): {}",
-                event.event,
-                truncate(&event.data, MAX_QUOTED_EVENT_CHARS)
-            ))
-        })?;
+        let parsed: StreamEvent = parse_event(PROVIDER, &event)?;
         match parsed {
             StreamEvent::ItemAdded { output_index, item } => {
                 self.item_added(output_index, item, out)
