@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use seedpod_protocol::{EventSeq, ServerMsg, encode};
 use tokio::sync::mpsc;
@@ -14,6 +14,11 @@ use tokio::sync::mpsc;
 /// Frames a client may fall behind before it is resynced. Large enough to absorb a burst of
 /// token deltas while a terminal redraws; small enough to bound memory per client.
 pub const CLIENT_QUEUE_CAPACITY: usize = 4096;
+
+/// Bytes of encoded events one client may have waiting, whatever their number: 4,096 queued
+/// token deltas are a few hundred KB, but 4,096 queued big tool results would be gigabytes.
+/// A client past either bound is resynced with a snapshot, like one past the count.
+pub const CLIENT_QUEUE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Recent events kept for `subscribe {since_seq}` catch-up without a full snapshot.
 pub const REPLAY_RING_CAPACITY: usize = 2048;
@@ -26,14 +31,48 @@ pub const REPLAY_RING_BYTES: usize = 4 * 1024 * 1024;
 
 /// What a connection receives when it subscribes.
 pub struct Subscription {
-    pub rx: mpsc::Receiver<Arc<str>>,
+    rx: mpsc::Receiver<Arc<str>>,
+    /// Bytes of the events in `rx`, shared with the bus's side of the queue.
+    queued: Arc<AtomicUsize>,
     /// Set by the bus when it dropped this subscriber because its queue was full.
     pub lagged: Arc<AtomicBool>,
 }
 
+impl Subscription {
+    /// The next event, or `None` once the bus has dropped this subscriber (see `lagged`).
+    pub async fn recv(&mut self) -> Option<Arc<str>> {
+        let line = self.rx.recv().await?;
+        self.queued.fetch_sub(line.len(), Ordering::AcqRel);
+        Some(line)
+    }
+}
+
 struct Subscriber {
     tx: mpsc::Sender<Arc<str>>,
+    queued: Arc<AtomicUsize>,
     lagged: Arc<AtomicBool>,
+}
+
+impl Subscriber {
+    /// Queue `line`, or say why not. The byte count is raised before the send so the
+    /// receiver's decrement can never run ahead of it.
+    fn offer(&self, line: &Arc<str>) -> bool {
+        let before = self.queued.fetch_add(line.len(), Ordering::AcqRel);
+        // A lone event bigger than the bound still goes to a client that has nothing waiting:
+        // the frame layer sends it in parts, and refusing it would resync the client forever.
+        if before > 0 && before + line.len() > CLIENT_QUEUE_BYTES {
+            self.lagged.store(true, Ordering::Release);
+            return false;
+        }
+        match self.tx.try_send(line.clone()) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.lagged.store(true, Ordering::Release);
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    }
 }
 
 pub struct Bus {
@@ -75,15 +114,7 @@ impl Bus {
         let seq = self.seq;
         let line: Arc<str> = Arc::from(encode(&build(seq)));
         self.keep(seq, &line);
-        self.subscribers
-            .retain(|sub| match sub.tx.try_send(line.clone()) {
-                Ok(()) => true,
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    sub.lagged.store(true, Ordering::Release);
-                    false
-                }
-                Err(mpsc::error::TrySendError::Closed(_)) => false,
-            });
+        self.subscribers.retain(|sub| sub.offer(&line));
         seq
     }
 
@@ -117,11 +148,13 @@ impl Bus {
     pub fn subscribe(&mut self) -> Subscription {
         let (tx, rx) = mpsc::channel(CLIENT_QUEUE_CAPACITY);
         let lagged = Arc::new(AtomicBool::new(false));
+        let queued = Arc::new(AtomicUsize::new(0));
         self.subscribers.push(Subscriber {
             tx,
+            queued: queued.clone(),
             lagged: lagged.clone(),
         });
-        Subscription { rx, lagged }
+        Subscription { rx, queued, lagged }
     }
 
     /// The frames after `since`, if the ring still holds all of them.
@@ -170,8 +203,8 @@ mod tests {
         let mut sub = bus.subscribe();
         bus.publish(state);
         bus.publish(state);
-        let first = sub.rx.recv().await.unwrap();
-        let second = sub.rx.recv().await.unwrap();
+        let first = sub.recv().await.unwrap();
+        let second = sub.recv().await.unwrap();
         assert!(first.contains("\"seq\":1"), "{first}");
         assert!(second.contains("\"seq\":2"), "{second}");
     }
@@ -209,6 +242,51 @@ mod tests {
             level: seedpod_protocol::AlertLevel::Info,
             message: "x".repeat(size),
         }
+    }
+
+    #[test]
+    fn a_client_that_does_not_read_is_dropped_by_bytes_long_before_the_count() {
+        let mut bus = Bus::new();
+        let sub = bus.subscribe();
+        let big = CLIENT_QUEUE_BYTES / 8;
+        let mut published = 0;
+        while bus.subscriber_count() == 1 {
+            bus.publish(alert(big));
+            published += 1;
+            assert!(published < 100, "the byte bound never dropped the client");
+        }
+        assert!(sub.lagged.load(Ordering::Acquire));
+        assert!(published <= 9, "{published} events of 2 MB queued");
+        assert!(sub.queued.load(Ordering::Acquire) <= CLIENT_QUEUE_BYTES + big);
+    }
+
+    #[tokio::test]
+    async fn a_client_that_reads_frees_its_bytes_and_stays() {
+        let mut bus = Bus::new();
+        let mut sub = bus.subscribe();
+        // Four times the byte bound in total, read as it comes: never lagged.
+        for _ in 0..32 {
+            bus.publish(alert(CLIENT_QUEUE_BYTES / 8));
+            assert!(sub.recv().await.is_some());
+        }
+        assert_eq!(bus.subscriber_count(), 1);
+        assert!(!sub.lagged.load(Ordering::Acquire));
+        assert_eq!(sub.queued.load(Ordering::Acquire), 0);
+    }
+
+    #[tokio::test]
+    async fn one_event_over_the_bound_still_reaches_an_idle_client() {
+        let mut bus = Bus::new();
+        let mut sub = bus.subscribe();
+        bus.publish(alert(CLIENT_QUEUE_BYTES + 1));
+        assert_eq!(bus.subscriber_count(), 1);
+        let line = sub.recv().await.expect("the big event is delivered");
+        assert!(line.len() > CLIENT_QUEUE_BYTES);
+        // A second one behind it is too much: that client gets a snapshot instead.
+        bus.publish(alert(CLIENT_QUEUE_BYTES + 1));
+        bus.publish(alert(CLIENT_QUEUE_BYTES + 1));
+        assert_eq!(bus.subscriber_count(), 0);
+        assert!(sub.lagged.load(Ordering::Acquire));
     }
 
     #[test]

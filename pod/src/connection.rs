@@ -580,7 +580,7 @@ enum Next {
 
 async fn next_event(live: &mut Option<Subscription>) -> Option<Arc<str>> {
     match live {
-        Some(sub) => sub.rx.recv().await,
+        Some(sub) => sub.recv().await,
         None => std::future::pending().await,
     }
 }
