@@ -23,6 +23,7 @@ pub mod device;
 mod durable;
 pub mod error;
 pub mod fold;
+pub mod lineage;
 pub mod meta;
 pub mod read;
 mod torn;
