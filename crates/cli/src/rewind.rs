@@ -82,6 +82,14 @@ pub async fn rewind(home: &Home, name: &PodName, args: RewindArgs) -> Result<()>
         Vec::new()
     };
     let commands = shell_commands(&undone);
+    // A segment archived since: its checkpoints were pruned with it (docs/storage.md
+    // §Checkpoints), which the plan says once rather than only file by file.
+    let archived = scope.files()
+        && undone.iter().any(|(segment, entries)| {
+            entries.iter().any(|e| {
+                matches!(&e.kind, EntryKind::ToolResult { meta, .. } if !meta.checkpoints.is_empty())
+            }) && seedpod_store::checkpoint_refs::is_archived(&pod_dir, segment)
+        });
     let known: Vec<PathBuf> = checkpoints.iter().map(|c| PathBuf::from(&c.path)).collect();
     let since = point_time(&parts, &point);
     let mut elsewhere = if scope.files() {
@@ -105,6 +113,12 @@ pub async fn rewind(home: &Home, name: &PodName, args: RewindArgs) -> Result<()>
             &elsewhere
         )
     );
+    if archived {
+        println!(
+            "note: part of what is undone is in an archived segment; the file checkpoints of \
+             archived segments are no longer kept, so the files changed there cannot be put back"
+        );
+    }
     if args.dry_run {
         return Ok(());
     }

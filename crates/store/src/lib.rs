@@ -19,6 +19,7 @@
 
 pub mod archive;
 pub mod branch;
+pub mod checkpoint_refs;
 pub mod device;
 mod durable;
 pub mod error;

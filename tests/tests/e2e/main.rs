@@ -15,6 +15,7 @@ mod attach;
 mod bad_input;
 mod big_session;
 mod calendar;
+mod checkpoint_prune;
 mod child_limits;
 mod children;
 mod cli;
