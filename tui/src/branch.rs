@@ -8,7 +8,7 @@ use std::process::Stdio;
 use seedpod_client::Home;
 use seedpod_protocol::PodName;
 
-use crate::app::branch::{BranchCommand, BranchResult};
+use crate::app::branch::{BranchCommand, BranchKind, BranchResult, TurnList};
 
 /// How many `NAME-fork-K` names are tried before giving up.
 const FORK_NAMES: usize = 1000;
@@ -80,6 +80,51 @@ pub async fn run(home: &Home, command: &BranchCommand) -> BranchResult {
         &String::from_utf8_lossy(&output.stderr),
         &args[0],
     ))
+}
+
+/// The turns of `pod`'s conversation for a picker, numbered as `seedpod fork` and `seedpod
+/// rewind` number them: read from its log through the same functions
+/// (`seedpod_store::lineage`), so a rewound segment's earlier part and the pods a fork came
+/// from count too. A rewind cannot go back past where its pod was forked, so its picker starts
+/// at the turn the fork was made at.
+pub fn turns(home: &Home, pod: &PodName, kind: BranchKind) -> Result<TurnList, String> {
+    let dir = home.pod_dir(pod);
+    let unreadable = |err: &dyn std::fmt::Display| format!("cannot read {pod}'s log: {err}");
+    let meta = seedpod_store::load_meta(&dir)
+        .map_err(|e| unreadable(&e))?
+        .ok_or_else(|| format!("pod {pod} has no pod.json; `seedpod ls` lists the pods"))?;
+    let conversation =
+        seedpod_store::lineage::conversation(&dir, &meta).map_err(|e| unreadable(&e))?;
+    let parts = &conversation.parts;
+    let all = seedpod_store::branch::turns(parts);
+    let before_fork = all
+        .iter()
+        .filter(|t| {
+            parts
+                .iter()
+                .any(|p| p.segment == t.segment && p.pod.is_some())
+        })
+        .count();
+    let skip = match kind {
+        BranchKind::Fork => 0,
+        BranchKind::Rewind => before_fork.saturating_sub(1),
+    };
+    let turns = all
+        .into_iter()
+        .skip(skip)
+        .map(|turn| {
+            let first = turn
+                .text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            (turn.number, first.trim().to_string())
+        })
+        .collect();
+    Ok(TurnList {
+        turns,
+        note: conversation.gap,
+    })
 }
 
 /// The last thing the command said on its error output, without the program's name.

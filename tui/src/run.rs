@@ -103,6 +103,12 @@ enum Background {
         command: BranchCommand,
         result: crate::app::branch::BranchResult,
     },
+    /// A pod's turns, read from its log for a picker.
+    Turns {
+        pod: PodName,
+        kind: crate::app::branch::BranchKind,
+        result: Result<crate::app::branch::TurnList, String>,
+    },
 }
 
 struct Loop {
@@ -313,6 +319,9 @@ impl Loop {
             Background::Branch { command, result } => {
                 return self.app.on_branch(command, result, now);
             }
+            Background::Turns { pod, kind, result } => {
+                return self.app.on_turns(pod, kind, result, now);
+            }
         }
         Vec::new()
     }
@@ -456,6 +465,15 @@ impl Loop {
                 tokio::spawn(async move {
                     let result = crate::branch::run(&home, &command).await;
                     let _ = tx.send(Background::Branch { command, result });
+                });
+            }
+            Effect::ListTurns { pod, kind } => {
+                let home = self.options.home.clone();
+                let tx = self.bg_tx.clone();
+                // Reading a log is file I/O: off the loop.
+                tokio::task::spawn_blocking(move || {
+                    let result = crate::branch::turns(&home, &pod, kind);
+                    let _ = tx.send(Background::Turns { pod, kind, result });
                 });
             }
             Effect::Reattach(pod) => self.attach_local(&pod, now),

@@ -23,9 +23,22 @@ pub fn run(home: &Home, name: &PodName, older_than_days: Option<u64>) -> Result<
         },
         None => ArchiveRule::all(),
     };
-    let report = archive_segments(&home.pod_dir(name), &meta, &rule, SystemTime::now())
+    let pod_dir = home.pod_dir(name);
+    let report = archive_segments(&pod_dir, &meta, &rule, SystemTime::now())
         .map_err(|err| Exit::failure(format!("could not archive pod \"{name}\": {err}")))?;
-    println!("{}", summary(name, &report, older_than_days));
+    // The checkpoints only archived segments named go with them (docs/storage.md §Checkpoints).
+    let pruned = seedpod_pod::archiver::prune_checkpoints(&pod_dir, SystemTime::now())
+        .map_err(|err| Exit::failure(format!("archived, but {err}")))?;
+    let mut said = summary(name, &report, older_than_days);
+    if !pruned.is_empty() {
+        said.push_str(&format!(
+            "; {} file checkpoint{} of archived segments pruned (a rewind into them cannot \
+             restore those files)",
+            pruned.len(),
+            if pruned.len() == 1 { "" } else { "s" }
+        ));
+    }
+    println!("{said}");
     Ok(())
 }
 

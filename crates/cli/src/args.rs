@@ -366,6 +366,13 @@ pub struct ServeArgs {
     pub ready_line: bool,
     #[command(flatten)]
     pub child: ChildArgs,
+    /// Set by `seedpod exec`: the read end of a pipe that closes when exec is gone
+    /// (`lease.rs`).
+    #[arg(long, value_name = "FD", hide = true)]
+    pub exec_lease: Option<i32>,
+    /// Set by `seedpod exec --keep`: when exec is gone, only cancel the run.
+    #[arg(long, hide = true, requires = "exec_lease")]
+    pub exec_keep: bool,
 }
 
 /// How a parent pod starts a child (`seedpod pod serve CHILD --parent P --task T ...`). Only a

@@ -177,22 +177,28 @@ async fn drive(home: Home, name: PodName) -> Result<()> {
 /// Stop pod `name` and delete its directory and log files (also what ends an `exec` pod).
 pub(crate) async fn remove(home: &Home, name: &PodName) -> Result<()> {
     start::stop(home, name).await?;
-    let pod_dir = home.pod_dir(name);
+    let mut tries = 0;
     // The pod's last files (its socket, a log flush) can land while the directory is being
     // removed: a removal that finds the directory not empty is tried again, a few times.
-    let mut tries = 0;
-    while pod_dir.exists() {
+    loop {
         tries += 1;
-        match std::fs::remove_dir_all(&pod_dir) {
-            Ok(()) => break,
+        match delete(home, name) {
+            Ok(()) => return Ok(()),
             Err(_) if tries < REMOVE_TRIES => {
                 tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             }
-            Err(err) => {
-                return Err(err)
-                    .with_context(|| format!("cannot delete the demo pod {}", pod_dir.display()));
-            }
+            Err(err) => return Err(err),
         }
+    }
+}
+
+/// Delete a stopped pod's directory and log files (an exec pod whose exec is gone does it
+/// itself, once it has stopped).
+pub(crate) fn delete(home: &Home, name: &PodName) -> Result<()> {
+    let pod_dir = home.pod_dir(name);
+    if pod_dir.exists() {
+        std::fs::remove_dir_all(&pod_dir)
+            .with_context(|| format!("cannot delete the pod {}", pod_dir.display()))?;
     }
     for log in [
         home.log_path(name),

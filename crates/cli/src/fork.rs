@@ -12,6 +12,7 @@ use anyhow::Result;
 use seedpod_client::Home;
 use seedpod_protocol::{EntrySeq, Origin, PodName};
 use seedpod_store::branch::{self, BranchPoint, Carry};
+use seedpod_store::lineage;
 use seedpod_store::{ForkRecord, PodMeta, SegmentWriter, load_meta, new_segment_id, save_meta};
 
 use crate::args::{ForkArgs, PodConfigArgs};
@@ -43,7 +44,13 @@ pub async fn fork(home: &Home, args: ForkArgs) -> Result<()> {
         Some(dir) => canonical_cwd(Some(&dir))?,
         None => source.cwd.clone(),
     };
-    let parts = branch::conversation(&source_dir, &source)?;
+    // Turns are numbered from the start of the whole conversation, through the pods NAME was
+    // forked from (docs/storage.md §Fork and rewind).
+    let conversation = lineage::conversation(&source_dir, &source)?;
+    if let Some(gap) = &conversation.gap {
+        eprintln!("note: {gap}");
+    }
+    let parts = conversation.parts;
     let point = match (at, seq) {
         (Some(turn), _) => branch::turn_point(&parts, turn),
         (None, Some(seq)) => branch::seq_point(&parts, EntrySeq::new(seq)),
@@ -51,9 +58,16 @@ pub async fn fork(home: &Home, args: ForkArgs) -> Result<()> {
     }
     .map_err(|e| Exit::usage(format!("cannot fork {name}: {e}")))?;
     let segment_id = new_segment_id();
+    // The point may lie before NAME was itself forked: the fork then comes from the pod whose
+    // directory holds that segment, which is where its conversation will be followed.
+    let owner = parts
+        .iter()
+        .find(|p| p.segment == point.segment)
+        .and_then(|p| p.pod.clone())
+        .unwrap_or_else(|| name.clone());
     let origin = Origin::ForkedFrom {
         segment_id: point.segment.clone(),
-        pod: Some(name.clone()),
+        pod: Some(owner.clone()),
         seq: Some(point.seq),
     };
     // A fork is a new pod: no standing approvals (what a person approved for NAME, maybe in
@@ -72,7 +86,7 @@ pub async fn fork(home: &Home, args: ForkArgs) -> Result<()> {
             instructions: source.instructions.clone(),
             mcp_servers: source.mcp_servers.clone(),
             forked_from: Some(ForkRecord {
-                pod: name.clone(),
+                pod: owner.clone(),
                 segment: point.segment.clone(),
                 seq: point.seq,
             }),

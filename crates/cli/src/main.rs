@@ -17,6 +17,7 @@ mod export;
 mod fork;
 mod format;
 mod history;
+mod lease;
 mod lineage;
 mod logfile;
 mod ls;

@@ -18,6 +18,7 @@ use seedpod_protocol::{
     ClientMode, Entry, EntryKind, Method, ModelItem, Origin, PodName, PodState, ServerMsg,
 };
 use seedpod_store::branch::{self, BranchPoint, Carry, Part};
+use seedpod_store::lineage;
 use seedpod_store::{
     CHECKPOINTS_DIR, SegmentState, SegmentWriter, load_meta, new_segment_id, save_meta,
 };
@@ -57,9 +58,16 @@ pub async fn rewind(home: &Home, name: &PodName, args: RewindArgs) -> Result<()>
     let pod_dir = home.pod_dir(name);
     let meta = load_meta(&pod_dir)?
         .ok_or_else(|| Exit::usage(format!("pod \"{name}\" has no pod.json")))?;
-    let parts = branch::conversation(&pod_dir, &meta)?;
+    // Turns are numbered from the start of the whole conversation, through the pods this one
+    // was forked from (docs/storage.md §Fork and rewind).
+    let conversation = lineage::conversation(&pod_dir, &meta)?;
+    if let Some(gap) = &conversation.gap {
+        eprintln!("note: {gap}");
+    }
+    let parts = conversation.parts;
     let point = branch::turn_point(&parts, args.to)
         .map_err(|e| Exit::usage(format!("cannot rewind {name}: {e}")))?;
+    let point = own_point(&parts, point, name, args.to)?;
     let undone = branch::after(&parts, &point);
     let store = CheckpointStore::new(pod_dir.join(CHECKPOINTS_DIR), u64::MAX);
     let checkpoints = restore::first_per_path(undone.iter().flat_map(|(_, entries)| {
@@ -74,6 +82,14 @@ pub async fn rewind(home: &Home, name: &PodName, args: RewindArgs) -> Result<()>
         Vec::new()
     };
     let commands = shell_commands(&undone);
+    // A segment archived since: its checkpoints were pruned with it (docs/storage.md
+    // §Checkpoints), which the plan says once rather than only file by file.
+    let archived = scope.files()
+        && undone.iter().any(|(segment, entries)| {
+            entries.iter().any(|e| {
+                matches!(&e.kind, EntryKind::ToolResult { meta, .. } if !meta.checkpoints.is_empty())
+            }) && seedpod_store::checkpoint_refs::is_archived(&pod_dir, segment)
+        });
     let known: Vec<PathBuf> = checkpoints.iter().map(|c| PathBuf::from(&c.path)).collect();
     let since = point_time(&parts, &point);
     let mut elsewhere = if scope.files() {
@@ -97,6 +113,12 @@ pub async fn rewind(home: &Home, name: &PodName, args: RewindArgs) -> Result<()>
             &elsewhere
         )
     );
+    if archived {
+        println!(
+            "note: part of what is undone is in an archived segment; the file checkpoints of \
+             archived segments are no longer kept, so the files changed there cannot be put back"
+        );
+    }
     if args.dry_run {
         return Ok(());
     }
@@ -136,6 +158,41 @@ pub async fn rewind(home: &Home, name: &PodName, args: RewindArgs) -> Result<()>
             failed.len()
         )))
     }
+}
+
+/// `point` as a point in the pod's own segments. A rewind writes a segment of this pod, so it
+/// cannot go back past where the pod was forked: the turn it was forked at is its own start,
+/// and an earlier turn is refused with the fork that reaches it.
+fn own_point(parts: &[Part], point: BranchPoint, name: &PodName, to: usize) -> Result<BranchPoint> {
+    let foreign = parts
+        .iter()
+        .any(|p| p.segment == point.segment && p.pod.is_some());
+    if !foreign {
+        return Ok(point);
+    }
+    let last_foreign = parts.iter().rev().find(|p| p.pod.is_some());
+    let at_fork = last_foreign.is_some_and(|p| {
+        p.segment == point.segment && p.entries.last().map(|e| e.seq) == Some(point.seq)
+    });
+    if at_fork && let Some(start) = branch::own_start(parts) {
+        return Ok(start);
+    }
+    let before: usize = branch::turns(parts)
+        .iter()
+        .filter(|t| {
+            parts
+                .iter()
+                .any(|p| p.segment == t.segment && p.pod.is_some())
+        })
+        .count();
+    let forked_from = last_foreign
+        .and_then(|p| p.pod.as_ref())
+        .map_or_else(|| "its source".to_owned(), |p| p.to_string());
+    Err(Exit::usage(format!(
+        "cannot rewind {name} to turn {to}: that is before {name} was forked from \
+         {forked_from}, and {name}'s own turns start after turn {before}. To go back further, \
+         fork instead: `seedpod fork {forked_from} NEW --at {to}`"
+    )))
 }
 
 /// Refuse a pod in the middle of a turn; whether it runs at all.

@@ -59,6 +59,12 @@ fn run_limits(eff: &seedpod_config::Effective, flag: Option<u32>) -> seedpod_eng
 
 pub fn run(home: Home, args: ServeArgs) -> Result<()> {
     keep_memory_private();
+    // First, before anything opens a descriptor that could be mistaken for it.
+    let lease = args
+        .exec_lease
+        .map(crate::lease::adopt)
+        .transpose()
+        .map_err(|e| Exit::usage(e.to_string()))?;
     let child = child_start(&args.name, &args.child)?;
     let existing = settings::existing_meta(&home, &args.name)?;
     // An existing pod's project settings live in its own directory, wherever serve runs.
@@ -115,16 +121,47 @@ pub fn run(home: Home, args: ServeArgs) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let result = runtime.block_on(serve(opts, |socket| {
-        tracing::info!(event = "ready", socket = %socket.display());
-        if ready_line {
-            let mut out = std::io::stdout();
-            let _ = writeln!(out, "{}", seedpod_client::launch::READY_LINE);
-            let _ = out.flush();
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
+    let (orphan_tx, mut orphan_rx) = tokio::sync::oneshot::channel::<()>();
+    let (name, keep) = (args.name.clone(), args.exec_keep);
+    let own_home = opts.home.clone();
+    let result = runtime.block_on(async {
+        let watcher = lease.map(|fd| {
+            let (home, name) = (opts.home.clone(), name.clone());
+            tokio::spawn(async move {
+                if crate::lease::watch(fd).await == crate::lease::Ended::Lost {
+                    // The verdict first: the stop it asks for ends `serve` below.
+                    let _ = orphan_tx.send(());
+                    if ready_rx.await.is_ok() {
+                        crate::lease::end_orphan(&home, &name, keep).await;
+                    }
+                }
+            })
+        });
+        let served = serve(opts, |socket| {
+            tracing::info!(event = "ready", socket = %socket.display());
+            let _ = ready_tx.send(());
+            if ready_line {
+                let mut out = std::io::stdout();
+                let _ = writeln!(out, "{}", seedpod_client::launch::READY_LINE);
+                let _ = out.flush();
+            }
+        })
+        .await;
+        if let Some(watcher) = watcher {
+            watcher.abort();
         }
-    }));
+        served
+    });
     if let Err(err) = &result {
         tracing::error!(event = "server_failed", error = %err);
+    }
+    if orphan_rx.try_recv().is_ok() && !keep {
+        // Nobody will ever remove a throwaway pod whose exec is gone: it removes itself, as
+        // exec would have (docs/exec.md §When exec itself dies).
+        if let Err(err) = crate::demo::delete(&own_home, &name) {
+            tracing::error!(event = "exec_pod_not_removed", error = %format!("{err:#}"));
+        }
     }
     result.map_err(|e| Exit::failure(e.to_string()))
 }

@@ -35,6 +35,26 @@ pub async fn start_named(
     cwd: &Path,
     config: &PodConfigArgs,
 ) -> Result<()> {
+    start_leased(home, name, cwd, config, None).await
+}
+
+/// The lease a pod started by `seedpod exec` holds (`lease.rs`).
+#[derive(Debug, Clone, Copy)]
+pub struct ExecLease {
+    /// The pipe's read end, inherited by the pod.
+    pub fd: std::os::fd::RawFd,
+    /// `--keep`: when exec is gone, the pod only cancels its run.
+    pub keep: bool,
+}
+
+/// `start_named`, for a pod that lives only as long as the `seedpod exec` holding `lease`.
+pub async fn start_leased(
+    home: &Home,
+    name: &PodName,
+    cwd: &Path,
+    config: &PodConfigArgs,
+    lease: Option<ExecLease>,
+) -> Result<()> {
     if is_running(home, name).await {
         return Ok(());
     }
@@ -156,12 +176,19 @@ pub async fn start_named(
         })?;
         args.extend(["--script".into(), script.into()]);
     }
+    if let Some(lease) = lease {
+        args.extend(["--exec-lease".into(), lease.fd.to_string().into()]);
+        if lease.keep {
+            args.push("--exec-keep".into());
+        }
+    }
     let spec = Launch {
         exe,
         name: name.clone(),
         args,
         cwd: cwd.to_path_buf(),
         env,
+        inherit_fd: lease.map(|l| l.fd),
     };
     launch(home, &spec).await.map_err(|err| match err {
         LaunchError::Exited { .. } | LaunchError::NotReady { .. } => Exit::failure(format!(

@@ -35,6 +35,9 @@ pub struct Launch {
     /// Variables set for the pod beyond the ones it inherits (secrets that must not be in its
     /// argv, such as a base URL's credentials).
     pub env: Vec<(String, String)>,
+    /// A descriptor of ours the pod inherits (every other is close-on-exec): the read end of
+    /// `seedpod exec`'s lease pipe, passed to the pod as `--exec-lease`.
+    pub inherit_fd: Option<std::os::fd::RawFd>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -86,7 +89,7 @@ pub async fn launch(home: &Home, launch: &Launch) -> Result<(), LaunchError> {
         .stderr(Stdio::from(stderr))
         .envs(launch.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&launch.cwd);
-    detach(&mut cmd);
+    detach(&mut cmd, launch.inherit_fd);
     let mut child = cmd.spawn().map_err(LaunchError::Spawn)?;
     let Some(stdout) = child.stdout.take() else {
         return Err(LaunchError::Exited {
@@ -124,12 +127,19 @@ pub async fn launch(home: &Home, launch: &Launch) -> Result<(), LaunchError> {
 
 /// Put the pod in its own session so closing the terminal (SIGHUP to the session) or Ctrl-C in
 /// the shell that started it never reaches it, and a parent pod's exit does not take it along.
-fn detach(cmd: &mut tokio::process::Command) {
-    // SAFETY: setsid is async-signal-safe and touches no memory of the parent; it runs in the
-    // forked child before exec.
+/// `inherit` is the one descriptor the pod keeps across exec, if any.
+fn detach(cmd: &mut tokio::process::Command, inherit: Option<std::os::fd::RawFd>) {
+    // SAFETY: setsid and fcntl are async-signal-safe and touch no memory of the parent; they
+    // run in the forked child before exec. Clearing close-on-exec there, and only there, keeps
+    // the descriptor from every other process the parent starts.
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if let Some(fd) = inherit
+                && libc::fcntl(fd, libc::F_SETFD, 0) == -1
+            {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())

@@ -207,7 +207,10 @@ impl Effective {
         if let Some(file) = user {
             eff.apply_file(file, &Source::UserFile(user_path))?;
         }
-        if let Some((bytes, file)) = project {
+        if let Some((bytes, mut file)) = project {
+            // `api` is folded into `provider` first, so the trust check sees the provider it picks.
+            let source = Source::ProjectFile(project_path.clone());
+            crate::api::fold(&mut file, eff.provider.as_ref().map(|p| p.value), &source)?;
             let file = eff.restrain_project(inputs, &bytes, file)?;
             eff.apply_file(file, &Source::ProjectFile(project_path))?;
         }
@@ -304,9 +307,10 @@ impl Effective {
 
     pub(crate) fn apply_file(
         &mut self,
-        file: ConfigFile,
+        mut file: ConfigFile,
         source: &Source,
     ) -> Result<(), ConfigError> {
+        crate::api::fold(&mut file, self.provider.as_ref().map(|p| p.value), source)?;
         let dir = match source {
             Source::UserFile(path) | Source::ProjectFile(path) => {
                 path.parent().map(Path::to_path_buf).unwrap_or_default()

@@ -132,6 +132,8 @@ impl Rotation {
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
     pub provider: Option<ProviderChoice>,
+    /// `api = "chat" | "responses"`: folded into `provider` when the file is applied (`api.rs`).
+    pub api: Option<crate::api::OpenaiApi>,
     pub model: Option<String>,
     pub base_url: Option<String>,
     /// The name of the environment variable that holds the API key (never the key itself).

@@ -17,6 +17,7 @@
 
 pub mod agent;
 pub mod agent_loop;
+pub mod api;
 pub mod approvals;
 pub mod children;
 pub mod context;

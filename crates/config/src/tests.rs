@@ -7,6 +7,7 @@ use crate::effective::{ANTHROPIC_KEY_ENV, OPENAI_BASE_URL_ENV, OPENAI_KEY_ENV};
 use crate::*;
 
 mod agent;
+mod api;
 mod context;
 mod loosen;
 mod responses;

@@ -11,7 +11,9 @@
 
 use std::path::Path;
 
-use seedpod_protocol::{Entry, EntryKind, EntrySeq, Origin, PodTotals, SegmentId, SegmentStart};
+use seedpod_protocol::{
+    Entry, EntryKind, EntrySeq, Origin, PodName, PodTotals, SegmentId, SegmentStart,
+};
 
 use crate::error::StoreError;
 use crate::fold::SegmentState;
@@ -23,6 +25,9 @@ use crate::read::read_segment_entries;
 pub struct Part {
     pub segment: SegmentId,
     pub entries: Vec<Entry>,
+    /// The pod whose directory holds the segment, when it is not the pod asked about: a part
+    /// of the conversation before that pod was forked (`lineage::conversation`).
+    pub pod: Option<PodName>,
 }
 
 /// A person's message and where its turn ends.
@@ -77,10 +82,22 @@ fn turns_known(known: usize) -> String {
     }
 }
 
-/// The pod's conversation, oldest part first.
+/// The pod's own conversation, oldest part first: its active segment and the rewinds behind it,
+/// within the pod's directory (`lineage::conversation` goes on into the pods it was forked from).
 pub fn conversation(pod_dir: &Path, meta: &PodMeta) -> Result<Vec<Part>, StoreError> {
+    chain(pod_dir, meta, meta.active_segment.clone(), None)
+}
+
+/// The parts that end at `segment` (up to `upto`, or whole), following rewinds back inside the
+/// pod in `pod_dir`, oldest first.
+pub(crate) fn chain(
+    pod_dir: &Path,
+    meta: &PodMeta,
+    segment: SegmentId,
+    upto: Option<EntrySeq>,
+) -> Result<Vec<Part>, StoreError> {
     let mut parts = Vec::new();
-    let mut next = Some((meta.active_segment.clone(), None::<EntrySeq>));
+    let mut next = Some((segment, upto));
     // Each step goes to a segment the pod lists; more steps than segments would be a loop
     // that an edited log made.
     while let Some((segment, upto)) = next.take() {
@@ -100,7 +117,11 @@ pub fn conversation(pod_dir: &Path, meta: &PodMeta) -> Result<Vec<Part>, StoreEr
         {
             next = Some((segment_id.clone(), Some(*seq)));
         }
-        parts.push(Part { segment, entries });
+        parts.push(Part {
+            segment,
+            entries,
+            pod: None,
+        });
     }
     parts.reverse();
     Ok(parts)
@@ -295,8 +316,24 @@ pub fn after<'a>(parts: &'a [Part], point: &BranchPoint) -> Vec<(&'a SegmentId, 
     out
 }
 
+/// Where the conversation's own part (the pod's first segment) starts at rest: the last
+/// entry before its first run. A rewind to the turn a fork was made at goes here.
+pub fn own_start(parts: &[Part]) -> Option<BranchPoint> {
+    let own = parts.iter().find(|p| p.pod.is_none())?;
+    let seq = own
+        .entries
+        .iter()
+        .take_while(|e| !matches!(e.kind, EntryKind::RunStart { .. }))
+        .last()
+        .map_or(EntrySeq::FIRST, |e| e.seq);
+    Some(BranchPoint {
+        segment: own.segment.clone(),
+        seq,
+    })
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use seedpod_protocol::{
         ModelConfig, ModelItem, ProviderKind, RunEndReason, RunTrigger, Segment,
     };
@@ -330,7 +367,7 @@ mod tests {
     }
 
     /// A segment of finished turns saying `texts`, then an open run when `open`.
-    fn segment(id: &str, origin: Origin, texts: &[&str], open: bool) -> Part {
+    pub(crate) fn segment(id: &str, origin: Origin, texts: &[&str], open: bool) -> Part {
         let mut kinds = vec![start(id, origin)];
         for text in texts {
             kinds.push(EntryKind::RunStart {
@@ -363,6 +400,7 @@ mod tests {
         }
         Part {
             segment: SegmentId::new(id),
+            pod: None,
             entries: kinds
                 .into_iter()
                 .enumerate()

@@ -19,10 +19,12 @@
 
 pub mod archive;
 pub mod branch;
+pub mod checkpoint_refs;
 pub mod device;
 mod durable;
 pub mod error;
 pub mod fold;
+pub mod lineage;
 pub mod meta;
 pub mod read;
 mod torn;

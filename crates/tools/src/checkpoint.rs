@@ -29,7 +29,10 @@ pub struct CheckpointStore {
 pub enum BlobError {
     #[error("\"{0}\" is not a checkpoint name (64 hexadecimal digits); the log was edited")]
     BadName(String),
-    #[error("its checkpoint {0} is gone (pruned to stay in the checkpoint budget, or removed)")]
+    #[error(
+        "its checkpoint {0} is no longer kept (pruned when its segment was archived or to stay \
+         in the checkpoint budget, or removed)"
+    )]
     Missing(String),
     #[error("its checkpoint {0} was changed on disk (its content no longer has that hash)")]
     Tampered(String),
@@ -127,6 +130,45 @@ impl CheckpointStore {
             }
         }
         Ok(())
+    }
+
+    /// Remove the blobs `in_use` does not name that were last kept before `settled`, and return
+    /// their names. Blobs kept since `settled` stay: a file tool keeps its blob before its
+    /// `tool_result` (which names it) is committed, so a fresh blob may be named a moment later.
+    /// Anything in the directory that is not a blob name (a temporary file) is left alone.
+    pub fn prune_unused(
+        &self,
+        in_use: &std::collections::BTreeSet<String>,
+        settled: SystemTime,
+    ) -> io::Result<Vec<String>> {
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(err) if err.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(err) => return Err(err),
+        };
+        let mut removed = Vec::new();
+        for entry in entries {
+            let entry = entry?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            let is_blob = name.len() == 64 && name.bytes().all(|b| b.is_ascii_hexdigit());
+            if !is_blob || in_use.contains(&name.to_ascii_lowercase()) {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            let modified = meta.modified().unwrap_or(SystemTime::now());
+            if !meta.is_file() || modified >= settled {
+                continue;
+            }
+            match fs::remove_file(entry.path()) {
+                Ok(()) => removed.push(name),
+                Err(err) if err.kind() == ErrorKind::NotFound => {}
+                Err(err) => return Err(err),
+            }
+        }
+        removed.sort();
+        Ok(removed)
     }
 
     /// The bytes of blob `sha256`, checked against their name.
@@ -257,5 +299,44 @@ mod tests {
             store.keep(&link).is_err(),
             "a symlink is not kept as a file"
         );
+    }
+
+    #[test]
+    fn pruning_removes_only_settled_blobs_nothing_names() {
+        let (dir, store) = store(1 << 20);
+        let mut names = Vec::new();
+        for text in ["named", "unnamed", "fresh"] {
+            let path = dir.path().join(text);
+            fs::write(&path, text).unwrap();
+            let Before::Blob { sha256, .. } = store.keep(&path).unwrap().before else {
+                panic!("not kept");
+            };
+            names.push(sha256);
+        }
+        let settled = SystemTime::now() - std::time::Duration::from_secs(60);
+        let old = settled - std::time::Duration::from_secs(60);
+        for name in &names[..2] {
+            File::options()
+                .write(true)
+                .open(store.dir().join(name))
+                .unwrap()
+                .set_times(FileTimes::new().set_modified(old))
+                .unwrap();
+        }
+        // Not blobs: a temporary file, a name that is no hash, a directory with a hash's name.
+        fs::write(store.dir().join(".blob123"), "partial").unwrap();
+        fs::write(store.dir().join("notes"), "mine").unwrap();
+        fs::create_dir(store.dir().join("a".repeat(64))).unwrap();
+        let in_use = std::collections::BTreeSet::from([names[0].clone()]);
+        let removed = store.prune_unused(&in_use, settled).unwrap();
+        assert_eq!(removed, [names[1].clone()]);
+        assert!(store.read(&names[0]).is_ok(), "named: kept");
+        assert!(matches!(store.read(&names[1]), Err(BlobError::Missing(_))));
+        assert!(store.read(&names[2]).is_ok(), "fresh: kept");
+        for other in [".blob123", "notes"] {
+            assert!(store.dir().join(other).exists(), "{other}");
+        }
+        let missing = CheckpointStore::new(dir.path().join("none"), 1);
+        assert!(missing.prune_unused(&in_use, settled).unwrap().is_empty());
     }
 }

@@ -153,6 +153,7 @@ pub async fn restore(home: &Home, name: &PodName) -> Result<(), RestoreError> {
         args: Vec::new(),
         cwd: meta.cwd,
         env: Vec::new(),
+        inherit_fd: None,
     };
     seedpod_client::launch::launch(home, &spec)
         .await

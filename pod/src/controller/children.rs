@@ -123,6 +123,7 @@ impl Controller {
             args,
             cwd: self.pod.meta.cwd.clone(),
             env: Vec::new(),
+            inherit_fd: None,
         };
         let home = self.pod.home.clone();
         let tx = self.senders.children.clone();

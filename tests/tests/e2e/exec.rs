@@ -334,3 +334,124 @@ async fn sigterm_stops_the_run_and_removes_the_pod() {
     wait_exit(pod_pid).await;
     assert_eq!(pods_left(&sb), Vec::<String>::new(), "the pod was removed");
 }
+
+/// `seedpod exec --json --name NAME` on a model held mid-answer at a gate that never opens;
+/// returns exec, its stdout lines, an attached connection that saw the answer start, and the
+/// pod's pid.
+async fn exec_held(
+    sb: &TestHome,
+    name: &str,
+    keep: bool,
+) -> (
+    std::process::Child,
+    std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+    seedpod_client::Connection,
+    u32,
+) {
+    let script = sb.script(
+        "s.jsonl",
+        &[json!({"text": "a long answer that never ends", "gate": "never-opened"})],
+    );
+    let mut cmd = Command::new(seedpod_bin());
+    cmd.args(["exec", "--json", "--name", name, "--provider", "scripted"])
+        .args(["--script", script_arg(&script), "go"])
+        .env("SEEDPOD_HOME", sb.path())
+        .env_remove("SEEDPOD_LOG")
+        .current_dir(sb.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if keep {
+        cmd.arg("--keep");
+    }
+    let mut child = cmd.spawn().expect("run exec");
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let started: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(started["type"], "started");
+    let mut events = sb.connect(name, ClientMode::Attach).await;
+    let mut seen = Vec::new();
+    wait_for(&mut events, &mut seen, |msg| match msg {
+        ServerMsg::TextDelta { .. } => Some(()),
+        ServerMsg::InFlight { text, .. } if !text.is_empty() => Some(()),
+        _ => None,
+    })
+    .await;
+    let pid = sb.pid(name).await;
+    (child, lines, events, pid)
+}
+
+async fn reap(mut child: std::process::Child) -> std::process::ExitStatus {
+    tokio::time::timeout(
+        EVENT_TIMEOUT,
+        tokio::task::spawn_blocking(move || child.wait()),
+    )
+    .await
+    .expect("exec ends")
+    .unwrap()
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_of_exec_leaves_no_pod_behind() {
+    let sb = TestHome::new();
+    let (child, _lines, _events, pod_pid) = exec_held(&sb, "orphan", false).await;
+    seedpod_e2e::kill(child.id(), libc::SIGKILL);
+    let status = reap(child).await;
+    assert_eq!(status.code(), None, "killed, not exited");
+    // The pod sees exec's end of the lease close, stops, and removes itself.
+    wait_exit(pod_pid).await;
+    assert_eq!(
+        pods_left(&sb),
+        Vec::<String>::new(),
+        "the pod removed itself"
+    );
+    let logs = sb.home.logs_dir();
+    assert!(!logs.join("orphan.stderr").exists(), "its stderr file too");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_of_exec_with_keep_cancels_the_run_and_keeps_the_pod() {
+    let sb = TestHome::new();
+    let (child, _lines, mut events, _pod_pid) = exec_held(&sb, "kept", true).await;
+    seedpod_e2e::kill(child.id(), libc::SIGKILL);
+    reap(child).await;
+    let mut seen = Vec::new();
+    wait_for(&mut events, &mut seen, |msg| match msg {
+        ServerMsg::State { state, .. } if *state == seedpod_protocol::PodState::Idle => Some(()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(pods_left(&sb), ["kept"], "kept for inspection");
+    let history = sb.ok(&["history", "kept"]);
+    assert!(history.contains("go"), "{history}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigint_stops_the_run_and_removes_the_pod() {
+    let sb = TestHome::new();
+    let (child, lines, _events, pod_pid) = exec_held(&sb, "ctrl-c", false).await;
+    seedpod_e2e::kill(child.id(), libc::SIGINT);
+    let status = reap(child).await;
+    assert_eq!(status.code(), Some(130));
+    let end: Value = serde_json::from_str(&lines.last().unwrap().unwrap()).unwrap();
+    assert_eq!(end["status"], "interrupted");
+    wait_exit(pod_pid).await;
+    assert_eq!(pods_left(&sb), Vec::<String>::new(), "the pod was removed");
+}
+
+#[test]
+fn a_lease_that_is_no_pipe_is_refused_before_the_pod_starts() {
+    let sb = TestHome::new();
+    let script = sb.script("s.jsonl", &[json!({"text": "hello"})]);
+    for (fd, says) in [("1", "standard streams"), ("97", "no such open descriptor")] {
+        let out = sb
+            .cmd()
+            .args(["pod", "serve", "sneaky", "--provider", "scripted"])
+            .args(["--script", script_arg(&script), "--exec-lease", fd])
+            .output()
+            .expect("run pod serve");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(says), "{fd}: {stderr}");
+    }
+    assert_eq!(pods_left(&sb), Vec::<String>::new());
+}

@@ -14,7 +14,7 @@ const LIMIT: u64 = 1_000_000;
 
 /// A `seedpod` command against `server`'s wire with nothing from the environment choosing
 /// another provider.
-fn seedpod(sb: &TestHome, args: &[&str]) -> Output {
+pub(crate) fn seedpod(sb: &TestHome, args: &[&str]) -> Output {
     let mut cmd = sb.cmd();
     cmd.args(args);
     for var in ["OPENAI_BASE_URL", "SEEDPOD_PROVIDER", "SEEDPOD_MODEL"] {
@@ -24,7 +24,7 @@ fn seedpod(sb: &TestHome, args: &[&str]) -> Output {
     cmd.output().expect("run seedpod")
 }
 
-fn ok(sb: &TestHome, args: &[&str]) -> String {
+pub(crate) fn ok(sb: &TestHome, args: &[&str]) -> String {
     let out = seedpod(sb, args);
     assert!(
         out.status.success(),
@@ -37,13 +37,13 @@ fn ok(sb: &TestHome, args: &[&str]) -> String {
 }
 
 /// A project directory outside the seedpod home.
-fn project(sb: &TestHome, name: &str) -> PathBuf {
+pub(crate) fn project(sb: &TestHome, name: &str) -> PathBuf {
     let dir = sb.path().join(name);
     std::fs::create_dir_all(&dir).unwrap();
     dir.canonicalize().unwrap()
 }
 
-fn start(sb: &TestHome, server: &LimitServer, name: &str, cwd: &Path) {
+pub(crate) fn start(sb: &TestHome, server: &LimitServer, name: &str, cwd: &Path) {
     let mut args = vec![
         "start".to_string(),
         name.to_string(),
@@ -154,7 +154,7 @@ fn fork_refuses_a_taken_or_bad_name_a_missing_pod_and_a_turn_out_of_range() {
 }
 
 /// The person's message for a turn that makes these calls, one after another.
-fn calls(calls: &[(&str, serde_json::Value)]) -> String {
+pub(crate) fn calls(calls: &[(&str, serde_json::Value)]) -> String {
     calls
         .iter()
         .map(|(name, args)| format!("call {name} {args}"))

@@ -40,16 +40,18 @@ fn slash_fork_makes_a_fork_and_moves_the_tui_onto_it() {
     let context = sb.ok(&["context", "p-fork-1"]);
     assert!(context.contains("Answer one."), "{context}");
 
-    // The CLI's refusal is one line on the screen, and the TUI stays where it is: the fork's
-    // own log has no turn 1 (its turns count from where it was made).
+    // The CLI's refusal is one line on the screen, and the TUI stays where it is: the fork
+    // numbers turns from the start of the conversation (turn 1 is the source's), so it has no
+    // turn 2 yet.
+    tui.send("/fork 2");
+    tui.send(keys::ENTER);
+    tui.wait_for("cannot fork p-fork-1: turn 2 does not exist");
+    assert!(!sb.ok(&["ls"]).contains("p-fork-1-fork-1"));
+    // A fork of the fork takes the next free name, at turn 1 as the person saw it.
     tui.send("/fork 1");
     tui.send(keys::ENTER);
-    tui.wait_for("cannot fork p-fork-1: turn 1 does not exist");
-    assert!(!sb.ok(&["ls"]).contains("p-fork-1-fork-1"));
-    // A fork of the fork takes the next free name.
-    tui.send("/fork 0");
-    tui.send(keys::ENTER);
     tui.wait_for("attached to p-fork-1-fork-1");
+    assert_eq!(sb.ok(&["context", "p-fork-1-fork-1"]), context);
     tui.send(keys::CTRL_D);
     assert!(tui.wait_exit());
     for name in ["p", "p-fork-1", "p-fork-1-fork-1"] {
@@ -115,4 +117,63 @@ fn slash_rewind_shows_the_plan_esc_keeps_everything_and_enter_rewinds() {
     tui.send(keys::CTRL_D);
     assert!(tui.wait_exit());
     let _ = sb.run(&["stop", "p"]);
+}
+
+#[test]
+fn after_a_rewind_the_picker_numbers_turns_from_the_start_of_the_conversation() {
+    let sb = TestHome::new();
+    let script = sb.script(
+        "s.jsonl",
+        &[
+            json!({"text": "Answer one."}),
+            json!({"text": "Answer two."}),
+            json!({"text": "Answer three."}),
+        ],
+    );
+    sb.start_scripted("p", &script);
+    sb.ok(&["send", "p", "first"]);
+    sb.ok(&["send", "p", "second"]);
+    sb.ok(&["rewind", "p", "--to", "1", "--conversation", "--yes"]);
+    assert!(sb.ok(&["send", "p", "third"]).contains("Answer three."));
+
+    // The screen shows the rewound segment (only "third" is its own); the picker numbers the
+    // turns from the log: "first" from the older segment is turn 1, "third" turn 2.
+    let mut tui = Tui::spawn(&sb, &["attach", "p"]);
+    tui.wait_for("Answer three.");
+    tui.send("/fork");
+    tui.send(keys::ENTER);
+    tui.wait_for("fork after which turn?");
+    tui.wait_until("turns numbered across the rewind", |screen| {
+        let text = screen.contents();
+        text.contains("1  first") && text.contains("2  third") && !text.contains("  second")
+    });
+    tui.send(keys::ENTER);
+    tui.wait_for("attached to p-fork-1");
+    assert_eq!(
+        sb.ok(&["context", "p-fork-1"]),
+        sb.ok(&["context", "p"]),
+        "the fork after turn 2 is p as it is now"
+    );
+
+    // The fork's rewind picker starts at the turn it was made at: nothing before is its own.
+    tui.send("/rewind");
+    tui.send(keys::ENTER);
+    tui.wait_for("rewind to the end of which turn?");
+    tui.wait_until("only the fork's own turns", |screen| {
+        let text = screen.contents();
+        text.contains("2  third") && !text.contains("1  first")
+    });
+    // Esc closes the picker; Ctrl-D only once it is gone (sent together they read as
+    // Alt-Ctrl-D).
+    tui.send(keys::ESC);
+    tui.wait_until("the picker to close", |screen| {
+        !screen
+            .contents()
+            .contains("rewind to the end of which turn?")
+    });
+    tui.send(keys::CTRL_D);
+    assert!(tui.wait_exit());
+    for name in ["p", "p-fork-1"] {
+        let _ = sb.run(&["stop", name]);
+    }
 }

@@ -6,8 +6,7 @@
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use seedpod_protocol::{PodName, flatten_to_text};
-use seedpod_transcript::{CellKind, SegmentOrigin};
+use seedpod_protocol::PodName;
 
 use super::{App, Effect, FlashLevel, Overlay};
 use crate::commands::Turn;
@@ -65,6 +64,15 @@ pub struct TurnPicker {
     pub selected: usize,
 }
 
+/// The turns a picker offers, read from the pod's log (`crate::branch::turns`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnList {
+    /// Turn number and the first line of its message, oldest first.
+    pub turns: Vec<(usize, String)>,
+    /// Why the numbers start from the pod's own start rather than the conversation's.
+    pub note: Option<String>,
+}
+
 /// A rewind's plan, shown before anything changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RewindConfirm {
@@ -98,33 +106,52 @@ impl App {
                 );
                 Vec::new()
             }
-            Turn::Pick => {
-                let Some(turns) = self.person_turns() else {
-                    self.flash(
-                        FlashLevel::Warn,
-                        "this conversation's turns are not all on screen: give the number, \
-                         e.g. /rewind 2 (`seedpod history NAME --all` shows the messages)",
-                        now,
-                    );
-                    return Vec::new();
-                };
-                if turns.is_empty() {
-                    self.flash(
-                        FlashLevel::Warn,
-                        "no message of yours to go back to yet",
-                        now,
-                    );
-                    return Vec::new();
-                }
-                self.popup = None;
-                self.overlay = Overlay::Turns(TurnPicker {
-                    kind,
-                    selected: turns.len() - 1,
-                    turns,
-                });
-                Vec::new()
-            }
+            // The turns are numbered from the log, as the CLI numbers them: through a rewind's
+            // earlier part and the pods a fork came from, which the screen does not show.
+            Turn::Pick => vec![Effect::ListTurns {
+                pod: self.pod.clone(),
+                kind,
+            }],
         }
+    }
+
+    /// The turns read from the log for a picker (`Effect::ListTurns`).
+    pub fn on_turns(
+        &mut self,
+        pod: PodName,
+        kind: BranchKind,
+        result: Result<TurnList, String>,
+        now: Instant,
+    ) -> Vec<Effect> {
+        // The person may have moved on to another pod while the log was read.
+        if pod != self.pod {
+            return Vec::new();
+        }
+        let list = match result {
+            Ok(list) => list,
+            Err(said) => {
+                self.flash(FlashLevel::Error, said, now);
+                return Vec::new();
+            }
+        };
+        if list.turns.is_empty() {
+            self.flash(
+                FlashLevel::Warn,
+                "no message of yours to go back to yet",
+                now,
+            );
+            return Vec::new();
+        }
+        if let Some(note) = list.note {
+            self.flash(FlashLevel::Warn, note, now);
+        }
+        self.popup = None;
+        self.overlay = Overlay::Turns(TurnPicker {
+            kind,
+            selected: list.turns.len() - 1,
+            turns: list.turns,
+        });
+        Vec::new()
     }
 
     fn branch_at(&mut self, kind: BranchKind, turn: usize, now: Instant) -> Vec<Effect> {
@@ -141,38 +168,6 @@ impl App {
         };
         self.flash(FlashLevel::Info, text, now);
         vec![Effect::Branch(command)]
-    }
-
-    /// The person's messages in the transcript, numbered as the CLI numbers turns: those of
-    /// the active segment, counted from its start (docs/storage.md §Fork and rewind). `None`
-    /// when the screen cannot number them: the segment's start is not loaded, or it came from
-    /// a rewind, whose conversation goes on from the part of the older segment it went back to.
-    fn person_turns(&self) -> Option<Vec<(usize, String)>> {
-        let cells = self.transcript.cells();
-        let start = cells
-            .iter()
-            .rposition(|cell| matches!(cell.kind, CellKind::SegmentStart { .. }))?;
-        if let CellKind::SegmentStart { origin, .. } = &cells[start].kind
-            && matches!(
-                origin,
-                SegmentOrigin::RewoundFrom(_) | SegmentOrigin::Unknown
-            )
-        {
-            return None;
-        }
-        let turns = cells[start..]
-            .iter()
-            .filter_map(|cell| match &cell.kind {
-                CellKind::UserInput { segments } => Some(flatten_to_text(segments)),
-                _ => None,
-            })
-            .enumerate()
-            .map(|(at, text)| {
-                let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-                (at + 1, first.trim().to_string())
-            })
-            .collect();
-        Some(turns)
     }
 
     pub(super) fn turns_key(

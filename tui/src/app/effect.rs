@@ -38,6 +38,12 @@ pub enum Effect {
     /// Run `seedpod fork` or `seedpod rewind` (`branch.rs`); the answer comes back through
     /// `App::on_branch`.
     Branch(super::branch::BranchCommand),
+    /// Read the pod's turns from its log for `/fork` or `/rewind`'s picker (`branch.rs`); the
+    /// answer comes back through `App::on_turns`.
+    ListTurns {
+        pod: PodName,
+        kind: super::branch::BranchKind,
+    },
     /// Attach to this pod again from scratch (it was rewound and restarted): a new link, a
     /// fresh snapshot.
     Reattach(PodName),

@@ -25,7 +25,9 @@ pub use self::policy::ApproveLevel;
 use self::policy::ExecPolicy;
 use crate::args::PodConfigArgs;
 use crate::exit::Exit;
+use crate::lease::Lease;
 use crate::pods;
+use crate::start::ExecLease;
 
 /// A new exec pod is named after the exec process: `exec-<pid>`.
 const NAME_PREFIX: &str = "exec-";
@@ -79,10 +81,17 @@ pub async fn exec(home: &Home, args: ExecArgs) -> Result<()> {
     let print = Printer { json: args.json };
     // From here a signal must end in the pod's removal, so they are ours before it starts.
     let mut stop = Stop::watch()?;
+    // A signal we cannot catch (kill -9) ends the pod through the lease (`lease.rs`).
+    let mut lease = Lease::new().context("cannot make the pipe that ties the pod to exec")?;
+    let pod_lease = lease.pod_fd().map(|fd| ExecLease {
+        fd,
+        keep: args.keep,
+    });
     let started = tokio::select! {
-        started = crate::start::start_named(home, &name, &cwd, &args.config) => started,
+        started = crate::start::start_leased(home, &name, &cwd, &args.config, pod_lease) => started,
         signal = stop.recv() => Err(Exit::failure(format!("{signal} while the pod started"))),
     };
+    lease.launched();
     let ended = match started {
         Ok(()) => {
             crate::mcp_report::report_failed(home, &name).await;
@@ -105,6 +114,12 @@ pub async fn exec(home: &Home, args: ExecArgs) -> Result<()> {
     };
     let kept = args.keep && home.pod_dir(&name).join("pod.json").exists();
     if kept {
+        if let Err(err) = lease.release() {
+            let _ = writeln!(
+                std::io::stderr(),
+                "seedpod: the kept pod {name} may stop when exec exits: {err}"
+            );
+        }
         if ended.outcome == Outcome::Interrupted {
             // Kept means inspectable, not still working on a run nobody follows.
             if let Ok(mut conn) = pods::connect(home, &name, ClientMode::Control).await {

@@ -9,7 +9,7 @@ use seedpod_protocol::{
 
 use super::{Harness, key};
 use crate::app::Overlay;
-use crate::app::branch::{BranchCommand, RewindScope};
+use crate::app::branch::{BranchCommand, BranchKind, RewindScope, TurnList};
 use crate::app::effect::Effect;
 
 fn pod() -> PodName {
@@ -121,34 +121,56 @@ fn a_bad_turn_number_is_explained_and_runs_nothing() {
     }
 }
 
+fn listed(turns: &[(usize, &str)], note: Option<&str>) -> Result<TurnList, String> {
+    Ok(TurnList {
+        turns: turns.iter().map(|(n, t)| (*n, (*t).to_string())).collect(),
+        note: note.map(str::to_owned),
+    })
+}
+
 #[test]
-fn the_picker_lists_the_persons_messages_newest_last_and_enter_picks() {
+fn the_picker_asks_for_the_turns_from_the_log_and_enter_picks() {
     let mut h = Harness::connected();
-    // An older segment's message is no turn of this conversation.
-    two_turns_after(&mut h, Origin::New);
+    // What the screen shows does not number the turns: a rewound segment, whose conversation
+    // goes on from an older segment's part, numbers them from the log.
     two_turns_after(
         &mut h,
-        Origin::ClearedFrom {
+        Origin::RewoundFrom {
             segment_id: SegmentId::new("s1"),
+            seq: seedpod_protocol::EntrySeq::new(3),
         },
     );
-    assert!(submit(&mut h, "/rewind").is_empty());
+    assert_eq!(
+        submit(&mut h, "/rewind"),
+        vec![Effect::ListTurns {
+            pod: pod(),
+            kind: BranchKind::Rewind
+        }]
+    );
+    assert_eq!(
+        h.app.overlay,
+        Overlay::None,
+        "nothing until the log is read"
+    );
+    let now = h.now;
+    let list = listed(&[(1, "before"), (2, "first question"), (3, "second")], None);
+    assert!(
+        h.app
+            .on_turns(pod(), BranchKind::Rewind, list, now)
+            .is_empty()
+    );
     let Overlay::Turns(picker) = &h.app.overlay else {
         panic!("no picker: {:?}", h.app.overlay);
     };
-    assert_eq!(
-        picker.turns,
-        vec![(1, "first question".to_string()), (2, "second".to_string())]
-    );
-    assert_eq!(picker.selected, 1);
-    h.key(key(KeyCode::Up));
+    assert_eq!(picker.turns.len(), 3);
+    assert_eq!(picker.selected, 2, "the newest is chosen first");
     h.key(key(KeyCode::Up));
     let effects = h.key(key(KeyCode::Enter));
     assert_eq!(
         effects,
         vec![Effect::Branch(BranchCommand::Plan {
             pod: pod(),
-            turn: 1
+            turn: 2
         })]
     );
     assert_eq!(h.app.overlay, Overlay::None);
@@ -158,9 +180,40 @@ fn the_picker_lists_the_persons_messages_newest_last_and_enter_picks() {
 fn the_picker_on_an_empty_pod_says_so() {
     let mut h = Harness::connected();
     h.commit(segment_start(Origin::New));
-    assert!(submit(&mut h, "/fork").is_empty());
+    let now = h.now;
+    h.app
+        .on_turns(pod(), BranchKind::Fork, listed(&[], None), now);
     assert_eq!(h.app.overlay, Overlay::None);
     assert!(h.flash().contains("no message"), "{}", h.flash());
+}
+
+#[test]
+fn a_log_that_cannot_be_read_or_a_pod_left_since_opens_no_picker() {
+    let mut h = Harness::connected();
+    two_turns_after(&mut h, Origin::New);
+    let now = h.now;
+    let other = PodName::new("elsewhere").unwrap();
+    h.app
+        .on_turns(other, BranchKind::Fork, listed(&[(1, "x")], None), now);
+    assert_eq!(h.app.overlay, Overlay::None);
+    h.app.on_turns(
+        pod(),
+        BranchKind::Fork,
+        Err("cannot read p's log: disk on fire".into()),
+        now,
+    );
+    assert_eq!(h.app.overlay, Overlay::None);
+    assert!(h.flash().contains("disk on fire"), "{}", h.flash());
+    // A source that is gone: the picker opens, numbered from the pod's own start, and says so.
+    let note = "turns are numbered from p's own start: a, which it comes from, is gone";
+    h.app.on_turns(
+        pod(),
+        BranchKind::Fork,
+        listed(&[(1, "x")], Some(note)),
+        now,
+    );
+    assert!(matches!(h.app.overlay, Overlay::Turns(_)));
+    assert!(h.flash().contains("is gone"), "{}", h.flash());
 }
 
 /// The plan for turn 1 is on screen.
@@ -233,34 +286,4 @@ fn a_plan_for_a_pod_left_since_is_not_shown() {
         now,
     );
     assert_eq!(h.app.overlay, Overlay::None);
-}
-
-#[test]
-fn the_picker_is_not_offered_where_the_screen_cannot_number_the_turns() {
-    // A rewound segment's conversation goes on from the older segment's part: its numbers are
-    // not the screen's.
-    let mut h = Harness::connected();
-    two_turns_after(
-        &mut h,
-        Origin::RewoundFrom {
-            segment_id: SegmentId::new("s1"),
-            seq: seedpod_protocol::EntrySeq::new(3),
-        },
-    );
-    assert!(submit(&mut h, "/fork").is_empty());
-    assert_eq!(h.app.overlay, Overlay::None);
-    assert!(h.flash().contains("give the number"), "{}", h.flash());
-    // Nor where the segment's start is not loaded.
-    let mut h = Harness::connected();
-    two_turns(&mut h);
-    assert!(submit(&mut h, "/rewind").is_empty());
-    assert_eq!(h.app.overlay, Overlay::None);
-    // A number still works.
-    assert_eq!(
-        submit(&mut h, "/rewind 1"),
-        vec![Effect::Branch(BranchCommand::Plan {
-            pod: pod(),
-            turn: 1
-        })]
-    );
 }
