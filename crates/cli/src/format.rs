@@ -191,6 +191,10 @@ fn event_text(msg: &ServerMsg) -> Option<String> {
                 .map(|w| format!(" of {w}"))
                 .unwrap_or_default()
         )),
+        // A running call's progress, as its MCP server last said (at most a few a second).
+        ServerMsg::ToolProgress {
+            call_id, progress, ..
+        } => Some(format!("-- progress of {call_id}: {}", progress.label())),
         ServerMsg::InFlight { .. }
         | ServerMsg::TextDelta { .. }
         | ServerMsg::ThinkingDelta { .. }
