@@ -25,6 +25,7 @@ pub mod message;
 pub mod numbers;
 pub mod pod_event;
 pub mod printable;
+pub mod progress;
 pub mod reasoning;
 pub mod segment;
 pub mod system_item;
@@ -58,6 +59,7 @@ pub use message::{
 pub use numbers::{short_count, thousands};
 pub use pod_event::PodEvent;
 pub use printable::{printable_line, printable_text};
+pub use progress::{MAX_PROGRESS_MESSAGE_CHARS, ToolProgress};
 pub use reasoning::{ReasoningEffort, ReasoningSummary, ResponsesOptions, ResponsesReasoning};
 pub use segment::{Segment, flatten_to_text, parse_typed};
 pub use system_item::SystemItem;

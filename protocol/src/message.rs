@@ -589,6 +589,14 @@ pub enum ServerMsg {
         seq: EventSeq,
         context: ContextFill,
     },
+    /// How far a running tool call is, as its MCP server last said: display state for the
+    /// call's cell, never committed and never in a snapshot; at most a few a second per call,
+    /// the latest winning (docs/protocol.md §Tool progress).
+    ToolProgress {
+        seq: EventSeq,
+        call_id: CallId,
+        progress: crate::progress::ToolProgress,
+    },
     Goodbye {
         reason: GoodbyeReason,
         message: String,
@@ -663,7 +671,8 @@ impl ServerMsg {
             | ServerMsg::Queued { seq, .. }
             | ServerMsg::Alert { seq, .. }
             | ServerMsg::Status { seq, .. }
-            | ServerMsg::ContextFill { seq, .. } => Some(*seq),
+            | ServerMsg::ContextFill { seq, .. }
+            | ServerMsg::ToolProgress { seq, .. } => Some(*seq),
             ServerMsg::Welcome { .. }
             | ServerMsg::Incompatible { .. }
             | ServerMsg::Ack { .. }
@@ -1015,6 +1024,15 @@ mod tests {
                 segment_id: SegmentId::new("s0"),
                 entries: vec![],
                 more: true,
+            },
+            ServerMsg::ToolProgress {
+                seq: EventSeq::new(11),
+                call_id: CallId::new("c1"),
+                progress: crate::progress::ToolProgress {
+                    progress: 3.0,
+                    total: Some(10.0),
+                    message: Some("indexing".into()),
+                },
             },
             ServerMsg::Completions {
                 id: RequestId::new(1),

@@ -191,6 +191,10 @@ fn event_text(msg: &ServerMsg) -> Option<String> {
                 .map(|w| format!(" of {w}"))
                 .unwrap_or_default()
         )),
+        // A running call's progress, as its MCP server last said (at most a few a second).
+        ServerMsg::ToolProgress {
+            call_id, progress, ..
+        } => Some(format!("-- progress of {call_id}: {}", progress.label())),
         ServerMsg::InFlight { .. }
         | ServerMsg::TextDelta { .. }
         | ServerMsg::ThinkingDelta { .. }
@@ -206,5 +210,38 @@ fn event_text(msg: &ServerMsg) -> Option<String> {
         | ServerMsg::Approvals { .. }
         | ServerMsg::McpServers { .. } => None,
         ServerMsg::Unknown => Some("?? an event this seedpod does not know".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use seedpod_protocol::{CallId, EventSeq, ToolProgress};
+
+    /// `seedpod events` prints a call's progress as one line, whatever the message holds.
+    #[test]
+    fn a_progress_event_is_one_escaped_line() {
+        let line = |message: &str| {
+            event_line(&ServerMsg::ToolProgress {
+                seq: EventSeq::new(1),
+                call_id: CallId::new("call_1"),
+                progress: ToolProgress {
+                    progress: 3.0,
+                    total: Some(10.0),
+                    message: Some(message.into()),
+                },
+            })
+            .unwrap_or_default()
+        };
+        assert_eq!(
+            line("indexing files"),
+            "-- progress of call_1: 3/10 · indexing files"
+        );
+        // A message from a pod that did not clean it still cannot steer the terminal.
+        let hostile = line("\u{1b}]0;pwned\u{7}\nnext");
+        assert!(
+            !hostile.contains('\u{1b}') && !hostile.contains('\n'),
+            "{hostile:?}"
+        );
     }
 }

@@ -141,6 +141,11 @@ pub fn get(home: &Home, name: &str) -> Result<()> {
         origin(&|f| f.tool_timeout_secs.is_some()),
     );
     line(
+        "tool_max_secs",
+        server.tool_max.as_secs().to_string(),
+        origin(&|f| f.tool_max_secs.is_some()),
+    );
+    line(
         "max_output",
         server.max_output.to_string(),
         origin(&|f| f.max_output.is_some()),

@@ -354,6 +354,7 @@ pub fn reply_id(msg: &ServerMsg) -> Option<RequestId> {
         | ServerMsg::Alert { .. }
         | ServerMsg::Status { .. }
         | ServerMsg::ContextFill { .. }
+        | ServerMsg::ToolProgress { .. }
         | ServerMsg::Goodbye { .. }
         | ServerMsg::Unknown => None,
     }

@@ -30,6 +30,9 @@ use crate::source::Source;
 pub const DEFAULT_STARTUP_TIMEOUT_SECS: u64 = 30;
 /// How long one tool call may run before it is cancelled with an error result.
 pub const DEFAULT_TOOL_TIMEOUT_SECS: u64 = 300;
+/// How many idle limits (`tool_timeout_secs`) one call may run in all by default
+/// (`tool_max_secs`), however often it reports progress.
+pub const DEFAULT_TOOL_MAX_TIMEOUTS: u32 = 10;
 /// What of one tool result reaches the model by default (`max_output`), in bytes: the first
 /// and last halves, as for `shell`.
 pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 200 * 1024;
@@ -50,6 +53,8 @@ pub struct McpFile {
     pub servers: Option<BTreeMap<String, McpServerFile>>,
     /// Bytes of one tool result the model reads, for every server that sets none.
     pub max_output: Option<u64>,
+    /// How long one call may run in all, for every server that sets none.
+    pub tool_max_secs: Option<u64>,
 }
 
 /// One `[mcp.servers.NAME]` table as written. Every key is optional so a higher layer can set
@@ -76,6 +81,9 @@ pub struct McpServerFile {
     pub trust_read_only: Option<bool>,
     pub startup_timeout_secs: Option<u64>,
     pub tool_timeout_secs: Option<u64>,
+    /// How long one call may run in all, progress or not (`[mcp] tool_max_secs`, else ten
+    /// times `tool_timeout_secs`).
+    pub tool_max_secs: Option<u64>,
     /// Bytes of one of its tool results the model reads (`[mcp] max_output` otherwise).
     pub max_output: Option<u64>,
     /// `false`: never log in to this url server with OAuth (a 401 fails it).
@@ -132,6 +140,7 @@ impl McpServerFile {
         take(&mut self.trust_read_only, higher.trust_read_only);
         take(&mut self.startup_timeout_secs, higher.startup_timeout_secs);
         take(&mut self.tool_timeout_secs, higher.tool_timeout_secs);
+        take(&mut self.tool_max_secs, higher.tool_max_secs);
         take(&mut self.max_output, higher.max_output);
         take(&mut self.oauth, higher.oauth);
         take(&mut self.client_id, higher.client_id);
@@ -181,6 +190,9 @@ pub struct McpServer {
     pub trust_read_only: bool,
     pub startup_timeout: Duration,
     pub tool_timeout: Duration,
+    /// How long one call may run in all: progress reports start `tool_timeout` again, never
+    /// this.
+    pub tool_max: Duration,
     /// Bytes of one tool result the model reads; the rest is cut out of the middle.
     pub max_output: usize,
     /// How the pod logs in to a url server with OAuth (docs/configuration.md §MCP OAuth).
@@ -219,6 +231,8 @@ pub struct McpSettings {
     written: BTreeMap<String, (McpServerFile, Source)>,
     /// `[mcp] max_output` as the highest layer that set it wrote it.
     max_output: Option<(u64, Source)>,
+    /// `[mcp] tool_max_secs` as the highest layer that set it wrote it.
+    tool_max_secs: Option<(u64, Source)>,
     pub servers: Vec<McpServer>,
 }
 
@@ -226,6 +240,9 @@ impl McpSettings {
     pub(crate) fn layer(&mut self, file: McpFile, source: &Source) {
         if let Some(bytes) = file.max_output {
             self.max_output = Some((bytes, source.clone()));
+        }
+        if let Some(secs) = file.tool_max_secs {
+            self.tool_max_secs = Some((secs, source.clone()));
         }
         for (name, server) in file.servers.unwrap_or_default() {
             match self.written.get_mut(&name) {
@@ -247,8 +264,16 @@ impl McpSettings {
             Some((bytes, source)) => Some(output_bytes("mcp.max_output", *bytes, source)?),
             None => None,
         };
+        let tool_max = match &self.tool_max_secs {
+            Some((secs, source)) => Some(max_seconds("mcp.tool_max_secs", *secs, source)?),
+            None => None,
+        };
+        let defaults = SectionDefaults {
+            max_output: global,
+            tool_max,
+        };
         for (name, (file, source)) in &self.written {
-            servers.push(resolve_server(name, file, source, global)?);
+            servers.push(resolve_server(name, file, source, &defaults)?);
         }
         self.servers = servers;
         Ok(())
@@ -267,6 +292,28 @@ impl McpSettings {
     pub fn server(&self, name: &str) -> Option<&McpServer> {
         self.servers.iter().find(|s| s.name == name)
     }
+}
+
+/// What `[mcp]` itself sets for the servers that set none.
+struct SectionDefaults {
+    max_output: Option<usize>,
+    tool_max: Option<Duration>,
+}
+
+/// `secs` if it is a `tool_max_secs` the pod takes.
+fn max_seconds(key: &str, secs: u64, source: &Source) -> Result<Duration, ConfigError> {
+    if secs == 0 || secs > MAX_TIMEOUT_SECS {
+        return Err(ConfigError::Invalid {
+            key: key.to_owned(),
+            value: secs.to_string(),
+            origin: source.clone(),
+            reason: format!(
+                "must be between 1 and {MAX_TIMEOUT_SECS} seconds (the default is \
+                 {DEFAULT_TOOL_MAX_TIMEOUTS} times tool_timeout_secs)"
+            ),
+        });
+    }
+    Ok(Duration::from_secs(secs))
 }
 
 /// `bytes` if it is a `max_output` the pod takes.
@@ -294,7 +341,7 @@ fn resolve_server(
     name: &str,
     file: &McpServerFile,
     source: &Source,
-    max_output: Option<usize>,
+    defaults: &SectionDefaults,
 ) -> Result<McpServer, ConfigError> {
     let key = |field: &str| format!("mcp.servers.{name}{field}");
     let bad = |field: &str, value: String, reason: &str| ConfigError::Invalid {
@@ -420,6 +467,17 @@ fn resolve_server(
         }
         Ok(Duration::from_secs(secs))
     };
+    let tool_timeout = seconds(
+        ".tool_timeout_secs",
+        file.tool_timeout_secs,
+        DEFAULT_TOOL_TIMEOUT_SECS,
+    )?;
+    let tool_max = match file.tool_max_secs {
+        Some(secs) => max_seconds(&key(".tool_max_secs"), secs, source)?,
+        None => defaults
+            .tool_max
+            .unwrap_or(tool_timeout * DEFAULT_TOOL_MAX_TIMEOUTS),
+    };
     Ok(McpServer {
         name: name.to_owned(),
         transport,
@@ -431,14 +489,13 @@ fn resolve_server(
             file.startup_timeout_secs,
             DEFAULT_STARTUP_TIMEOUT_SECS,
         )?,
-        tool_timeout: seconds(
-            ".tool_timeout_secs",
-            file.tool_timeout_secs,
-            DEFAULT_TOOL_TIMEOUT_SECS,
-        )?,
+        tool_timeout,
+        tool_max,
         max_output: match file.max_output {
             Some(bytes) => output_bytes(&key(".max_output"), bytes, source)?,
-            None => max_output.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES as usize),
+            None => defaults
+                .max_output
+                .unwrap_or(DEFAULT_MAX_OUTPUT_BYTES as usize),
         },
         oauth,
         source: source.clone(),
@@ -646,6 +703,41 @@ mod tests {
         );
         let high = parse("max_output = 999999999999\n[servers.a]\ncommand = \"x\"\n").unwrap_err();
         assert!(high.contains("mcp.max_output"), "{high}");
+    }
+
+    #[test]
+    fn tool_max_is_the_servers_else_the_sections_else_ten_idle_limits_within_bounds() {
+        let settings = parse(
+            "tool_max_secs = 600\n[servers.a]\ncommand = \"x\"\n[servers.b]\ncommand = \"x\"\n\
+             tool_max_secs = 30\n",
+        )
+        .unwrap();
+        assert_eq!(
+            settings.server("a").unwrap().tool_max,
+            Duration::from_secs(600)
+        );
+        assert_eq!(
+            settings.server("b").unwrap().tool_max,
+            Duration::from_secs(30)
+        );
+        let plain = parse(
+            "[servers.a]\ncommand = \"x\"\n[servers.b]\ncommand = \"x\"\ntool_timeout_secs = 7\n",
+        )
+        .unwrap();
+        assert_eq!(
+            plain.server("a").unwrap().tool_max,
+            Duration::from_secs(3000)
+        );
+        assert_eq!(plain.server("b").unwrap().tool_max, Duration::from_secs(70));
+        let zero = parse("[servers.a]\ncommand = \"x\"\ntool_max_secs = 0\n").unwrap_err();
+        assert!(
+            zero.contains("mcp.servers.a.tool_max_secs") && zero.contains("between 1 and 86400"),
+            "{zero}"
+        );
+        let long = parse("tool_max_secs = 86401\n[servers.a]\ncommand = \"x\"\n").unwrap_err();
+        assert!(long.contains("mcp.tool_max_secs"), "{long}");
+        let word = parse("tool_max_secs = \"forever\"\n").unwrap_err();
+        assert!(word.contains("tool_max_secs"), "{word}");
     }
 
     #[test]

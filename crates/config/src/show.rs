@@ -392,6 +392,7 @@ fn mcp_section(out: &mut String, eff: &Effective) {
             server.startup_timeout.as_secs()
         );
         let _ = writeln!(out, "tool_timeout_secs = {}", server.tool_timeout.as_secs());
+        let _ = writeln!(out, "tool_max_secs = {}", server.tool_max.as_secs());
         let _ = writeln!(out, "max_output = {}", server.max_output);
     }
 }

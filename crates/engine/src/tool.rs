@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use seedpod_protocol::{ToolMeta, ToolSpec};
+use seedpod_protocol::{CallId, ToolMeta, ToolSpec};
 
 /// What a tool call produced, as the model will read it.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,6 +82,14 @@ pub trait Tool: Send + Sync {
     /// Run the tool. `arguments` is the model's raw argument text, already checked to be JSON.
     /// The future is `'static` so calls can run concurrently and be dropped on cancel.
     fn call(&self, arguments: String) -> BoxFuture<'static, ToolOutput>;
+
+    /// Run the tool for the model's call `call_id`: a tool that reports while it works (an MCP
+    /// server's progress) says whose call a report is about. Most tools have nothing to report
+    /// and run as `call`.
+    fn call_for(&self, call_id: &CallId, arguments: String) -> BoxFuture<'static, ToolOutput> {
+        let _ = call_id;
+        self.call(arguments)
+    }
 }
 
 /// The tools a pod offers, in registration order (which is the order the model sees them).
@@ -133,8 +141,22 @@ impl ToolRegistry {
     /// Call tool `name` with the model's raw `arguments`. Never fails: problems come back as an
     /// error result addressed to the model.
     pub async fn call(&self, name: &str, arguments: &str) -> ToolOutput {
+        self.call_logged(None, name, arguments).await
+    }
+
+    /// `call`, for the model's call `call_id` (`Tool::call_for`): what the turn loop runs.
+    pub async fn call_for(&self, call_id: &CallId, name: &str, arguments: &str) -> ToolOutput {
+        self.call_logged(Some(call_id), name, arguments).await
+    }
+
+    async fn call_logged(
+        &self,
+        call_id: Option<&CallId>,
+        name: &str,
+        arguments: &str,
+    ) -> ToolOutput {
         let started = std::time::Instant::now();
-        let mut output = self.call_unlogged(name, arguments).await;
+        let mut output = self.call_unlogged(call_id, name, arguments).await;
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         output.meta.duration_ms = Some(duration_ms);
         tracing::info!(
@@ -147,7 +169,12 @@ impl ToolRegistry {
         output
     }
 
-    async fn call_unlogged(&self, name: &str, arguments: &str) -> ToolOutput {
+    async fn call_unlogged(
+        &self,
+        call_id: Option<&CallId>,
+        name: &str,
+        arguments: &str,
+    ) -> ToolOutput {
         let Some(tool) = self.get(name) else {
             return ToolOutput::error(self.unknown_tool(name));
         };
@@ -158,10 +185,11 @@ impl ToolRegistry {
             ));
         }
         // A panicking tool must not take the run (or the pod) down with it.
-        match AssertUnwindSafe(tool.call(arguments.to_owned()))
-            .catch_unwind()
-            .await
-        {
+        let running = match call_id {
+            Some(call_id) => tool.call_for(call_id, arguments.to_owned()),
+            None => tool.call(arguments.to_owned()),
+        };
+        match AssertUnwindSafe(running).catch_unwind().await {
             Ok(output) => output,
             Err(_) => {
                 tracing::error!(tool = %name, "tool panicked");

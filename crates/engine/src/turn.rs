@@ -277,7 +277,11 @@ async fn answer<H: RunHost>(
             .zip(decisions)
             .map(|(call, decision)| async move {
                 match decision {
-                    Authorization::Allowed => tools.call(&call.name, &call.arguments).await,
+                    Authorization::Allowed => {
+                        tools
+                            .call_for(&call.call_id, &call.name, &call.arguments)
+                            .await
+                    }
                     Authorization::Denied { reason } => ToolOutput::error(reason),
                 }
             }),

@@ -23,6 +23,18 @@ impl Controller {
     pub(super) fn mcp_event(&mut self, event: McpEvent) {
         match event {
             McpEvent::Alert { level, message } => self.publish_alert(level, message),
+            // Display state for the call's cell: published, never committed (docs/protocol.md
+            // §Tool progress). A call ends its reports when it ends, so only a running pod
+            // has any to show.
+            McpEvent::Progress { call_id, progress } => {
+                if matches!(self.runs.activity, super::Activity::Running { .. }) {
+                    self.audience.bus.publish(|seq| ServerMsg::ToolProgress {
+                        seq,
+                        call_id,
+                        progress,
+                    });
+                }
+            }
             McpEvent::ToolsListed { server } => {
                 let now = self.mcp.hub.server_specs(&server);
                 // Callable from the next run on (offered once a segment lists them).

@@ -1,6 +1,6 @@
 //! A server's messages to the pod that are not answers: a changed tool list wakes its
-//! supervisor; the rest (log messages, progress) are logged at debug, within a budget, since a
-//! server decides how many it sends.
+//! supervisor; a progress report goes to the call it is about (`progress.rs`); all are logged
+//! at debug, within a budget, since a server decides how many it sends.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -9,12 +9,16 @@ use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVers
 use rmcp::service::{NotificationContext, RoleClient};
 use tokio::sync::Notify;
 
+use super::progress::ProgressRoutes;
+
 /// Answers the server's notifications: a changed tool list wakes the supervisor; the rest are
 /// logged at debug, within a budget.
 #[derive(Clone)]
 pub(super) struct Handler {
     server: Arc<str>,
     tools_changed: Arc<Notify>,
+    /// The calls on this connection that show their progress (`progress.rs`).
+    pub(super) progress: ProgressRoutes,
     budget: Arc<Mutex<NotificationBudget>>,
 }
 
@@ -67,6 +71,7 @@ impl Handler {
         Handler {
             server: server.into(),
             tools_changed,
+            progress: ProgressRoutes::default(),
             budget: Arc::new(Mutex::new(NotificationBudget::new(Instant::now()))),
         }
     }
@@ -110,6 +115,7 @@ impl rmcp::ClientHandler for Handler {
         params: rmcp::model::ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        self.progress.deliver(&params);
         self.note("progress", || {
             format!("{} of {:?}", params.progress, params.total)
         });

@@ -24,6 +24,7 @@ pub mod image;
 pub mod oauth;
 pub mod probe;
 mod process;
+mod progress;
 mod required;
 pub mod result;
 pub mod schema;
@@ -70,6 +71,12 @@ pub enum McpEvent {
     ToolsListed { server: String },
     /// Something a person should know (a server died, failed, came back).
     Alert { level: AlertLevel, message: String },
+    /// How far a running call is, as its server last said: for the clients showing the
+    /// call, never for the model or the log (`progress.rs`).
+    Progress {
+        call_id: seedpod_protocol::CallId,
+        progress: seedpod_protocol::ToolProgress,
+    },
 }
 
 /// The MCP part of a pod's settings: the servers the configuration names, and, for a child
@@ -97,6 +104,9 @@ struct Inner {
     /// server that turns a hint on mid-segment widens nothing (docs/configuration.md §MCP
     /// servers). A new segment records them afresh (`offer`).
     offered_hints: Mutex<HashMap<String, bool>>,
+    /// The controller's queue, for the progress of running calls; `None` in tests that run
+    /// no controller.
+    events: Option<mpsc::Sender<McpEvent>>,
 }
 
 struct Slot {
@@ -107,6 +117,8 @@ struct Slot {
     required: bool,
     startup_timeout: Duration,
     tool_timeout: Duration,
+    /// How long a call may run in all, progress or not (`tool_max_secs`).
+    tool_max: Duration,
     /// Bytes of one result the model reads (`max_output`).
     max_output: usize,
     view: watch::Receiver<ServerView>,
@@ -171,6 +183,7 @@ impl McpHub {
                 required: runs && config.required,
                 startup_timeout: config.startup_timeout,
                 tool_timeout: config.tool_timeout,
+                tool_max: config.tool_max,
                 max_output: config.max_output,
                 view: rx,
                 control,
@@ -183,6 +196,7 @@ impl McpHub {
                 shutdown,
                 tasks: Mutex::new(tasks),
                 offered_hints: Mutex::default(),
+                events: Some(events),
             }),
         }
     }
@@ -431,11 +445,31 @@ impl Tool for McpTool {
         let hub = self.hub.clone();
         let server = self.server.clone();
         let name = self.name.clone();
-        async move { call(&hub, &server, &name, &arguments).await }.boxed()
+        async move { call(&hub, &server, &name, &arguments, None).await }.boxed()
+    }
+
+    fn call_for(
+        &self,
+        call_id: &seedpod_protocol::CallId,
+        arguments: String,
+    ) -> BoxFuture<'static, ToolOutput> {
+        let hub = self.hub.clone();
+        let server = self.server.clone();
+        let name = self.name.clone();
+        let call_id = call_id.clone();
+        async move { call(&hub, &server, &name, &arguments, Some(call_id)).await }.boxed()
     }
 }
 
-async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOutput {
+/// Call `name` of `server`; its progress reports go to the clients under `call_id`, when
+/// there is one.
+async fn call(
+    hub: &McpHub,
+    server: &str,
+    name: &str,
+    arguments: &str,
+    call_id: Option<seedpod_protocol::CallId>,
+) -> ToolOutput {
     let Some(slot) = hub.slot(server) else {
         return ToolOutput::error(format!(
             "MCP server {server} is not configured for this pod any more; {name} was not called"
@@ -467,7 +501,7 @@ async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOu
     )
     .await
     .is_ok_and(|seen| seen.is_ok());
-    let (peer, original, start) = {
+    let (peer, routes, original, start) = {
         let current = slot.view.borrow();
         let down = || {
             let why = current
@@ -495,7 +529,12 @@ async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOu
                     .join(", ")
             ));
         };
-        (peer, tool.original.clone(), current.started)
+        (
+            peer,
+            current.progress.clone(),
+            tool.original.clone(),
+            current.started,
+        )
     };
     let params = CallToolRequestParams::new(original).with_arguments(arguments);
     // The server dying ends the call at once, whatever the old connection still drains.
@@ -505,10 +544,22 @@ async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOu
             .wait_for(|v| v.started != start || v.state != McpState::Ready)
             .await;
     };
-    // The time limit is an idle one: progress from the server starts it again (`calling.rs`).
-    // Dropping this future (a pause, a cancel) sends `notifications/cancelled`.
+    // Progress from the server starts the idle limit again, never the total one
+    // (`calling.rs`). Dropping this future (a pause, a cancel) sends `notifications/cancelled`.
+    let limits = calling::Limits {
+        idle: slot.tool_timeout,
+        total: slot.tool_max,
+    };
+    let reporting = match (call_id, routes, hub.inner.events.clone()) {
+        (Some(call_id), Some(routes), Some(events)) => Some(calling::Reporting {
+            routes,
+            call_id,
+            events,
+        }),
+        _ => None,
+    };
     let answer = tokio::select! {
-        answer = calling::call_tool(&peer, params, slot.tool_timeout) => Some(answer),
+        answer = calling::call_tool(&peer, params, limits, reporting) => Some(answer),
         () = died => None,
     };
     match answer {
@@ -517,7 +568,7 @@ async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOu
             "MCP server {server} stopped during the call; the call may or may not have taken \
              effect. The server is being started again."
         )),
-        Some(Err(rmcp::ServiceError::Timeout { .. })) => ToolOutput::error(format!(
+        Some(Err(calling::CallFailure::Idle)) => ToolOutput::error(format!(
             "{name} sent neither an answer nor progress for {}s (tool_timeout_secs of \
              MCP server {server}); it was cancelled",
             slot.tool_timeout.as_secs()
@@ -526,7 +577,17 @@ async fn call(hub: &McpHub, server: &str, name: &str, arguments: &str) -> ToolOu
             timed_out: true,
             ..ToolMeta::default()
         }),
-        Some(Err(err)) => {
+        Some(Err(calling::CallFailure::Total)) => ToolOutput::error(format!(
+            "{name} was still running after {}s, the most one call of MCP server {server} may \
+             take (tool_max_secs), though it kept reporting progress; it was cancelled. Ask \
+             for less in one call, or tell the person the limit may need raising",
+            slot.tool_max.as_secs()
+        ))
+        .with_meta(ToolMeta {
+            timed_out: true,
+            ..ToolMeta::default()
+        }),
+        Some(Err(calling::CallFailure::Service(err))) => {
             let why = words::service_error(&err);
             let message = if peer.is_transport_closed() {
                 format!(
@@ -631,6 +692,7 @@ mod tests {
             required: false,
             startup_timeout: Duration::from_secs(1),
             tool_timeout: Duration::from_secs(1),
+            tool_max: Duration::from_secs(10),
             max_output: 1024,
             view: rx,
             control: None,
@@ -717,6 +779,7 @@ mod tests {
                     required: false,
                     startup_timeout: Duration::from_secs(1),
                     tool_timeout: Duration::from_secs(1),
+                    tool_max: Duration::from_secs(10),
                     max_output: 1024,
                     view: rx,
                     control: Some(control),

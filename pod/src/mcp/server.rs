@@ -123,6 +123,8 @@ pub struct ServerView {
     /// restarts still offers them).
     pub tools: Arc<Vec<McpToolInfo>>,
     pub peer: Option<Peer<RoleClient>>,
+    /// Where `peer`'s progress reports go, by request (`progress.rs`).
+    pub(crate) progress: Option<super::progress::ProgressRoutes>,
     pub last_error: Option<String>,
     pub restarts: u32,
     pub pid: Option<u32>,
@@ -138,6 +140,7 @@ impl ServerView {
             state,
             tools: Arc::new(Vec::new()),
             peer: None,
+            progress: None,
             last_error: None,
             restarts: 0,
             pid: None,
@@ -526,6 +529,7 @@ impl Supervisor {
         } = live;
         let name = &self.config.name;
         let peer = running.peer().clone();
+        let progress = running.service().progress.clone();
         let pid = child.as_ref().and_then(Child::id);
         let count = tools.len();
         self.view.send_modify(|v| {
@@ -533,6 +537,7 @@ impl Supervisor {
             v.started += 1;
             v.tools = Arc::new(tools);
             v.peer = Some(peer.clone());
+            v.progress = Some(progress);
             v.pid = pid;
             v.last_error = note.clone();
             v.settled = true;

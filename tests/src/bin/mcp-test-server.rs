@@ -16,14 +16,19 @@
 //! - `slow`: waits until the client cancels it, then records `cancelled slow` in the journal.
 //! - `picture`: a line of text and a small PNG.
 //! - `fail`: an error result (`isError`).
-//! - `progress {steps, interval_ms}`: every `interval_ms` (default 200) a progress notification
-//!   (`I/STEPS · step I`), `steps` of them, then `progressed STEPS`.
+//! - `progress {steps, interval_ms, until, total}`: every `interval_ms` (default 200) a progress
+//!   notification (`I/STEPS · step I`; `total: false` leaves the total out), `steps` of them;
+//!   then, if `until` names a file, waits until that file exists; then `progressed STEPS`.
+//!   Cancelled, it records `cancelled progress`.
 //! - `stall`: one progress notification, then waits until cancelled (`cancelled stall`).
 //! - with `MCP_TEST_HOSTILE` set:
 //! - `big {bytes}`: `BEGIN ` and that many bytes of text, in one answer.
 //! - `escape`: leaves `sleep 1000` behind under `setsid`, orphaned (its parent shell exits);
 //!   answers `escaped PID`.
 //! - `flood {n}`: sends `n` log notifications (`notifications/message`), then `flooded N`.
+//! - `progress_flood {n, until}`: one progress notification with a 100 KB message written to
+//!   steer a terminal, then `n` more as fast as it can (each with escape sequences, the last
+//!   `last of N`), then waits until the file `until` exists; answers `flooded progress N`.
 //! - `helper` (only with `MCP_TEST_EVIL` set): a description written to steer the model.
 //! - `tag` and `knotted` (only with `MCP_TEST_LOOSE_SCHEMA` set): an array without `items`,
 //!   and `properties: 5`; a call of `tag` answers like a generated tool.
@@ -96,7 +101,9 @@ fn tools() -> Vec<Tool> {
                 "type": "object",
                 "properties": {
                     "steps": {"type": "integer"},
-                    "interval_ms": {"type": "integer"}
+                    "interval_ms": {"type": "integer"},
+                    "until": {"type": "string"},
+                    "total": {"type": "boolean"}
                 }
             })),
         ),
@@ -128,6 +135,15 @@ fn tools() -> Vec<Tool> {
                 schema(serde_json::json!({
                     "type": "object",
                     "properties": {"n": {"type": "integer"}}
+                })),
+            ),
+            Tool::new(
+                "progress_flood",
+                "Send `n` progress notifications written to steer a terminal, then answer once \
+                 `until` exists.",
+                schema(serde_json::json!({
+                    "type": "object",
+                    "properties": {"n": {"type": "integer"}, "until": {"type": "string"}}
                 })),
             ),
         ]);
@@ -307,14 +323,30 @@ impl ServerHandler for TestServer {
                         .unwrap_or(default)
                 };
                 let (steps, interval) = (number("steps", 3), number("interval_ms", 200));
-                for step in 1..=steps {
-                    tokio::time::sleep(std::time::Duration::from_millis(interval)).await;
-                    report(&context, step, steps).await;
+                let total = request
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| a.get("total"))
+                    .and_then(serde_json::Value::as_bool)
+                    .unwrap_or(true);
+                let reporting = async {
+                    for step in 1..=steps {
+                        tokio::time::sleep(std::time::Duration::from_millis(interval)).await;
+                        report(&context, step, total.then_some(steps)).await;
+                    }
+                    wait_for_file(text_argument(&request, "until")).await;
+                };
+                tokio::select! {
+                    () = reporting => {}
+                    () = context.ct.cancelled() => {
+                        journal("cancelled progress");
+                        return Err(ErrorData::internal_error("cancelled", None));
+                    }
                 }
                 CallToolResult::success(vec![ContentBlock::text(format!("progressed {steps}"))])
             }
             "stall" => {
-                report(&context, 1, 10).await;
+                report(&context, 1, Some(10)).await;
                 context.ct.cancelled().await;
                 journal("cancelled stall");
                 return Err(ErrorData::internal_error("cancelled", None));
@@ -368,6 +400,37 @@ impl ServerHandler for TestServer {
                 }
                 CallToolResult::success(vec![ContentBlock::text(format!("flooded {n}"))])
             }
+            "progress_flood" => {
+                let n = request
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| a.get("n"))
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(1);
+                let Some(token) = context.meta.get_progress_token() else {
+                    return Err(ErrorData::invalid_params("no progress token", None));
+                };
+                let huge = format!("\u{1b}]0;pwned\u{7}\u{1b}[2J{}", "x".repeat(100 * 1024));
+                let note = rmcp::model::ProgressNotificationParam::new(token.clone(), 0.0)
+                    .with_message(huge);
+                let _ = context.peer.notify_progress(note).await;
+                for i in 1..=n {
+                    let message = if i == n {
+                        format!("\u{1b}[31mlast\u{1b}[0m of {n}\u{1b}]0;pwned\u{7}")
+                    } else {
+                        format!("\u{1b}[2J\u{1b}]0;pwned\u{7}noise {i}")
+                    };
+                    let note = rmcp::model::ProgressNotificationParam::new(token.clone(), i as f64)
+                        .with_total(n as f64)
+                        .with_message(message);
+                    if context.peer.notify_progress(note).await.is_err() {
+                        break;
+                    }
+                }
+                journal(&format!("progress flooded {n}"));
+                wait_for_file(text_argument(&request, "until")).await;
+                CallToolResult::success(vec![ContentBlock::text(format!("flooded progress {n}"))])
+            }
             other if tools().iter().any(|t| t.name == other) => {
                 let arguments =
                     serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
@@ -385,15 +448,39 @@ impl ServerHandler for TestServer {
 }
 
 /// One progress notification for the call of `context`, if its client asked for them.
-async fn report(context: &RequestContext<RoleServer>, step: u64, steps: u64) {
+async fn report(context: &RequestContext<RoleServer>, step: u64, steps: Option<u64>) {
     let Some(token) = context.meta.get_progress_token() else {
         return;
     };
-    let note = rmcp::model::ProgressNotificationParam::new(token, step as f64)
-        .with_total(steps as f64)
+    let mut note = rmcp::model::ProgressNotificationParam::new(token, step as f64)
         .with_message(format!("step {step}"));
+    if let Some(steps) = steps {
+        note = note.with_total(steps as f64);
+    }
     let _ = context.peer.notify_progress(note).await;
-    journal(&format!("progress {step}/{steps}"));
+    let of = steps.map(|s| s.to_string()).unwrap_or_else(|| "?".into());
+    journal(&format!("progress {step}/{of}"));
+}
+
+/// A string argument of the call.
+fn text_argument(request: &CallToolRequestParams, key: &str) -> Option<String> {
+    request
+        .arguments
+        .as_ref()
+        .and_then(|a| a.get(key))
+        .and_then(|v| v.as_str())
+        .map(str::to_owned)
+}
+
+/// Wait until the file at `path` exists (at once without one): how a test holds a call open
+/// while it looks at the screen, and lets it end when it has seen enough.
+async fn wait_for_file(path: Option<String>) {
+    let Some(path) = path else {
+        return;
+    };
+    while !std::path::Path::new(&path).exists() {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }
 
 #[tokio::main(flavor = "current_thread")]

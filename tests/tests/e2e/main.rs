@@ -44,6 +44,7 @@ mod mcp_hostile;
 mod mcp_http;
 mod mcp_manage;
 mod mcp_oauth;
+mod mcp_progress;
 mod mcp_schema;
 mod mcp_serve;
 mod no_reply;

@@ -135,6 +135,9 @@ impl Transcript {
                 self.push_committed(kind, None);
                 true
             }
+            ServerMsg::ToolProgress {
+                call_id, progress, ..
+            } => self.tool_progress(call_id, Some(progress)),
             ServerMsg::ContextFill { context, .. } => {
                 let changed = self.view.context != *context;
                 self.view.context = *context;
@@ -202,6 +205,8 @@ impl Transcript {
                 self.view.running_since = None;
                 self.view.retry_notice = None;
                 self.clear_live();
+                // A call stopped with its run reports no more; what it last said is stale.
+                self.clear_progress();
             }
         }
         self.refresh_approval_view();

@@ -3,7 +3,7 @@
 
 use seedpod_protocol::{
     AlertLevel, ApprovalRequest, CallId, Compaction, PodEvent, RunEndReason, Segment, SegmentId,
-    StandingApproval, Usage,
+    StandingApproval, ToolProgress, Usage,
 };
 
 /// One block of the transcript.
@@ -174,6 +174,9 @@ pub enum CellKind {
         duration_ms: Option<u64>,
         /// How it ended, for the header (a command's exit code, a timeout).
         outcome: Option<String>,
+        /// How far it is, as its tool last said while it runs (an MCP server's progress);
+        /// gone once it ends.
+        progress: Option<ToolProgress>,
     },
     /// A tool call that waits (or waited) for a person's approval, with how it was answered.
     Approval {

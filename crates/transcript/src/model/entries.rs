@@ -275,6 +275,7 @@ impl Transcript {
                     output: String::new(),
                     duration_ms: None,
                     outcome: None,
+                    progress: None,
                 };
                 let index = self.push_committed(kind, replaces);
                 let call = OpenCall {
@@ -322,6 +323,7 @@ impl Transcript {
                 output: content.to_string(),
                 duration_ms: None,
                 outcome,
+                progress: None,
             };
             self.push_committed(kind, None);
             return true;
@@ -334,6 +336,7 @@ impl Transcript {
             output,
             duration_ms,
             outcome: cell_outcome,
+            progress,
             ..
         } = &mut cell.kind
         {
@@ -341,6 +344,7 @@ impl Transcript {
             *output = content.to_string();
             *duration_ms = Some(ts.saturating_sub(call.ts));
             *cell_outcome = outcome;
+            *progress = None;
         }
         cell.touch();
         true

@@ -134,6 +134,7 @@ impl Transcript {
                         output: String::new(),
                         duration_ms: None,
                         outcome: None,
+                        progress: None,
                     },
                 };
                 let cell = Cell::new(self.fresh_id(), kind);

@@ -3,7 +3,8 @@
 //! `cells.rs` defines the cells, `status.rs` the status-line model, `transcript.rs` the container
 //! and its queries; `apply.rs` dispatches frames, `entries.rs` turns committed log entries into
 //! cells, `approvals.rs` pairs approval requests with their answers, `live.rs` keeps the
-//! provisional in-flight block, `remembered.rs` the cells a person expanded (kept across
+//! provisional in-flight block, `progress.rs` the progress a running tool call reports,
+//! `remembered.rs` the cells a person expanded (kept across
 //! attaches by the app), and `earlier.rs` inserts pages of older entries (paging back
 //! through the log) above the rest without touching live state.
 
@@ -14,6 +15,7 @@ mod earlier;
 mod entries;
 mod find;
 mod live;
+mod progress;
 mod remembered;
 mod status;
 mod transcript;

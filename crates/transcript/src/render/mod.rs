@@ -89,6 +89,7 @@ fn dispatch(cell: &Cell, available: usize, theme: &Theme) -> Vec<Line<'static>> 
             output,
             duration_ms,
             outcome,
+            progress,
             ..
         } => {
             let view = tool::ToolView {
@@ -98,6 +99,7 @@ fn dispatch(cell: &Cell, available: usize, theme: &Theme) -> Vec<Line<'static>> 
                 output,
                 duration_ms: *duration_ms,
                 outcome: outcome.as_deref(),
+                progress: progress.as_ref(),
                 expanded: cell.expanded,
             };
             tool::tool_call(&view, available, theme)

@@ -1,5 +1,6 @@
-//! Tool calls: one header line (name, key argument, status, duration), then the output
-//! collapsed to a few lines until the cell is expanded. Errors are drawn in the error colour.
+//! Tool calls: one header line (name, key argument, status, duration), a progress line while
+//! a call that reports progress runs, then the output collapsed to a few lines until the cell
+//! is expanded. Errors are drawn in the error colour.
 
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -10,7 +11,7 @@ use super::theme::{Role, Theme};
 use super::wrap::hard_wrap;
 use crate::model::ToolStatus;
 use seedpod_protocol::tasks::{UPDATE_TASKS, parse_update};
-use seedpod_protocol::{Task, TaskStatus};
+use seedpod_protocol::{Task, TaskStatus, ToolProgress};
 
 /// Output lines shown while a call is collapsed.
 pub const COLLAPSED_OUTPUT_LINES: usize = 4;
@@ -30,6 +31,11 @@ const KEY_ARGUMENTS: [&str; 10] = [
     "slug",
 ];
 
+/// Cells of the bar a call's progress line draws when its tool said a total.
+pub const PROGRESS_BAR_CELLS: usize = 12;
+/// Below this width the progress line leaves out its bar and says only the count.
+const PROGRESS_BAR_MIN_WIDTH: usize = 40;
+
 /// Argument names of what a search looks for: shown before the path it looks in.
 const SEARCH_ARGUMENTS: [&str; 2] = ["pattern", "query"];
 
@@ -42,6 +48,8 @@ pub(crate) struct ToolView<'a> {
     pub(crate) duration_ms: Option<u64>,
     /// "exit 3", "timed out": shown before the duration.
     pub(crate) outcome: Option<&'a str>,
+    /// How far a running call is, as its tool last said.
+    pub(crate) progress: Option<&'a ToolProgress>,
     pub(crate) expanded: bool,
 }
 
@@ -51,6 +59,11 @@ pub(crate) fn tool_call(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     let mut out = vec![header(call, available, theme)];
+    if call.status == ToolStatus::Running
+        && let Some(progress) = call.progress
+    {
+        out.push(progress_line(progress, available, theme));
+    }
     // A task list reads as a checklist, not as its JSON and a one-line acknowledgement.
     if call.name == UPDATE_TASKS
         && call.status != ToolStatus::Error
@@ -173,6 +186,34 @@ fn header(call: &ToolView<'_>, available: usize, theme: &Theme) -> Line<'static>
     Line::from(spans)
 }
 
+/// `  ⋯ ████░░░░ 3/10 · indexing files`: a bar when the tool said a total, then the count and
+/// its message, cut to the width. The pod already took control characters out of the message
+/// (`ToolProgress::from_report`); it is sanitised again here, as everything a cell shows is.
+fn progress_line(progress: &ToolProgress, available: usize, theme: &Theme) -> Line<'static> {
+    let lead = "  ⋯ ";
+    let mut spans = vec![Span::styled(lead, theme.style(Role::Dim))];
+    let mut used = width(lead);
+    if let Some(fraction) = progress.fraction()
+        && available >= PROGRESS_BAR_MIN_WIDTH
+    {
+        let filled =
+            ((fraction * PROGRESS_BAR_CELLS as f64).round() as usize).min(PROGRESS_BAR_CELLS);
+        spans.push(Span::styled("█".repeat(filled), theme.style(Role::Warn)));
+        spans.push(Span::styled(
+            "░".repeat(PROGRESS_BAR_CELLS - filled),
+            theme.style(Role::Dim),
+        ));
+        spans.push(Span::raw(" "));
+        used += PROGRESS_BAR_CELLS + 1;
+    }
+    let label = sanitize(&progress.label()).replace('\n', " ");
+    spans.push(Span::styled(
+        truncate(&label, available.saturating_sub(used)),
+        theme.style(Role::Assistant),
+    ));
+    Line::from(spans)
+}
+
 /// An `update_tasks` call's header: how far the list is, `2/5 done`.
 fn task_progress(arguments: &str) -> Option<String> {
     let tasks = parse_update(arguments).ok()?;
@@ -290,6 +331,7 @@ mod tests {
             output: "exit code 2",
             duration_ms: Some(1_500),
             outcome,
+            progress: None,
             expanded: false,
         };
         let line = header(&view, 80, &Theme::colored());
@@ -313,6 +355,7 @@ mod tests {
             output: "task list updated: 3 tasks",
             duration_ms: None,
             outcome: None,
+            progress: None,
             expanded: false,
         };
         let lines = text(&tool_call(&view, 60, &Theme::colored()));
@@ -351,6 +394,72 @@ mod tests {
         );
         let expanded = text(&checklist(&tasks, true, 40, &Theme::colored()));
         assert_eq!(expanded.len(), 25);
+    }
+
+    #[test]
+    fn a_running_call_shows_its_progress_under_its_header_and_an_ended_one_does_not() {
+        let counted = ToolProgress::from_report(3.0, Some(10.0), Some("indexing files"));
+        let view = ToolView {
+            name: "mcp__t__index",
+            arguments: r#"{"path":"src"}"#,
+            status: ToolStatus::Running,
+            output: "",
+            duration_ms: None,
+            outcome: None,
+            progress: counted.as_ref(),
+            expanded: false,
+        };
+        let lines = text(&tool_call(&view, 60, &Theme::colored()));
+        assert_eq!(
+            lines,
+            [
+                "▸ ◌ mcp__t__index src · running",
+                "  ⋯ ████░░░░░░░░ 3/10 · indexing files",
+            ]
+        );
+        // Without a total: the count and the message, no bar.
+        let open = ToolProgress::from_report(3.0, None, Some("indexing"));
+        let lines = text(&tool_call(
+            &ToolView {
+                progress: open.as_ref(),
+                ..view
+            },
+            60,
+            &Theme::colored(),
+        ));
+        assert_eq!(lines[1], "  ⋯ 3 · indexing");
+        // Narrow: no bar, the label cut to the width.
+        let narrow = text(&tool_call(&view, 20, &Theme::colored()));
+        assert!(narrow[1].starts_with("  ⋯ 3/10 · ind"), "{narrow:?}");
+        assert!(width(&narrow[1]) <= 20, "{narrow:?}");
+        // The call ended: its result shows, not its last report.
+        let done = text(&tool_call(
+            &ToolView {
+                status: ToolStatus::Ok,
+                output: "indexed",
+                ..view
+            },
+            60,
+            &Theme::colored(),
+        ));
+        assert!(done.iter().all(|l| !l.contains('⋯')), "{done:?}");
+        // A message that reached the client unclean (a pod older than the cleaning) still
+        // cannot steer the terminal.
+        let raw = ToolProgress {
+            progress: 1.0,
+            total: None,
+            message: Some("\u{1b}]0;pwned\u{7}\u{1b}[2Jok\nnext".into()),
+        };
+        let lines = text(&tool_call(
+            &ToolView {
+                progress: Some(&raw),
+                ..view
+            },
+            60,
+            &Theme::colored(),
+        ));
+        assert!(!lines[1].chars().any(char::is_control), "{lines:?}");
+        assert!(lines[1].ends_with("ok next"), "{lines:?}");
     }
 
     #[test]

@@ -733,3 +733,72 @@ fn a_responses_reasoning_summary_streams_as_thinking_and_commits_without_its_cip
     assert_eq!(text_of_cell(&t, 1), "Read the notes.\n\nThen answer.");
     assert!(!text_of_cell(&t, 1).contains("opaque"));
 }
+
+fn progress_frame(seq: u64, call_id: &str, progress: f64) -> ServerMsg {
+    ServerMsg::ToolProgress {
+        seq: EventSeq::new(seq),
+        call_id: CallId::new(call_id),
+        progress: seedpod_protocol::ToolProgress {
+            progress,
+            total: Some(10.0),
+            message: Some("indexing".into()),
+        },
+    }
+}
+
+fn progress_of_cell(t: &Transcript, index: usize) -> Option<f64> {
+    match &t.cells()[index].kind {
+        CellKind::ToolCall { progress, .. } => progress.as_ref().map(|p| p.progress),
+        other => panic!("cell {index} is {other:?}"),
+    }
+}
+
+/// A running call shows its latest report; its result, or its run stopping, clears it; a
+/// report for a call this client does not hold open changes nothing.
+#[test]
+fn a_running_calls_progress_shows_until_it_ends() {
+    let mut t = attached();
+    apply_all(
+        &mut t,
+        &[
+            ServerMsg::State {
+                seq: EventSeq::new(5),
+                state: PodState::Running,
+            },
+            committed(6, entry(1, tool_call("c1", "mcp__t__index", "{}"))),
+            committed(7, entry(2, tool_call("c2", "mcp__t__index", "{}"))),
+        ],
+    );
+    assert!(t.apply(&progress_frame(8, "c1", 3.0)));
+    assert!(t.apply(&progress_frame(9, "c1", 4.0)));
+    assert_eq!(progress_of_cell(&t, 1), Some(4.0));
+    // The same report again, or one for a call nobody knows, changes nothing.
+    let revision = t.cells()[1].revision;
+    assert!(!t.apply(&ServerMsg::ToolProgress {
+        seq: EventSeq::new(10),
+        call_id: CallId::new("c1"),
+        progress: seedpod_protocol::ToolProgress {
+            progress: 4.0,
+            total: Some(10.0),
+            message: Some("indexing".into()),
+        },
+    }));
+    assert!(!t.apply(&progress_frame(11, "c9", 1.0)));
+    assert_eq!(t.cells()[1].revision, revision);
+    // The result replaces it.
+    t.apply(&committed(
+        12,
+        entry(3, tool_result("c1", "mcp__t__index", "done", false)),
+    ));
+    assert_eq!(progress_of_cell(&t, 1), None);
+    assert!(!t.apply(&progress_frame(13, "c1", 9.0)), "a late report");
+    assert_eq!(progress_of_cell(&t, 1), None);
+    // The other call's report goes when the run stops (a pause, a cancel).
+    assert!(t.apply(&progress_frame(14, "c2", 2.0)));
+    assert_eq!(progress_of_cell(&t, 2), Some(2.0));
+    t.apply(&ServerMsg::State {
+        seq: EventSeq::new(15),
+        state: PodState::Paused,
+    });
+    assert_eq!(progress_of_cell(&t, 2), None);
+}

@@ -125,6 +125,7 @@ fn tool_errors_use_the_error_colour() {
         output: "no such file".into(),
         duration_ms: None,
         outcome: None,
+        progress: None,
     });
     let lines = cell_lines(&cell, 80, &theme);
     let error = theme.style(Role::Error);

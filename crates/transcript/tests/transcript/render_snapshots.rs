@@ -22,6 +22,7 @@ fn tool_output_of_2000_lines_expanded() {
         output: long_output(2000),
         duration_ms: Some(65_000),
         outcome: None,
+        progress: None,
     });
     let text = at_widths(&cell);
     // Every output line is there at every width (wrapped at 40, so more rows there).
@@ -103,6 +104,7 @@ fn grep_header_shows_the_pattern() {
         output: "tui/src/ui/mod.rs:12:fn render_frame(".into(),
         duration_ms: Some(40),
         outcome: None,
+        progress: None,
     });
     let text = at_widths(&cell);
     assert_eq!(text.matches("grep fn render_frame").count(), 3, "{text}");

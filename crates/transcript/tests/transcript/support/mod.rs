@@ -219,6 +219,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
         output,
         duration_ms,
         outcome: None,
+        progress: None,
     };
     vec![
         (
@@ -371,6 +372,7 @@ pub fn every_cell() -> Vec<(&'static str, Cell)> {
                         .into(),
                 duration_ms: Some(4_200),
                 outcome: None,
+                progress: None,
             }),
         ),
         (
