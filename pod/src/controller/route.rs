@@ -73,6 +73,12 @@ pub enum Deferred {
     /// `/model` with no name: the model in use and the ones the server offers, asked off the
     /// loop.
     ModelList,
+    /// `/mcp__SERVER__PROMPT args`: the server is asked for the prompt off the loop, then its
+    /// text is the person's input (`mcp/prompts.rs`).
+    McpPrompt {
+        command: String,
+        args: String,
+    },
 }
 
 #[derive(Debug)]
@@ -151,10 +157,13 @@ pub fn route(method: Method) -> Route {
         Method::GetHistory => return Route::Connection(ConnectionMethod::History),
         Method::Run { segments } => match commands::as_command(&segments) {
             Some((name, args)) => pod_command(name, args),
-            None => Loop(Now::Input {
-                segments,
-                trigger: RunTrigger::User,
-            }),
+            None => match mcp_prompt(&segments) {
+                Some((command, args)) => Later(Deferred::McpPrompt { command, args }),
+                None => Loop(Now::Input {
+                    segments,
+                    trigger: RunTrigger::User,
+                }),
+            },
         },
         // A parent's input is never a pod command: `/clear` from a parent is text.
         Method::Delegate { segments } => Loop(Now::Input {
@@ -196,6 +205,19 @@ pub fn route(method: Method) -> Route {
         Method::McpControl { server, action } => Loop(Now::McpControl { server, action }),
     };
     Route::Controller(controller)
+}
+
+/// `/mcp__SERVER__PROMPT args` when a person's input is exactly that (typed, or the composer's
+/// completed reference).
+fn mcp_prompt(segments: &[Segment]) -> Option<(String, String)> {
+    match segments {
+        [Segment::WorkflowInvoke { slug, args }]
+            if crate::mcp::names::server_of(slug).is_some() =>
+        {
+            Some((slug.clone(), args.clone()))
+        }
+        _ => None,
+    }
 }
 
 fn pod_command(name: PodCommand, args: String) -> ControllerMethod {

@@ -15,6 +15,8 @@ use tokio::sync::Notify;
 pub(super) struct Handler {
     server: Arc<str>,
     tools_changed: Arc<Notify>,
+    /// Wakes the supervisor to list prompts and resources again (`catalogue.rs`).
+    catalogue_changed: Option<Arc<Notify>>,
     budget: Arc<Mutex<NotificationBudget>>,
 }
 
@@ -67,7 +69,20 @@ impl Handler {
         Handler {
             server: server.into(),
             tools_changed,
+            catalogue_changed: None,
             budget: Arc::new(Mutex::new(NotificationBudget::new(Instant::now()))),
+        }
+    }
+
+    /// Also wake `changed` when the server says its prompts or resources changed.
+    pub(super) fn with_catalogue(mut self, changed: Arc<Notify>) -> Handler {
+        self.catalogue_changed = Some(changed);
+        self
+    }
+
+    fn catalogue_changed(&self) {
+        if let Some(changed) = &self.catalogue_changed {
+            changed.notify_one();
         }
     }
 
@@ -92,6 +107,16 @@ impl rmcp::ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.note("tools/list_changed", String::new);
         self.tools_changed.notify_one();
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.note("prompts/list_changed", String::new);
+        self.catalogue_changed();
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.note("resources/list_changed", String::new);
+        self.catalogue_changed();
     }
 
     // Servers on protocol versions before SEP-2577 deprecated logging still send these, and
