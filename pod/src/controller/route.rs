@@ -251,6 +251,48 @@ mod tests {
         vec![Segment::Text { text: text.into() }]
     }
 
+    /// A person's `/mcp__SERVER__PROMPT` is asked of its server off the loop; a parent's is
+    /// text, like any command from a parent; anything around it makes it ordinary input.
+    #[test]
+    fn an_mcp_prompt_is_deferred_only_when_a_person_sends_it_alone() {
+        let invoke = |slug: &str| Segment::WorkflowInvoke {
+            slug: slug.into(),
+            args: "a=1".into(),
+        };
+        match route(Method::Run {
+            segments: vec![invoke("mcp__t__greet")],
+        }) {
+            Route::Controller(ControllerMethod::Deferred(Deferred::McpPrompt {
+                command,
+                args,
+            })) => {
+                assert_eq!((command.as_str(), args.as_str()), ("mcp__t__greet", "a=1"));
+            }
+            other => panic!("{other:?}"),
+        }
+        for segments in [
+            vec![invoke("review")],
+            vec![invoke("mcp__t__greet"), Segment::text(" more")],
+            vec![invoke("mcp__")],
+        ] {
+            assert!(
+                matches!(
+                    route(Method::Run {
+                        segments: segments.clone()
+                    }),
+                    Route::Controller(ControllerMethod::Now(Now::Input { .. }))
+                ),
+                "{segments:?}"
+            );
+        }
+        assert!(matches!(
+            route(Method::Delegate {
+                segments: vec![invoke("mcp__t__greet")]
+            }),
+            Route::Controller(ControllerMethod::Now(Now::Input { .. }))
+        ));
+    }
+
     #[test]
     fn the_handshake_and_subscriptions_stay_with_the_connection() {
         let hello = Method::Hello {

@@ -108,9 +108,16 @@ async fn a_prompt_run_as_a_slash_command_in_the_tui_reaches_the_request_as_the_p
 
     let mut tui = Tui::spawn(&sb, &["attach", "p"]);
     tui.wait_for("connected");
-    // `/mcp__t__` lists the prompts with their arguments, required ones in <>.
-    tui.send("/mcp__t__g");
+    // `/mcp__t__` lists the prompts with their arguments, required ones in <>; a description
+    // with terminal escapes is shown escaped and never reaches the terminal as a sequence.
+    tui.send("/mcp__t__");
     tui.wait_for("<name> [style]");
+    tui.wait_for("Cleared your screen.");
+    assert!(
+        !tui.wrote(b"\x1b]0;owned"),
+        "a title sequence reached the terminal"
+    );
+    tui.send("g");
     // A required argument missing: refused, nothing sent, the text back in the composer.
     tui.send("reet");
     tui.send(keys::ENTER);
