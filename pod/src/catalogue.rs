@@ -22,6 +22,8 @@ pub fn declared() -> Vec<&'static ToolDecl> {
         &crate::git_commit::DECL,
         &crate::paste::DECL,
         &crate::tool_search::DECL,
+        &crate::mcp::resources::LIST_DECL,
+        &crate::mcp::resources::READ_DECL,
     ];
     seedpod_tools::BUILTIN_TOOLS
         .into_iter()
@@ -87,6 +89,8 @@ mod tests {
                 "git_commit",
                 "read_paste",
                 "tool_search",
+                "mcp_list_resources",
+                "mcp_read_resource",
                 "spawn_pod",
                 "send_to_pod",
                 "read_pod_output",
@@ -106,12 +110,13 @@ mod tests {
     /// (docs/configuration.md): the file tools are confined by the scope, a child gets only
     /// its parent's scope, the task list only records; shell is confined by nothing but the
     /// sandbox and git_commit commits as the person, so both ask; an MCP tool comes from
-    /// outside, so it asks.
+    /// outside, so it asks, and so do the MCP resource tools (a server's `trust_read_only`
+    /// lets them run, `mcp/catalogue.rs`).
     #[test]
     fn shell_git_commit_and_mcp_tools_ask_and_every_other_tool_is_allowed() {
         for decl in declared() {
             let expected = match decl.name {
-                "shell" | "git_commit" => Policy::Ask,
+                "shell" | "git_commit" | "mcp_list_resources" | "mcp_read_resource" => Policy::Ask,
                 _ => Policy::Allow,
             };
             assert_eq!(decl.default_policy, expected, "{}", decl.name);

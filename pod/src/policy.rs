@@ -32,6 +32,11 @@ impl Policies {
         }
     }
 
+    /// The configured `[approvals]` key `key` for MCP (`mcp__SERVER__*` or a tool's), if any.
+    pub fn mcp_key(&self, key: &str) -> Option<Policy> {
+        self.mcp.get(key).copied()
+    }
+
     /// With the configured MCP keys.
     pub fn with_mcp(mut self, keys: impl IntoIterator<Item = (String, Policy)>) -> Policies {
         self.mcp = keys.into_iter().collect();

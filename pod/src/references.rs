@@ -39,6 +39,9 @@ pub struct ReferenceContext<'a> {
     /// The pod's scope, which bounds where a knowledge note or workflow may lead besides the
     /// project (`project_file.rs`). `None`: only the project.
     pub scope: Option<&'a Scope>,
+    /// `@path` references already resolved elsewhere, by path: MCP resources (`@SERVER:URI`),
+    /// read by the caller before this runs (`controller/attach.rs`).
+    pub premade: &'a [(String, Resolved)],
 }
 
 /// Why an `@path` was not attached. The text is the reason both tellings give: the model's
@@ -102,7 +105,12 @@ pub fn resolve(segments: &[Segment], ctx: &ReferenceContext) -> Vec<Resolved> {
     segments
         .iter()
         .filter_map(|segment| match segment {
-            Segment::FileRef { path } => Some(file_reference(path, ctx)),
+            Segment::FileRef { path } => {
+                Some(match ctx.premade.iter().find(|(made, _)| made == path) {
+                    Some((_, resolved)) => resolved.clone(),
+                    None => file_reference(path, ctx),
+                })
+            }
             Segment::KnowledgeRef { slug } => Some(knowledge(slug, ctx)),
             Segment::WorkflowInvoke { slug, args } => {
                 (!is_builtin_command(slug)).then(|| workflow(slug, args, ctx))
@@ -453,6 +461,7 @@ mod tests {
     fn resolve_one(segment: Segment, cwd: &Path, max_file_bytes: usize) -> Resolved {
         let can_read = scope(cwd);
         let ctx = ReferenceContext {
+            premade: &[],
             cwd,
             can_read: &can_read,
             max_file_bytes,
@@ -750,6 +759,7 @@ mod tests {
         std::fs::write(dir.path().join("a"), "A").unwrap();
         let can_read = scope(dir.path());
         let ctx = ReferenceContext {
+            premade: &[],
             cwd: dir.path(),
             can_read: &can_read,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,

@@ -73,6 +73,7 @@ async fn create(opts: OpenOptions) -> Result<ControllerParts, PodError> {
     // or run out of its startup time).
     opts.mcp.settle().await;
     let mut specs = opts.tools.specs();
+    specs.retain(|s| !crate::mcp::resources::is_resource_tool(&s.name));
     specs.extend(opts.mcp.offer());
     let planned = segment_plan::plan(&segment_plan::Plan {
         prompt: &opts.session.prompt,

@@ -91,6 +91,14 @@ pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), 
     // `tool_search` finds the servers' tools through the hub; a segment offers it only when
     // its tools are over the `[tool_search]` budget (`segment_plan`).
     crate::tool_search::ToolSearch::register(&mut tools, &mcp, &opts.session.policies);
+    // The resource tools are callable in any pod with MCP servers; a segment offers them only
+    // when a server has resources (`McpHub::offer`), so they are left out of the registry's
+    // own list of what to offer (`resources::is_resource_tool`).
+    if !mcp.is_empty() {
+        for tool in crate::mcp::resources::tools(&mcp) {
+            tools.register(tool);
+        }
+    }
     // A server the pod must not run without stops it here, before it opens or says ready.
     if let Some(reason) = mcp.required_failure().await {
         mcp.stop().await;

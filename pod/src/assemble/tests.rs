@@ -429,6 +429,8 @@ fn the_pods_own_tools_join_in_catalogue_order_unless_denied() {
         .filter(|name| *name != "read_paste")
         // Registered beside the MCP servers it searches (`server.rs`), not with these.
         .filter(|name| *name != crate::tool_search::TOOL_SEARCH)
+        // So are the MCP resource tools.
+        .filter(|name| !crate::mcp::resources::is_resource_tool(name))
         .collect();
     assert_eq!(names(&pod.tools), expected);
     for spec in pod.tools.specs() {
@@ -469,8 +471,10 @@ fn every_declared_tools_preview_and_flush_agree_with_its_schema() {
     )
     .unwrap();
     let mut specs = pod.tools.specs();
-    // `tool_search` is registered beside the MCP servers it searches (`server.rs`).
+    // `tool_search` is registered beside the MCP servers it searches (`server.rs`), and so
+    // are the MCP resource tools.
     specs.push(crate::tool_search::spec());
+    specs.extend(crate::mcp::resources::specs());
     assert_eq!(
         specs.len(),
         catalogue::declared().len(),

@@ -164,6 +164,8 @@ impl Controller {
         // server says of the tool now).
         let policy = if crate::mcp::names::server_of(&call.name).is_some() {
             self.mcp.hub.policy(&call.name)
+        } else if crate::mcp::resources::is_resource_tool(&call.name) {
+            self.mcp.hub.resource_policy(&call.name, &call.arguments)
         } else {
             self.session.policies.for_tool(&call.name)
         };

@@ -27,6 +27,11 @@ pub(super) struct Attachments {
     segments: Vec<Segment>,
     cwd: PathBuf,
     scope: Option<Arc<Scope>>,
+    /// The MCP servers, when a person's input may name their resources (`@SERVER:URI`); a
+    /// parent's or a notification's input may not: it is not a person saying to read them.
+    resources: Option<crate::mcp::McpHub>,
+    /// The resources read (`read_resources`), by the path the input wrote.
+    premade: Vec<(String, Resolved)>,
 }
 
 /// Whether `segments` reference anything that must be attached.
@@ -55,6 +60,7 @@ impl Attachments {
             }
         };
         let ctx = ReferenceContext {
+            premade: &self.premade,
             cwd: Path::new(&self.cwd),
             can_read: &can_read,
             max_file_bytes: MAX_ATTACHMENT_BYTES,
@@ -62,11 +68,58 @@ impl Attachments {
         };
         references::resolve(&self.segments, &ctx)
     }
+
+    /// Read every `@SERVER:URI` of the input from its server (each within the server's tool
+    /// timeout). One that cannot be read is attached as a placeholder saying why, and alerted,
+    /// like a file that vanished since it was typed.
+    async fn read_resources(&mut self) {
+        let Some(hub) = &self.resources else {
+            return;
+        };
+        for segment in &self.segments {
+            let Segment::FileRef { path } = segment else {
+                continue;
+            };
+            if hub.check_reference(path).is_none()
+                || self.premade.iter().any(|(made, _)| made == path)
+            {
+                continue;
+            }
+            let Some((server, uri)) = crate::mcp::resources::split_reference(path) else {
+                continue;
+            };
+            let resolved = match hub.read_resource(server, uri).await {
+                Ok((result, _)) => {
+                    tracing::info!(event = "mcp_resource_attached", server, uri);
+                    Resolved {
+                        item: SystemItem::FileAttachment {
+                            path: path.clone(),
+                            body: crate::mcp::resources::attachment_body(
+                                path,
+                                result,
+                                MAX_ATTACHMENT_BYTES,
+                            ),
+                        },
+                        problem: None,
+                    }
+                }
+                Err(why) => Resolved {
+                    item: SystemItem::FileAttachment {
+                        path: path.clone(),
+                        body: format!("[Resource: {path}] (not attached: {why})"),
+                    },
+                    problem: Some(format!("@{path} was not attached: {why}")),
+                },
+            };
+            self.premade.push((path.clone(), resolved));
+        }
+    }
 }
 
 impl PodHost {
     /// Resolve `job` off every async thread, then have the controller commit the items.
-    pub(super) async fn attach(&mut self, job: Attachments) -> Result<(), HostError> {
+    pub(super) async fn attach(&mut self, mut job: Attachments) -> Result<(), HostError> {
+        job.read_resources().await;
         let resolved = tokio::task::spawn_blocking(move || job.resolve())
             .await
             .map_err(|_| {
@@ -94,6 +147,8 @@ impl Controller {
             segments: segments.clone(),
             cwd: self.pod.meta.cwd.clone(),
             scope: self.session.scope.clone(),
+            resources: self.runs.unattached_by_person.then(|| self.mcp.hub.clone()),
+            premade: Vec::new(),
         })
     }
 

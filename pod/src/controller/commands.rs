@@ -51,7 +51,8 @@ pub const HELP: &str =
   /mcp [SERVER]  the MCP servers: state, tools and their approvals, why one is down
   /help          this list
 References in a message: @path attaches a file or directory listing, #slug a knowledge note
-(.seedpod/knowledge/slug.md), /slug a workflow (.seedpod/workflows/slug.md).";
+(.seedpod/knowledge/slug.md), /slug a workflow (.seedpod/workflows/slug.md); an MCP server's
+prompt is /mcp__SERVER__PROMPT [ARGS] and its resource @SERVER:URI.";
 
 impl Controller {
     pub(super) async fn command(&mut self, id: RequestId, command: LoopCommand) -> ServerMsg {

@@ -22,6 +22,7 @@ mod inbox;
 mod injection;
 mod input;
 mod mcp;
+mod mcp_input;
 mod meta_file;
 mod queue_events;
 mod requests;
@@ -344,6 +345,7 @@ impl Controller {
                 limits: parts.limits,
                 retry: parts.retry,
                 unattached: None,
+                unattached_by_person: false,
                 waiting_approval: None,
                 model_list: Default::default(),
             },

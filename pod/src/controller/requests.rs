@@ -115,10 +115,13 @@ impl Controller {
             Deferred::Completions { kind, prefix } => {
                 let cwd = self.pod.meta.cwd.clone();
                 let scope = self.session.scope.clone();
+                let hub = self.mcp.hub.clone();
                 tokio::task::spawn_blocking(move || {
                     let answer =
                         completions::answer_in_scope(id, &cwd, scope.as_deref(), kind, &prefix);
-                    let _ = reply.send(answer);
+                    let _ = reply.send(super::mcp_input::with_mcp_completions(
+                        answer, &hub, &prefix,
+                    ));
                 });
             }
             // Pages of the active segment come from memory; anything older is read from files.
@@ -148,6 +151,7 @@ impl Controller {
             Deferred::Memory { text } => self.memory(id, &text, reply),
             Deferred::Commit { hint } => self.commit_command(id, hint, reply),
             Deferred::ModelList => self.model_list(id, reply),
+            Deferred::McpPrompt { command, args } => self.mcp_prompt(id, command, args, reply),
             Deferred::Spawn(request) => self.spawn_child(id, request, reply).await,
         }
     }
@@ -155,6 +159,13 @@ impl Controller {
     pub(super) async fn handle_request(&mut self, id: RequestId, method: Now) -> ServerMsg {
         match method {
             Now::Input { segments, trigger } => {
+                // An `@SERVER:URI` a person sent names a resource a server lists now, or
+                // nothing is sent.
+                if trigger == RunTrigger::User
+                    && let Some(refused) = self.mcp_references(&segments)
+                {
+                    return error(id, ErrorCode::InvalidRequest, refused);
+                }
                 let text = seedpod_protocol::flatten_to_text(&segments);
                 if let Err(refusal) = self.guard("input", &text) {
                     return error(id, ErrorCode::InvalidRequest, refusal.to_string());

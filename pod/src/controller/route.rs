@@ -73,6 +73,12 @@ pub enum Deferred {
     /// `/model` with no name: the model in use and the ones the server offers, asked off the
     /// loop.
     ModelList,
+    /// `/mcp__SERVER__PROMPT args`: the server is asked for the prompt off the loop, then its
+    /// text is the person's input (`mcp/prompts.rs`).
+    McpPrompt {
+        command: String,
+        args: String,
+    },
 }
 
 #[derive(Debug)]
@@ -151,10 +157,13 @@ pub fn route(method: Method) -> Route {
         Method::GetHistory => return Route::Connection(ConnectionMethod::History),
         Method::Run { segments } => match commands::as_command(&segments) {
             Some((name, args)) => pod_command(name, args),
-            None => Loop(Now::Input {
-                segments,
-                trigger: RunTrigger::User,
-            }),
+            None => match mcp_prompt(&segments) {
+                Some((command, args)) => Later(Deferred::McpPrompt { command, args }),
+                None => Loop(Now::Input {
+                    segments,
+                    trigger: RunTrigger::User,
+                }),
+            },
         },
         // A parent's input is never a pod command: `/clear` from a parent is text.
         Method::Delegate { segments } => Loop(Now::Input {
@@ -198,6 +207,19 @@ pub fn route(method: Method) -> Route {
     Route::Controller(controller)
 }
 
+/// `/mcp__SERVER__PROMPT args` when a person's input is exactly that (typed, or the composer's
+/// completed reference).
+fn mcp_prompt(segments: &[Segment]) -> Option<(String, String)> {
+    match segments {
+        [Segment::WorkflowInvoke { slug, args }]
+            if crate::mcp::names::server_of(slug).is_some() =>
+        {
+            Some((slug.clone(), args.clone()))
+        }
+        _ => None,
+    }
+}
+
 fn pod_command(name: PodCommand, args: String) -> ControllerMethod {
     let command = match name {
         PodCommand::Compact => {
@@ -227,6 +249,48 @@ mod tests {
 
     fn text(text: &str) -> Vec<Segment> {
         vec![Segment::Text { text: text.into() }]
+    }
+
+    /// A person's `/mcp__SERVER__PROMPT` is asked of its server off the loop; a parent's is
+    /// text, like any command from a parent; anything around it makes it ordinary input.
+    #[test]
+    fn an_mcp_prompt_is_deferred_only_when_a_person_sends_it_alone() {
+        let invoke = |slug: &str| Segment::WorkflowInvoke {
+            slug: slug.into(),
+            args: "a=1".into(),
+        };
+        match route(Method::Run {
+            segments: vec![invoke("mcp__t__greet")],
+        }) {
+            Route::Controller(ControllerMethod::Deferred(Deferred::McpPrompt {
+                command,
+                args,
+            })) => {
+                assert_eq!((command.as_str(), args.as_str()), ("mcp__t__greet", "a=1"));
+            }
+            other => panic!("{other:?}"),
+        }
+        for segments in [
+            vec![invoke("review")],
+            vec![invoke("mcp__t__greet"), Segment::text(" more")],
+            vec![invoke("mcp__")],
+        ] {
+            assert!(
+                matches!(
+                    route(Method::Run {
+                        segments: segments.clone()
+                    }),
+                    Route::Controller(ControllerMethod::Now(Now::Input { .. }))
+                ),
+                "{segments:?}"
+            );
+        }
+        assert!(matches!(
+            route(Method::Delegate {
+                segments: vec![invoke("mcp__t__greet")]
+            }),
+            Route::Controller(ControllerMethod::Now(Now::Input { .. }))
+        ));
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub(super) struct Runs {
     pub(super) retry: seedpod_engine::RetryPolicy,
     /// The open run's input, while what it references is not yet attached (`attach.rs`).
     pub(super) unattached: Option<Vec<seedpod_protocol::Segment>>,
+    /// That input is a person's: its `@SERVER:URI` references are MCP resources to read.
+    pub(super) unattached_by_person: bool,
     /// The run task waiting for an answer to an approval request, if one is.
     pub(super) waiting_approval: Option<super::approvals::WaitingApproval>,
     /// The server's model list as last fetched, for `/model` completions: typing a name asks
@@ -54,6 +56,7 @@ impl Controller {
             input_seq = self.log.entries.last().map(|e| e.seq);
             // Attached by the run task before its first request (`attach.rs`).
             self.runs.unattached = segments;
+            self.runs.unattached_by_person = trigger == RunTrigger::User;
         }
         tracing::info!(
             event = "turn_start",

@@ -171,6 +171,7 @@ impl Controller {
             .specs()
             .into_iter()
             .filter(|s| crate::mcp::names::server_of(&s.name).is_none())
+            .filter(|s| !crate::mcp::resources::is_resource_tool(&s.name))
             .collect();
         specs.extend(self.mcp.hub.offer());
         let model = self.log.state.model.clone();

@@ -26,7 +26,7 @@ use seedpod_protocol::{
 use seedpod_store::{
     PodConfig, PodMeta, SegmentState, SegmentWriter, new_segment_id, read_segment, segment_path,
 };
-use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 

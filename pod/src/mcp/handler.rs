@@ -19,6 +19,8 @@ pub(super) struct Handler {
     tools_changed: Arc<Notify>,
     /// The calls on this connection that show their progress (`progress.rs`).
     pub(super) progress: ProgressRoutes,
+    /// Wakes the supervisor to list prompts and resources again (`catalogue.rs`).
+    catalogue_changed: Option<Arc<Notify>>,
     budget: Arc<Mutex<NotificationBudget>>,
 }
 
@@ -72,7 +74,20 @@ impl Handler {
             server: server.into(),
             tools_changed,
             progress: ProgressRoutes::default(),
+            catalogue_changed: None,
             budget: Arc::new(Mutex::new(NotificationBudget::new(Instant::now()))),
+        }
+    }
+
+    /// Also wake `changed` when the server says its prompts or resources changed.
+    pub(super) fn with_catalogue(mut self, changed: Arc<Notify>) -> Handler {
+        self.catalogue_changed = Some(changed);
+        self
+    }
+
+    fn catalogue_changed(&self) {
+        if let Some(changed) = &self.catalogue_changed {
+            changed.notify_one();
         }
     }
 
@@ -97,6 +112,16 @@ impl rmcp::ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.note("tools/list_changed", String::new);
         self.tools_changed.notify_one();
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.note("prompts/list_changed", String::new);
+        self.catalogue_changed();
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.note("resources/list_changed", String::new);
+        self.catalogue_changed();
     }
 
     // Servers on protocol versions before SEP-2577 deprecated logging still send these, and

@@ -16,6 +16,7 @@
 
 pub use crate::mcp_names as names;
 mod calling;
+pub mod catalogue;
 pub mod frames;
 mod handler;
 pub mod http;
@@ -25,7 +26,9 @@ pub mod oauth;
 pub mod probe;
 mod process;
 mod progress;
+pub mod prompts;
 mod required;
+pub mod resources;
 pub mod result;
 pub mod schema;
 pub mod server;
@@ -245,7 +248,13 @@ impl McpHub {
         if let Ok(mut offered) = self.inner.offered_hints.lock() {
             *offered = hints;
         }
-        self.tool_specs()
+        let mut specs = self.tool_specs();
+        // The resource tools, when a server has resources now (`resources.rs`): fixed in the
+        // segment like every tool.
+        if self.offers_resources() {
+            specs.extend(resources::specs());
+        }
+        specs
     }
 
     /// The specs of `server`'s tools now, denied ones left out.

@@ -132,6 +132,8 @@ pub struct ServerView {
     pub settled: bool,
     /// How many times it became ready: a call made on one start ends when that start does.
     pub started: u64,
+    /// Its prompts and resources, as it last listed them (`catalogue.rs`).
+    pub catalogue: Arc<super::catalogue::Catalogue>,
 }
 
 impl ServerView {
@@ -146,6 +148,7 @@ impl ServerView {
             pid: None,
             settled: false,
             started: 0,
+            catalogue: super::catalogue::empty(),
         }
     }
 }
@@ -159,6 +162,7 @@ struct Live {
     /// An HTTP server's connection says here when it is gone (`http.rs`).
     lost: Option<Arc<Lost>>,
     tools: Vec<McpToolInfo>,
+    catalogue: super::catalogue::Catalogue,
     note: Option<String>,
 }
 
@@ -296,7 +300,9 @@ impl Supervisor {
                 });
             }
             let tools_changed = Arc::new(Notify::new());
-            let handler = Handler::new(&name, tools_changed.clone());
+            let catalogue_changed = Arc::new(Notify::new());
+            let handler = Handler::new(&name, tools_changed.clone())
+                .with_catalogue(catalogue_changed.clone());
             let starting = tokio::time::timeout(
                 self.config.startup_timeout,
                 start(&self.config, &self.cwd, handler),
@@ -329,7 +335,12 @@ impl Supervisor {
                     asked = false;
                     let since = Instant::now();
                     match self
-                        .serve(live, &tools_changed, came_back, &mut control)
+                        .serve(
+                            live,
+                            (&tools_changed, &catalogue_changed),
+                            came_back,
+                            &mut control,
+                        )
                         .await
                     {
                         Ended::Shutdown => break,
@@ -515,7 +526,7 @@ impl Supervisor {
     async fn serve(
         &self,
         live: Live,
-        tools_changed: &Notify,
+        (tools_changed, catalogue_changed): (&Notify, &Notify),
         came_back: bool,
         control: &mut mpsc::Receiver<McpAction>,
     ) -> Ended {
@@ -525,6 +536,7 @@ impl Supervisor {
             tag,
             lost,
             tools,
+            catalogue,
             note,
         } = live;
         let name = &self.config.name;
@@ -536,6 +548,7 @@ impl Supervisor {
             v.state = McpState::Ready;
             v.started += 1;
             v.tools = Arc::new(tools);
+            v.catalogue = Arc::new(catalogue);
             v.peer = Some(peer.clone());
             v.progress = Some(progress);
             v.pid = pid;
@@ -587,6 +600,15 @@ impl Supervisor {
                     break Ended::Died(why);
                 }
                 _ = tools_changed.notified() => self.relist(&peer).await,
+                _ = catalogue_changed.notified() => {
+                    let catalogue = super::catalogue::list(
+                        &self.config.name,
+                        &peer,
+                        self.config.startup_timeout,
+                    )
+                    .await;
+                    self.view.send_modify(|v| v.catalogue = Arc::new(catalogue));
+                }
                 _ = health.tick(), if lost.is_some() => ping(&peer),
                 action = control.recv() => match action.map(Next::of) {
                     None => break Ended::Shutdown,
@@ -857,12 +879,16 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
         }
     };
     let (tools, note) = convert(&config.name, tools);
+    // Prompts and resources, where the server announced them; their failure costs only them.
+    let catalogue =
+        super::catalogue::list(&config.name, running.peer(), config.startup_timeout).await;
     Ok(Live {
         running,
         child,
         tag,
         lost,
         tools,
+        catalogue,
         note,
     })
 }

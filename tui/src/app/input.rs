@@ -252,6 +252,8 @@ impl App {
                 }
                 self.command(command, now)
             }
+            // An MCP server's prompt typed by hand: the pod runs it (or says why not).
+            Parsed::Unknown(name) if name.starts_with(MCP_PROMPT_PREFIX) => self.send_input(now),
             Parsed::Unknown(name) if !self.composer.segments().iter().any(is_workflow) => {
                 self.flash(
                     FlashLevel::Warn,
@@ -297,7 +299,14 @@ impl App {
             );
             return Vec::new();
         }
-        let segments = self.composer.segments();
+        let mut segments = self.composer.segments();
+        // `/mcp__SERVER__PROMPT args` typed without the popup is the same invocation.
+        if let [seedpod_protocol::Segment::Text { text }] = segments.as_slice()
+            && let Parsed::Unknown(name) = commands::parse(text)
+            && name.starts_with(MCP_PROMPT_PREFIX)
+        {
+            segments = seedpod_protocol::parse_typed(text.trim());
+        }
         let entry = self.composer.entry();
         let mut effects = Vec::new();
         if let Some((path, line)) = self.history.push(entry.clone()) {
@@ -467,6 +476,9 @@ impl App {
         Vec::new()
     }
 }
+
+/// What an MCP prompt's slash command starts with (`/mcp__SERVER__PROMPT`).
+const MCP_PROMPT_PREFIX: &str = "mcp__";
 
 fn is_workflow(segment: &seedpod_protocol::Segment) -> bool {
     matches!(segment, seedpod_protocol::Segment::WorkflowInvoke { .. })

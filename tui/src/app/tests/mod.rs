@@ -178,6 +178,32 @@ fn enter_sends_the_composer_as_segments_and_clears_it() {
     assert_eq!(h.app.history.len(), 1);
 }
 
+/// An MCP server's prompt typed out by hand is sent as the invocation (the pod runs it or says
+/// why not); another unknown `/name` is still refused here.
+#[test]
+fn a_hand_typed_mcp_prompt_is_sent_as_an_invocation() {
+    let mut h = Harness::connected();
+    h.type_text("/mcp__t__greet \"Ann Lee\" style=warm ");
+    let (_, method) = request(&h.key(key(KeyCode::Enter)));
+    assert_eq!(
+        method,
+        Method::Run {
+            segments: vec![Segment::WorkflowInvoke {
+                slug: "mcp__t__greet".into(),
+                args: "\"Ann Lee\" style=warm".into(),
+            }]
+        }
+    );
+    let mut h = Harness::connected();
+    h.type_text("/greet Ann");
+    assert!(h.key(key(KeyCode::Enter)).is_empty());
+    assert!(
+        h.flash().contains("unknown command /greet"),
+        "{}",
+        h.flash()
+    );
+}
+
 #[test]
 fn modified_enter_and_ctrl_j_insert_newlines() {
     let mut h = Harness::connected();
