@@ -15,6 +15,7 @@ use seedpod_config::McpServer;
 
 use super::handler::Handler;
 use super::http::{Lost, SessionClient};
+use super::oauth::machine::MachineError;
 use super::oauth::store::TokenStore;
 use super::oauth::{Refusal, judge_refusal, needs_login_message};
 use super::server::StartError;
@@ -74,6 +75,17 @@ pub(super) async fn start(
     };
     let client =
         SessionClient::new(client, shown.to_string(), lost.clone()).with_login(store.clone());
+    // A machine client asks for a fresh token at every connect: nobody is there to log in,
+    // and a token the server stopped taking is replaced by reconnecting.
+    if let (Some(store), seedpod_config::McpGrant::ClientCredentials) = (&store, config.oauth.grant)
+    {
+        super::oauth::machine::obtain(config, url, store)
+            .await
+            .map_err(|err| match err {
+                MachineError::Config(why) => StartError::permanent(format!("{shown}: {why}")),
+                MachineError::Refused(why) => StartError::retry(why),
+            })?;
+    }
     let login = match &store {
         Some(store) => store
             .read()

@@ -9,10 +9,12 @@
 //!
 //! - `store.rs`: where a login lives (one private file per server, bound to its URL);
 //! - `login.rs`: `seedpod mcp login`, the only place a person's browser is involved;
+//! - `machine.rs`: `grant = "client_credentials"`, a token the pod asks for itself;
 //! - here: what a pod makes of a server that answers 401 — a login it can ask for, or a
 //!   server that wants credentials seedpod cannot get (which fails at once, in words).
 
 pub mod login;
+pub mod machine;
 pub mod store;
 
 use rmcp::transport::auth::{AuthorizationManager, AuthorizationMetadataSource};
@@ -68,4 +70,52 @@ pub async fn judge_refusal(url: &str, www_authenticate: Option<&str>) -> Refusal
 /// The words of a pod's `needs login` state and alert.
 pub fn needs_login_message(server: &str, why: &str) -> String {
     format!("{why}; run `seedpod mcp login {server}`, and the pod picks the login up")
+}
+
+/// The largest client secret or key file read (a PEM key is a few KiB).
+const MAX_CREDENTIAL_FILE: u64 = 64 * 1024;
+
+/// The client's secret, from `client_secret_env` or `client_secret_file` (`None`: it has
+/// none). Read at connect and never kept beyond the request that uses it.
+pub fn client_secret(oauth: &seedpod_config::McpOAuth) -> Result<Option<String>, String> {
+    if let Some(var) = &oauth.client_secret_env {
+        return match std::env::var(var) {
+            Ok(secret) if !secret.trim().is_empty() => Ok(Some(secret.trim().to_owned())),
+            _ => Err(format!(
+                "the client secret comes from ${var} (client_secret_env), which is not set"
+            )),
+        };
+    }
+    match &oauth.client_secret_file {
+        Some(path) => {
+            let secret = read_credential_file(path, "client_secret_file")?;
+            match secret.trim() {
+                "" => Err(format!(
+                    "{} (client_secret_file) is empty; put the client secret in it",
+                    path.display()
+                )),
+                secret => Ok(Some(secret.to_owned())),
+            }
+        }
+        None => Ok(None),
+    }
+}
+
+/// A small credential file's text, or why it cannot be read, in words.
+pub(crate) fn read_credential_file(path: &std::path::Path, key: &str) -> Result<String, String> {
+    use std::io::Read as _;
+    let shown = path.display();
+    let file = std::fs::File::open(path)
+        .map_err(|e| format!("could not read {shown} ({key}): {}", e.kind()))?;
+    let mut text = String::new();
+    file.take(MAX_CREDENTIAL_FILE + 1)
+        .read_to_string(&mut text)
+        .map_err(|_| format!("{shown} ({key}) is not a text file"))?;
+    if text.len() as u64 > MAX_CREDENTIAL_FILE {
+        return Err(format!(
+            "{shown} ({key}) is larger than {} KiB; it should hold one secret or key",
+            MAX_CREDENTIAL_FILE / 1024
+        ));
+    }
+    Ok(text)
 }
