@@ -10,7 +10,7 @@
 //!
 //! Journal lines (`MCP_TEST_JOURNAL`): `registered CLIENT`, `authorized CLIENT`, `issued
 //! TOKEN`, `refreshed TOKEN`, `refresh refused`, `bearer ok TOKEN`, `answered 401 to METHOD
-//! PATH`, `token refused: WHY`, and `authorization server saw a bearer token` if a client ever
+//! PATH`, `token refused: WHY`, `refused a valid token with STATUS`, and `authorization server saw a bearer token` if a client ever
 //! sends a token there.
 
 use std::collections::{HashMap, HashSet};
@@ -34,6 +34,10 @@ pub struct OAuthOptions {
     pub refuse_refresh: bool,
     /// Offer only `plain` PKCE, which a client must refuse.
     pub no_s256: bool,
+    /// While this file exists, a request with a valid token is refused anyway: its first line
+    /// is the status (401: the token was revoked; 403: more scope is wanted), the rest the
+    /// `WWW-Authenticate` value sent as it is (the attack tests make it huge or malformed).
+    pub refuse_when: Option<std::path::PathBuf>,
 }
 
 impl OAuthOptions {
@@ -128,6 +132,9 @@ impl Authority {
         if let Some(token) = &token
             && self.state.lock().is_ok_and(|s| s.access.contains(token))
         {
+            if let Some(refusal) = self.refusal() {
+                return Some(refusal);
+            }
             journal(&format!("bearer ok {token}"));
             return None;
         }
@@ -143,6 +150,21 @@ impl Authority {
         );
         let mut refused = answer(401, "application/json", r#"{"error":"invalid_token"}"#);
         if let Ok(value) = hyper::header::HeaderValue::from_str(&challenge) {
+            refused
+                .headers_mut()
+                .insert(hyper::header::WWW_AUTHENTICATE, value);
+        }
+        Some(refused)
+    }
+
+    /// The refusal `--refuse-when`'s file asks for, while it exists.
+    fn refusal(&self) -> Option<Answer> {
+        let text = std::fs::read_to_string(self.options.refuse_when.as_ref()?).ok()?;
+        let (status, challenge) = text.split_once('\n').unwrap_or((&text, ""));
+        let status: u16 = status.trim().parse().ok()?;
+        journal(&format!("refused a valid token with {status}"));
+        let mut refused = answer(status, "application/json", r#"{"error":"refused"}"#);
+        if let Ok(value) = hyper::header::HeaderValue::from_bytes(challenge.trim_end().as_bytes()) {
             refused
                 .headers_mut()
                 .insert(hyper::header::WWW_AUTHENTICATE, value);

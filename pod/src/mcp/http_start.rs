@@ -17,6 +17,7 @@ use super::handler::Handler;
 use super::http::{Lost, SessionClient};
 use super::oauth::machine::MachineError;
 use super::oauth::store::TokenStore;
+use super::oauth::watch::{OnRefusal, Watched};
 use super::oauth::{Refusal, judge_refusal, needs_login_message};
 use super::server::StartError;
 
@@ -97,10 +98,12 @@ pub(super) async fn start(
     let running = match login {
         Some(store) => {
             let manager = authorised(url, store, config).await?;
-            let transport = StreamableHttpClientTransport::with_client(
-                AuthClient::new(client, manager),
-                config_http,
-            );
+            let on_refusal = match config.oauth.grant {
+                seedpod_config::McpGrant::AuthorizationCode => OnRefusal::NeedsLogin,
+                seedpod_config::McpGrant::ClientCredentials => OnRefusal::Reconnect,
+            };
+            let watched = Watched::new(AuthClient::new(client, manager), lost.clone(), on_refusal);
+            let transport = StreamableHttpClientTransport::with_client(watched, config_http);
             serve_client(handler, transport).await
         }
         None => {

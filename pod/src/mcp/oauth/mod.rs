@@ -16,6 +16,7 @@
 pub mod login;
 pub mod machine;
 pub mod store;
+pub mod watch;
 
 use rmcp::transport::auth::{AuthorizationManager, AuthorizationMetadataSource};
 
@@ -118,4 +119,43 @@ pub(crate) fn read_credential_file(path: &std::path::Path, key: &str) -> Result<
         ));
     }
     Ok(text)
+}
+
+/// The most scopes taken from one challenge, and the longest one.
+const MAX_SCOPES: usize = 16;
+const MAX_SCOPE_CHARS: usize = 128;
+
+/// The scopes a server's challenge names, as far as they are OAuth scope tokens (RFC 6749
+/// §3.3: printable ASCII without space, `"` or `\`): the rest is dropped, so a hostile
+/// `scope="…"` can neither steer a terminal nor grow the login file or a message.
+pub fn scope_tokens(raw: &str) -> Vec<String> {
+    let allowed = |c: char| matches!(c, '\x21' | '\x23'..='\x5b' | '\x5d'..='\x7e');
+    let mut scopes: Vec<String> = Vec::new();
+    for token in raw.split(' ').filter(|t| !t.is_empty()) {
+        if token.chars().count() <= MAX_SCOPE_CHARS
+            && token.chars().all(allowed)
+            && !scopes.iter().any(|s| s == token)
+        {
+            scopes.push(token.to_owned());
+        }
+        if scopes.len() == MAX_SCOPES {
+            break;
+        }
+    }
+    scopes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_oauth_scope_tokens_are_taken_from_a_challenge() {
+        assert_eq!(scope_tokens("repo  read:org repo"), ["repo", "read:org"]);
+        let long = "x".repeat(MAX_SCOPE_CHARS + 1);
+        let hostile = format!("ok a\\b q\"uote \u{1b}[2J \u{202e}exe {long}");
+        assert_eq!(scope_tokens(&hostile), ["ok"]);
+        let many: Vec<String> = (0..100).map(|i| format!("s{i}")).collect();
+        assert_eq!(scope_tokens(&many.join(" ")).len(), MAX_SCOPES);
+    }
 }
