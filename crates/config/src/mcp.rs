@@ -926,6 +926,33 @@ mod tests {
     }
 
     #[test]
+    fn config_show_lists_oauth_keys_by_name_only() {
+        let mut eff = crate::Effective::defaults(&crate::tests::tools::TOOLS);
+        let file: crate::ConfigFile = toml::from_str(
+            "[mcp.servers.svc]\nurl = \"https://h/mcp\"\ngrant = \"client_credentials\"\n\
+             client_id = \"robot\"\nclient_secret_env = \"ROBOT_SECRET\"\nscopes = [\"a\"]\n\
+             [mcp.servers.off]\nurl = \"https://o/mcp\"\noauth = false\n",
+        )
+        .unwrap();
+        eff.apply_file(file, &Source::Default).unwrap();
+        eff.mcp.resolve().unwrap();
+        let shown = crate::show::render(&eff, "test", &|var: &str| {
+            (var == "ROBOT_SECRET").then(|| "s3cret-value".to_owned())
+        });
+        for want in [
+            "grant = \"client_credentials\"",
+            "client_id = \"robot\"",
+            "client_secret_env = \"ROBOT_SECRET\"",
+            "scopes = [\"a\"]",
+            "seedpod mcp get svc",
+            "oauth = false",
+        ] {
+            assert!(shown.contains(want), "{want}: {shown}");
+        }
+        assert!(!shown.contains("s3cret-value"), "{shown}");
+    }
+
+    #[test]
     fn approval_keys_name_a_server_and_a_tool_or_star() {
         assert_eq!(approval_key_server("mcp__t__echo"), Ok("t"));
         assert_eq!(approval_key_server("mcp__git-2__*"), Ok("git-2"));

@@ -315,6 +315,16 @@ async fn a_pasted_redirect_completes_a_login_without_a_browser_here() {
     assert!(ok, "the login failed: {stderr}");
     assert!(stderr.contains("whole address"), "{stderr}");
     assert!(stderr.contains("state does not match"), "{stderr}");
+    // `mcp get` says there is a login and until when, and shows none of it.
+    let shown = sb.ok(&["mcp", "get", "web"]);
+    assert!(
+        shown.contains("login: yes, the access token expires"),
+        "{shown}"
+    );
+    assert!(shown.contains("a refresh token renews it"), "{shown}");
+    for secret in tokens(&sb) {
+        assert!(!shown.contains(&secret), "{shown}");
+    }
     // The probe connects as a pod does: with the login's token.
     let out = sb.ok(&["mcp", "probe", "web", "--arguments", r#"{"text":"hi"}"#]);
     assert!(out.contains("called echo: ok"), "{out}");
@@ -367,8 +377,14 @@ async fn a_server_whose_metadata_names_another_resource_gets_no_login() {
     let sb = TestHome::new();
     let journal = sb.path().join("journal.txt");
     let flags = ["--oauth", "--prm-resource", "http://127.0.0.1:1/elsewhere"];
+    // Before any login, `mcp get` says there is none and how to make one.
     let server = HttpServer::start_with(&journal, "", &flags);
     config_with_oauth_server(&sb, &server.url);
+    let shown = sb.ok(&["mcp", "get", "web"]);
+    assert!(
+        shown.contains("login: none (`seedpod mcp login web`)"),
+        "{shown}"
+    );
     let out = sb.run(&["mcp", "login", "web"]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
