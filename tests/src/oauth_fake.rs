@@ -21,6 +21,10 @@ use sha2::Digest as _;
 
 use crate::{Answer, answer, journal};
 
+/// The one machine client the authorization server knows, and its secret.
+const MACHINE_CLIENT: &str = "robot";
+const MACHINE_SECRET: &str = "robot-secret";
+
 /// `--oauth` and the flags that change how it behaves.
 #[derive(Clone, Default)]
 pub struct OAuthOptions {
@@ -211,9 +215,9 @@ impl Authority {
             "token_endpoint": format!("{issuer}/token"),
             "registration_endpoint": format!("{issuer}/register"),
             "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "code_challenge_methods_supported": methods,
-            "token_endpoint_auth_methods_supported": ["none"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_post"],
             "scopes_supported": ["mcp:tools"],
         });
         answer(200, "application/json", &metadata.to_string())
@@ -334,6 +338,20 @@ impl Authority {
                 }
                 let scope = state.refresh.remove(&old);
                 self.issue(&mut state, scope, "refreshed")
+            }
+            // A machine client registered by hand: `robot`, secret `robot-secret` (in the
+            // body: the metadata lists no methods, so the client sends it there).
+            Some("client_credentials") => {
+                if get("client_id").as_deref() != Some(MACHINE_CLIENT)
+                    || get("client_secret").as_deref() != Some(MACHINE_SECRET)
+                {
+                    return refuse("wrong client credentials");
+                }
+                if get("resource").as_deref() != Some(self.mcp_url.as_str()) {
+                    return refuse("resource is not the MCP server");
+                }
+                journal(&format!("client credentials for {MACHINE_CLIENT}"));
+                self.issue(&mut state, get("scope"), "issued")
             }
             _ => refuse("unsupported grant_type"),
         }

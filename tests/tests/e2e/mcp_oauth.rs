@@ -536,3 +536,63 @@ async fn a_malformed_refusal_still_asks_for_a_login_in_words() {
     assert!(!why.contains("unterminated"), "{why}");
     sb.ok(&["stop", "p"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_machine_client_gets_its_own_token_and_its_secret_is_written_nowhere() {
+    let sb = TestHome::new();
+    let journal = sb.path().join("journal.txt");
+    let server = HttpServer::start_with(&journal, "", &["--oauth"]);
+    sb.user_config(&format!(
+        "[mcp.servers.web]\nurl = {}\ngrant = \"client_credentials\"\nclient_id = \"robot\"\n\
+         client_secret_env = \"ROBOT_SECRET\"\n",
+        toml_str(&server.url)
+    ));
+    // A wrong secret: refused in words, and no token is kept.
+    let out = sb
+        .cmd()
+        .env("ROBOT_SECRET", "guessed")
+        .args(["mcp", "probe", "web"])
+        .output()
+        .expect("run the probe");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no token"), "{stderr}");
+    assert!(!has_login(&sb));
+    // Without the variable: it says which one is missing.
+    let out = sb.run(&["mcp", "probe", "web"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("$ROBOT_SECRET"), "{stderr}");
+    // The right one: no person, no browser, and the call carries the token.
+    let out = sb
+        .cmd()
+        .env("ROBOT_SECRET", "robot-secret")
+        .args(["mcp", "probe", "web", "--arguments", r#"{"text":"hi"}"#])
+        .output()
+        .expect("run the probe");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("called echo: ok"), "{stdout}");
+    let seen = std::fs::read_to_string(&journal).unwrap_or_default();
+    assert!(seen.contains("client credentials for robot"), "{seen}");
+    assert!(seen.contains("bearer ok at-"), "{seen}");
+    assert!(
+        !seen.contains("registered"),
+        "a machine client registers nothing: {seen}"
+    );
+    for file in files_under(sb.path()) {
+        if file == journal {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap_or_default()).into_owned();
+        assert!(
+            !text.contains("robot-secret"),
+            "the secret is in {}",
+            file.display()
+        );
+    }
+}
