@@ -558,6 +558,11 @@ async fn a_machine_client_gets_its_own_token_and_its_secret_is_written_nowhere()
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no token"), "{stderr}");
     assert!(!has_login(&sb));
+    // Nobody logs in for a machine client.
+    let out = sb.run(&["mcp", "login", "web"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no login is needed"), "{stderr}");
     // Without the variable: it says which one is missing.
     let out = sb.run(&["mcp", "probe", "web"]);
     assert!(!out.status.success());

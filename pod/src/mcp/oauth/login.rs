@@ -83,6 +83,13 @@ pub async fn begin(plan: LoginPlan<'_>) -> Result<Pending, LoginError> {
     if !server.oauth.enabled {
         return Err(LoginError::Disabled(server.name.clone()));
     }
+    if server.oauth.grant == seedpod_config::McpGrant::ClientCredentials {
+        return Err(LoginError::Refused(format!(
+            "MCP server {} is a machine client (grant = \"client_credentials\"): a pod gets \
+             its token itself when it connects, so no login is needed",
+            server.name
+        )));
+    }
     let lookup = |var: &str| std::env::var(var).ok();
     let url = seedpod_config::expand::expand(url, &lookup)
         .map_err(|e| LoginError::Refused(format!("its url: {e}")))?;
