@@ -10,7 +10,7 @@
 //!
 //! Journal lines (`MCP_TEST_JOURNAL`): `registered CLIENT`, `authorized CLIENT`, `issued
 //! TOKEN`, `refreshed TOKEN`, `refresh refused`, `bearer ok TOKEN`, `answered 401 to METHOD
-//! PATH`, `token refused: WHY`, and `authorization server saw a bearer token` if a client ever
+//! PATH`, `token refused: WHY`, `refused a valid token with STATUS`, and `authorization server saw a bearer token` if a client ever
 //! sends a token there.
 
 use std::collections::{HashMap, HashSet};
@@ -20,6 +20,10 @@ use http_body_util::BodyExt as _;
 use sha2::Digest as _;
 
 use crate::{Answer, answer, journal};
+
+/// The one machine client the authorization server knows, and its secret.
+const MACHINE_CLIENT: &str = "robot";
+const MACHINE_SECRET: &str = "robot-secret";
 
 /// `--oauth` and the flags that change how it behaves.
 #[derive(Clone, Default)]
@@ -34,6 +38,10 @@ pub struct OAuthOptions {
     pub refuse_refresh: bool,
     /// Offer only `plain` PKCE, which a client must refuse.
     pub no_s256: bool,
+    /// While this file exists, a request with a valid token is refused anyway: its first line
+    /// is the status (401: the token was revoked; 403: more scope is wanted), the rest the
+    /// `WWW-Authenticate` value sent as it is (the attack tests make it huge or malformed).
+    pub refuse_when: Option<std::path::PathBuf>,
 }
 
 impl OAuthOptions {
@@ -128,6 +136,9 @@ impl Authority {
         if let Some(token) = &token
             && self.state.lock().is_ok_and(|s| s.access.contains(token))
         {
+            if let Some(refusal) = self.refusal() {
+                return Some(refusal);
+            }
             journal(&format!("bearer ok {token}"));
             return None;
         }
@@ -143,6 +154,21 @@ impl Authority {
         );
         let mut refused = answer(401, "application/json", r#"{"error":"invalid_token"}"#);
         if let Ok(value) = hyper::header::HeaderValue::from_str(&challenge) {
+            refused
+                .headers_mut()
+                .insert(hyper::header::WWW_AUTHENTICATE, value);
+        }
+        Some(refused)
+    }
+
+    /// The refusal `--refuse-when`'s file asks for, while it exists.
+    fn refusal(&self) -> Option<Answer> {
+        let text = std::fs::read_to_string(self.options.refuse_when.as_ref()?).ok()?;
+        let (status, challenge) = text.split_once('\n').unwrap_or((&text, ""));
+        let status: u16 = status.trim().parse().ok()?;
+        journal(&format!("refused a valid token with {status}"));
+        let mut refused = answer(status, "application/json", r#"{"error":"refused"}"#);
+        if let Ok(value) = hyper::header::HeaderValue::from_bytes(challenge.trim_end().as_bytes()) {
             refused
                 .headers_mut()
                 .insert(hyper::header::WWW_AUTHENTICATE, value);
@@ -189,9 +215,9 @@ impl Authority {
             "token_endpoint": format!("{issuer}/token"),
             "registration_endpoint": format!("{issuer}/register"),
             "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "code_challenge_methods_supported": methods,
-            "token_endpoint_auth_methods_supported": ["none"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_post"],
             "scopes_supported": ["mcp:tools"],
         });
         answer(200, "application/json", &metadata.to_string())
@@ -312,6 +338,20 @@ impl Authority {
                 }
                 let scope = state.refresh.remove(&old);
                 self.issue(&mut state, scope, "refreshed")
+            }
+            // A machine client registered by hand: `robot`, secret `robot-secret` (in the
+            // body: the metadata lists no methods, so the client sends it there).
+            Some("client_credentials") => {
+                if get("client_id").as_deref() != Some(MACHINE_CLIENT)
+                    || get("client_secret").as_deref() != Some(MACHINE_SECRET)
+                {
+                    return refuse("wrong client credentials");
+                }
+                if get("resource").as_deref() != Some(self.mcp_url.as_str()) {
+                    return refuse("resource is not the MCP server");
+                }
+                journal(&format!("client credentials for {MACHINE_CLIENT}"));
+                self.issue(&mut state, get("scope"), "issued")
             }
             _ => refuse("unsupported grant_type"),
         }

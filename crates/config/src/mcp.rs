@@ -98,6 +98,25 @@ pub struct McpServerFile {
     pub client_metadata_url: Option<String>,
     /// The OAuth scopes to ask for (otherwise what the server's challenge or metadata names).
     pub scopes: Option<Vec<String>>,
+    /// How the pod gets its token: `authorization_code` (a person logs in, the default) or
+    /// `client_credentials` (a machine client: no person, no browser).
+    pub grant: Option<McpGrant>,
+    /// A file holding the client's secret (instead of `client_secret_env`).
+    pub client_secret_file: Option<PathBuf>,
+    /// A PEM (PKCS#8) private key the client signs its JWT assertions with
+    /// (`private_key_jwt`, client credentials only).
+    pub client_key_file: Option<PathBuf>,
+}
+
+/// How a pod gets an OAuth token for a url server (docs/configuration.md §MCP OAuth).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum McpGrant {
+    /// A person logs in with `seedpod mcp login` (authorization code with PKCE).
+    #[default]
+    AuthorizationCode,
+    /// The pod asks the token endpoint itself, with the client's own credentials.
+    ClientCredentials,
 }
 
 impl McpServerFile {
@@ -116,6 +135,9 @@ impl McpServerFile {
             || self.client_secret_env.is_some()
             || self.client_metadata_url.is_some()
             || self.scopes.is_some()
+            || self.grant.is_some()
+            || self.client_secret_file.is_some()
+            || self.client_key_file.is_some()
             || self.oauth == Some(true)
             || self.enabled == Some(true)
             || self.trust_read_only == Some(true)
@@ -147,6 +169,9 @@ impl McpServerFile {
         take(&mut self.client_secret_env, higher.client_secret_env);
         take(&mut self.client_metadata_url, higher.client_metadata_url);
         take(&mut self.scopes, higher.scopes);
+        take(&mut self.grant, higher.grant);
+        take(&mut self.client_secret_file, higher.client_secret_file);
+        take(&mut self.client_key_file, higher.client_key_file);
     }
 }
 
@@ -211,6 +236,9 @@ pub struct McpOAuth {
     pub client_secret_env: Option<String>,
     pub client_metadata_url: Option<String>,
     pub scopes: Vec<String>,
+    pub grant: McpGrant,
+    pub client_secret_file: Option<PathBuf>,
+    pub client_key_file: Option<PathBuf>,
 }
 
 impl Default for McpOAuth {
@@ -221,6 +249,9 @@ impl Default for McpOAuth {
             client_secret_env: None,
             client_metadata_url: None,
             scopes: Vec::new(),
+            grant: McpGrant::AuthorizationCode,
+            client_secret_file: None,
+            client_key_file: None,
         }
     }
 }
@@ -380,6 +411,9 @@ fn resolve_server(
                 (".client_secret_env", file.client_secret_env.is_some()),
                 (".client_metadata_url", file.client_metadata_url.is_some()),
                 (".scopes", file.scopes.is_some()),
+                (".grant", file.grant.is_some()),
+                (".client_secret_file", file.client_secret_file.is_some()),
+                (".client_key_file", file.client_key_file.is_some()),
             ] {
                 if present {
                     return Err(bad(field, "…".into(), "applies to url servers only"));
@@ -516,7 +550,61 @@ fn resolve_oauth(
             "must name the environment variable that holds the client secret",
         ));
     }
-    if file.client_secret_env.is_some() && file.client_id.is_none() {
+    let secrets = [
+        file.client_secret_env.is_some(),
+        file.client_secret_file.is_some(),
+        file.client_key_file.is_some(),
+    ];
+    if secrets.iter().filter(|set| **set).count() > 1 {
+        return Err(bad(
+            ".client_secret_env",
+            "…".into(),
+            "a client proves who it is one way: set one of client_secret_env, \
+             client_secret_file and client_key_file",
+        ));
+    }
+    for (field, path) in [
+        (".client_secret_file", &file.client_secret_file),
+        (".client_key_file", &file.client_key_file),
+    ] {
+        if let Some(path) = path
+            && !path.is_absolute()
+        {
+            return Err(bad(
+                field,
+                quote(&path.display().to_string()),
+                "must be an absolute path (the file is read when the server connects)",
+            ));
+        }
+    }
+    let grant = file.grant.unwrap_or_default();
+    if file.client_key_file.is_some() && grant != McpGrant::ClientCredentials {
+        return Err(bad(
+            ".client_key_file",
+            "…".into(),
+            "a signing key is for grant = \"client_credentials\"; set that too",
+        ));
+    }
+    if grant == McpGrant::ClientCredentials {
+        if file.client_id.is_none() {
+            return Err(bad(
+                ".grant",
+                quote("client_credentials"),
+                "needs client_id: the client registered with the authorization server",
+            ));
+        }
+        if !secrets.iter().any(|set| *set) {
+            return Err(bad(
+                ".grant",
+                quote("client_credentials"),
+                "needs the client's secret (client_secret_env or client_secret_file) or its \
+                 signing key (client_key_file)",
+            ));
+        }
+    }
+    if (file.client_secret_env.is_some() || file.client_secret_file.is_some())
+        && file.client_id.is_none()
+    {
         return Err(bad(
             ".client_secret_env",
             "…".into(),
@@ -555,6 +643,9 @@ fn resolve_oauth(
         client_secret_env: file.client_secret_env.clone(),
         client_metadata_url: file.client_metadata_url.clone(),
         scopes,
+        grant,
+        client_secret_file: file.client_secret_file.clone(),
+        client_key_file: file.client_key_file.clone(),
     })
 }
 
@@ -631,6 +722,7 @@ pub fn approval_key_server(key: &str) -> Result<&str, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn parse(text: &str) -> Result<McpSettings, String> {
         let file: McpFile = toml::from_str(text).map_err(|e| e.to_string())?;
@@ -829,6 +921,56 @@ mod tests {
     }
 
     #[test]
+    fn a_machine_client_resolves_with_one_way_to_prove_itself() {
+        let settings = parse(
+            "[servers.svc]\nurl = \"https://h/mcp\"\ngrant = \"client_credentials\"\n\
+             client_id = \"robot\"\nclient_key_file = \"/keys/robot.pem\"\n",
+        )
+        .unwrap();
+        let svc = &settings.server("svc").unwrap().oauth;
+        assert_eq!(svc.grant, McpGrant::ClientCredentials);
+        assert_eq!(
+            svc.client_key_file.as_deref(),
+            Some(Path::new("/keys/robot.pem"))
+        );
+        let cases = [
+            // No client: the token endpoint would not know who asks.
+            (
+                "grant = \"client_credentials\"\nclient_secret_env = \"S\"\n",
+                "needs client_id",
+            ),
+            // Nothing to prove it with.
+            (
+                "grant = \"client_credentials\"\nclient_id = \"r\"\n",
+                "needs the client's secret",
+            ),
+            // Two ways at once: which one is meant is a guess.
+            (
+                "grant = \"client_credentials\"\nclient_id = \"r\"\nclient_secret_env = \"S\"\n\
+                 client_key_file = \"/k.pem\"\n",
+                "one way",
+            ),
+            // A relative path would be read from wherever the pod happens to run.
+            (
+                "grant = \"client_credentials\"\nclient_id = \"r\"\n\
+                 client_secret_file = \"secret.txt\"\n",
+                "absolute path",
+            ),
+            // A key without the grant that uses it would be silently ignored.
+            ("client_id = \"r\"\nclient_key_file = \"/k.pem\"\n", "grant"),
+            ("grant = \"password\"\n", "unknown variant"),
+        ];
+        for (keys, want) in cases {
+            let text = format!("[servers.svc]\nurl = \"https://h/mcp\"\n{keys}");
+            let err = parse(&text).unwrap_err();
+            assert!(err.contains(want), "{keys}: {err}");
+        }
+        let err =
+            parse("[servers.cmd]\ncommand = \"x\"\ngrant = \"client_credentials\"\n").unwrap_err();
+        assert!(err.contains("url servers only"), "{err}");
+    }
+
+    #[test]
     fn a_higher_layer_sets_single_keys_of_a_lower_server() {
         let mut settings = McpSettings::default();
         let user: McpFile = toml::from_str("[servers.a]\ncommand = \"x\"\n").unwrap();
@@ -873,6 +1015,33 @@ mod tests {
         assert!(shown.contains("[mcp.servers.web]"), "{shown}");
         assert!(shown.contains("X-Api-Key from $WEB_KEY"), "{shown}");
         assert!(!shown.contains("pw@"), "{shown}");
+    }
+
+    #[test]
+    fn config_show_lists_oauth_keys_by_name_only() {
+        let mut eff = crate::Effective::defaults(&crate::tests::tools::TOOLS);
+        let file: crate::ConfigFile = toml::from_str(
+            "[mcp.servers.svc]\nurl = \"https://h/mcp\"\ngrant = \"client_credentials\"\n\
+             client_id = \"robot\"\nclient_secret_env = \"ROBOT_SECRET\"\nscopes = [\"a\"]\n\
+             [mcp.servers.off]\nurl = \"https://o/mcp\"\noauth = false\n",
+        )
+        .unwrap();
+        eff.apply_file(file, &Source::Default).unwrap();
+        eff.mcp.resolve().unwrap();
+        let shown = crate::show::render(&eff, "test", &|var: &str| {
+            (var == "ROBOT_SECRET").then(|| "s3cret-value".to_owned())
+        });
+        for want in [
+            "grant = \"client_credentials\"",
+            "client_id = \"robot\"",
+            "client_secret_env = \"ROBOT_SECRET\"",
+            "scopes = [\"a\"]",
+            "seedpod mcp get svc",
+            "oauth = false",
+        ] {
+            assert!(shown.contains(want), "{want}: {shown}");
+        }
+        assert!(!shown.contains("s3cret-value"), "{shown}");
     }
 
     #[test]

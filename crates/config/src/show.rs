@@ -381,6 +381,7 @@ fn mcp_section(out: &mut String, eff: &Effective) {
                 if let Some(var) = bearer_token_env {
                     let _ = writeln!(out, "bearer_token_env = {}", quote(var));
                 }
+                mcp_oauth_lines(out, server);
             }
         }
         let _ = writeln!(out, "enabled = {}", server.enabled);
@@ -395,6 +396,46 @@ fn mcp_section(out: &mut String, eff: &Effective) {
         let _ = writeln!(out, "tool_max_secs = {}", server.tool_max.as_secs());
         let _ = writeln!(out, "max_output = {}", server.max_output);
     }
+}
+
+/// A url server's OAuth keys: names of variables and files, never a secret or a token (the
+/// login itself is in the data directory: `seedpod mcp get NAME` says whether there is one).
+fn mcp_oauth_lines(out: &mut String, server: &crate::McpServer) {
+    let oauth = &server.oauth;
+    if !oauth.enabled {
+        let _ = writeln!(out, "oauth = false");
+        return;
+    }
+    if oauth.grant == crate::McpGrant::ClientCredentials {
+        let _ = writeln!(out, "grant = \"client_credentials\"");
+    }
+    let text = |out: &mut String, key: &str, value: Option<String>| {
+        if let Some(value) = value {
+            let _ = writeln!(out, "{key} = {}", quote(&value));
+        }
+    };
+    text(out, "client_id", oauth.client_id.clone());
+    text(out, "client_secret_env", oauth.client_secret_env.clone());
+    let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    text(out, "client_secret_file", path(&oauth.client_secret_file));
+    text(out, "client_key_file", path(&oauth.client_key_file));
+    text(
+        out,
+        "client_metadata_url",
+        oauth.client_metadata_url.clone(),
+    );
+    if !oauth.scopes.is_empty() {
+        let scopes: Vec<String> = oauth.scopes.iter().map(|s| quote(s)).collect();
+        let _ = writeln!(out, "scopes = [{}]", scopes.join(", "));
+    }
+    comment(
+        out,
+        "login",
+        &format!(
+            "`seedpod mcp get {}` says whether there is one",
+            server.name
+        ),
+    );
 }
 
 fn off_when_zero(out: &mut String, key: &str, setting: &Setting<u64>) {

@@ -35,32 +35,58 @@ use tokio::sync::Notify;
 /// this size the answer is read and cut to `max_output` for the model (`result.rs`). Beyond
 /// it, the call ends at once with an error saying why.
 pub const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
+/// The largest `WWW-Authenticate` challenge kept in a login file.
+const MAX_CHALLENGE_BYTES: usize = 8 * 1024;
 
 /// Tells a server's supervisor that its connection is gone, and why (the first reason wins).
 #[derive(Default)]
 pub struct Lost {
     notify: Notify,
-    why: Mutex<Option<String>>,
+    why: Mutex<Option<Gone>>,
+}
+
+/// Why a server's connection is no use any more.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gone {
+    /// The server is unreachable or the connection broke: reconnect.
+    Lost(String),
+    /// The server stopped taking the login (a revoked token, or a scope it now wants) and a
+    /// refresh did not mend it: only a person's `seedpod mcp login` can (`oauth/watch.rs`).
+    NeedsLogin(String),
 }
 
 impl Lost {
     fn signal(&self, why: String) {
+        self.say(Gone::Lost(why));
+    }
+
+    /// The server refuses the login: the supervisor waits for a new one.
+    pub fn needs_login(&self, why: String) {
+        self.say(Gone::NeedsLogin(why));
+    }
+
+    /// The server refuses a machine client's token: reconnecting gets a new one.
+    pub fn needs_reconnect(&self, why: String) {
+        self.signal(why);
+    }
+
+    fn say(&self, gone: Gone) {
         if let Ok(mut slot) = self.why.lock()
             && slot.is_none()
         {
-            *slot = Some(why);
+            *slot = Some(gone);
         }
         self.notify.notify_one();
     }
 
     /// Wait until the connection is said to be lost; the reason.
-    pub async fn wait(&self) -> String {
+    pub async fn wait(&self) -> Gone {
         self.notify.notified().await;
         self.why
             .lock()
             .ok()
             .and_then(|why| why.clone())
-            .unwrap_or_else(|| "its connection was lost".to_owned())
+            .unwrap_or_else(|| Gone::Lost("its connection was lost".to_owned()))
     }
 }
 
@@ -113,15 +139,12 @@ impl SessionClient {
         let Some(store) = self.login.clone() else {
             return;
         };
-        let wanted: Vec<String> = scope
-            .as_deref()
-            .unwrap_or_default()
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect();
+        let wanted = super::oauth::scope_tokens(scope.as_deref().unwrap_or_default());
         let recorded = tokio::task::spawn_blocking(move || {
             store.update(|file| {
-                file.challenge = Some(challenge);
+                // A challenge is a header line; one larger than that is not kept (a login
+                // file a server can grow without end is a disk it can fill).
+                file.challenge = (challenge.len() <= MAX_CHALLENGE_BYTES).then_some(challenge);
                 for scope in wanted {
                     if !file.wanted_scopes.contains(&scope) {
                         file.wanted_scopes.push(scope);

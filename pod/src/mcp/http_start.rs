@@ -15,7 +15,9 @@ use seedpod_config::McpServer;
 
 use super::handler::Handler;
 use super::http::{Lost, SessionClient};
+use super::oauth::machine::MachineError;
 use super::oauth::store::TokenStore;
+use super::oauth::watch::{OnRefusal, Watched};
 use super::oauth::{Refusal, judge_refusal, needs_login_message};
 use super::server::StartError;
 
@@ -74,6 +76,17 @@ pub(super) async fn start(
     };
     let client =
         SessionClient::new(client, shown.to_string(), lost.clone()).with_login(store.clone());
+    // A machine client asks for a fresh token at every connect: nobody is there to log in,
+    // and a token the server stopped taking is replaced by reconnecting.
+    if let (Some(store), seedpod_config::McpGrant::ClientCredentials) = (&store, config.oauth.grant)
+    {
+        super::oauth::machine::obtain(config, url, store)
+            .await
+            .map_err(|err| match err {
+                MachineError::Config(why) => StartError::permanent(format!("{shown}: {why}")),
+                MachineError::Refused(why) => StartError::retry(why),
+            })?;
+    }
     let login = match &store {
         Some(store) => store
             .read()
@@ -85,10 +98,12 @@ pub(super) async fn start(
     let running = match login {
         Some(store) => {
             let manager = authorised(url, store, config).await?;
-            let transport = StreamableHttpClientTransport::with_client(
-                AuthClient::new(client, manager),
-                config_http,
-            );
+            let on_refusal = match config.oauth.grant {
+                seedpod_config::McpGrant::AuthorizationCode => OnRefusal::NeedsLogin,
+                seedpod_config::McpGrant::ClientCredentials => OnRefusal::Reconnect,
+            };
+            let watched = Watched::new(AuthClient::new(client, manager), lost.clone(), on_refusal);
+            let transport = StreamableHttpClientTransport::with_client(watched, config_http);
             serve_client(handler, transport).await
         }
         None => {

@@ -19,7 +19,7 @@ use tokio::sync::{Notify, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::handler::Handler;
-use super::http::Lost;
+use super::http::{Gone, Lost};
 use super::process::{STOP_GRACE, describe_exit, log_stderr, stop_group, wait_child};
 use super::{names, tree};
 
@@ -219,6 +219,8 @@ impl StartError {
 enum Ended {
     Shutdown,
     Died(String),
+    /// It refused the login mid-session, after a refresh (`oauth/watch.rs`).
+    NeedsLogin(String),
     /// A person asked for it to stop (`/mcp`): to start again at once, or to stay stopped.
     Asked(Next),
 }
@@ -352,6 +354,9 @@ impl Supervisor {
                                 disabled_why = DISABLED_BY_PERSON;
                             }
                             continue;
+                        }
+                        Ended::NeedsLogin(why) => {
+                            StartError::login(super::oauth::needs_login_message(&name, &why))
                         }
                         Ended::Died(why) => {
                             if since.elapsed() >= HEALTHY_AFTER {
@@ -579,7 +584,10 @@ impl Supervisor {
             tokio::select! {
                 _ = self.shutdown.cancelled() => break Ended::Shutdown,
                 status = wait_child(&mut child) => break Ended::Died(status),
-                why = wait_lost(lost.as_deref()) => break Ended::Died(why),
+                gone = wait_lost(lost.as_deref()) => break match gone {
+                    Gone::Lost(why) => Ended::Died(why),
+                    Gone::NeedsLogin(why) => Ended::NeedsLogin(why),
+                },
                 quit = &mut finished => {
                     drained = true;
                     let closed = match quit {
@@ -634,6 +642,15 @@ impl Supervisor {
                 ),
             )
             .await;
+        }
+        // Calls in flight end now, and `mcp ls` says so before the login is waited for.
+        if let Ended::NeedsLogin(why) = &ended {
+            self.view.send_modify(|v| {
+                v.state = McpState::NeedsLogin;
+                v.peer = None;
+                v.pid = None;
+                v.last_error = Some(why.clone());
+            });
         }
         // Calls in flight end now here too; the old process is stopped below.
         if let Ended::Asked(next) = &ended {
@@ -948,7 +965,7 @@ fn ping(peer: &Peer<RoleClient>) {
 }
 
 /// Why an HTTP server's connection is gone; never for a stdio server.
-async fn wait_lost(lost: Option<&Lost>) -> String {
+async fn wait_lost(lost: Option<&Lost>) -> Gone {
     match lost {
         Some(lost) => lost.wait().await,
         None => std::future::pending().await,

@@ -168,13 +168,21 @@ pub fn http(err: &StreamableHttpError<HttpFailure>) -> String {
             max_size / (1024 * 1024)
         ),
         E::AuthRequired(_) => LOGIN_NEEDED.to_owned(),
-        E::InsufficientScope(refused) => match &refused.required_scope {
-            Some(scope) => format!(
-                "the server wants more permission than the login gave (scope {scope}); \
-                 `seedpod mcp login` asks for it"
-            ),
-            None => format!("{LOGIN_NEEDED}: the login does not give enough permission"),
-        },
+        E::InsufficientScope(refused) => {
+            let scopes = refused
+                .required_scope
+                .as_deref()
+                .map(super::oauth::scope_tokens)
+                .unwrap_or_default();
+            match scopes.is_empty() {
+                false => format!(
+                    "the server wants more permission than the login gave (scope {}); \
+                     `seedpod mcp login` asks for it",
+                    scopes.join(" ")
+                ),
+                true => format!("{LOGIN_NEEDED}: the login does not give enough permission"),
+            }
+        }
         E::Auth(AuthError::AuthorizationRequired) => {
             "the login is missing or expired and could not be renewed".to_owned()
         }

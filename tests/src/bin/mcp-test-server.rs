@@ -7,7 +7,7 @@
 //! open between calls; `--unauthorized` answers everything 401 with a bearer challenge (and
 //! publishes no OAuth metadata). `--oauth` protects the endpoint with OAuth and serves an
 //! authorization server beside it (`oauth_fake.rs`; `--prm-resource URL`, `--token-lifetime
-//! SECS`, `--refuse-refresh`, `--no-s256` change how).
+//! SECS`, `--refuse-refresh`, `--no-s256`, `--refuse-when FILE` change how).
 //!
 //! Tools:
 //! - `echo {text}`: `echo: TEXT`; declares itself read-only.
@@ -643,6 +643,13 @@ impl HttpOptions {
                 }
                 "--refuse-refresh" => options.oauth.refuse_refresh = true,
                 "--no-s256" => options.oauth.no_s256 = true,
+                "--refuse-when" => {
+                    options.oauth.refuse_when = Some(
+                        args.next()
+                            .ok_or_else(|| anyhow::anyhow!("--refuse-when needs a file"))?
+                            .into(),
+                    );
+                }
                 other => anyhow::bail!("unknown argument {other}"),
             }
         }

@@ -315,6 +315,16 @@ async fn a_pasted_redirect_completes_a_login_without_a_browser_here() {
     assert!(ok, "the login failed: {stderr}");
     assert!(stderr.contains("whole address"), "{stderr}");
     assert!(stderr.contains("state does not match"), "{stderr}");
+    // `mcp get` says there is a login and until when, and shows none of it.
+    let shown = sb.ok(&["mcp", "get", "web"]);
+    assert!(
+        shown.contains("login: yes, the access token expires"),
+        "{shown}"
+    );
+    assert!(shown.contains("a refresh token renews it"), "{shown}");
+    for secret in tokens(&sb) {
+        assert!(!shown.contains(&secret), "{shown}");
+    }
     // The probe connects as a pod does: with the login's token.
     let out = sb.ok(&["mcp", "probe", "web", "--arguments", r#"{"text":"hi"}"#]);
     assert!(out.contains("called echo: ok"), "{out}");
@@ -367,8 +377,14 @@ async fn a_server_whose_metadata_names_another_resource_gets_no_login() {
     let sb = TestHome::new();
     let journal = sb.path().join("journal.txt");
     let flags = ["--oauth", "--prm-resource", "http://127.0.0.1:1/elsewhere"];
+    // Before any login, `mcp get` says there is none and how to make one.
     let server = HttpServer::start_with(&journal, "", &flags);
     config_with_oauth_server(&sb, &server.url);
+    let shown = sb.ok(&["mcp", "get", "web"]);
+    assert!(
+        shown.contains("login: none (`seedpod mcp login web`)"),
+        "{shown}"
+    );
     let out = sb.run(&["mcp", "login", "web"]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -390,4 +406,198 @@ async fn an_authorization_server_without_pkce_s256_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("PKCE"), "{stderr}");
     assert!(!has_login(&sb));
+}
+
+/// A pod whose server `web` (started with `--refuse-when FILE`) is logged in and ready, with
+/// a model that calls `echo` once.
+fn ready_pod_with_refusals(sb: &TestHome, refuse_when: &Path) -> (HttpServer, PathBuf) {
+    let journal = sb.path().join("journal.txt");
+    let flag = refuse_when.to_str().expect("a UTF-8 path");
+    let server = HttpServer::start_with(&journal, "", &["--oauth", "--refuse-when", flag]);
+    config_with_oauth_server(sb, &server.url);
+    log_in_by_pasting(sb);
+    let turn = [
+        call("mcp__web__echo", json!({"text": "refused?"})),
+        json!({"text": "Tried."}),
+    ];
+    let script = sb.script("s.jsonl", &[turn.clone(), turn].concat());
+    sb.start_scripted("p", &script);
+    wait_for_state(sb, "p", "ready");
+    (server, journal)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_token_makes_the_server_need_a_login_at_once_and_a_new_login_mends_it() {
+    let sb = TestHome::new();
+    let refuse = sb.path().join("refuse");
+    let (_server, journal) = ready_pod_with_refusals(&sb, &refuse);
+    // The authorization server revoked the token: the server answers 401 to it, and to the
+    // refreshed one.
+    std::fs::write(&refuse, "401\nBearer error=\"invalid_token\"").unwrap();
+    let answer = sb.ok(&["send", "p", "echo it"]);
+    assert!(answer.contains("Tried."), "{answer}");
+    let results = tool_results(&sb.history("p").await);
+    assert_eq!(results.len(), 1);
+    assert!(
+        results[0].1,
+        "the refused call is an error result: {results:?}"
+    );
+    // Not `ready` until some later reconnect: `needs login` now, saying why and what to do.
+    let status = wait_for_state(&sb, "p", "needs_login");
+    let why = status[0]["last_error"].as_str().unwrap_or_default();
+    assert!(why.contains("stopped taking its login"), "{why}");
+    assert!(why.contains("seedpod mcp login web"), "{why}");
+    let seen = std::fs::read_to_string(&journal).unwrap_or_default();
+    assert!(
+        seen.contains("refreshed at-"),
+        "one refresh was tried first: {seen}"
+    );
+    // A new login (the server takes tokens again) and the pod is back by itself.
+    std::fs::remove_file(&refuse).unwrap();
+    log_in_by_pasting(&sb);
+    wait_for_state(&sb, "p", "ready");
+    sb.ok(&["stop", "p"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_403_for_more_scope_names_only_real_scopes_and_the_next_login_asks_for_them() {
+    let sb = TestHome::new();
+    let refuse = sb.path().join("refuse");
+    let (_server, _journal) = ready_pod_with_refusals(&sb, &refuse);
+    // A challenge that is not ASCII (a right-to-left override) cannot be read as a header
+    // at all: the call fails saying so, and nothing is taken from it.
+    std::fs::write(
+        &refuse,
+        "403\nBearer error=\"insufficient_scope\", scope=\"\u{202e}txt.exe\"",
+    )
+    .unwrap();
+    sb.ok(&["send", "p", "echo it"]);
+    let results = tool_results(&sb.history("p").await);
+    assert!(results[0].1, "{results:?}");
+    assert!(!results[0].0.contains('\u{202e}'), "{results:?}");
+    // A hostile ASCII challenge: a scope "token" with a backslash, one of 500 characters,
+    // forty more scopes than anyone needs, and a 32 KiB parameter besides.
+    let padding = "A".repeat(32 * 1024);
+    let long = "x".repeat(500);
+    let many: Vec<String> = (0..40).map(|i| format!("extra{i}")).collect();
+    std::fs::write(
+        &refuse,
+        format!(
+            "403\nBearer error=\"insufficient_scope\", scope=\"mcp:admin a\\\\b {long} {}\", \
+             pad=\"{padding}\"",
+            many.join(" ")
+        ),
+    )
+    .unwrap();
+    sb.ok(&["send", "p", "echo it again"]);
+    let status = wait_for_state(&sb, "p", "needs_login");
+    let why = status[0]["last_error"].as_str().unwrap_or_default();
+    assert!(why.contains("scope mcp:admin"), "{why}");
+    assert!(!why.contains(&long) && !why.contains("extra39"), "{why}");
+    assert!(!why.contains("a\\b"), "{why}");
+    assert!(why.len() < 1_000, "{} bytes: the padding leaked", why.len());
+    let file = std::fs::read_to_string(login_file(&sb)).unwrap_or_default();
+    assert!(
+        !file.contains(&padding),
+        "a huge challenge was kept in the login file"
+    );
+    // The next login asks for what it had and for the new scope; nothing else.
+    std::fs::remove_file(&refuse).unwrap();
+    let login = Login::start(&sb);
+    let url = &login.authorize_url;
+    assert!(
+        url.contains("mcp%3Aadmin") || url.contains("mcp:admin"),
+        "{url}"
+    );
+    assert!(
+        !url.contains("txt.exe") && !url.contains("%E2%80%AE"),
+        "{url}"
+    );
+    let redirect = login.redirect();
+    let (status, _, body) = browse(&redirect);
+    assert_eq!(status, 200, "{body}");
+    let (ok, stderr) = login.wait();
+    assert!(ok, "{stderr}");
+    wait_for_state(&sb, "p", "ready");
+    sb.ok(&["stop", "p"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_refusal_still_asks_for_a_login_in_words() {
+    let sb = TestHome::new();
+    let refuse = sb.path().join("refuse");
+    let (_server, _journal) = ready_pod_with_refusals(&sb, &refuse);
+    std::fs::write(&refuse, "403\nBearer scope=\"unterminated, error=").unwrap();
+    sb.ok(&["send", "p", "echo it"]);
+    let status = wait_for_state(&sb, "p", "needs_login");
+    let why = status[0]["last_error"].as_str().unwrap_or_default();
+    assert!(why.contains("more permission"), "{why}");
+    assert!(why.contains("seedpod mcp login web"), "{why}");
+    assert!(!why.contains("unterminated"), "{why}");
+    sb.ok(&["stop", "p"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_machine_client_gets_its_own_token_and_its_secret_is_written_nowhere() {
+    let sb = TestHome::new();
+    let journal = sb.path().join("journal.txt");
+    let server = HttpServer::start_with(&journal, "", &["--oauth"]);
+    sb.user_config(&format!(
+        "[mcp.servers.web]\nurl = {}\ngrant = \"client_credentials\"\nclient_id = \"robot\"\n\
+         client_secret_env = \"ROBOT_SECRET\"\n",
+        toml_str(&server.url)
+    ));
+    // A wrong secret: refused in words, and no token is kept.
+    let out = sb
+        .cmd()
+        .env("ROBOT_SECRET", "guessed")
+        .args(["mcp", "probe", "web"])
+        .output()
+        .expect("run the probe");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no token"), "{stderr}");
+    assert!(!has_login(&sb));
+    // Nobody logs in for a machine client.
+    let out = sb.run(&["mcp", "login", "web"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no login is needed"), "{stderr}");
+    // Without the variable: it says which one is missing.
+    let out = sb.run(&["mcp", "probe", "web"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("$ROBOT_SECRET"), "{stderr}");
+    // The right one: no person, no browser, and the call carries the token.
+    let out = sb
+        .cmd()
+        .env("ROBOT_SECRET", "robot-secret")
+        .args(["mcp", "probe", "web", "--arguments", r#"{"text":"hi"}"#])
+        .output()
+        .expect("run the probe");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("called echo: ok"), "{stdout}");
+    let seen = std::fs::read_to_string(&journal).unwrap_or_default();
+    assert!(seen.contains("client credentials for robot"), "{seen}");
+    assert!(seen.contains("bearer ok at-"), "{seen}");
+    assert!(
+        !seen.contains("registered"),
+        "a machine client registers nothing: {seen}"
+    );
+    for file in files_under(sb.path()) {
+        if file == journal {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap_or_default()).into_owned();
+        assert!(
+            !text.contains("robot-secret"),
+            "the secret is in {}",
+            file.display()
+        );
+    }
 }

@@ -50,8 +50,6 @@ pub enum LoginError {
     Exchange(String),
     #[error("{0}")]
     Store(#[from] super::store::StoreError),
-    #[error("the environment variable {0} (client_secret_env) is not set")]
-    MissingSecret(String),
 }
 
 /// What a login needs to know.
@@ -85,14 +83,18 @@ pub async fn begin(plan: LoginPlan<'_>) -> Result<Pending, LoginError> {
     if !server.oauth.enabled {
         return Err(LoginError::Disabled(server.name.clone()));
     }
+    if server.oauth.grant == seedpod_config::McpGrant::ClientCredentials {
+        return Err(LoginError::Refused(format!(
+            "MCP server {} is a machine client (grant = \"client_credentials\"): a pod gets \
+             its token itself when it connects, so no login is needed",
+            server.name
+        )));
+    }
     let lookup = |var: &str| std::env::var(var).ok();
     let url = seedpod_config::expand::expand(url, &lookup)
         .map_err(|e| LoginError::Refused(format!("its url: {e}")))?;
     let asked = probe(&url).await?;
-    let secret = match &server.oauth.client_secret_env {
-        Some(var) => Some(std::env::var(var).map_err(|_| LoginError::MissingSecret(var.clone()))?),
-        None => None,
-    };
+    let secret = super::client_secret(&server.oauth).map_err(LoginError::Refused)?;
     let listener = TcpListener::bind(("127.0.0.1", plan.port.unwrap_or(0)))
         .await
         .map_err(|e| LoginError::Listen(e.to_string()))?;
@@ -360,7 +362,7 @@ async fn read_callback(mut stream: TcpStream, state: &str) -> Option<String> {
 }
 
 /// What the server said to a request without credentials.
-enum Asked {
+pub(super) enum Asked {
     /// 401, with its `WWW-Authenticate` if it sent one.
     Refused(Option<String>),
     /// Anything else (its status): it may still want a login for what comes after.
@@ -368,7 +370,7 @@ enum Asked {
 }
 
 /// Ask the server without credentials.
-async fn probe(url: &str) -> Result<Asked, LoginError> {
+pub(super) async fn probe(url: &str) -> Result<Asked, LoginError> {
     let unreachable = |why: String| LoginError::Unreachable {
         url: seedpod_config::show::mask_url(url),
         why,
@@ -417,7 +419,7 @@ fn refused(url: &str, err: AuthError) -> LoginError {
 }
 
 /// rmcp's auth error in our words where its own are unclear.
-fn words(err: &AuthError) -> String {
+pub(super) fn words(err: &AuthError) -> String {
     match err {
         AuthError::PkceUnsupported => "its authorization server does not offer PKCE with S256, \
                                        which seedpod requires"
@@ -442,7 +444,7 @@ fn query_value(url: &str, key: &str) -> Option<String> {
 }
 
 /// The innermost cause of `err`, in words.
-fn describe(err: &(dyn std::error::Error + 'static)) -> String {
+pub(super) fn describe(err: &(dyn std::error::Error + 'static)) -> String {
     let mut inner = err;
     while let Some(next) = inner.source() {
         inner = next;

@@ -9,11 +9,14 @@
 //!
 //! - `store.rs`: where a login lives (one private file per server, bound to its URL);
 //! - `login.rs`: `seedpod mcp login`, the only place a person's browser is involved;
+//! - `machine.rs`: `grant = "client_credentials"`, a token the pod asks for itself;
 //! - here: what a pod makes of a server that answers 401 — a login it can ask for, or a
 //!   server that wants credentials seedpod cannot get (which fails at once, in words).
 
 pub mod login;
+pub mod machine;
 pub mod store;
+pub mod watch;
 
 use rmcp::transport::auth::{AuthorizationManager, AuthorizationMetadataSource};
 
@@ -68,4 +71,91 @@ pub async fn judge_refusal(url: &str, www_authenticate: Option<&str>) -> Refusal
 /// The words of a pod's `needs login` state and alert.
 pub fn needs_login_message(server: &str, why: &str) -> String {
     format!("{why}; run `seedpod mcp login {server}`, and the pod picks the login up")
+}
+
+/// The largest client secret or key file read (a PEM key is a few KiB).
+const MAX_CREDENTIAL_FILE: u64 = 64 * 1024;
+
+/// The client's secret, from `client_secret_env` or `client_secret_file` (`None`: it has
+/// none). Read at connect and never kept beyond the request that uses it.
+pub fn client_secret(oauth: &seedpod_config::McpOAuth) -> Result<Option<String>, String> {
+    if let Some(var) = &oauth.client_secret_env {
+        return match std::env::var(var) {
+            Ok(secret) if !secret.trim().is_empty() => Ok(Some(secret.trim().to_owned())),
+            _ => Err(format!(
+                "the client secret comes from ${var} (client_secret_env), which is not set"
+            )),
+        };
+    }
+    match &oauth.client_secret_file {
+        Some(path) => {
+            let secret = read_credential_file(path, "client_secret_file")?;
+            match secret.trim() {
+                "" => Err(format!(
+                    "{} (client_secret_file) is empty; put the client secret in it",
+                    path.display()
+                )),
+                secret => Ok(Some(secret.to_owned())),
+            }
+        }
+        None => Ok(None),
+    }
+}
+
+/// A small credential file's text, or why it cannot be read, in words.
+pub(crate) fn read_credential_file(path: &std::path::Path, key: &str) -> Result<String, String> {
+    use std::io::Read as _;
+    let shown = path.display();
+    let file = std::fs::File::open(path)
+        .map_err(|e| format!("could not read {shown} ({key}): {}", e.kind()))?;
+    let mut text = String::new();
+    file.take(MAX_CREDENTIAL_FILE + 1)
+        .read_to_string(&mut text)
+        .map_err(|_| format!("{shown} ({key}) is not a text file"))?;
+    if text.len() as u64 > MAX_CREDENTIAL_FILE {
+        return Err(format!(
+            "{shown} ({key}) is larger than {} KiB; it should hold one secret or key",
+            MAX_CREDENTIAL_FILE / 1024
+        ));
+    }
+    Ok(text)
+}
+
+/// The most scopes taken from one challenge, and the longest one.
+const MAX_SCOPES: usize = 16;
+const MAX_SCOPE_CHARS: usize = 128;
+
+/// The scopes a server's challenge names, as far as they are OAuth scope tokens (RFC 6749
+/// §3.3: printable ASCII without space, `"` or `\`): the rest is dropped, so a hostile
+/// `scope="…"` can neither steer a terminal nor grow the login file or a message.
+pub fn scope_tokens(raw: &str) -> Vec<String> {
+    let allowed = |c: char| matches!(c, '\x21' | '\x23'..='\x5b' | '\x5d'..='\x7e');
+    let mut scopes: Vec<String> = Vec::new();
+    for token in raw.split(' ').filter(|t| !t.is_empty()) {
+        if token.chars().count() <= MAX_SCOPE_CHARS
+            && token.chars().all(allowed)
+            && !scopes.iter().any(|s| s == token)
+        {
+            scopes.push(token.to_owned());
+        }
+        if scopes.len() == MAX_SCOPES {
+            break;
+        }
+    }
+    scopes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_oauth_scope_tokens_are_taken_from_a_challenge() {
+        assert_eq!(scope_tokens("repo  read:org repo"), ["repo", "read:org"]);
+        let long = "x".repeat(MAX_SCOPE_CHARS + 1);
+        let hostile = format!("ok a\\b q\"uote \u{1b}[2J \u{202e}exe {long}");
+        assert_eq!(scope_tokens(&hostile), ["ok"]);
+        let many: Vec<String> = (0..100).map(|i| format!("s{i}")).collect();
+        assert_eq!(scope_tokens(&many.join(" ")).len(), MAX_SCOPES);
+    }
 }

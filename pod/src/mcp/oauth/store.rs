@@ -41,7 +41,35 @@ pub struct TokenFile {
     pub challenge: Option<String>,
 }
 
+/// What can be said of a login without showing any of it (`seedpod mcp get`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginSummary {
+    /// When the access token expires (seconds since 1970, UTC), where the server said.
+    pub expires_at: Option<u64>,
+    /// Whether it has a refresh token (an expired access token is then renewed).
+    pub refreshable: bool,
+    pub granted_scopes: Vec<String>,
+    /// Scopes the server asked for since, which the next login asks for.
+    pub wanted_scopes: Vec<String>,
+}
+
 impl TokenFile {
+    /// What can be said of the login, if there is one; never a token or a secret.
+    pub fn summary(&self) -> Option<LoginSummary> {
+        let credentials = self.credentials.as_ref()?;
+        let response = serde_json::to_value(credentials.token_response.as_ref()?).ok()?;
+        let expires_at = response["expires_in"]
+            .as_u64()
+            .zip(credentials.token_received_at)
+            .map(|(lifetime, received)| received.saturating_add(lifetime));
+        Some(LoginSummary {
+            expires_at,
+            refreshable: response["refresh_token"].is_string(),
+            granted_scopes: credentials.granted_scopes.clone(),
+            wanted_scopes: self.wanted_scopes.clone(),
+        })
+    }
+
     /// Whether it holds an access token.
     pub fn has_tokens(&self) -> bool {
         self.credentials
