@@ -28,7 +28,9 @@ pub struct LocalServer {
 
 /// The first of `candidates` whose `GET /v1/models` answers 200 with a model list.
 pub async fn find_local_server(candidates: &[(&str, &str)]) -> Option<LocalServer> {
-    let client = seedpod_engine::http_client_builder()
+    // Every candidate is plain HTTP on this machine: no trust roots to load
+    // (`without_trust_roots`; a redirect to https fails, and is no local server anyway).
+    let client = seedpod_engine::without_trust_roots(seedpod_engine::http_client_builder())
         .timeout(PROBE_TIMEOUT)
         .no_proxy()
         .build()

@@ -286,9 +286,29 @@ pub(crate) fn http_client(
         // A model server on this machine is never behind the proxy the environment names.
         builder = builder.no_proxy();
     }
+    if plain_http_here(url) {
+        builder = without_trust_roots(builder);
+    }
     builder
         .build()
         .map_err(|err| ProviderSetupError::Client(error_chain(&err)))
+}
+
+/// Whether every connection a client for `url` makes is plain HTTP to this machine: an
+/// `http://` loopback address, with no proxy (loopback never goes through one) and no redirect
+/// to follow elsewhere.
+fn plain_http_here(url: &Url) -> bool {
+    url.scheme() == "http" && is_loopback(url)
+}
+
+/// A client that will never speak TLS does not load the system's trust roots. Building a
+/// client otherwise reads and parses every certificate the system trusts (on Debian, the
+/// bundle and ~150 files beside it), which was a third of a new pod's start against a local
+/// model server (docs/decisions.md, "A client for plain HTTP on this machine loads no trust
+/// roots"). With no roots, an `https` connection it was somehow asked to make would fail
+/// verification: closed, never open.
+pub fn without_trust_roots(builder: reqwest::ClientBuilder) -> reqwest::ClientBuilder {
+    builder.tls_certs_only(std::iter::empty())
 }
 
 /// A header value for a secret: never shown by `Debug`.

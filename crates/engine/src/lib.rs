@@ -51,7 +51,7 @@ pub use brakes::{BrakeLimits, CallRecord};
 pub use host::{Authorization, HostError, PreparedRequest, Purpose, RunHost};
 pub use http::{
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_READ_TIMEOUT, ProviderSetupError, http_client_builder,
-    is_local_server,
+    is_local_server, without_trust_roots,
 };
 pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use pending::{PendingCall, unanswered_tool_calls};

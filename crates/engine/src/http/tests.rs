@@ -300,3 +300,34 @@ fn local_servers_are_this_machine_and_private_networks() {
         assert!(!is_local_server(hosted), "{hosted}");
     }
 }
+
+// Only a client that can never speak TLS goes without trust roots: plain HTTP to this machine.
+// Anything that may reach TLS (https anywhere, or http to another host, whose proxy may be
+// https) keeps the system's roots.
+#[test]
+fn only_plain_http_on_this_machine_goes_without_trust_roots() {
+    for plain in [
+        "http://127.0.0.1:8080/v1",
+        "http://localhost:11434/v1",
+        "http://LOCALHOST/v1",
+        "http://[::1]:8000/v1",
+        "http://127.8.9.10/v1",
+    ] {
+        assert!(plain_http_here(&Url::parse(plain).unwrap()), "{plain}");
+    }
+    for tls in [
+        "https://127.0.0.1:8080/v1",
+        "https://localhost/v1",
+        "http://10.0.0.7:8000/v1",
+        "http://gpu-box.local:8080/v1",
+        "http://api.example.com/v1",
+        "http://localhost.example.com/v1",
+        "https://api.openai.com/v1",
+    ] {
+        assert!(!plain_http_here(&Url::parse(tls).unwrap()), "{tls}");
+    }
+    // And such a client still builds and works for plain HTTP (every loopback fake in the
+    // suite talks to one).
+    let client = without_trust_roots(http_client_builder()).build();
+    assert!(client.is_ok(), "{client:?}");
+}
