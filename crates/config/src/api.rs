@@ -1,5 +1,5 @@
 //! `api = "chat" | "responses"`: which of OpenAI's two APIs the `openai` provider speaks
-//! (docs/configuration.md §Provider). It is another way to write the provider —
+//! (docs/configuration.md §The Responses API). It is another way to write the provider —
 //! `provider = "openai"` with `api = "responses"` is `provider = "openai-responses"` — so it is
 //! folded into `provider` as each file is read, before anything (the project's trust check, the
 //! layering, `config show`) looks at the file.
