@@ -159,38 +159,29 @@ mod tests {
         assert!(matches!(err, LeaseError::NotPipe(_)), "{err}");
         // SAFETY: the fd came from into_raw_fd above and is closed once.
         drop(unsafe { OwnedFd::from_raw_fd(file) });
-        let err = adopt(file).unwrap_err();
+        // Not the number just closed: tests run on parallel threads, and another test's pipe
+        // may take it at once (adopting that one would close it under its owner). No process
+        // can hold a descriptor this high (the kernel's ceiling, `fs.nr_open`, is below 2^30).
+        let err = adopt(RawFd::MAX).unwrap_err();
         assert!(matches!(err, LeaseError::NotOpen(_)), "{err}");
         assert!(err.to_string().contains("no such open descriptor"), "{err}");
+    }
+
+    /// A copy of the lease's read end, adopted as the pod adopts the one it inherits.
+    fn adopt_reader(lease: &Lease) -> OwnedFd {
+        let reader = lease.reader.as_ref().unwrap().try_clone().unwrap();
+        adopt(reader.into_raw_fd()).unwrap()
     }
 
     #[tokio::test]
     async fn a_dropped_writer_is_lost_and_a_release_is_not() {
         let lease = Lease::new().unwrap();
-        let fd = adopt(
-            lease
-                .reader
-                .as_ref()
-                .unwrap()
-                .try_clone()
-                .unwrap()
-                .into_raw_fd(),
-        )
-        .unwrap();
+        let fd = adopt_reader(&lease);
         drop(lease);
         assert_eq!(watch(fd).await, Ended::Lost);
 
         let lease = Lease::new().unwrap();
-        let fd = adopt(
-            lease
-                .reader
-                .as_ref()
-                .unwrap()
-                .try_clone()
-                .unwrap()
-                .into_raw_fd(),
-        )
-        .unwrap();
+        let fd = adopt_reader(&lease);
         lease.release().unwrap();
         assert_eq!(watch(fd).await, Ended::Released);
     }
@@ -198,16 +189,7 @@ mod tests {
     #[tokio::test]
     async fn another_byte_is_not_a_release() {
         let mut lease = Lease::new().unwrap();
-        let fd = adopt(
-            lease
-                .reader
-                .as_ref()
-                .unwrap()
-                .try_clone()
-                .unwrap()
-                .into_raw_fd(),
-        )
-        .unwrap();
+        let fd = adopt_reader(&lease);
         lease.writer.write_all(b"x").unwrap();
         assert_eq!(watch(fd).await, Ended::Lost);
     }
