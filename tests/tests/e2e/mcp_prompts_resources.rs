@@ -280,6 +280,9 @@ async fn the_models_resource_tools_ask_by_default_and_run_under_trust_read_only(
     let journaled = std::fs::read_to_string(&journal).unwrap_or_default();
     assert!(!journaled.contains("read test://readme"), "{journaled}");
     sb.ok(&["approve", "p", "--deny", "not now"]);
+    // The third call asks only once the denial is recorded: approve it when it asks.
+    let asked = wait_for(&mut events, &mut seen, approval_tool).await;
+    assert_eq!(asked, "mcp_read_resource");
     sb.ok(&["approve", "p"]);
     wait_for(&mut events, &mut seen, is_run_end).await;
     let results = tool_results(&sb.history("p").await);
