@@ -57,9 +57,6 @@ pub struct ServeOptions {
 /// Serve the pod until it is told to stop. `ready` is called once the socket accepts
 /// connections (the CLI uses it to tell `seedpod start` the pod is up).
 pub async fn serve(opts: ServeOptions, ready: impl FnOnce(&Path)) -> Result<(), PodError> {
-    // The input guard's patterns take about 12 ms to compile; do it now on a thread of its own,
-    // while the pod restores, rather than on the loop when the first input arrives.
-    crate::guard::warm_up();
     let home = opts.home.clone();
     home.ensure_private()?;
     let pod_dir = home.pod_dir(&opts.name);

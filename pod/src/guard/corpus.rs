@@ -58,3 +58,20 @@ fn the_attacks_are_detected() {
     // Every attack in the corpus is one the guard should know; a miss is a regression.
     assert!(missed.is_empty(), "missed: {missed:#?}");
 }
+
+#[test]
+fn the_prefilter_never_hides_a_match() {
+    let attacks: Vec<Attack> = lines(include_str!("corpus/attacks.jsonl"));
+    let benign: Vec<Benign> = lines(include_str!("corpus/benign.jsonl"));
+    let texts = attacks
+        .iter()
+        .map(|a| a.text.as_str())
+        .chain(benign.iter().map(|b| b.text.as_str()));
+    for text in texts {
+        assert_eq!(
+            scan(text),
+            super::tests::scan_unfiltered(text),
+            "the prefilter hid a match in {text:?}"
+        );
+    }
+}

@@ -4,16 +4,18 @@
 //! Detection is a heuristic, not a security boundary: it looks for phrasings and fake delimiters
 //! that have no business in ordinary input, so a person can be warned (or the input held back)
 //! before it is committed. What to do with a detection is the caller's choice (`GuardMode`).
-//! Everything here is pure; the patterns are compiled once.
+//! Everything here is pure; each family's pattern is compiled once, the first time a text holds
+//! the words it needs (`prefilter.rs`).
 
 use std::ops::Range;
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 use regex::{Regex, RegexBuilder};
 
 #[cfg(test)]
 mod corpus;
 mod normalize;
+mod prefilter;
 
 /// Longest message, in characters, that reaches the model whole unless `[input]
 /// max_message_chars` says otherwise. Longer ones are cut by `cap_message`, with a note.
@@ -140,20 +142,19 @@ impl InjectionPattern {
                 r"|^[ \t]*[-=#*]{3,}[ \t]*END\b[^\n]*?[-=#*]{3,}[ \t]*$",
             ),
             // A line may start with read_file's number (`   12\t`) or grep's `path:12: `: the
-            // model reads those lines as lines, so the marker counts there too.
+            // model reads those lines as lines, so the marker counts there too. The line's
+            // start is written once for all markers: repeated per marker (with a bounded
+            // `{1,300}` path) it took 19 ms to compile, factored and unbounded 2.5 ms.
             InjectionPattern::ForgedMarker => concat!(
-                r"^[ \t>]*(?:\d+\t|[^\n:]{1,300}:\d+:[ ]?)?[ \t>]*",
+                r"^[ \t>]*(?:\d+\t|[^\n:]+:\d+:[ ]?)?[ \t>]*(?:",
                 r"\[(?:notification|interrupted|pod_event|system\s+message|tool\s+result)\]",
-                r"|^[ \t>]*(?:\d+\t|[^\n:]{1,300}:\d+:[ ]?)?[ \t>]*",
-                r"\[pod\s+[\w.-]+\]\s+(?:finished\s+a\s+turn|stopped\s+with|shut\s+down|says|reports)",
-                r"|^[ \t>]*(?:\d+\t|[^\n:]{1,300}:\d+:[ ]?)?[ \t>]*\[(?:file|dir):\s*[^\]\n]+\]",
-                r"|^[ \t>]*(?:\d+\t|[^\n:]{1,300}:\d+:[ ]?)?[ \t>]*",
-                r"\[(?:knowledge:\s*#|workflow:\s*/)[^\]\n]*\]",
+                r"|\[pod\s+[\w.-]+\]\s+(?:finished\s+a\s+turn|stopped\s+with|shut\s+down|says|reports)",
+                r"|\[(?:file|dir):\s*[^\]\n]+\]",
+                r"|\[(?:knowledge:\s*#|workflow:\s*/)[^\]\n]*\]",
                 // The compaction transcript's message headings (`context/compact.rs`) and the
                 // frame of the summary it leads to.
-                r"|^[ \t>]*(?:\d+\t|[^\n:]{1,300}:\d+:[ ]?)?[ \t>]*",
-                r"\#\#[ \t]+(?:person|you|tool[ \t]+(?:result|error)|you[ \t]+called[ \t]+[\w.-]+)[ \t]*$",
-                r"|^[ \t>]*\[summary\s+of\s+the\s+earlier\s+conversation\b",
+                r"|\#\#[ \t]+(?:person|you|tool[ \t]+(?:result|error)|you[ \t]+called[ \t]+[\w.-]+)[ \t]*$",
+                r")|^[ \t>]*\[summary\s+of\s+the\s+earlier\s+conversation\b",
             ),
             InjectionPattern::Exfiltration => concat!(
                 r"\b(?:send|post|upload|e-?mail|forward|transmit|exfiltrate|leak|copy)\b[^\n]{0,60}?",
@@ -209,34 +210,23 @@ pub struct Detection {
     pub excerpt: String,
 }
 
-#[allow(
-    clippy::expect_used,
-    reason = "the patterns are constants, compiled (and so checked) by every test run"
-)]
-static PATTERNS: LazyLock<Vec<(InjectionPattern, Regex)>> = LazyLock::new(|| {
-    InjectionPattern::ALL
-        .iter()
-        .map(|pattern| {
-            let regex = RegexBuilder::new(pattern.source())
+impl InjectionPattern {
+    /// This family's expression, compiled the first time a text needs it (`prefilter.rs`) and
+    /// kept for the life of the process.
+    #[allow(
+        clippy::expect_used,
+        reason = "the patterns are constants, compiled (and so checked) by every test run"
+    )]
+    fn regex(self) -> &'static Regex {
+        static COMPILED: [OnceLock<Regex>; InjectionPattern::ALL.len()] =
+            [const { OnceLock::new() }; InjectionPattern::ALL.len()];
+        COMPILED[self as usize].get_or_init(|| {
+            RegexBuilder::new(self.source())
                 .case_insensitive(true)
                 .multi_line(true)
                 .build()
-                .expect("the guard's patterns are valid regular expressions");
-            (*pattern, regex)
+                .expect("the guard's patterns are valid regular expressions")
         })
-        .collect()
-});
-
-/// Compile the patterns on a thread of their own, so the first `scan` (a pod's first input)
-/// finds them ready instead of compiling them on the controller's loop. A `scan` that comes
-/// first anyway waits for the same compilation, never a second one.
-pub fn warm_up() {
-    let spawned = std::thread::Builder::new()
-        .name("guard-warm-up".into())
-        .spawn(|| LazyLock::force(&PATTERNS).len());
-    if let Err(err) = spawned {
-        // No thread to spare: the first scan compiles them, as it always could.
-        tracing::debug!(error = %err, "the input guard's patterns compile on first use");
     }
 }
 
@@ -248,25 +238,37 @@ pub fn warm_up() {
 /// `HiddenCharacters` looks at the original.
 pub fn scan(text: &str) -> Vec<Detection> {
     let normalized = normalize::normalize(text);
+    let present = prefilter::Present::of(text, &normalized);
+    scan_families(text, &normalized, |pattern| present.may_match(pattern))
+}
+
+/// `scan` over the families `wanted` lets through.
+fn scan_families(
+    text: &str,
+    normalized: &str,
+    wanted: impl Fn(InjectionPattern) -> bool,
+) -> Vec<Detection> {
     // For the matched-close check: lowercased once (ASCII lowercasing keeps byte offsets), not
     // once per match, so a long tool result full of closing tags stays linear.
     let lowered = normalized.to_ascii_lowercase();
     let mut first_open = std::collections::HashMap::new();
-    PATTERNS
-        .iter()
-        .filter_map(|(pattern, regex)| {
+    InjectionPattern::ALL
+        .into_iter()
+        .filter(|pattern| wanted(*pattern))
+        .filter_map(|pattern| {
             let haystack = match pattern {
                 InjectionPattern::HiddenCharacters => text,
-                _ => normalized.as_str(),
+                _ => normalized,
             };
-            regex
+            pattern
+                .regex()
                 .find_iter(haystack)
                 .find(|found| {
-                    *pattern != InjectionPattern::DelimiterEscape
+                    pattern != InjectionPattern::DelimiterEscape
                         || !is_matched_close(&lowered, found.range(), &mut first_open)
                 })
                 .map(|found| Detection {
-                    pattern: *pattern,
+                    pattern,
                     excerpt: excerpt(haystack, found.range()),
                 })
         })
@@ -351,8 +353,21 @@ fn excerpt(text: &str, matched: Range<usize>) -> String {
 mod tests {
     use super::*;
 
+    /// Every family run over `text` whatever words it holds: what `scan` must equal.
+    pub(super) fn scan_unfiltered(text: &str) -> Vec<Detection> {
+        scan_families(text, &normalize::normalize(text), |_| true)
+    }
+
+    /// What `scan` finds, checked against the unfiltered scan so that every text in these tests
+    /// also proves the prefilter hides nothing.
     fn found(text: &str) -> Vec<InjectionPattern> {
-        scan(text).into_iter().map(|d| d.pattern).collect()
+        let scanned = scan(text);
+        assert_eq!(
+            scanned,
+            scan_unfiltered(text),
+            "the prefilter hid a match in {text:?}"
+        );
+        scanned.into_iter().map(|d| d.pattern).collect()
     }
 
     #[test]

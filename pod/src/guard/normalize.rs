@@ -6,7 +6,7 @@
 //! Normalisation only ever serves detection: what is committed is the original text.
 
 /// Characters that render as nothing (or only reorder text) and so can split a word invisibly.
-fn is_invisible(c: char) -> bool {
+pub(super) fn is_invisible(c: char) -> bool {
     matches!(c,
         '\u{00AD}' // soft hyphen
         | '\u{034F}' // combining grapheme joiner
@@ -71,6 +71,11 @@ fn fold_homoglyph(c: char) -> char {
         'Τ' => 'T',
         'Υ' => 'Y',
         'Χ' => 'X',
+        // The two characters Unicode case folding ties to an ASCII letter: the guard's
+        // expressions (case-insensitive) already matched them as `s` and `k`; folded here, the
+        // prefilter's ASCII words see them too (`prefilter.rs`).
+        'ſ' => 's',
+        '\u{212A}' => 'k',
         // Full-width ASCII (U+FF01–U+FF5E) and the ideographic space.
         '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFF01 + 0x21).unwrap_or(c),
         '\u{3000}' => ' ',
