@@ -643,6 +643,13 @@ impl HttpOptions {
                 }
                 "--refuse-refresh" => options.oauth.refuse_refresh = true,
                 "--no-s256" => options.oauth.no_s256 = true,
+                "--idp-issues" => {
+                    options.oauth.idp_issues = Some(
+                        args.next()
+                            .ok_or_else(|| anyhow::anyhow!("--idp-issues needs a token type"))?
+                            .clone(),
+                    );
+                }
                 "--refuse-when" => {
                     options.oauth.refuse_when = Some(
                         args.next()

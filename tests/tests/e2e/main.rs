@@ -40,6 +40,7 @@ mod loop_brakes;
 mod mcp;
 mod mcp_content;
 mod mcp_control;
+mod mcp_cross_app;
 mod mcp_hostile;
 mod mcp_http;
 mod mcp_manage;

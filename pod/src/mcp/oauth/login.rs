@@ -83,11 +83,12 @@ pub async fn begin(plan: LoginPlan<'_>) -> Result<Pending, LoginError> {
     if !server.oauth.enabled {
         return Err(LoginError::Disabled(server.name.clone()));
     }
-    if server.oauth.grant == seedpod_config::McpGrant::ClientCredentials {
+    if server.oauth.grant.is_machine() {
         return Err(LoginError::Refused(format!(
-            "MCP server {} is a machine client (grant = \"client_credentials\"): a pod gets \
-             its token itself when it connects, so no login is needed",
-            server.name
+            "MCP server {} is a machine client (grant = \"{}\"): a pod gets its token itself \
+             when it connects, so no login is needed",
+            server.name,
+            server.oauth.grant.as_str()
         )));
     }
     let lookup = |var: &str| std::env::var(var).ok();

@@ -66,19 +66,7 @@ pub async fn obtain(server: &McpServer, url: &str, store: &TokenStore) -> Result
     };
     let shown = seedpod_config::show::mask_url(url);
     let refused = |why: String| MachineError::Refused(format!("{shown}: {why}"));
-    let challenge = match probe(url).await.map_err(|e| refused(e.to_string()))? {
-        Asked::Refused(challenge) => challenge,
-        Asked::Let(_) => None,
-    };
-    let mut manager = AuthorizationManager::new(url)
-        .await
-        .map_err(|e| refused(words(&e)))?;
-    let found = manager
-        .resolve_metadata_from_challenge(challenge.as_deref())
-        .await
-        .map_err(|e| refused(format!("its OAuth metadata cannot be used ({})", words(&e))))?;
-    let metadata = found.metadata;
-    manager.set_metadata(metadata.clone());
+    let (mut manager, metadata) = discover(url).await.map_err(refused)?;
     manager.set_credential_store(store.clone());
     let scopes = oauth.scopes.clone();
     match proof {
@@ -112,6 +100,26 @@ pub async fn obtain(server: &McpServer, url: &str, store: &TokenStore) -> Result
         }
     }
     Ok(())
+}
+
+/// The server's authorization server, found as a login finds it (the 401's challenge, then
+/// the metadata documents, issuer checked): a manager set up with it, and its metadata.
+pub(super) async fn discover(
+    url: &str,
+) -> Result<(AuthorizationManager, AuthorizationMetadata), String> {
+    let challenge = match probe(url).await.map_err(|e| e.to_string())? {
+        Asked::Refused(challenge) => challenge,
+        Asked::Let(_) => None,
+    };
+    let mut manager = AuthorizationManager::new(url)
+        .await
+        .map_err(|e| words(&e))?;
+    let found = manager
+        .resolve_metadata_from_challenge(challenge.as_deref())
+        .await
+        .map_err(|e| format!("its OAuth metadata cannot be used ({})", words(&e)))?;
+    manager.set_metadata(found.metadata.clone());
+    Ok((manager, found.metadata))
 }
 
 /// The token request of `private_key_jwt`: the client is named only by the assertion
@@ -215,7 +223,7 @@ async fn signed_exchange(
 }
 
 /// `: error (description)` of an OAuth error body, cut and with control characters dropped.
-fn oauth_error(body: &[u8]) -> String {
+pub(super) fn oauth_error(body: &[u8]) -> String {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
         return String::new();
     };
@@ -237,7 +245,7 @@ fn oauth_error(body: &[u8]) -> String {
     }
 }
 
-fn plain_http_allowed(resource: &url::Url, endpoint: &url::Url) -> bool {
+pub(super) fn plain_http_allowed(resource: &url::Url, endpoint: &url::Url) -> bool {
     let loopback = |url: &url::Url| match url.host() {
         Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
@@ -248,7 +256,7 @@ fn plain_http_allowed(resource: &url::Url, endpoint: &url::Url) -> bool {
         || (endpoint.scheme() == "http" && loopback(resource) && loopback(endpoint))
 }
 
-fn now_secs() -> u64 {
+pub(super) fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())

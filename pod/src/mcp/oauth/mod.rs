@@ -10,9 +10,13 @@
 //! - `store.rs`: where a login lives (one private file per server, bound to its URL);
 //! - `login.rs`: `seedpod mcp login`, the only place a person's browser is involved;
 //! - `machine.rs`: `grant = "client_credentials"`, a token the pod asks for itself;
+//! - `cross_app.rs` and `id_token.rs`: `grant = "cross_app_access"`, a token the pod gets with
+//!   the ID token the person's own identity-provider command prints;
 //! - here: what a pod makes of a server that answers 401 — a login it can ask for, or a
 //!   server that wants credentials seedpod cannot get (which fails at once, in words).
 
+pub mod cross_app;
+pub mod id_token;
 pub mod login;
 pub mod machine;
 pub mod store;
@@ -79,20 +83,34 @@ const MAX_CREDENTIAL_FILE: u64 = 64 * 1024;
 /// The client's secret, from `client_secret_env` or `client_secret_file` (`None`: it has
 /// none). Read at connect and never kept beyond the request that uses it.
 pub fn client_secret(oauth: &seedpod_config::McpOAuth) -> Result<Option<String>, String> {
-    if let Some(var) = &oauth.client_secret_env {
+    secret_from(
+        oauth.client_secret_env.as_deref(),
+        oauth.client_secret_file.as_deref(),
+        ("client_secret_env", "client_secret_file"),
+    )
+}
+
+/// A secret named by an environment variable or a file (`keys`: how the config calls them).
+pub(crate) fn secret_from(
+    var: Option<&str>,
+    file: Option<&std::path::Path>,
+    keys: (&str, &str),
+) -> Result<Option<String>, String> {
+    let (env_key, file_key) = keys;
+    if let Some(var) = var {
         return match std::env::var(var) {
             Ok(secret) if !secret.trim().is_empty() => Ok(Some(secret.trim().to_owned())),
             _ => Err(format!(
-                "the client secret comes from ${var} (client_secret_env), which is not set"
+                "the client secret comes from ${var} ({env_key}), which is not set"
             )),
         };
     }
-    match &oauth.client_secret_file {
+    match file {
         Some(path) => {
-            let secret = read_credential_file(path, "client_secret_file")?;
+            let secret = read_credential_file(path, file_key)?;
             match secret.trim() {
                 "" => Err(format!(
-                    "{} (client_secret_file) is empty; put the client secret in it",
+                    "{} ({file_key}) is empty; put the client secret in it",
                     path.display()
                 )),
                 secret => Ok(Some(secret.to_owned())),
