@@ -189,6 +189,12 @@ async fn authorised(
         .map_err(|e| StartError::permanent(e.to_string()))?
         .client_secret;
     let mut manager = AuthorizationManager::new(url).await.map_err(failed)?;
+    // Found here rather than by `initialize_from_store`, so the 2025-03-26 same-origin issuer
+    // (`oauth/discovery.rs`) is taken at connect as it was at login.
+    let found = super::oauth::discovery::resolve(&manager, url, None)
+        .await
+        .map_err(failed)?;
+    manager.set_metadata(found.metadata);
     manager.set_credential_store(store);
     let usable = manager.initialize_from_store().await.map_err(failed)?;
     if !usable {

@@ -114,8 +114,7 @@ pub async fn begin(plan: LoginPlan<'_>) -> Result<Pending, LoginError> {
         Asked::Refused(challenge) => challenge.clone(),
         Asked::Let(_) => plan.store.read()?.challenge,
     };
-    let found = manager
-        .resolve_metadata_from_challenge(challenge.as_deref())
+    let found = super::discovery::resolve(&manager, &url, challenge.as_deref())
         .await
         .map_err(|e| refused(&url, e))?;
     if let (Asked::Let(status), false) = (&asked, found.source.is_discovered()) {

@@ -114,8 +114,7 @@ pub(super) async fn discover(
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|e| words(&e))?;
-    let found = manager
-        .resolve_metadata_from_challenge(challenge.as_deref())
+    let found = super::discovery::resolve(&manager, url, challenge.as_deref())
         .await
         .map_err(|e| format!("its OAuth metadata cannot be used ({})", words(&e)))?;
     manager.set_metadata(found.metadata.clone());

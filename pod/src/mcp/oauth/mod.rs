@@ -16,6 +16,7 @@
 //!   server that wants credentials seedpod cannot get (which fails at once, in words).
 
 pub mod cross_app;
+pub(crate) mod discovery;
 pub mod id_token;
 pub mod login;
 pub mod machine;
@@ -49,10 +50,7 @@ pub async fn judge_refusal(url: &str, www_authenticate: Option<&str>) -> Refusal
         Ok(manager) => manager,
         Err(err) => return no_oauth(format!("its URL cannot be used for a login ({err})")),
     };
-    match manager
-        .resolve_metadata_from_challenge(www_authenticate)
-        .await
-    {
+    match discovery::resolve(&manager, url, www_authenticate).await {
         // The 2025-03-26 spec's default endpoints are only a guess: a pod does not wait for a
         // login on a guess (`seedpod mcp login` still tries them, and `seedpod restart` then
         // uses the login).
