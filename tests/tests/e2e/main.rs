@@ -45,6 +45,7 @@ mod mcp_hostile;
 mod mcp_http;
 mod mcp_manage;
 mod mcp_oauth;
+mod mcp_paging;
 mod mcp_progress;
 mod mcp_prompts_resources;
 mod mcp_schema;
