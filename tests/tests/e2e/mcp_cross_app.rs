@@ -100,6 +100,23 @@ async fn the_id_token_is_exchanged_for_a_token_and_no_token_or_secret_is_written
     assert!(ok, "{said}");
     let seen = std::fs::read_to_string(&journal).unwrap_or_default();
     assert_eq!(seen.matches("id-jag issued for alice").count(), 2, "{seen}");
+    // `mcp get` and `config show` name the keys, the command and the variables, never a value.
+    for shown in [sb.ok(&["mcp", "get", "web"]), sb.ok(&["config", "show"])] {
+        for key in [
+            "grant = \"cross_app_access\"",
+            "id_token_command",
+            "print-id-token",
+            "idp_token_endpoint",
+            "idp_client_id = \"idp-app\"",
+            "idp_client_secret_env = \"IDP_SECRET\"",
+        ] {
+            assert!(shown.contains(key), "{key} missing from:\n{shown}");
+        }
+        assert!(
+            !shown.contains(IDP_SECRET) && !shown.contains(ID_TOKEN),
+            "{shown}"
+        );
+    }
     // Nobody logs in.
     let out = sb.run(&["mcp", "login", "web"]);
     assert!(!out.status.success());
