@@ -17,17 +17,14 @@
 use rmcp::transport::auth::{CredentialStore, OAuthTokenResponse, StoredCredentials};
 use seedpod_config::{CrossAppAccess, McpServer};
 
-use super::machine::{MachineError, discover, now_secs, oauth_error, plain_http_allowed};
+use super::machine::{MachineError, discover, now_secs, plain_http_allowed};
 use super::store::TokenStore;
+use super::token_request::{ClientAuth, post};
 
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
 const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
-/// How long each token request may take.
-const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-/// The largest answer read from either token endpoint.
-const MAX_RESPONSE: usize = 64 * 1024;
 
 /// Get a token for `server` at `url` (expanded) and save it in `store`.
 pub async fn obtain(server: &McpServer, url: &str, store: &TokenStore) -> Result<(), MachineError> {
@@ -133,11 +130,10 @@ async fn exchange_id_token(
     };
     let endpoint = url::Url::parse(&cross.idp_token_endpoint)
         .map_err(|_| "idp_token_endpoint is not a URL".to_owned())?;
-    let answer = post_form(
+    let answer = post(
         &endpoint,
         form,
-        &cross.idp_client_id,
-        idp_secret,
+        ClientAuth::with_secret(&cross.idp_client_id, idp_secret),
         "your identity provider",
     )
     .await?;
@@ -185,11 +181,10 @@ async fn jwt_bearer(
         }
         form.finish()
     };
-    let value = post_form(
+    let value = post(
         endpoint,
         form,
-        client_id,
-        client_secret,
+        ClientAuth::with_secret(client_id, client_secret),
         "its authorization server",
     )
     .await?;
@@ -202,61 +197,4 @@ async fn jwt_bearer(
         "its authorization server's answer is not an OAuth token response".to_owned()
     })?;
     Ok((token, granted))
-}
-
-/// POST a token request, the client named by HTTP Basic when it has a secret (RFC 6749
-/// §2.3.1, each part form-encoded first) or by `client_id` in the body when it has none; the
-/// answer's JSON, or why there is none, in words naming `who`.
-async fn post_form(
-    endpoint: &url::Url,
-    mut form: String,
-    client_id: &str,
-    secret: Option<&str>,
-    who: &str,
-) -> Result<serde_json::Value, String> {
-    let client = seedpod_engine::http_client_builder()
-        .timeout(REQUEST_TIMEOUT)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .map_err(|e| format!("could not make an HTTP client: {e}"))?;
-    let mut request = client
-        .post(endpoint.as_str())
-        .header("content-type", "application/x-www-form-urlencoded")
-        .header("accept", "application/json");
-    match secret {
-        Some(secret) => {
-            let encode = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect();
-            let (id, secret): (String, String) = (encode(client_id), encode(secret));
-            request = request.basic_auth(id, Some(secret));
-        }
-        None => {
-            let mut extra = url::form_urlencoded::Serializer::new(String::new());
-            extra.append_pair("client_id", client_id);
-            form = format!("{form}&{}", extra.finish());
-        }
-    }
-    let answer = request
-        .body(form)
-        .send()
-        .await
-        .map_err(|e| format!("could not reach {who}: {}", super::login::describe(&e)))?;
-    let status = answer.status();
-    let body = answer
-        .bytes()
-        .await
-        .map_err(|e| format!("{who}'s answer broke off: {}", super::login::describe(&e)))?;
-    if body.len() > MAX_RESPONSE {
-        return Err(format!("{who} answered with more than 64 KiB"));
-    }
-    if !status.is_success() {
-        return Err(format!(
-            "{who} refused the token request (HTTP {}{})",
-            status.as_u16(),
-            oauth_error(&body)
-        ));
-    }
-    serde_json::from_slice::<serde_json::Value>(&body)
-        .ok()
-        .filter(serde_json::Value::is_object)
-        .ok_or_else(|| format!("{who}'s answer is not an OAuth token response"))
 }

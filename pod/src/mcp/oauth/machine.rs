@@ -18,15 +18,11 @@ use rmcp::transport::auth::{
 };
 use seedpod_config::McpServer;
 
-use super::login::{Asked, describe, probe, words};
+use super::login::{Asked, probe, words};
 use super::store::TokenStore;
 
 /// How long a signed assertion is good for (RFC 7523 asks for a short life).
 const ASSERTION_LIFETIME_SECS: u64 = 300;
-/// How long the token request may take.
-const TOKEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-/// The largest token response read.
-const MAX_TOKEN_RESPONSE: usize = 64 * 1024;
 const ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /// Why a machine client got no token, in words.
@@ -182,36 +178,14 @@ async fn signed_exchange(
         }
         form.finish()
     };
-    let client = seedpod_engine::http_client_builder()
-        .timeout(TOKEN_TIMEOUT)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .map_err(|e| format!("could not make an HTTP client: {e}"))?;
-    let answer = client
-        .post(endpoint.as_str())
-        .header("content-type", "application/x-www-form-urlencoded")
-        .header("accept", "application/json")
-        .body(form)
-        .send()
-        .await
-        .map_err(|e| format!("could not reach its token endpoint: {}", describe(&e)))?;
-    let status = answer.status();
-    let body = answer
-        .bytes()
-        .await
-        .map_err(|e| format!("its token endpoint's answer broke off: {}", describe(&e)))?;
-    if body.len() > MAX_TOKEN_RESPONSE {
-        return Err("its token endpoint answered with more than 64 KiB".to_owned());
-    }
-    if !status.is_success() {
-        return Err(format!(
-            "its token endpoint refused the client (HTTP {}{})",
-            status.as_u16(),
-            oauth_error(&body)
-        ));
-    }
+    let value = super::token_request::post(
+        &endpoint,
+        form,
+        super::token_request::ClientAuth::Assertion,
+        "its token endpoint",
+    )
+    .await?;
     let not_token = || "its token endpoint's answer is not an OAuth token response".to_owned();
-    let value: serde_json::Value = serde_json::from_slice(&body).map_err(|_| not_token())?;
     let granted = value
         .get("scope")
         .and_then(serde_json::Value::as_str)
@@ -219,29 +193,6 @@ async fn signed_exchange(
         .unwrap_or_default();
     let token = serde_json::from_value(value).map_err(|_| not_token())?;
     Ok((token, granted))
-}
-
-/// `: error (description)` of an OAuth error body, cut and with control characters dropped.
-pub(super) fn oauth_error(body: &[u8]) -> String {
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
-        return String::new();
-    };
-    let field = |name: &str| {
-        value
-            .get(name)
-            .and_then(serde_json::Value::as_str)
-            .map(|s| {
-                s.chars()
-                    .filter(|c| !c.is_control())
-                    .take(200)
-                    .collect::<String>()
-            })
-    };
-    match (field("error"), field("error_description")) {
-        (Some(error), Some(description)) => format!(": {error} ({description})"),
-        (Some(error), None) => format!(": {error}"),
-        _ => String::new(),
-    }
 }
 
 pub(super) fn plain_http_allowed(resource: &url::Url, endpoint: &url::Url) -> bool {
@@ -482,18 +433,5 @@ mod tests {
             &url("http://mcp.example/mcp"),
             &url("http://127.0.0.1/token")
         ));
-    }
-
-    #[test]
-    fn an_oauth_error_body_is_cut_and_cannot_steer_the_terminal() {
-        let body = serde_json::json!({
-            "error": "invalid_client",
-            "error_description": format!("\u{1b}[2J{}", "x".repeat(5000)),
-        });
-        let said = oauth_error(body.to_string().as_bytes());
-        assert!(said.starts_with(": invalid_client ("), "{said}");
-        assert!(!said.contains('\u{1b}'));
-        assert!(said.len() < 300);
-        assert_eq!(oauth_error(b"<html>"), "");
     }
 }

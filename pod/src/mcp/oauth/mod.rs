@@ -21,6 +21,7 @@ pub mod id_token;
 pub mod login;
 pub mod machine;
 pub mod store;
+mod token_request;
 pub mod watch;
 
 use rmcp::transport::auth::{AuthorizationManager, AuthorizationMetadataSource};
