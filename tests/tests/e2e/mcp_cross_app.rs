@@ -221,3 +221,35 @@ async fn an_untrusted_project_cannot_set_the_command() {
     assert!(ok, "{said}");
     assert!(ran.exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_that_prints_nothing_megabytes_or_no_jwt_is_refused_and_nothing_is_sent() {
+    let sb = TestHome::new();
+    let journal = sb.path().join("journal.txt");
+    let server = HttpServer::start_with(&journal, "", &["--oauth"]);
+    for (body, says) in [
+        ("exit 0", "printed nothing"),
+        ("yes eyJhbGciOiJub25lIn0", "more than 64 KiB"),
+        ("echo 'Password: hunter2'", "not an ID token"),
+    ] {
+        let command = script(&sb, "print-id-token", body);
+        sb.user_config(&format!(
+            "[mcp.servers.web]\nurl = {}\n{}",
+            toml_str(&server.url),
+            cross_app_keys(&server, &command)
+        ));
+        let (ok, said) = probe(&sb);
+        assert!(!ok, "{body}: {said}");
+        assert!(said.contains(says), "{body}: {said}");
+        assert!(said.contains("id_token_command"), "{body}: {said}");
+        assert!(
+            !said.contains("hunter2"),
+            "what it printed is not shown: {said}"
+        );
+    }
+    let seen = std::fs::read_to_string(&journal).unwrap_or_default();
+    assert!(
+        !seen.contains("id-jag") && !seen.contains("idp refused"),
+        "{seen}"
+    );
+}
