@@ -253,3 +253,31 @@ async fn a_command_that_prints_nothing_megabytes_or_no_jwt_is_refused_and_nothin
         "{seen}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_identity_provider_in_clear_on_another_machine_gets_no_id_token() {
+    let sb = TestHome::new();
+    let journal = sb.path().join("journal.txt");
+    let server = HttpServer::start_with(&journal, "", &["--oauth"]);
+    let ran = sb.path().join("the-command-ran");
+    let command = script(
+        &sb,
+        "print-id-token",
+        &format!("touch '{}'\necho '{ID_TOKEN}'", ran.display()),
+    );
+    let keys = cross_app_keys(&server, &command).replace(
+        &format!("{}/idp/token", issuer(&server)),
+        "http://idp.example/token",
+    );
+    sb.user_config(&format!(
+        "[mcp.servers.web]\nurl = {}\n{keys}",
+        toml_str(&server.url)
+    ));
+    let (ok, said) = probe(&sb);
+    assert!(!ok, "{said}");
+    assert!(said.contains("only over https"), "{said}");
+    assert!(
+        !ran.exists(),
+        "the ID token was fetched for a plain-http identity provider"
+    );
+}
