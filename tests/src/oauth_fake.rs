@@ -8,7 +8,12 @@
 //! The authorization endpoint plays a person who always says yes: it redirects at once with a
 //! code, so a test (playing the browser) follows that redirect to the login's callback.
 //!
-//! Journal lines (`MCP_TEST_JOURNAL`): `registered CLIENT`, `authorized CLIENT`, `issued
+//! It is also the person's enterprise identity provider for cross-app access (SEP-990): its
+//! `/idp/token` exchanges the one ID token it knows (`ID_TOKEN`, for `alice`) for an ID-JAG
+//! (RFC 8693), which its token endpoint takes as a JWT bearer grant (RFC 7523), both from
+//! clients that authenticate with HTTP Basic.
+//!
+//! Journal lines (`MCP_TEST_JOURNAL`): `id-jag issued for SUBJECT`, `jwt bearer for CLIENT`, `registered CLIENT`, `authorized CLIENT`, `issued
 //! TOKEN`, `refreshed TOKEN`, `refresh refused`, `bearer ok TOKEN`, `answered 401 to METHOD
 //! PATH`, `token refused: WHY`, `refused a valid token with STATUS`, and `authorization server saw a bearer token` if a client ever
 //! sends a token there.
@@ -24,6 +29,14 @@ use crate::{Answer, answer, journal};
 /// The one machine client the authorization server knows, and its secret.
 const MACHINE_CLIENT: &str = "robot";
 const MACHINE_SECRET: &str = "robot-secret";
+
+/// The ID token the identity provider takes (a JWT's shape; the fake checks it by value).
+pub const ID_TOKEN: &str =
+    "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSIsImF1ZCI6ImlkcC1hcHAifQ.c2lnbmVk";
+/// Cross-app access's two clients: at the identity provider and at the authorization server.
+const IDP_CLIENT: (&str, &str) = ("idp-app", "idp-secret");
+const XAA_CLIENT: (&str, &str) = ("xaa-app", "xaa secret/with:odd&chars");
+const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
 
 /// `--oauth` and the flags that change how it behaves.
 #[derive(Clone, Default)]
@@ -42,6 +55,9 @@ pub struct OAuthOptions {
     /// is the status (401: the token was revoked; 403: more scope is wanted), the rest the
     /// `WWW-Authenticate` value sent as it is (the attack tests make it huge or malformed).
     pub refuse_when: Option<std::path::PathBuf>,
+    /// The `issued_token_type` the identity provider names (default: the ID-JAG type); another
+    /// is an identity provider that answers the exchange with a token the client did not ask for.
+    pub idp_issues: Option<String>,
 }
 
 impl OAuthOptions {
@@ -68,6 +84,8 @@ struct State {
     codes: HashMap<String, Grant>,
     access: HashSet<String>,
     refresh: HashMap<String, String>,
+    /// ID-JAGs handed out and not yet used, with the resource each is for.
+    jags: HashMap<String, String>,
     counter: u64,
 }
 
@@ -187,6 +205,11 @@ impl Authority {
         }
         let path = request.uri().path().to_owned();
         let query = request.uri().query().unwrap_or_default().to_owned();
+        let basic = request
+            .headers()
+            .get(hyper::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(basic_credentials);
         let body = match request.into_body().collect().await {
             Ok(body) => body.to_bytes(),
             Err(_) => return answer(400, "text/plain", "unreadable body"),
@@ -197,7 +220,8 @@ impl Authority {
             }
             "/register" => self.register(&body),
             "/authorize" => self.authorize(&form(query.as_bytes())),
-            "/token" => self.token(&form(&body)),
+            "/token" => self.token(&form(&body), basic),
+            "/idp/token" => self.idp_token(&form(&body), basic),
             _ => answer(404, "text/plain", "not here"),
         }
     }
@@ -215,7 +239,10 @@ impl Authority {
             "token_endpoint": format!("{issuer}/token"),
             "registration_endpoint": format!("{issuer}/register"),
             "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
+            "grant_types_supported": [
+                "authorization_code", "refresh_token", "client_credentials",
+                "urn:ietf:params:oauth:grant-type:jwt-bearer",
+            ],
             "code_challenge_methods_supported": methods,
             "token_endpoint_auth_methods_supported": ["none", "client_secret_post"],
             "scopes_supported": ["mcp:tools"],
@@ -296,7 +323,61 @@ impl Authority {
         redirect
     }
 
-    fn token(&self, form: &HashMap<String, String>) -> Answer {
+    /// The identity provider's token exchange: `ID_TOKEN` for an ID-JAG naming the audience
+    /// and resource asked for, to `idp-app` authenticated with HTTP Basic.
+    fn idp_token(&self, form: &HashMap<String, String>, basic: Option<(String, String)>) -> Answer {
+        let get = |key: &str| form.get(key).map(String::as_str);
+        let refuse = |why: &str| {
+            journal(&format!("idp refused: {why}"));
+            answer(
+                400,
+                "application/json",
+                &serde_json::json!({"error": "invalid_request", "error_description": why})
+                    .to_string(),
+            )
+        };
+        if basic != Some((IDP_CLIENT.0.to_owned(), IDP_CLIENT.1.to_owned())) {
+            return refuse("wrong identity provider client");
+        }
+        if get("grant_type") != Some("urn:ietf:params:oauth:grant-type:token-exchange") {
+            return refuse("grant_type must be token-exchange");
+        }
+        if get("requested_token_type") != Some(ID_JAG_TYPE) {
+            return refuse("requested_token_type must be the ID-JAG type");
+        }
+        if get("subject_token_type") != Some("urn:ietf:params:oauth:token-type:id_token") {
+            return refuse("subject_token_type must be id_token");
+        }
+        if get("subject_token") != Some(ID_TOKEN) {
+            return refuse("unknown ID token");
+        }
+        if get("audience") != Some(self.issuer.as_str()) {
+            return refuse("audience must be the authorization server's issuer");
+        }
+        let Some(resource) = get("resource") else {
+            return refuse("resource is missing");
+        };
+        let Ok(mut state) = self.state.lock() else {
+            return answer(500, "text/plain", "poisoned");
+        };
+        state.counter += 1;
+        let jag = format!(
+            "eyJ0eXAiOiJvYXV0aC1pZC1qYWcrand0In0.jag-{}.sig",
+            state.counter
+        );
+        state.jags.insert(jag.clone(), resource.to_owned());
+        journal("id-jag issued for alice");
+        let issued = self.options.idp_issues.as_deref().unwrap_or(ID_JAG_TYPE);
+        let body = serde_json::json!({
+            "access_token": jag,
+            "issued_token_type": issued,
+            "token_type": "N_A",
+            "expires_in": 300,
+        });
+        answer(200, "application/json", &body.to_string())
+    }
+
+    fn token(&self, form: &HashMap<String, String>, basic: Option<(String, String)>) -> Answer {
         let get = |key: &str| form.get(key).cloned();
         let refuse = |why: &str| {
             journal(&format!("token refused: {why}"));
@@ -353,6 +434,22 @@ impl Authority {
                 journal(&format!("client credentials for {MACHINE_CLIENT}"));
                 self.issue(&mut state, get("scope"), "issued")
             }
+            // Cross-app access: an ID-JAG the identity provider issued for this resource, used
+            // once, by `xaa-app` authenticated with HTTP Basic.
+            Some("urn:ietf:params:oauth:grant-type:jwt-bearer") => {
+                if basic != Some((XAA_CLIENT.0.to_owned(), XAA_CLIENT.1.to_owned())) {
+                    return refuse("wrong cross-app client credentials");
+                }
+                let Some(resource) = get("assertion").and_then(|jag| state.jags.remove(&jag))
+                else {
+                    return refuse("unknown or used ID-JAG");
+                };
+                if resource != self.mcp_url {
+                    return refuse("the ID-JAG is for another resource");
+                }
+                journal(&format!("jwt bearer for {}", XAA_CLIENT.0));
+                self.issue(&mut state, get("scope"), "issued")
+            }
             _ => refuse("unsupported grant_type"),
         }
     }
@@ -379,6 +476,24 @@ impl Authority {
         }
         answer(200, "application/json", &body.to_string())
     }
+}
+
+/// The client id and secret of an HTTP Basic header, each form-decoded (RFC 6749 §2.3.1).
+fn basic_credentials(header: &str) -> Option<(String, String)> {
+    use base64::Engine as _;
+    let encoded = header.strip_prefix("Basic ")?;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    let (id, secret) = text.split_once(':')?;
+    let decode = |s: &str| -> String {
+        url::form_urlencoded::parse(format!("x={s}").as_bytes())
+            .next()
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default()
+    };
+    Some((decode(id), decode(secret)))
 }
 
 fn form(bytes: &[u8]) -> HashMap<String, String> {

@@ -6,9 +6,7 @@ use anyhow::Result;
 use seedpod_client::Home;
 use seedpod_config::file::{self, CONFIG_FILE, PROJECT_DIR};
 use seedpod_config::mcp::McpServerFile;
-use seedpod_config::{
-    Effective, Inputs, McpGrant, McpTransport, Overrides, ProjectTrust, process_env,
-};
+use seedpod_config::{Effective, Inputs, McpTransport, Overrides, ProjectTrust, process_env};
 use seedpod_pod::mcp::oauth::store::{LoginSummary, TokenStore};
 
 use crate::exit::Exit;
@@ -185,11 +183,11 @@ fn oauth_lines(
     if !oauth.enabled {
         return;
     }
-    let grant = match oauth.grant {
-        McpGrant::AuthorizationCode => "authorization_code",
-        McpGrant::ClientCredentials => "client_credentials",
-    };
-    line("grant", quote(grant), origin(&|f| f.grant.is_some()));
+    line(
+        "grant",
+        quote(oauth.grant.as_str()),
+        origin(&|f| f.grant.is_some()),
+    );
     let text = |key: &str, value: &Option<String>, set: &dyn Fn(&McpServerFile) -> bool| {
         if let Some(value) = value {
             line(key, quote(value), origin(set));
@@ -211,6 +209,30 @@ fn oauth_lines(
     text("client_metadata_url", &oauth.client_metadata_url, &|f| {
         f.client_metadata_url.is_some()
     });
+    if let Some(cross) = &oauth.cross_app {
+        line(
+            "id_token_command",
+            list(&cross.id_token_command),
+            origin(&|f| f.id_token_command.is_some()),
+        );
+        let endpoint = seedpod_config::show::mask_url(&cross.idp_token_endpoint);
+        text("idp_token_endpoint", &Some(endpoint), &|f| {
+            f.idp_token_endpoint.is_some()
+        });
+        text("idp_client_id", &Some(cross.idp_client_id.clone()), &|f| {
+            f.idp_client_id.is_some()
+        });
+        text(
+            "idp_client_secret_env",
+            &cross.idp_client_secret_env,
+            &|f| f.idp_client_secret_env.is_some(),
+        );
+        text(
+            "idp_client_secret_file",
+            &path(&cross.idp_client_secret_file),
+            &|f| f.idp_client_secret_file.is_some(),
+        );
+    }
     if !oauth.scopes.is_empty() {
         line(
             "scopes",

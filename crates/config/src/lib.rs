@@ -55,7 +55,7 @@ pub use error::ConfigError;
 pub use file::{ConfigFile, LogLevel, ProviderChoice, Rotation};
 pub use hooks::{Hook, HookEvent, HooksSettings};
 pub use loosen::Ignored;
-pub use mcp::{McpGrant, McpOAuth, McpServer, McpSettings, McpTransport};
+pub use mcp::{CrossAppAccess, McpGrant, McpOAuth, McpServer, McpSettings, McpTransport};
 pub use notify::{NotifySettings, wrap_notification};
 pub use remote::{RemoteHost, RemoteSettings};
 pub use source::{Setting, Source};

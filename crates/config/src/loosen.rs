@@ -23,7 +23,7 @@
 //! | `[logging] file` | any other file: the pod would append to a path outside the scope | — |
 //! | `[notify] wrapper` | any other template: its text reaches the model with every notification | — |
 //! | `[approvals] mcp__SERVER__TOOL`, `mcp__SERVER__*` | more permissive than what applies below (an MCP tool no key covers asks) | less permissive |
-//! | `[mcp.servers.NAME]` | a table that sets what starts or reaches a server (`command`, `args`, `env`, `env_vars`, `cwd`, `url`, `headers`, `bearer_token_env`, the OAuth client keys `client_id`, `client_secret_env`, `client_metadata_url`, `scopes`, `grant`, `client_secret_file`, `client_key_file`), `oauth = true`, `enabled = true` or `trust_read_only = true`: the whole table is left out | `enabled = false`, `trust_read_only = false`, timeouts |
+//! | `[mcp.servers.NAME]` | a table that sets what starts or reaches a server (`command`, `args`, `env`, `env_vars`, `cwd`, `url`, `headers`, `bearer_token_env`, the OAuth client keys `client_id`, `client_secret_env`, `client_metadata_url`, `scopes`, `grant`, `client_secret_file`, `client_key_file`, and cross-app access's `id_token_command` — a command — `idp_token_endpoint`, `idp_client_id`, `idp_client_secret_env`, `idp_client_secret_file`), `oauth = true`, `enabled = true` or `trust_read_only = true`: the whole table is left out | `enabled = false`, `trust_read_only = false`, timeouts |
 //! | `[remote]` | any: its `ssh` and `bin` are commands this machine runs | — |
 //! | `[responses] store` | `true` where a lower layer leaves it off: OpenAI would keep the conversation | `false` |
 //! | `[hooks]` | any hook: each is a command this machine runs, outside the sandbox | — |

@@ -106,6 +106,17 @@ pub struct McpServerFile {
     /// A PEM (PKCS#8) private key the client signs its JWT assertions with
     /// (`private_key_jwt`, client credentials only).
     pub client_key_file: Option<PathBuf>,
+    /// Cross-app access: the command (program and arguments, no shell) that prints a fresh ID
+    /// token from the person's enterprise identity provider.
+    pub id_token_command: Option<Vec<String>>,
+    /// Cross-app access: the identity provider's token endpoint (the token exchange).
+    pub idp_token_endpoint: Option<String>,
+    /// Cross-app access: this client's id at the identity provider.
+    pub idp_client_id: Option<String>,
+    /// Cross-app access: the environment variable holding that client's secret.
+    pub idp_client_secret_env: Option<String>,
+    /// Cross-app access: a file holding that client's secret.
+    pub idp_client_secret_file: Option<PathBuf>,
 }
 
 /// How a pod gets an OAuth token for a url server (docs/configuration.md §MCP OAuth).
@@ -117,6 +128,26 @@ pub enum McpGrant {
     AuthorizationCode,
     /// The pod asks the token endpoint itself, with the client's own credentials.
     ClientCredentials,
+    /// Enterprise-managed (SEP-990): an ID token from the person's identity provider,
+    /// exchanged there for an ID-JAG, exchanged at the server's authorization server for a
+    /// token.
+    CrossAppAccess,
+}
+
+impl McpGrant {
+    /// The name as written in a config file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            McpGrant::AuthorizationCode => "authorization_code",
+            McpGrant::ClientCredentials => "client_credentials",
+            McpGrant::CrossAppAccess => "cross_app_access",
+        }
+    }
+
+    /// Whether the pod gets its token itself, with no person and no login.
+    pub fn is_machine(self) -> bool {
+        self != McpGrant::AuthorizationCode
+    }
 }
 
 impl McpServerFile {
@@ -138,6 +169,11 @@ impl McpServerFile {
             || self.grant.is_some()
             || self.client_secret_file.is_some()
             || self.client_key_file.is_some()
+            || self.id_token_command.is_some()
+            || self.idp_token_endpoint.is_some()
+            || self.idp_client_id.is_some()
+            || self.idp_client_secret_env.is_some()
+            || self.idp_client_secret_file.is_some()
             || self.oauth == Some(true)
             || self.enabled == Some(true)
             || self.trust_read_only == Some(true)
@@ -172,6 +208,17 @@ impl McpServerFile {
         take(&mut self.grant, higher.grant);
         take(&mut self.client_secret_file, higher.client_secret_file);
         take(&mut self.client_key_file, higher.client_key_file);
+        take(&mut self.id_token_command, higher.id_token_command);
+        take(&mut self.idp_token_endpoint, higher.idp_token_endpoint);
+        take(&mut self.idp_client_id, higher.idp_client_id);
+        take(
+            &mut self.idp_client_secret_env,
+            higher.idp_client_secret_env,
+        );
+        take(
+            &mut self.idp_client_secret_file,
+            higher.idp_client_secret_file,
+        );
     }
 }
 
@@ -239,6 +286,19 @@ pub struct McpOAuth {
     pub grant: McpGrant,
     pub client_secret_file: Option<PathBuf>,
     pub client_key_file: Option<PathBuf>,
+    /// What `grant = "cross_app_access"` needs (set exactly for that grant).
+    pub cross_app: Option<CrossAppAccess>,
+}
+
+/// The identity-provider side of cross-app access (docs/configuration.md §MCP OAuth).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrossAppAccess {
+    /// Program and arguments; run directly (a shell only if the person wrote one).
+    pub id_token_command: Vec<String>,
+    pub idp_token_endpoint: String,
+    pub idp_client_id: String,
+    pub idp_client_secret_env: Option<String>,
+    pub idp_client_secret_file: Option<PathBuf>,
 }
 
 impl Default for McpOAuth {
@@ -252,6 +312,7 @@ impl Default for McpOAuth {
             grant: McpGrant::AuthorizationCode,
             client_secret_file: None,
             client_key_file: None,
+            cross_app: None,
         }
     }
 }
@@ -414,6 +475,17 @@ fn resolve_server(
                 (".grant", file.grant.is_some()),
                 (".client_secret_file", file.client_secret_file.is_some()),
                 (".client_key_file", file.client_key_file.is_some()),
+                (".id_token_command", file.id_token_command.is_some()),
+                (".idp_token_endpoint", file.idp_token_endpoint.is_some()),
+                (".idp_client_id", file.idp_client_id.is_some()),
+                (
+                    ".idp_client_secret_env",
+                    file.idp_client_secret_env.is_some(),
+                ),
+                (
+                    ".idp_client_secret_file",
+                    file.idp_client_secret_file.is_some(),
+                ),
             ] {
                 if present {
                     return Err(bad(field, "…".into(), "applies to url servers only"));
@@ -566,6 +638,7 @@ fn resolve_oauth(
     for (field, path) in [
         (".client_secret_file", &file.client_secret_file),
         (".client_key_file", &file.client_key_file),
+        (".idp_client_secret_file", &file.idp_client_secret_file),
     ] {
         if let Some(path) = path
             && !path.is_absolute()
@@ -616,6 +689,7 @@ fn resolve_oauth(
     {
         return Err(bad(".client_id", quote(id), "is not a client id"));
     }
+    let cross_app = resolve_cross_app(file, grant, bad)?;
     // A metadata document is the client's identity: only https, where its owner is known.
     if let Some(url) = &file.client_metadata_url
         && !url.starts_with("https://")
@@ -646,7 +720,121 @@ fn resolve_oauth(
         grant,
         client_secret_file: file.client_secret_file.clone(),
         client_key_file: file.client_key_file.clone(),
+        cross_app,
     })
+}
+
+/// The keys of `grant = "cross_app_access"`, checked: all of them or none.
+fn resolve_cross_app(
+    file: &McpServerFile,
+    grant: McpGrant,
+    bad: &dyn Fn(&str, String, &str) -> ConfigError,
+) -> Result<Option<CrossAppAccess>, ConfigError> {
+    let grant_name = quote(McpGrant::CrossAppAccess.as_str());
+    if grant != McpGrant::CrossAppAccess {
+        for (field, present) in [
+            (".id_token_command", file.id_token_command.is_some()),
+            (".idp_token_endpoint", file.idp_token_endpoint.is_some()),
+            (".idp_client_id", file.idp_client_id.is_some()),
+            (
+                ".idp_client_secret_env",
+                file.idp_client_secret_env.is_some(),
+            ),
+            (
+                ".idp_client_secret_file",
+                file.idp_client_secret_file.is_some(),
+            ),
+        ] {
+            if present {
+                return Err(bad(
+                    field,
+                    "…".into(),
+                    "is for grant = \"cross_app_access\"; set that too",
+                ));
+            }
+        }
+        return Ok(None);
+    }
+    let needs = |field: &str, what: &str| {
+        bad(
+            ".grant",
+            grant_name.clone(),
+            &format!("needs {field}: {what}"),
+        )
+    };
+    let command = file.id_token_command.clone().ok_or_else(|| {
+        needs(
+            "id_token_command",
+            "the command that prints a fresh ID token from your identity provider, as a list \
+             (for example [\"gcloud\", \"auth\", \"print-identity-token\"])",
+        )
+    })?;
+    if command
+        .first()
+        .is_none_or(|program| program.trim().is_empty())
+    {
+        return Err(bad(
+            ".id_token_command",
+            "[…]".into(),
+            "names no program: write the program and its arguments as a list",
+        ));
+    }
+    let endpoint = file.idp_token_endpoint.clone().ok_or_else(|| {
+        needs(
+            "idp_token_endpoint",
+            "your identity provider's token endpoint, where the ID token is exchanged",
+        )
+    })?;
+    if !(endpoint.starts_with("https://") || endpoint.starts_with("http://")) {
+        return Err(bad(
+            ".idp_token_endpoint",
+            quote(&endpoint),
+            "must be an https:// URL (plain http only on this machine)",
+        ));
+    }
+    let idp_client_id = file.idp_client_id.clone().ok_or_else(|| {
+        needs(
+            "idp_client_id",
+            "this client's id at your identity provider",
+        )
+    })?;
+    if idp_client_id.trim().is_empty() || idp_client_id.chars().any(char::is_control) {
+        return Err(bad(
+            ".idp_client_id",
+            quote(&idp_client_id),
+            "is not a client id",
+        ));
+    }
+    if file.client_id.is_none() {
+        return Err(needs(
+            "client_id",
+            "the client registered with the MCP server's authorization server",
+        ));
+    }
+    if let Some(var) = &file.idp_client_secret_env
+        && !is_variable_name(var)
+    {
+        return Err(bad(
+            ".idp_client_secret_env",
+            quote(var),
+            "must name the environment variable that holds the identity provider client's \
+             secret",
+        ));
+    }
+    if file.idp_client_secret_env.is_some() && file.idp_client_secret_file.is_some() {
+        return Err(bad(
+            ".idp_client_secret_env",
+            "…".into(),
+            "set one of idp_client_secret_env and idp_client_secret_file",
+        ));
+    }
+    Ok(Some(CrossAppAccess {
+        id_token_command: command,
+        idp_token_endpoint: endpoint,
+        idp_client_id,
+        idp_client_secret_env: file.idp_client_secret_env.clone(),
+        idp_client_secret_file: file.idp_client_secret_file.clone(),
+    }))
 }
 
 /// Why `name` cannot name a server, if it cannot. The name goes into tool names between
@@ -775,6 +963,57 @@ mod tests {
             parse("[servers.w]\nurl = \"http://h\"\nheaders = { Authorization = \"Bearer x\" }\n")
                 .unwrap_err();
         assert!(literal.contains("never written"), "{literal}");
+    }
+
+    #[test]
+    fn cross_app_access_needs_its_command_idp_and_clients_and_nothing_else_takes_its_keys() {
+        let base = "[servers.w]\nurl = \"https://h/mcp\"\n";
+        let full = "grant = \"cross_app_access\"\nclient_id = \"app\"\n\
+                    id_token_command = [\"okta\", \"print-id-token\"]\n\
+                    idp_token_endpoint = \"https://idp.example/token\"\n\
+                    idp_client_id = \"idp-app\"\nidp_client_secret_env = \"IDP_SECRET\"\n";
+        let settings = parse(&format!("{base}{full}")).unwrap();
+        let oauth = &settings.server("w").unwrap().oauth;
+        assert_eq!(oauth.grant, McpGrant::CrossAppAccess);
+        let cross = oauth.cross_app.as_ref().unwrap();
+        assert_eq!(cross.id_token_command, ["okta", "print-id-token"]);
+        assert_eq!(cross.idp_client_id, "idp-app");
+        assert_eq!(cross.idp_client_secret_env.as_deref(), Some("IDP_SECRET"));
+        for (drop, says) in [
+            ("id_token_command", "needs id_token_command"),
+            ("idp_token_endpoint", "needs idp_token_endpoint"),
+            ("idp_client_id =", "needs idp_client_id"),
+            ("client_id = \"app\"", "needs client_id"),
+        ] {
+            let text: String = full
+                .lines()
+                .filter(|line| !line.starts_with(drop))
+                .map(|line| format!("{line}\n"))
+                .collect();
+            let err = parse(&format!("{base}{text}")).unwrap_err();
+            assert!(err.contains(says), "without {drop}: {err}");
+        }
+        for (extra, says) in [
+            ("id_token_command = []\n", "names no program"),
+            ("id_token_command = \"okta\"\n", "invalid type"),
+            ("idp_token_endpoint = \"file:///etc/passwd\"\n", "https://"),
+            ("idp_client_secret_env = \"A B\"\n", "environment variable"),
+            ("idp_client_secret_file = \"rel/secret\"\n", "absolute path"),
+        ] {
+            let key = extra.split(' ').next().unwrap();
+            let text: String = full
+                .lines()
+                .filter(|line| !line.starts_with(key))
+                .map(|line| format!("{line}\n"))
+                .collect();
+            let err = parse(&format!("{base}{text}{extra}")).unwrap_err();
+            assert!(err.contains(says), "{extra}: {err}");
+        }
+        // Its keys mean nothing under another grant, and never on a command server.
+        let err = parse(&format!("{base}id_token_command = [\"x\"]\n")).unwrap_err();
+        assert!(err.contains("cross_app_access"), "{err}");
+        let err = parse("[servers.c]\ncommand = \"x\"\nid_token_command = [\"y\"]\n").unwrap_err();
+        assert!(err.contains("url servers only"), "{err}");
     }
 
     #[test]

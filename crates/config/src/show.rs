@@ -406,8 +406,8 @@ fn mcp_oauth_lines(out: &mut String, server: &crate::McpServer) {
         let _ = writeln!(out, "oauth = false");
         return;
     }
-    if oauth.grant == crate::McpGrant::ClientCredentials {
-        let _ = writeln!(out, "grant = \"client_credentials\"");
+    if oauth.grant != crate::McpGrant::AuthorizationCode {
+        let _ = writeln!(out, "grant = {}", quote(oauth.grant.as_str()));
     }
     let text = |out: &mut String, key: &str, value: Option<String>| {
         if let Some(value) = value {
@@ -424,6 +424,26 @@ fn mcp_oauth_lines(out: &mut String, server: &crate::McpServer) {
         "client_metadata_url",
         oauth.client_metadata_url.clone(),
     );
+    if let Some(cross) = &oauth.cross_app {
+        let command: Vec<String> = cross.id_token_command.iter().map(|s| quote(s)).collect();
+        let _ = writeln!(out, "id_token_command = [{}]", command.join(", "));
+        text(
+            out,
+            "idp_token_endpoint",
+            Some(mask_url(&cross.idp_token_endpoint)),
+        );
+        text(out, "idp_client_id", Some(cross.idp_client_id.clone()));
+        text(
+            out,
+            "idp_client_secret_env",
+            cross.idp_client_secret_env.clone(),
+        );
+        text(
+            out,
+            "idp_client_secret_file",
+            path(&cross.idp_client_secret_file),
+        );
+    }
     if !oauth.scopes.is_empty() {
         let scopes: Vec<String> = oauth.scopes.iter().map(|s| quote(s)).collect();
         let _ = writeln!(out, "scopes = [{}]", scopes.join(", "));

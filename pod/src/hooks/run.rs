@@ -78,20 +78,39 @@ pub async fn run(
     timeout: Duration,
 ) -> Ran {
     let mut cmd = tokio::process::Command::new("sh");
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
+    cmd.arg("-c").arg(command).current_dir(cwd);
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    run_prepared(cmd, "sh", input, timeout).await
+}
+
+/// Run `argv` (a program and its arguments, no shell) as `run` runs a hook: its own process
+/// group, output capped, killed with its group when its time is up. For the person's own
+/// credential commands (cross-app access's `id_token_command`).
+pub async fn run_program(argv: &[String], cwd: &Path, input: &[u8], timeout: Duration) -> Ran {
+    let Some((program, args)) = argv.split_first() else {
+        return Ran::NotStarted("no program was named".to_owned());
+    };
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(args).current_dir(cwd);
+    run_prepared(cmd, program, input, timeout).await
+}
+
+async fn run_prepared(
+    mut cmd: tokio::process::Command,
+    program: &str,
+    input: &[u8],
+    timeout: Duration,
+) -> Ran {
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    for (name, value) in env {
-        cmd.env(name, value);
-    }
     let mut child = match cmd.spawn() {
         Ok(child) => child,
-        Err(err) => return Ran::NotStarted(format!("could not start sh: {err}")),
+        Err(err) => return Ran::NotStarted(format!("could not start {program}: {err}")),
     };
     let mut group = Group(child.id().and_then(|id| i32::try_from(id).ok()));
     let stdin = child.stdin.take();

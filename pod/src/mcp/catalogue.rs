@@ -27,6 +27,8 @@ pub struct Catalogue {
     pub resources: Vec<ResourceInfo>,
     /// It announced resources (the resource tools are offered for it).
     pub has_resources: bool,
+    /// What people are told when a list was cut short (`pager.rs`), if one was.
+    pub note: Option<String>,
 }
 
 /// List what `peer` announced it has, each list within `limit`.
@@ -39,10 +41,13 @@ pub(super) async fn list(server: &str, peer: &Peer<RoleClient>, limit: Duration)
         has_resources,
         ..Catalogue::default()
     };
+    let mut notes: Vec<String> = Vec::new();
     if has_prompts {
-        match tokio::time::timeout(limit, peer.list_all_prompts()).await {
-            Ok(Ok(prompts)) => {
-                catalogue.prompts = prompts
+        match tokio::time::timeout(limit, super::pager::prompts(peer)).await {
+            Ok(Ok(listed)) => {
+                notes.extend(listed.note("prompts"));
+                catalogue.prompts = listed
+                    .items
                     .into_iter()
                     .take(MAX_PROMPTS_PER_SERVER)
                     .map(|p| PromptInfo::from_rmcp(server, p))
@@ -55,9 +60,11 @@ pub(super) async fn list(server: &str, peer: &Peer<RoleClient>, limit: Duration)
         }
     }
     if has_resources {
-        match tokio::time::timeout(limit, peer.list_all_resources()).await {
-            Ok(Ok(resources)) => {
-                catalogue.resources = resources
+        match tokio::time::timeout(limit, super::pager::resources(peer)).await {
+            Ok(Ok(listed)) => {
+                notes.extend(listed.note("resources"));
+                catalogue.resources = listed
+                    .items
                     .into_iter()
                     .take(MAX_RESOURCES_PER_SERVER)
                     .map(ResourceInfo::from_rmcp)
@@ -75,6 +82,7 @@ pub(super) async fn list(server: &str, peer: &Peer<RoleClient>, limit: Duration)
             }
         }
     }
+    catalogue.note = (!notes.is_empty()).then(|| notes.join(". "));
     catalogue
 }
 
@@ -406,6 +414,7 @@ mod tests {
                         "x://r", "r",
                     ))],
                     prompts: Vec::new(),
+                    note: None,
                 });
             });
             // The view keeps its last value after its sender is gone.

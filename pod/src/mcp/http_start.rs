@@ -76,16 +76,23 @@ pub(super) async fn start(
     };
     let client =
         SessionClient::new(client, shown.to_string(), lost.clone()).with_login(store.clone());
-    // A machine client asks for a fresh token at every connect: nobody is there to log in,
-    // and a token the server stopped taking is replaced by reconnecting.
-    if let (Some(store), seedpod_config::McpGrant::ClientCredentials) = (&store, config.oauth.grant)
-    {
-        super::oauth::machine::obtain(config, url, store)
-            .await
-            .map_err(|err| match err {
-                MachineError::Config(why) => StartError::permanent(format!("{shown}: {why}")),
-                MachineError::Refused(why) => StartError::retry(why),
-            })?;
+    // A machine client (and cross-app access) asks for a fresh token at every connect:
+    // nobody is there to log in, and a token the server stopped taking is replaced by
+    // reconnecting.
+    if let Some(store) = &store {
+        let obtained = match config.oauth.grant {
+            seedpod_config::McpGrant::AuthorizationCode => Ok(()),
+            seedpod_config::McpGrant::ClientCredentials => {
+                super::oauth::machine::obtain(config, url, store).await
+            }
+            seedpod_config::McpGrant::CrossAppAccess => {
+                super::oauth::cross_app::obtain(config, url, store).await
+            }
+        };
+        obtained.map_err(|err| match err {
+            MachineError::Config(why) => StartError::permanent(format!("{shown}: {why}")),
+            MachineError::Refused(why) => StartError::retry(why),
+        })?;
     }
     let login = match &store {
         Some(store) => store
@@ -98,9 +105,9 @@ pub(super) async fn start(
     let running = match login {
         Some(store) => {
             let manager = authorised(url, store, config).await?;
-            let on_refusal = match config.oauth.grant {
-                seedpod_config::McpGrant::AuthorizationCode => OnRefusal::NeedsLogin,
-                seedpod_config::McpGrant::ClientCredentials => OnRefusal::Reconnect,
+            let on_refusal = match config.oauth.grant.is_machine() {
+                false => OnRefusal::NeedsLogin,
+                true => OnRefusal::Reconnect,
             };
             let watched = Watched::new(AuthClient::new(client, manager), lost.clone(), on_refusal);
             let transport = StreamableHttpClientTransport::with_client(watched, config_http);
@@ -182,6 +189,12 @@ async fn authorised(
         .map_err(|e| StartError::permanent(e.to_string()))?
         .client_secret;
     let mut manager = AuthorizationManager::new(url).await.map_err(failed)?;
+    // Found here rather than by `initialize_from_store`, so the 2025-03-26 same-origin issuer
+    // (`oauth/discovery.rs`) is taken at connect as it was at login.
+    let found = super::oauth::discovery::resolve(&manager, url, None)
+        .await
+        .map_err(failed)?;
+    manager.set_metadata(found.metadata);
     manager.set_credential_store(store);
     let usable = manager.initialize_from_store().await.map_err(failed)?;
     if !usable {

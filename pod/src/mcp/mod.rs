@@ -23,6 +23,7 @@ pub mod http;
 mod http_start;
 pub mod image;
 pub mod oauth;
+mod pager;
 pub mod probe;
 mod process;
 mod progress;

@@ -615,7 +615,10 @@ impl Supervisor {
                         self.config.startup_timeout,
                     )
                     .await;
+                    let before = self.view.borrow().catalogue.note.clone();
+                    let note = catalogue.note.clone();
                     self.view.send_modify(|v| v.catalogue = Arc::new(catalogue));
+                    self.note_alert(before.as_deref(), note.as_deref()).await;
                 }
                 _ = health.tick(), if lost.is_some() => ping(&peer),
                 action = control.recv() => match action.map(Next::of) {
@@ -677,10 +680,13 @@ impl Supervisor {
 
     /// The server said its tools changed: list them again and tell the controller.
     async fn relist(&self, peer: &Peer<RoleClient>) {
-        let listed = tokio::time::timeout(self.config.startup_timeout, peer.list_all_tools()).await;
+        let listed =
+            tokio::time::timeout(self.config.startup_timeout, super::pager::tools(peer)).await;
         match listed {
-            Ok(Ok(tools)) => {
-                let (tools, note) = convert(&self.config.name, tools);
+            Ok(Ok(listed)) => {
+                let paged = listed.note("tools");
+                let (tools, converted) = convert(&self.config.name, listed.items);
+                let note = join_notes([paged, converted]);
                 let before = self.view.borrow().last_error.clone();
                 self.view.send_modify(|v| {
                     v.tools = Arc::new(tools);
@@ -880,8 +886,8 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
             (running, None, Some(lost))
         }
     };
-    let tools = match running.peer().list_all_tools().await {
-        Ok(tools) => tools,
+    let listed = match super::pager::tools(running.peer()).await {
+        Ok(listed) => listed,
         Err(err) => {
             // A server may let anyone initialise and want a login (or more scope) for its tools.
             if let McpTransport::Http { url, .. } = &expanded
@@ -895,10 +901,12 @@ async fn start(config: &McpServer, cwd: &Path, handler: Handler) -> Result<Live,
             )));
         }
     };
-    let (tools, note) = convert(&config.name, tools);
+    let paged = listed.note("tools");
+    let (tools, converted) = convert(&config.name, listed.items);
     // Prompts and resources, where the server announced them; their failure costs only them.
     let catalogue =
         super::catalogue::list(&config.name, running.peer(), config.startup_timeout).await;
+    let note = join_notes([paged, converted, catalogue.note.clone()]);
     Ok(Live {
         running,
         child,
@@ -950,6 +958,12 @@ fn convert(server: &str, listed: Vec<RmcpTool>) -> (Vec<McpToolInfo>, Option<Str
     }
     let note = (!notes.is_empty()).then(|| notes.join(". "));
     (tools, note)
+}
+
+/// Notes about a server's lists, as one sentence each (`None`: nothing to say).
+fn join_notes<const N: usize>(notes: [Option<String>; N]) -> Option<String> {
+    let said: Vec<String> = notes.into_iter().flatten().collect();
+    (!said.is_empty()).then(|| said.join(". "))
 }
 
 /// Ping the server, not waiting for the answer: what matters is what the transport finds on

@@ -42,6 +42,11 @@
 //!   `create_comment`, …), each with a description and schema of the length real servers write;
 //!   a call answers `NAME: ARGUMENTS`. For tests and measurements of many tools (tool search).
 //!
+//! With `MCP_TEST_PAGES=endless` its tool list never ends: the first page is the tools above
+//! and a cursor `p1`, page `pN` is one tool `paged_N` and the cursor `pN+1`; with `loop`, page
+//! `p2` points back to `p1`. Each tool list asked for is journaled as `listed tools page
+//! CURSOR` (`-` for the first).
+//!
 //! With `MCP_TEST_JOURNAL=PATH` every call and cancellation is appended to PATH, one line each,
 //! so a test can wait for "the server is in the call" rather than sleep.
 
@@ -345,10 +350,36 @@ impl ServerHandler for TestServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        let Ok(mode) = std::env::var("MCP_TEST_PAGES") else {
+            return Ok(ListToolsResult::with_all_items(tools()));
+        };
+        let cursor = request.and_then(|r| r.cursor);
+        journal(&format!(
+            "listed tools page {}",
+            cursor.as_deref().unwrap_or("-")
+        ));
+        let page: u64 = cursor
+            .as_deref()
+            .and_then(|c| c.strip_prefix('p'))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let mut result = match page {
+            0 => ListToolsResult::with_all_items(tools()),
+            n => ListToolsResult::with_all_items(vec![Tool::new(
+                format!("paged_{n}"),
+                format!("A tool from page {n}."),
+                schema(serde_json::json!({"type": "object", "properties": {}})),
+            )]),
+        };
+        let next = match (mode.as_str(), page) {
+            ("loop", 2) => 1,
+            _ => page + 1,
+        };
+        result.next_cursor = Some(format!("p{next}"));
+        Ok(result)
     }
 
     async fn call_tool(
@@ -643,6 +674,13 @@ impl HttpOptions {
                 }
                 "--refuse-refresh" => options.oauth.refuse_refresh = true,
                 "--no-s256" => options.oauth.no_s256 = true,
+                "--idp-issues" => {
+                    options.oauth.idp_issues = Some(
+                        args.next()
+                            .ok_or_else(|| anyhow::anyhow!("--idp-issues needs a token type"))?
+                            .clone(),
+                    );
+                }
                 "--refuse-when" => {
                     options.oauth.refuse_when = Some(
                         args.next()

@@ -47,7 +47,7 @@ fn has_login(sb: &TestHome) -> bool {
 }
 
 /// One GET, as a browser that does not follow redirects: the status, the `Location`, the body.
-fn browse(url: &str) -> (u16, Option<String>, String) {
+pub(crate) fn browse(url: &str) -> (u16, Option<String>, String) {
     let rest = url.strip_prefix("http://").expect("an http URL");
     let (authority, path) = match rest.find('/') {
         Some(at) => (&rest[..at], &rest[at..]),
@@ -159,7 +159,7 @@ fn wait_for_state(sb: &TestHome, pod: &str, state: &str) -> Value {
     }
 }
 
-fn files_under(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let path = entry.path();

@@ -83,11 +83,12 @@ pub async fn begin(plan: LoginPlan<'_>) -> Result<Pending, LoginError> {
     if !server.oauth.enabled {
         return Err(LoginError::Disabled(server.name.clone()));
     }
-    if server.oauth.grant == seedpod_config::McpGrant::ClientCredentials {
+    if server.oauth.grant.is_machine() {
         return Err(LoginError::Refused(format!(
-            "MCP server {} is a machine client (grant = \"client_credentials\"): a pod gets \
-             its token itself when it connects, so no login is needed",
-            server.name
+            "MCP server {} is a machine client (grant = \"{}\"): a pod gets its token itself \
+             when it connects, so no login is needed",
+            server.name,
+            server.oauth.grant.as_str()
         )));
     }
     let lookup = |var: &str| std::env::var(var).ok();
@@ -113,8 +114,7 @@ pub async fn begin(plan: LoginPlan<'_>) -> Result<Pending, LoginError> {
         Asked::Refused(challenge) => challenge.clone(),
         Asked::Let(_) => plan.store.read()?.challenge,
     };
-    let found = manager
-        .resolve_metadata_from_challenge(challenge.as_deref())
+    let found = super::discovery::resolve(&manager, &url, challenge.as_deref())
         .await
         .map_err(|e| refused(&url, e))?;
     if let (Asked::Let(status), false) = (&asked, found.source.is_discovered()) {

@@ -18,15 +18,11 @@ use rmcp::transport::auth::{
 };
 use seedpod_config::McpServer;
 
-use super::login::{Asked, describe, probe, words};
+use super::login::{Asked, probe, words};
 use super::store::TokenStore;
 
 /// How long a signed assertion is good for (RFC 7523 asks for a short life).
 const ASSERTION_LIFETIME_SECS: u64 = 300;
-/// How long the token request may take.
-const TOKEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-/// The largest token response read.
-const MAX_TOKEN_RESPONSE: usize = 64 * 1024;
 const ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /// Why a machine client got no token, in words.
@@ -66,19 +62,7 @@ pub async fn obtain(server: &McpServer, url: &str, store: &TokenStore) -> Result
     };
     let shown = seedpod_config::show::mask_url(url);
     let refused = |why: String| MachineError::Refused(format!("{shown}: {why}"));
-    let challenge = match probe(url).await.map_err(|e| refused(e.to_string()))? {
-        Asked::Refused(challenge) => challenge,
-        Asked::Let(_) => None,
-    };
-    let mut manager = AuthorizationManager::new(url)
-        .await
-        .map_err(|e| refused(words(&e)))?;
-    let found = manager
-        .resolve_metadata_from_challenge(challenge.as_deref())
-        .await
-        .map_err(|e| refused(format!("its OAuth metadata cannot be used ({})", words(&e))))?;
-    let metadata = found.metadata;
-    manager.set_metadata(metadata.clone());
+    let (mut manager, metadata) = discover(url).await.map_err(refused)?;
     manager.set_credential_store(store.clone());
     let scopes = oauth.scopes.clone();
     match proof {
@@ -112,6 +96,25 @@ pub async fn obtain(server: &McpServer, url: &str, store: &TokenStore) -> Result
         }
     }
     Ok(())
+}
+
+/// The server's authorization server, found as a login finds it (the 401's challenge, then
+/// the metadata documents, issuer checked): a manager set up with it, and its metadata.
+pub(super) async fn discover(
+    url: &str,
+) -> Result<(AuthorizationManager, AuthorizationMetadata), String> {
+    let challenge = match probe(url).await.map_err(|e| e.to_string())? {
+        Asked::Refused(challenge) => challenge,
+        Asked::Let(_) => None,
+    };
+    let mut manager = AuthorizationManager::new(url)
+        .await
+        .map_err(|e| words(&e))?;
+    let found = super::discovery::resolve(&manager, url, challenge.as_deref())
+        .await
+        .map_err(|e| format!("its OAuth metadata cannot be used ({})", words(&e)))?;
+    manager.set_metadata(found.metadata.clone());
+    Ok((manager, found.metadata))
 }
 
 /// The token request of `private_key_jwt`: the client is named only by the assertion
@@ -175,36 +178,14 @@ async fn signed_exchange(
         }
         form.finish()
     };
-    let client = seedpod_engine::http_client_builder()
-        .timeout(TOKEN_TIMEOUT)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .map_err(|e| format!("could not make an HTTP client: {e}"))?;
-    let answer = client
-        .post(endpoint.as_str())
-        .header("content-type", "application/x-www-form-urlencoded")
-        .header("accept", "application/json")
-        .body(form)
-        .send()
-        .await
-        .map_err(|e| format!("could not reach its token endpoint: {}", describe(&e)))?;
-    let status = answer.status();
-    let body = answer
-        .bytes()
-        .await
-        .map_err(|e| format!("its token endpoint's answer broke off: {}", describe(&e)))?;
-    if body.len() > MAX_TOKEN_RESPONSE {
-        return Err("its token endpoint answered with more than 64 KiB".to_owned());
-    }
-    if !status.is_success() {
-        return Err(format!(
-            "its token endpoint refused the client (HTTP {}{})",
-            status.as_u16(),
-            oauth_error(&body)
-        ));
-    }
+    let value = super::token_request::post(
+        &endpoint,
+        form,
+        super::token_request::ClientAuth::Assertion,
+        "its token endpoint",
+    )
+    .await?;
     let not_token = || "its token endpoint's answer is not an OAuth token response".to_owned();
-    let value: serde_json::Value = serde_json::from_slice(&body).map_err(|_| not_token())?;
     let granted = value
         .get("scope")
         .and_then(serde_json::Value::as_str)
@@ -214,30 +195,7 @@ async fn signed_exchange(
     Ok((token, granted))
 }
 
-/// `: error (description)` of an OAuth error body, cut and with control characters dropped.
-fn oauth_error(body: &[u8]) -> String {
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
-        return String::new();
-    };
-    let field = |name: &str| {
-        value
-            .get(name)
-            .and_then(serde_json::Value::as_str)
-            .map(|s| {
-                s.chars()
-                    .filter(|c| !c.is_control())
-                    .take(200)
-                    .collect::<String>()
-            })
-    };
-    match (field("error"), field("error_description")) {
-        (Some(error), Some(description)) => format!(": {error} ({description})"),
-        (Some(error), None) => format!(": {error}"),
-        _ => String::new(),
-    }
-}
-
-fn plain_http_allowed(resource: &url::Url, endpoint: &url::Url) -> bool {
+pub(super) fn plain_http_allowed(resource: &url::Url, endpoint: &url::Url) -> bool {
     let loopback = |url: &url::Url| match url.host() {
         Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
@@ -248,7 +206,7 @@ fn plain_http_allowed(resource: &url::Url, endpoint: &url::Url) -> bool {
         || (endpoint.scheme() == "http" && loopback(resource) && loopback(endpoint))
 }
 
-fn now_secs() -> u64 {
+pub(super) fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -475,18 +433,5 @@ mod tests {
             &url("http://mcp.example/mcp"),
             &url("http://127.0.0.1/token")
         ));
-    }
-
-    #[test]
-    fn an_oauth_error_body_is_cut_and_cannot_steer_the_terminal() {
-        let body = serde_json::json!({
-            "error": "invalid_client",
-            "error_description": format!("\u{1b}[2J{}", "x".repeat(5000)),
-        });
-        let said = oauth_error(body.to_string().as_bytes());
-        assert!(said.starts_with(": invalid_client ("), "{said}");
-        assert!(!said.contains('\u{1b}'));
-        assert!(said.len() < 300);
-        assert_eq!(oauth_error(b"<html>"), "");
     }
 }

@@ -10,12 +10,18 @@
 //! - `store.rs`: where a login lives (one private file per server, bound to its URL);
 //! - `login.rs`: `seedpod mcp login`, the only place a person's browser is involved;
 //! - `machine.rs`: `grant = "client_credentials"`, a token the pod asks for itself;
+//! - `cross_app.rs` and `id_token.rs`: `grant = "cross_app_access"`, a token the pod gets with
+//!   the ID token the person's own identity-provider command prints;
 //! - here: what a pod makes of a server that answers 401 — a login it can ask for, or a
 //!   server that wants credentials seedpod cannot get (which fails at once, in words).
 
+pub mod cross_app;
+pub(crate) mod discovery;
+pub mod id_token;
 pub mod login;
 pub mod machine;
 pub mod store;
+mod token_request;
 pub mod watch;
 
 use rmcp::transport::auth::{AuthorizationManager, AuthorizationMetadataSource};
@@ -45,10 +51,7 @@ pub async fn judge_refusal(url: &str, www_authenticate: Option<&str>) -> Refusal
         Ok(manager) => manager,
         Err(err) => return no_oauth(format!("its URL cannot be used for a login ({err})")),
     };
-    match manager
-        .resolve_metadata_from_challenge(www_authenticate)
-        .await
-    {
+    match discovery::resolve(&manager, url, www_authenticate).await {
         // The 2025-03-26 spec's default endpoints are only a guess: a pod does not wait for a
         // login on a guess (`seedpod mcp login` still tries them, and `seedpod restart` then
         // uses the login).
@@ -79,20 +82,34 @@ const MAX_CREDENTIAL_FILE: u64 = 64 * 1024;
 /// The client's secret, from `client_secret_env` or `client_secret_file` (`None`: it has
 /// none). Read at connect and never kept beyond the request that uses it.
 pub fn client_secret(oauth: &seedpod_config::McpOAuth) -> Result<Option<String>, String> {
-    if let Some(var) = &oauth.client_secret_env {
+    secret_from(
+        oauth.client_secret_env.as_deref(),
+        oauth.client_secret_file.as_deref(),
+        ("client_secret_env", "client_secret_file"),
+    )
+}
+
+/// A secret named by an environment variable or a file (`keys`: how the config calls them).
+pub(crate) fn secret_from(
+    var: Option<&str>,
+    file: Option<&std::path::Path>,
+    keys: (&str, &str),
+) -> Result<Option<String>, String> {
+    let (env_key, file_key) = keys;
+    if let Some(var) = var {
         return match std::env::var(var) {
             Ok(secret) if !secret.trim().is_empty() => Ok(Some(secret.trim().to_owned())),
             _ => Err(format!(
-                "the client secret comes from ${var} (client_secret_env), which is not set"
+                "the client secret comes from ${var} ({env_key}), which is not set"
             )),
         };
     }
-    match &oauth.client_secret_file {
+    match file {
         Some(path) => {
-            let secret = read_credential_file(path, "client_secret_file")?;
+            let secret = read_credential_file(path, file_key)?;
             match secret.trim() {
                 "" => Err(format!(
-                    "{} (client_secret_file) is empty; put the client secret in it",
+                    "{} ({file_key}) is empty; put the client secret in it",
                     path.display()
                 )),
                 secret => Ok(Some(secret.to_owned())),
