@@ -475,18 +475,10 @@ fn resolve_server(
                 (".grant", file.grant.is_some()),
                 (".client_secret_file", file.client_secret_file.is_some()),
                 (".client_key_file", file.client_key_file.is_some()),
-                (".id_token_command", file.id_token_command.is_some()),
-                (".idp_token_endpoint", file.idp_token_endpoint.is_some()),
-                (".idp_client_id", file.idp_client_id.is_some()),
-                (
-                    ".idp_client_secret_env",
-                    file.idp_client_secret_env.is_some(),
-                ),
-                (
-                    ".idp_client_secret_file",
-                    file.idp_client_secret_file.is_some(),
-                ),
-            ] {
+            ]
+            .into_iter()
+            .chain(cross_app_keys_set(file))
+            {
                 if present {
                     return Err(bad(field, "…".into(), "applies to url servers only"));
                 }
@@ -724,6 +716,23 @@ fn resolve_oauth(
     })
 }
 
+/// Which of the keys only `grant = "cross_app_access"` takes a server's table sets.
+fn cross_app_keys_set(file: &McpServerFile) -> [(&'static str, bool); 5] {
+    [
+        (".id_token_command", file.id_token_command.is_some()),
+        (".idp_token_endpoint", file.idp_token_endpoint.is_some()),
+        (".idp_client_id", file.idp_client_id.is_some()),
+        (
+            ".idp_client_secret_env",
+            file.idp_client_secret_env.is_some(),
+        ),
+        (
+            ".idp_client_secret_file",
+            file.idp_client_secret_file.is_some(),
+        ),
+    ]
+}
+
 /// The keys of `grant = "cross_app_access"`, checked: all of them or none.
 fn resolve_cross_app(
     file: &McpServerFile,
@@ -732,19 +741,7 @@ fn resolve_cross_app(
 ) -> Result<Option<CrossAppAccess>, ConfigError> {
     let grant_name = quote(McpGrant::CrossAppAccess.as_str());
     if grant != McpGrant::CrossAppAccess {
-        for (field, present) in [
-            (".id_token_command", file.id_token_command.is_some()),
-            (".idp_token_endpoint", file.idp_token_endpoint.is_some()),
-            (".idp_client_id", file.idp_client_id.is_some()),
-            (
-                ".idp_client_secret_env",
-                file.idp_client_secret_env.is_some(),
-            ),
-            (
-                ".idp_client_secret_file",
-                file.idp_client_secret_file.is_some(),
-            ),
-        ] {
+        for (field, present) in cross_app_keys_set(file) {
             if present {
                 return Err(bad(
                     field,
