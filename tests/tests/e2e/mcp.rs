@@ -312,9 +312,20 @@ impl HttpServer {
 
     /// With more of the server's flags (`--port`, `--lost-session`, `--no-get-stream`).
     pub(crate) fn start_with(journal: &Path, key: &str, flags: &[&str]) -> HttpServer {
+        HttpServer::start_with_env(journal, key, flags, &[])
+    }
+
+    /// With flags and more of the server's environment (`MCP_TEST_RESOURCES`, …).
+    pub(crate) fn start_with_env(
+        journal: &Path,
+        key: &str,
+        flags: &[&str],
+        env: &[(&str, &str)],
+    ) -> HttpServer {
         let mut child = std::process::Command::new(SERVER)
             .arg("--http")
             .args(flags)
+            .envs(env.iter().copied())
             .env("MCP_TEST_JOURNAL", journal)
             .env("MCP_TEST_KEY", key)
             .stdout(std::process::Stdio::piped())

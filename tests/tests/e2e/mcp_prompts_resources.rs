@@ -14,7 +14,9 @@ use seedpod_e2e::{TestHome, is_run_end, wait_for};
 use seedpod_protocol::ClientMode;
 use serde_json::{Value, json};
 
-use super::mcp::{SERVER, approval_tool, call, toml_str, tool_results, wait_for_journal};
+use super::mcp::{
+    HttpServer, SERVER, approval_tool, call, toml_str, tool_results, wait_for_journal,
+};
 
 /// A user config with server `t` (stdio, prompts and resources on) journaling to `journal`.
 fn config(sb: &TestHome, journal: &Path, extra: &str) {
@@ -230,6 +232,45 @@ async fn send_runs_prompts_and_attaches_resources_and_refuses_what_does_not_exis
     let context = sb.ok(&["context", "p"]);
     restart_keeps_the_request(&sb, "p", &context);
     sb.ok(&["stop", "p"]);
+}
+
+/// Hosted servers speak Streamable HTTP: the same prompt and resource, and the same refusal,
+/// through a server on HTTP instead of a child process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_streamable_http_prompts_run_and_resources_attach_as_over_stdio() {
+    let sb = TestHome::new();
+    let journal = sb.path().join("journal.txt");
+    let server = HttpServer::start_with_env(&journal, "", &[], &[("MCP_TEST_RESOURCES", "1")]);
+    sb.user_config(&format!(
+        "[mcp.servers.t]\nurl = {}\n",
+        toml_str(&server.url)
+    ));
+    let script = sb.script("s.jsonl", &[json!({"text": "one"}), json!({"text": "two"})]);
+    sb.start_scripted("p", &script);
+
+    let out = sb.run(&["send", "p", "look at @t:test://nope"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "an unlisted resource was sent");
+    assert!(stderr.contains("lists no resource test://nope"), "{stderr}");
+    assert!(sb.requests("p").is_empty(), "nothing reached the model");
+
+    sb.ok(&["send", "p", "/mcp__t__review"]);
+    let review = user_texts(&sb.requests("p")[0]).join("\n");
+    for part in [
+        "Review the readme below.",
+        "[Resource: test://readme]\nThe readme of the test server",
+    ] {
+        assert!(review.contains(part), "{part:?} not in {review}");
+    }
+    sb.ok(&["send", "p", "look at @t:test://readme"]);
+    let body = sb.requests("p")[1].clone();
+    assert!(body.contains("The readme of the test server"), "{body}");
+    assert!(body.contains("t:test://readme"), "{body}");
+
+    let context = sb.ok(&["context", "p"]);
+    restart_keeps_the_request(&sb, "p", &context);
+    sb.ok(&["stop", "p"]);
+    drop(server);
 }
 
 fn tool_names(context: &str) -> Vec<String> {
