@@ -460,12 +460,13 @@ async fn a_revoked_token_makes_the_server_need_a_login_at_once_and_a_new_login_m
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_403_for_more_scope_names_only_real_scopes_and_the_next_login_asks_for_them() {
+async fn a_refusal_whose_challenge_is_not_ascii_needs_a_login_and_takes_nothing_from_it() {
     let sb = TestHome::new();
     let refuse = sb.path().join("refuse");
     let (_server, _journal) = ready_pod_with_refusals(&sb, &refuse);
-    // A challenge that is not ASCII (a right-to-left override) cannot be read as a header
-    // at all: the call fails saying so, and nothing is taken from it.
+    // A challenge that is not ASCII (a right-to-left override) cannot be read as a header at
+    // all: the call fails, nothing is taken from the challenge, and the server is not left
+    // `ready` behind a login it no longer takes.
     std::fs::write(
         &refuse,
         "403\nBearer error=\"insufficient_scope\", scope=\"\u{202e}txt.exe\"",
@@ -475,6 +476,22 @@ async fn a_403_for_more_scope_names_only_real_scopes_and_the_next_login_asks_for
     let results = tool_results(&sb.history("p").await);
     assert!(results[0].1, "{results:?}");
     assert!(!results[0].0.contains('\u{202e}'), "{results:?}");
+    let status = wait_for_state(&sb, "p", "needs_login");
+    let why = status[0]["last_error"].as_str().unwrap_or_default();
+    assert!(why.contains("could not be read"), "{why}");
+    assert!(why.contains("seedpod mcp login web"), "{why}");
+    assert!(
+        !why.contains('\u{202e}') && !why.contains("txt.exe"),
+        "{why}"
+    );
+    sb.ok(&["stop", "p"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_403_for_more_scope_names_only_real_scopes_and_the_next_login_asks_for_them() {
+    let sb = TestHome::new();
+    let refuse = sb.path().join("refuse");
+    let (_server, _journal) = ready_pod_with_refusals(&sb, &refuse);
     // A hostile ASCII challenge: a scope "token" with a backslash, one of 500 characters,
     // forty more scopes than anyone needs, and a 32 KiB parameter besides.
     let padding = "A".repeat(32 * 1024);

@@ -94,9 +94,22 @@ where
                 }
             })
         }
+        // A 401 or 403 whose challenge is not ASCII: rmcp cannot read the header and says so
+        // in these words (rmcp 3.11, `streamable_http_client.rs`; pinned by the e2e test
+        // `mcp_oauth::a_refusal_whose_challenge_is_not_ascii_…`). A refusal all the same; nothing
+        // in it is taken.
+        StreamableHttpError::UnexpectedServerResponse(said) if said == UNREADABLE_CHALLENGE => {
+            Some(
+                "the server refused the login, and its reason (HTTP 401 or 403) could not be read"
+                    .to_owned(),
+            )
+        }
         _ => None,
     }
 }
+
+/// What rmcp says of a refusal whose `WWW-Authenticate` header is not ASCII.
+const UNREADABLE_CHALLENGE: &str = "invalid www-authenticate header value";
 
 impl<C> StreamableHttpClient for Watched<C>
 where
