@@ -281,3 +281,67 @@ async fn an_identity_provider_in_clear_on_another_machine_gets_no_id_token() {
         "the ID token was fetched for a plain-http identity provider"
     );
 }
+
+/// `${VAR}` in the command and the identity provider's endpoint take their values at connect,
+/// like a transport's; what is shown and written stays the template, and an unset variable is
+/// refused naming the key and the variable before anything is run or sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_and_the_endpoint_expand_variables_at_connect_and_nowhere_else() {
+    let sb = TestHome::new();
+    let journal = sb.path().join("journal.txt");
+    let server = HttpServer::start_with(&journal, "", &["--oauth"]);
+    let command = script(&sb, "print-id-token", &format!("echo '{ID_TOKEN}'"));
+    let endpoint = format!("{}/idp/token", issuer(&server));
+    // The identity provider's port (the authorization server's, not the MCP server's).
+    let port = endpoint
+        .split("://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|host| host.rsplit(':').next())
+        .expect("a port in the endpoint")
+        .to_owned();
+    let templated = endpoint.replace(&format!(":{port}/"), ":${IDP_PORT}/");
+    assert_ne!(templated, endpoint, "the port is in the endpoint");
+    sb.user_config(&format!(
+        "[mcp.servers.web]\nurl = {}\ngrant = \"cross_app_access\"\nclient_id = \"xaa-app\"\n\
+         client_secret_env = \"XAA_SECRET\"\nid_token_command = [\"${{ID_HELPER}}\"]\n\
+         idp_token_endpoint = {}\nidp_client_id = \"idp-app\"\n\
+         idp_client_secret_env = \"IDP_SECRET\"\n",
+        toml_str(&server.url),
+        toml_str(&templated),
+    ));
+    let run = |with_helper: bool| {
+        let mut cmd = sb.cmd();
+        cmd.env("IDP_SECRET", IDP_SECRET)
+            .env("XAA_SECRET", XAA_SECRET)
+            .env("IDP_PORT", &port)
+            .args(["mcp", "probe", "web", "--arguments", r#"{"text":"hi"}"#]);
+        if with_helper {
+            cmd.env("ID_HELPER", &command);
+        } else {
+            cmd.env_remove("ID_HELPER");
+        }
+        let out = cmd.output().expect("run the probe");
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), said)
+    };
+    let (ok, said) = run(false);
+    assert!(!ok, "{said}");
+    assert!(said.contains("id_token_command"), "{said}");
+    assert!(said.contains("$ID_HELPER is not set"), "{said}");
+    let seen = std::fs::read_to_string(&journal).unwrap_or_default();
+    assert!(!seen.contains("id-jag"), "nothing was exchanged: {seen}");
+
+    let (ok, said) = run(true);
+    assert!(ok, "{said}");
+    assert!(said.contains("called echo: ok"), "{said}");
+    let seen = std::fs::read_to_string(&journal).unwrap_or_default();
+    assert!(seen.contains("id-jag issued for alice"), "{seen}");
+    let shown = sb.ok(&["mcp", "get", "web"]);
+    assert!(shown.contains("${ID_HELPER}"), "{shown}");
+    assert!(!shown.contains("print-id-token"), "{shown}");
+}

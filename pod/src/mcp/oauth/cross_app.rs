@@ -45,7 +45,19 @@ pub async fn obtain(server: &McpServer, url: &str, store: &TokenStore) -> Result
         ("idp_client_secret_env", "idp_client_secret_file"),
     )
     .map_err(MachineError::Config)?;
-    let idp_endpoint = url::Url::parse(&cross.idp_token_endpoint)
+    // `${VAR}` in the command and the endpoint take their values now, as a transport's do
+    // (`seedpod_config::expand`); errors name the key, never a value.
+    let lookup = |var: &str| std::env::var(var).ok();
+    let expand = |key: &str, text: &str| {
+        seedpod_config::expand::expand(text, &lookup)
+            .map_err(|e| MachineError::Config(format!("{key}: {e}")))
+    };
+    let command = cross
+        .id_token_command
+        .iter()
+        .map(|arg| expand("id_token_command", arg))
+        .collect::<Result<Vec<_>, _>>()?;
+    let idp_endpoint = url::Url::parse(&expand("idp_token_endpoint", &cross.idp_token_endpoint)?)
         .map_err(|_| config("idp_token_endpoint is not a URL"))?;
     if !plain_http_allowed(&idp_endpoint, &idp_endpoint) {
         return Err(config(
@@ -84,10 +96,18 @@ pub async fn obtain(server: &McpServer, url: &str, store: &TokenStore) -> Result
         )));
     }
 
-    let id_token = super::id_token::fetch(&cross.id_token_command).await?;
-    let grant = exchange_id_token(cross, idp_secret.as_deref(), &id_token, &issuer, url, oauth)
-        .await
-        .map_err(refused)?;
+    let id_token = super::id_token::fetch(&command).await?;
+    let grant = exchange_id_token(
+        cross,
+        &idp_endpoint,
+        idp_secret.as_deref(),
+        &id_token,
+        &issuer,
+        url,
+        oauth,
+    )
+    .await
+    .map_err(refused)?;
     let (token, granted) = jwt_bearer(
         &as_endpoint,
         &client_id,
@@ -109,6 +129,7 @@ pub async fn obtain(server: &McpServer, url: &str, store: &TokenStore) -> Result
 /// Step 2: the ID token for an ID-JAG at the identity provider (RFC 8693; SEP-990).
 async fn exchange_id_token(
     cross: &CrossAppAccess,
+    endpoint: &url::Url,
     idp_secret: Option<&str>,
     id_token: &str,
     audience: &str,
@@ -128,10 +149,8 @@ async fn exchange_id_token(
         }
         form.finish()
     };
-    let endpoint = url::Url::parse(&cross.idp_token_endpoint)
-        .map_err(|_| "idp_token_endpoint is not a URL".to_owned())?;
     let answer = post(
-        &endpoint,
+        endpoint,
         form,
         ClientAuth::with_secret(&cross.idp_client_id, idp_secret),
         "your identity provider",
