@@ -310,17 +310,17 @@ async fn the_command_and_the_endpoint_expand_variables_at_connect_and_nowhere_el
         toml_str(&server.url),
         toml_str(&templated),
     ));
-    let run = |with_helper: bool| {
+    let failing = script(&sb, "expired-helper", "echo 'log in again' >&2\nexit 3");
+    let run = |helper: Option<&Path>| {
         let mut cmd = sb.cmd();
         cmd.env("IDP_SECRET", IDP_SECRET)
             .env("XAA_SECRET", XAA_SECRET)
             .env("IDP_PORT", &port)
             .args(["mcp", "probe", "web", "--arguments", r#"{"text":"hi"}"#]);
-        if with_helper {
-            cmd.env("ID_HELPER", &command);
-        } else {
-            cmd.env_remove("ID_HELPER");
-        }
+        match helper {
+            Some(helper) => cmd.env("ID_HELPER", helper),
+            None => cmd.env_remove("ID_HELPER"),
+        };
         let out = cmd.output().expect("run the probe");
         let said = format!(
             "{}{}",
@@ -329,14 +329,24 @@ async fn the_command_and_the_endpoint_expand_variables_at_connect_and_nowhere_el
         );
         (out.status.success(), said)
     };
-    let (ok, said) = run(false);
+    let (ok, said) = run(None);
     assert!(!ok, "{said}");
     assert!(said.contains("id_token_command"), "{said}");
     assert!(said.contains("$ID_HELPER is not set"), "{said}");
     let seen = std::fs::read_to_string(&journal).unwrap_or_default();
     assert!(!seen.contains("id-jag"), "nothing was exchanged: {seen}");
 
-    let (ok, said) = run(true);
+    // A failure names the program as written, not the path it expanded to.
+    let (ok, said) = run(Some(&failing));
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains("id_token_command (${ID_HELPER}) exited with 3"),
+        "{said}"
+    );
+    assert!(said.contains("log in again"), "{said}");
+    assert!(!said.contains("expired-helper"), "{said}");
+
+    let (ok, said) = run(Some(&command));
     assert!(ok, "{said}");
     assert!(said.contains("called echo: ok"), "{said}");
     let seen = std::fs::read_to_string(&journal).unwrap_or_default();

@@ -96,7 +96,8 @@ pub async fn obtain(server: &McpServer, url: &str, store: &TokenStore) -> Result
         )));
     }
 
-    let id_token = super::id_token::fetch(&command).await?;
+    let written = cross.id_token_command.first().map_or("", String::as_str);
+    let id_token = super::id_token::fetch(&command, written).await?;
     let grant = exchange_id_token(
         cross,
         &idp_endpoint,

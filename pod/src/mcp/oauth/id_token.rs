@@ -21,16 +21,20 @@ pub const ID_TOKEN_TIMEOUT: Duration = Duration::from_secs(30);
 /// The most of its stderr quoted in an error.
 const MAX_STDERR_SHOWN: usize = 1000;
 
-/// Run `argv` and return the ID token it printed.
-pub async fn fetch(argv: &[String]) -> Result<String, MachineError> {
-    fetch_within(argv, ID_TOKEN_TIMEOUT).await
+/// Run `argv` (`${VAR}` already expanded) and return the ID token it printed. Messages name
+/// the program as `written` in the configuration, never what it expanded to.
+pub async fn fetch(argv: &[String], written: &str) -> Result<String, MachineError> {
+    fetch_within(argv, written, ID_TOKEN_TIMEOUT).await
 }
 
-pub(crate) async fn fetch_within(argv: &[String], limit: Duration) -> Result<String, MachineError> {
-    let program = argv.first().map(String::as_str).unwrap_or_default();
+pub(crate) async fn fetch_within(
+    argv: &[String],
+    written: &str,
+    limit: Duration,
+) -> Result<String, MachineError> {
     let named = format!(
         "id_token_command ({})",
-        seedpod_protocol::printable_line(program)
+        seedpod_protocol::printable_line(written)
     );
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
     match run_program(argv, &cwd, b"", limit).await {
@@ -120,7 +124,7 @@ mod tests {
     }
 
     async fn fails(argv: Vec<String>, limit: Duration) -> String {
-        match fetch_within(&argv, limit).await {
+        match fetch_within(&argv, &argv[0], limit).await {
             Ok(token) => panic!("took {token:?}"),
             Err(err) => err.to_string(),
         }
@@ -128,9 +132,13 @@ mod tests {
 
     #[tokio::test]
     async fn the_token_printed_is_taken_trimmed() {
-        let got = fetch_within(&sh(&format!("printf '  {TOKEN}\\n\\n'")), ID_TOKEN_TIMEOUT)
-            .await
-            .unwrap();
+        let got = fetch_within(
+            &sh(&format!("printf '  {TOKEN}\\n\\n'")),
+            "sh",
+            ID_TOKEN_TIMEOUT,
+        )
+        .await
+        .unwrap();
         assert_eq!(got, TOKEN);
     }
 
@@ -143,7 +151,12 @@ mod tests {
         let err = fails(argv, ID_TOKEN_TIMEOUT).await;
         assert!(err.contains("not an ID token"), "{err}");
         let argv: Vec<String> = ["printf", "%s", TOKEN].map(String::from).to_vec();
-        assert_eq!(fetch_within(&argv, ID_TOKEN_TIMEOUT).await.unwrap(), TOKEN);
+        assert_eq!(
+            fetch_within(&argv, &argv[0], ID_TOKEN_TIMEOUT)
+                .await
+                .unwrap(),
+            TOKEN
+        );
     }
 
     #[tokio::test]
@@ -195,7 +208,7 @@ mod tests {
     #[tokio::test]
     async fn a_missing_program_is_a_configuration_error() {
         let argv = vec!["/nonexistent/okta-print-token".to_owned()];
-        match fetch_within(&argv, ID_TOKEN_TIMEOUT).await {
+        match fetch_within(&argv, &argv[0], ID_TOKEN_TIMEOUT).await {
             Err(MachineError::Config(why)) => {
                 assert!(why.contains("okta-print-token"), "{why}")
             }
