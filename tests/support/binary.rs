@@ -21,6 +21,8 @@ use std::time::SystemTime;
 /// The `seedpod` package and its binary, as `crates/cli/Cargo.toml` names them.
 const PACKAGE: &str = "seedpod";
 const BINARY: &str = "seedpod";
+/// The program `seedpod` runs for every command but the one-shots; it must be as fresh.
+const CORE: &str = "seedpod-core";
 
 /// Path of the `seedpod` binary under test: `SEEDPOD_BIN` when set (to test an installed
 /// binary on purpose), else this profile's `seedpod`, built first when it is older than its
@@ -84,6 +86,10 @@ impl Layout {
     fn binary(&self) -> PathBuf {
         self.profile_dir.join(BINARY)
     }
+
+    fn core(&self) -> PathBuf {
+        self.profile_dir.join(CORE)
+    }
 }
 
 fn file_name(path: &Path) -> String {
@@ -96,14 +102,15 @@ fn file_name(path: &Path) -> String {
 /// The binary of `layout`, built first unless it is newer than everything it was built from.
 fn fresh_binary(layout: &Layout) -> PathBuf {
     let binary = layout.binary();
-    if let Some(why) = stale(&binary) {
+    let why_stale = || stale(&binary).or_else(|| stale(&layout.core()));
+    if let Some(why) = why_stale() {
         // Straight to stderr, past the test harness's capture: a person waiting should see why.
         let _ = writeln!(
             std::io::stderr(),
             "seedpod-e2e: building {BINARY} first: {why}"
         );
         build(layout);
-        if let Some(why) = stale(&binary) {
+        if let Some(why) = why_stale() {
             panic!("`cargo build -p {PACKAGE}` succeeded but {why}");
         }
     }
@@ -228,7 +235,7 @@ fn manifests(sources: &[PathBuf]) -> Vec<PathBuf> {
     found.into_iter().collect()
 }
 
-/// `cargo build -p seedpod --bin seedpod` into `layout`; panics, with cargo's exit status, when
+/// `cargo build -p seedpod --bins` (the front and the core) into `layout`; panics, with cargo's exit status, when
 /// it fails (cargo has printed why on stderr).
 fn build(layout: &Layout) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -237,7 +244,7 @@ fn build(layout: &Layout) {
         .expect("seedpod-e2e lives in the workspace")
         .join("Cargo.toml");
     let mut cmd = Command::new(&cargo);
-    cmd.args(["build", "-p", PACKAGE, "--bin", BINARY, "--profile"])
+    cmd.args(["build", "-p", PACKAGE, "--bins", "--profile"])
         .arg(&layout.profile)
         .arg("--manifest-path")
         .arg(&manifest)
@@ -251,8 +258,8 @@ fn build(layout: &Layout) {
         .unwrap_or_else(|e| panic!("could not run {}: {e}", Path::new(&cargo).display()));
     assert!(
         status.success(),
-        "`cargo build -p {PACKAGE} --bin {BINARY}` failed ({status}); the end-to-end tests need \
-         the binary built from this tree"
+        "`cargo build -p {PACKAGE} --bins` failed ({status}); the end-to-end tests need the \
+         binaries built from this tree"
     );
 }
 

@@ -9,6 +9,8 @@ use seedpod_protocol::{EventSeq, PodName};
 #[derive(Debug, Parser)]
 #[command(
     name = "seedpod",
+    // Also when `seedpod-core` is run by its own name: usage lines name the command people type.
+    bin_name = "seedpod",
     version,
     about = "Long-lived LLM agent pods you attach to, detach from and notify, like tmux for agents.",
     after_help = "Set SEEDPOD_HOME=DIR to keep every file under DIR (config, data, state, run)."

@@ -1,8 +1,9 @@
 //! Commands that change a pod: `notify`, `pause`, `resume`, `cancel`, `stop`, `restart`.
 
 use anyhow::Result;
-use seedpod_client::{ClientError, Connection, Home};
-use seedpod_protocol::{AckOutcome, ClientMode, Method, PodName, PodState, ServerMsg};
+use seedpod_cli::quick::{self, say};
+use seedpod_client::{Connection, Home};
+use seedpod_protocol::{ClientMode, Method, PodName, PodState};
 
 use crate::args::PodConfigArgs;
 use crate::exit::Exit;
@@ -12,63 +13,14 @@ use crate::start;
 pub async fn notify(home: &Home, pod: &pods::Pod, message: String, wake: bool) -> Result<()> {
     let mut conn = pods::connect_pod(home, pod, ClientMode::Control).await?;
     let reply = conn.call(Method::Notify { message, wake }).await?;
-    notified(pod, reply)
-}
-
-/// `notify` for a pod on this machine, without an async runtime (`one_shot.rs`).
-pub fn notify_here(home: &Home, name: &PodName, message: String, wake: bool) -> Result<()> {
-    let method = Method::Notify { message, wake };
-    let reply = seedpod_client::blocking::call_once(home, name, CLIENT_NAME, method)
-        .map_err(pods::stopped)?;
-    notified(&pods::Pod::Local(name.clone()), reply)
-}
-
-fn notified(pod: &pods::Pod, reply: ServerMsg) -> Result<()> {
-    match reply {
-        ServerMsg::Ack { outcome, .. } => {
-            let what = match outcome {
-                AckOutcome::Queued => {
-                    "queued (durable); it reaches the model before the next request"
-                }
-                AckOutcome::Started | AckOutcome::Done | AckOutcome::Unknown => "delivered",
-            };
-            say(&format!("notified {pod}: {what}\n"));
-            Ok(())
-        }
-        other => Err(Exit::failure(format!(
-            "unexpected answer: {}",
-            seedpod_protocol::encode(&other)
-        ))),
-    }
+    quick::notified(pod, reply)
 }
 
 /// `pause`, `resume`, `cancel`.
 pub async fn simple(home: &Home, pod: &pods::Pod, method: Method) -> Result<()> {
     let verb = method.name();
     let mut conn = pods::connect_pod(home, pod, ClientMode::Control).await?;
-    simple_done(verb, conn.call(method).await)
-}
-
-/// `simple` for a pod on this machine, without an async runtime (`one_shot.rs`).
-pub fn simple_here(home: &Home, name: &PodName, method: Method) -> Result<()> {
-    let verb = method.name();
-    match seedpod_client::blocking::call_once(home, name, CLIENT_NAME, method) {
-        Err(err @ ClientError::NotRunning { .. }) => Err(pods::stopped(err)),
-        result => simple_done(verb, result),
-    }
-}
-
-fn simple_done(verb: &str, result: Result<ServerMsg, ClientError>) -> Result<()> {
-    match result {
-        Ok(_) => {
-            say(&format!("{verb}: ok\n"));
-            Ok(())
-        }
-        Err(ClientError::Refused { message, .. }) => {
-            Err(Exit::failure(format!("{verb} refused: {message}")))
-        }
-        Err(err) => Err(err.into()),
-    }
+    quick::simple_done(verb, conn.call(method).await)
 }
 
 pub async fn stop(home: &Home, name: &PodName) -> Result<()> {
@@ -133,10 +85,4 @@ fn interrupted(name: &PodName, before: PodState, after: Option<PodState>) -> Opt
         )),
         PodState::Idle | PodState::Paused | PodState::Stopping | PodState::Unknown => None,
     }
-}
-
-/// The confirmation line on stderr: one write, not one per formatted piece (stderr is
-/// unbuffered), and a closed stderr is no reason to fail a request the pod has already done.
-fn say(line: &str) {
-    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
 }

@@ -1,6 +1,7 @@
 //! Exit codes: 0 success, 1 failure, 2 the pod named does not exist or is not running.
 
 use std::fmt;
+use std::io::Write as _;
 
 /// An error that carries the process exit code it should produce.
 #[derive(Debug)]
@@ -54,4 +55,21 @@ pub fn code_of(err: &anyhow::Error) -> i32 {
         return 2;
     }
     1
+}
+
+/// End the process as every seedpod command ends on an error: `seedpod: ` and the error's
+/// chain on stderr, control characters escaped (what fails may quote a pod or a file), and the
+/// error's exit code.
+pub fn fail(err: &anyhow::Error) -> ! {
+    let message = format!("{err:#}");
+    // Not `eprintln!`: it panics when stderr cannot be written (a pod's stderr file on a full
+    // disk), which would turn a clear failure into exit 101.
+    if !message.is_empty() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "seedpod: {}",
+            seedpod_protocol::printable_text(&message)
+        );
+    }
+    std::process::exit(code_of(err));
 }

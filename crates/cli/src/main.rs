@@ -12,7 +12,6 @@ mod detect;
 #[cfg(test)]
 mod error_chains;
 mod exec;
-mod exit;
 mod export;
 mod fork;
 mod format;
@@ -46,10 +45,9 @@ mod terminal;
 mod test_support;
 mod trust;
 
-use std::io::Write as _;
-
 use anyhow::Result;
 use clap::Parser;
+use seedpod_cli::exit;
 use seedpod_client::{Home, Target};
 use seedpod_protocol::{Method, PodName};
 
@@ -57,15 +55,8 @@ use crate::args::{Cli, Command, ConfigCommand, McpCommand, PodCommand, PromptCom
 
 fn main() {
     let cli = Cli::parse();
-    let result = run(cli);
-    if let Err(err) = result {
-        let message = format!("{err:#}");
-        // Not `eprintln!`: it panics when stderr cannot be written (a pod's stderr file on a
-        // full disk), which would turn a clear failure into exit 101.
-        if !message.is_empty() {
-            let _ = writeln!(std::io::stderr(), "seedpod: {}", terminal::text(&message));
-        }
-        std::process::exit(exit::code_of(&err));
+    if let Err(err) = run(cli) {
+        exit::fail(&err);
     }
 }
 

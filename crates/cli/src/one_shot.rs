@@ -1,58 +1,119 @@
-//! Commands that ask a pod on this machine one thing and exit — `notify`, `pause`, `resume`,
-//! `cancel` — run without an async runtime: their whole life is a few milliseconds, and a
-//! script may run them in a loop (docs/decisions.md, "One-shot commands skip the async
-//! runtime"). A pod on another machine is reached through ssh, which the async client drives.
+//! The one-shot commands (`notify`, `pause`, `resume`, `cancel`) for a pod on this machine, as
+//! the core's parser gives them: they run on the library's blocking path (`quick.rs`), the one
+//! the front binary takes, so both say the same. The front leaves a command line here when it
+//! is not sure of it (`quick::recognise`). A pod on another machine is reached through ssh,
+//! which the async client drives.
 
 use anyhow::Result;
-use seedpod_client::Home;
-use seedpod_protocol::Method;
+use seedpod_cli::quick::{self, Ask, Quick};
+use seedpod_client::{Home, Target};
 
 use crate::args::Command;
-use crate::{control, pods};
 
 /// Run `command` here if it is one of these for a pod on this machine; otherwise give it back
 /// for the async runtime. Any command not listed goes there, which is always correct, only
 /// slower to start.
 pub fn run(home: &Home, command: Command) -> Result<Result<()>, Box<Command>> {
-    match command {
+    match local(command) {
+        Ok(quick) => Ok(quick::run(home, quick)),
+        Err(command) => Err(command),
+    }
+}
+
+/// `command` as a one-shot request to a pod on this machine, when it is one.
+pub fn local(command: Command) -> Result<Quick, Box<Command>> {
+    let (target, ask) = match command {
         Command::Notify {
             name,
             text,
             no_wake,
-        } => match pods::resolve_here(home, name.as_ref()) {
-            Some(pod) => Ok(pod.and_then(|pod| {
-                let text = pods::text_or_stdin(text)?;
-                control::notify_here(home, &pod, text, !no_wake)
-            })),
-            None => Err(Box::new(Command::Notify {
-                name,
+        } => (
+            name,
+            Ask::Notify {
                 text,
-                no_wake,
-            })),
-        },
-        Command::Pause { name } => {
-            simple(home, name, Method::Pause, |name| Command::Pause { name })
-        }
-        Command::Resume { name } => {
-            simple(home, name, Method::Resume, |name| Command::Resume { name })
-        }
-        Command::Cancel { name } => {
-            simple(home, name, Method::Cancel, |name| Command::Cancel { name })
-        }
-        command => Err(Box::new(command)),
+                wake: !no_wake,
+            },
+        ),
+        Command::Pause { name } => (name, Ask::Pause),
+        Command::Resume { name } => (name, Ask::Resume),
+        Command::Cancel { name } => (name, Ask::Cancel),
+        command => return Err(Box::new(command)),
+    };
+    match target {
+        None => Ok(Quick { name: None, ask }),
+        Some(Target::Local(name)) => Ok(Quick {
+            name: Some(name),
+            ask,
+        }),
+        Some(target @ Target::Remote { .. }) => Err(Box::new(remote(Some(target), ask))),
     }
 }
 
-/// A request without parameters (`control::simple`), or the command given back (`rebuild`) for
-/// a pod elsewhere.
-fn simple(
-    home: &Home,
-    name: Option<seedpod_client::Target>,
-    method: Method,
-    rebuild: impl FnOnce(Option<seedpod_client::Target>) -> Command,
-) -> Result<Result<()>, Box<Command>> {
-    match pods::resolve_here(home, name.as_ref()) {
-        Some(pod) => Ok(pod.and_then(|pod| control::simple_here(home, &pod, method))),
-        None => Err(Box::new(rebuild(name))),
+/// The command back, for a pod on another machine.
+fn remote(name: Option<Target>, ask: Ask) -> Command {
+    match ask {
+        Ask::Notify { text, wake } => Command::Notify {
+            name,
+            text,
+            no_wake: !wake,
+        },
+        Ask::Pause => Command::Pause { name },
+        Ask::Resume => Command::Resume { name },
+        Ask::Cancel => Command::Cancel { name },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use clap::Parser;
+    use seedpod_cli::quick::recognise;
+
+    use super::*;
+    use crate::args::Cli;
+
+    /// What the front takes as a one-shot must be what this parser makes of the same line; a
+    /// line it declines may be anything.
+    #[test]
+    fn what_the_front_recognises_is_what_the_parser_parses() {
+        let lines: &[&[&str]] = &[
+            &["notify", "p", "hi"],
+            &["notify", "p", "hi", "--no-wake"],
+            &["notify", "--no-wake", "p", "hi"],
+            &["notify", "p", "--no-wake", "hi"],
+            &["notify", "p", "-"],
+            &["notify", "p", ""],
+            &["notify", "p"],
+            &["notify"],
+            &["notify", "--no-wake"],
+            &["notify", "p", "text with spaces and: a colon"],
+            &["notify", "p", "host:looking"],
+            &["pause"],
+            &["pause", "p"],
+            &["resume", "p"],
+            &["cancel", "p"],
+            &["cancel", "p-2_x.y"],
+            &["notify", "p", "x", "y"],
+            &["notify", "h:p", "x"],
+            &["pause", "-"],
+            &["notify", "-", "x"],
+        ];
+        let mut recognised = 0;
+        for line in lines {
+            let args: Vec<OsString> = line.iter().map(OsString::from).collect();
+            let Some(quick) = recognise(&args) else {
+                continue;
+            };
+            recognised += 1;
+            let cli = Cli::try_parse_from(std::iter::once("seedpod").chain(line.iter().copied()))
+                .unwrap_or_else(|e| panic!("{line:?}: the front runs it, the parser says {e}"));
+            let command = cli.command.expect("a command");
+            match local(command) {
+                Ok(parsed) => assert_eq!(parsed, quick, "{line:?}"),
+                Err(command) => panic!("{line:?}: the front runs it, the parser made {command:?}"),
+            }
+        }
+        assert_eq!(recognised, 16, "the plain shapes are the front's");
     }
 }

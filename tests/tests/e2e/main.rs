@@ -31,6 +31,7 @@ mod exhaustion;
 mod export;
 mod fork_lineage;
 mod fork_rewind;
+mod front;
 mod guard;
 mod hooks;
 mod hooks_compact;

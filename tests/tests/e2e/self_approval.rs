@@ -1,7 +1,8 @@
 //! Nothing the sandbox runs can speak for the person (DESIGN invariant 6). A scripted model in
 //! `shell = "sandboxed"` mode — its confined commands run unasked — tries every way a real one
 //! could to answer its own approval: a socket client for its own pod's socket, the same for
-//! another pod's, and the `seedpod` CLI itself (`approve`, `send`). None reaches a pod, the
+//! another pod's, and the `seedpod` CLI itself (`approve`, `send`, and `notify`, which the front
+//! binary would run on its own fast path). None reaches a pod, the
 //! unconfined call that follows still waits for a person, nothing reaches the other pod, and
 //! the person is alerted to the attempt.
 
@@ -44,9 +45,10 @@ async fn a_sandboxed_command_cannot_answer_for_the_person() {
                 json!({"command": client(&sb.home.socket_path(&"other".parse().expect("name")))}),
             ),
             shell(json!({"command": format!(
-                "{}; {}",
+                "{}; {}; {}",
                 cli("approve p"),
-                cli("send other 'hello from the model'")
+                cli("send other 'hello from the model'"),
+                cli("notify other 'a note from the model'")
             )})),
             shell(json!({
                 "command": format!("touch '{}'", escaped.display()),
@@ -86,9 +88,10 @@ async fn a_sandboxed_command_cannot_answer_for_the_person() {
             "{result}"
         );
     }
-    assert!(
-        results[2].contains(seedpod_tools::CLI_REFUSAL),
-        "the CLI says where it is: {}",
+    assert_eq!(
+        results[2].matches(seedpod_tools::CLI_REFUSAL).count(),
+        3,
+        "each of the three commands says where it is: {}",
         results[2]
     );
     for result in &results {
@@ -113,10 +116,16 @@ async fn a_sandboxed_command_cannot_answer_for_the_person() {
     // Nothing reached the other pod.
     let other = sb.history("other").await;
     assert!(
-        !other
-            .iter()
-            .any(|e| matches!(e.kind, EntryKind::UserInput { .. })),
-        "the other pod got input from the model: {other:#?}"
+        !other.iter().any(|e| matches!(
+            e.kind,
+            EntryKind::UserInput { .. }
+                | EntryKind::RunStart { .. }
+                | EntryKind::SystemItem {
+                    item: seedpod_protocol::SystemItem::Notification { .. },
+                    ..
+                }
+        )),
+        "the other pod got input or a notification from the model: {other:#?}"
     );
 }
 
