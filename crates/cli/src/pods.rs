@@ -95,3 +95,25 @@ pub async fn connect_pod(home: &Home, pod: &Pod, mode: ClientMode) -> Result<Con
         .await
         .map_err(stopped)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::meta;
+
+    #[test]
+    fn a_directory_means_its_own_pod_not_a_child_working_there() {
+        let pods = vec![
+            (PodName::new("alpha").unwrap(), meta("alpha", Some("zed"))),
+            (PodName::new("zed").unwrap(), meta("zed", None)),
+        ];
+        let cwd = Path::new("/w");
+        assert_eq!(directory_pod(&pods, cwd).map(PodName::as_str), Some("zed"));
+        assert_eq!(
+            directory_pod(&pods[..1], cwd).map(PodName::as_str),
+            Some("alpha"),
+            "a child alone"
+        );
+        assert_eq!(directory_pod(&pods, Path::new("/elsewhere")), None);
+    }
+}
