@@ -11,7 +11,7 @@
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use seedpod_cli::{exit, quick};
@@ -39,7 +39,7 @@ fn main() {
 /// Replace this process with the core, given the same arguments (the program name included,
 /// so `ps` shows what the person typed). Returns only to report that it could not.
 fn exec_core(args: &[OsString]) -> ! {
-    let core = match core_path() {
+    let core = match core_path(args.first()) {
         Ok(core) => core,
         Err(err) => exit::fail(&anyhow::anyhow!(
             "cannot find where this seedpod is installed ({err}), so cannot run {CORE} beside it"
@@ -59,6 +59,14 @@ fn exec_core(args: &[OsString]) -> ! {
 
 /// `seedpod-core` in the directory of this executable, as the kernel names it (symbolic links
 /// followed, so a link to `seedpod` from a directory on the PATH finds the real one's core).
-fn core_path() -> std::io::Result<PathBuf> {
-    Ok(std::env::current_exe()?.with_file_name(CORE))
+/// Where the kernel cannot say (no `/proc` mounted), the directory of the path this was run
+/// by, when it was run by a path: whoever chose that path could run any program anyway.
+fn core_path(program: Option<&OsString>) -> std::io::Result<PathBuf> {
+    match std::env::current_exe() {
+        Ok(exe) => Ok(exe.with_file_name(CORE)),
+        Err(err) => match program.map(Path::new) {
+            Some(path) if path.components().count() > 1 => Ok(path.with_file_name(CORE)),
+            _ => Err(err),
+        },
+    }
 }
