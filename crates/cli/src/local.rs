@@ -19,7 +19,7 @@ pub fn known_pods(home: &Home) -> Vec<(PodName, PodMeta)> {
     seedpod_client::known_pods(home)
 }
 
-pub fn known_list(home: &Home) -> String {
+fn known_list(home: &Home) -> String {
     let names: Vec<String> = known_pods(home)
         .into_iter()
         .map(|(n, _)| n.to_string())
