@@ -41,7 +41,7 @@ pub use meta::{
     SEGMENTS_DIR, ScopeGrant, StagedMeta, load_meta, new_segment_id, save_meta, segment_path,
     stage_meta,
 };
-pub use read::{ReadSegment, TornTail, read_segment, read_segment_entries};
+pub use read::{ReadSegment, TornTail, read_segment, read_segment_entries, read_segment_tail};
 pub use torn::torn_side_file;
 pub use writer::{
     Durability, Durable, SegmentWriter, UnsyncedSegment, WRITER_CHANNEL_CAPACITY, entry_line,

@@ -66,6 +66,57 @@ pub fn read_segment_entries(path: &Path) -> Result<Vec<Entry>, StoreError> {
     Ok(scan(&data, &read_from)?.entries)
 }
 
+/// The last `max` entries of a segment before `before` (before its end, for a `before` past
+/// it), oldest first, for paging back through an old segment (`earlier`), parsing only those
+/// lines. A valid segment numbers its entries by line (`scan` checks that every entry's `seq`
+/// is its line's), so the lines are found by counting newlines. Lines outside the page are not
+/// checked — restore and `history --all` read everything — and when a line of the page is not
+/// the entry its place says (a torn last line among them, say), this falls back to the full
+/// read, so a damaged page reads and fails exactly as `read_segment_entries` would.
+pub fn read_segment_tail(
+    path: &Path,
+    before: EntrySeq,
+    max: usize,
+) -> Result<Vec<Entry>, StoreError> {
+    let (data, read_from) = crate::archive::read_segment_bytes(path)?;
+    let lines = memchr::memchr_iter(b'\n', &data).count() as u64;
+    let end = EntrySeq::new(before.get().min(lines));
+    let from = EntrySeq::new(end.get().saturating_sub(max as u64));
+    if let Some(entries) = lines_in_range(&data, from, end) {
+        return Ok(entries);
+    }
+    let entries = scan(&data, &read_from)?.entries;
+    let end = before.min(EntrySeq::new(entries.len() as u64));
+    let from = EntrySeq::new(end.get().saturating_sub(max as u64));
+    Ok(entries
+        .into_iter()
+        .filter(|e| e.seq >= from && e.seq < end)
+        .collect())
+}
+
+/// The entries of the complete lines numbered `from..before` of `data`, when each parses and
+/// stands where its number says; `None` otherwise (the caller reads everything instead).
+fn lines_in_range(data: &[u8], from: EntrySeq, before: EntrySeq) -> Option<Vec<Entry>> {
+    let mut entries = Vec::new();
+    let mut start = 0;
+    for (number, newline) in memchr::memchr_iter(b'\n', data).enumerate() {
+        let seq = EntrySeq::new(number as u64);
+        if seq >= before {
+            break;
+        }
+        let line = &data[start..newline];
+        start = newline + 1;
+        if seq < from {
+            continue;
+        }
+        let entry = parse_line(line).ok()?;
+        check_entry(&entry, seq, line).ok()?;
+        entries.push(entry);
+    }
+    // A segment without a whole first line is the full read's error to give.
+    (!entries.is_empty() || from > EntrySeq::FIRST).then_some(entries)
+}
+
 /// Whether `data` reads as a segment (a torn last line allowed), without keeping its entries.
 pub(crate) fn check_bytes(data: &[u8], file: &Path) -> Result<(), StoreError> {
     scan(data, file).map(drop)

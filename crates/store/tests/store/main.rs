@@ -11,6 +11,7 @@ mod fold_rules;
 mod fuzz_log;
 mod group_commit;
 mod meta;
+mod page;
 mod roundtrip;
 mod torn_tail;
 mod write_failure;
