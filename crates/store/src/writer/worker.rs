@@ -221,9 +221,19 @@ impl<F: LogFile> Worker<F> {
                 }
             }
             if let Some((reply, result)) = self.commit(commands) {
+                // No command is taken from here on, so a caller that has seen `close` answered
+                // finds the writer closed at once. One already on its way (a sender that won a
+                // slot before this) is refused below: tokio keeps a message pushed after the
+                // receiver is dropped for as long as any handle lives, and its caller would
+                // wait forever.
+                inbox.close();
                 // Releasing the file before answering: `close` returns once the fd is gone.
                 drop(self);
                 let _ = reply.send(result);
+                // After `close`, this ends once every sender holding a slot has sent.
+                while let Some(command) = inbox.blocking_recv() {
+                    refuse_closed(command);
+                }
                 return;
             }
         }

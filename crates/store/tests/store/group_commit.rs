@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::support::{seg_path, segment_start};
 use seedpod_protocol::{EntryKind, EntrySeq, ModelItem};
-use seedpod_store::{Durability, SegmentWriter, read_segment};
+use seedpod_store::{Durability, SegmentWriter, StoreError, read_segment};
 
 const TASKS: usize = 8;
 const APPENDS_PER_TASK: usize = 200;
@@ -112,4 +112,52 @@ async fn pipelined_appends_are_written_in_order_and_all_become_durable() {
             .await
             .is_err()
     );
+}
+
+/// A call that reaches the writer as it closes is refused, never left waiting: the writer
+/// stops taking commands before it answers `close`, and refuses every one already on its way.
+/// (A call sent between the answer and the thread's end used to sit in the channel for as
+/// long as a handle lived, and its caller waited forever.) Many rounds, with appenders racing
+/// the close from other tasks; the whole is bounded so a hang fails instead of stalling.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_racing_close_is_refused_never_left_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let rounds = async {
+        for round in 0..300 {
+            let path = dir.path().join(format!("seg{round}.jsonl"));
+            let (writer, _) = SegmentWriter::create(path, segment_start("s1"))
+                .await
+                .unwrap();
+            let racers: Vec<_> = (0..3)
+                .map(|i| {
+                    let writer = writer.clone();
+                    tokio::spawn(async move {
+                        let kind = EntryKind::AssistantItem {
+                            item: ModelItem::AssistantText {
+                                text: format!("racer {i}"),
+                            },
+                        };
+                        // Either written before the close or refused; both are fine.
+                        let _ = writer.append_pipelined(kind, Durability::Sync).await;
+                    })
+                })
+                .collect();
+            writer.close().await.unwrap();
+            let late = EntryKind::AssistantItem {
+                item: ModelItem::AssistantText {
+                    text: "late".into(),
+                },
+            };
+            assert!(matches!(
+                writer.append_pipelined(late, Durability::Sync).await,
+                Err(StoreError::Closed)
+            ));
+            for racer in racers {
+                racer.await.unwrap();
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), rounds)
+        .await
+        .expect("a call to a closing writer was left waiting");
 }
