@@ -22,45 +22,29 @@ pub fn run(home: &Home, command: Command) -> Result<Result<()>, Box<Command>> {
 
 /// `command` as a one-shot request to a pod on this machine, when it is one.
 pub fn local(command: Command) -> Result<Quick, Box<Command>> {
-    let (target, ask) = match command {
-        Command::Notify {
-            name,
+    let target = match &command {
+        Command::Notify { name, .. }
+        | Command::Pause { name }
+        | Command::Resume { name }
+        | Command::Cancel { name } => name,
+        _ => return Err(Box::new(command)),
+    };
+    let name = match target {
+        None => None,
+        Some(Target::Local(name)) => Some(name.clone()),
+        Some(Target::Remote { .. }) => return Err(Box::new(command)),
+    };
+    let ask = match command {
+        Command::Notify { text, no_wake, .. } => Ask::Notify {
             text,
-            no_wake,
-        } => (
-            name,
-            Ask::Notify {
-                text,
-                wake: !no_wake,
-            },
-        ),
-        Command::Pause { name } => (name, Ask::Pause),
-        Command::Resume { name } => (name, Ask::Resume),
-        Command::Cancel { name } => (name, Ask::Cancel),
+            wake: !no_wake,
+        },
+        Command::Pause { .. } => Ask::Pause,
+        Command::Resume { .. } => Ask::Resume,
+        Command::Cancel { .. } => Ask::Cancel,
         command => return Err(Box::new(command)),
     };
-    match target {
-        None => Ok(Quick { name: None, ask }),
-        Some(Target::Local(name)) => Ok(Quick {
-            name: Some(name),
-            ask,
-        }),
-        Some(target @ Target::Remote { .. }) => Err(Box::new(remote(Some(target), ask))),
-    }
-}
-
-/// The command back, for a pod on another machine.
-fn remote(name: Option<Target>, ask: Ask) -> Command {
-    match ask {
-        Ask::Notify { text, wake } => Command::Notify {
-            name,
-            text,
-            no_wake: !wake,
-        },
-        Ask::Pause => Command::Pause { name },
-        Ask::Resume => Command::Resume { name },
-        Ask::Cancel => Command::Cancel { name },
-    }
+    Ok(Quick { name, ask })
 }
 
 #[cfg(test)]

@@ -46,7 +46,6 @@ pub enum Ask {
 /// arguments — is `None`, for the core to parse and report.
 pub fn recognise(args: &[OsString]) -> Option<Quick> {
     let (verb, rest) = args.split_first()?;
-    let notify = verb.to_str()? == "notify";
     let simple = match verb.to_str()? {
         "notify" => None,
         "pause" => Some(Ask::Pause),
@@ -54,6 +53,7 @@ pub fn recognise(args: &[OsString]) -> Option<Quick> {
         "cancel" => Some(Ask::Cancel),
         _ => return None,
     };
+    let notify = simple.is_none();
     let mut no_wake = false;
     let mut positional = Vec::with_capacity(2);
     for arg in rest {
